@@ -1,0 +1,54 @@
+"""The rules of Dixit, every edition: pure Python and numpy, no I/O.
+
+Editions are data (:class:`RuleSet`); :func:`score_round` scores one round; :func:`new_game` and
+:func:`apply_action` run the game as a state machine over an immutable :class:`GameState`;
+:func:`observe` builds the :class:`View` of one seat, the only way hidden information leaves the
+rules. Illegal actions raise :class:`IllegalAction` and change nothing.
+"""
+
+from __future__ import annotations
+
+from dixit_ai.rules.errors import IllegalAction
+from dixit_ai.rules.game import (
+    CLUE_KINDS,
+    Action,
+    Game,
+    GameState,
+    Phase,
+    Play,
+    RoundResult,
+    Tell,
+    Vote,
+    apply_action,
+    check_action,
+    check_clue,
+    new_game,
+)
+from dixit_ai.rules.observer import View, observe
+from dixit_ai.rules.ruleset import EDITIONS, MAX_CLUE_LENGTH, RuleSet
+from dixit_ai.rules.scoring import check_vote, score_round, voting_seats
+
+__all__ = [
+    "CLUE_KINDS",
+    "EDITIONS",
+    "MAX_CLUE_LENGTH",
+    "Action",
+    "Game",
+    "GameState",
+    "IllegalAction",
+    "Phase",
+    "Play",
+    "RoundResult",
+    "RuleSet",
+    "Tell",
+    "View",
+    "Vote",
+    "apply_action",
+    "check_action",
+    "check_clue",
+    "check_vote",
+    "new_game",
+    "observe",
+    "score_round",
+    "voting_seats",
+]

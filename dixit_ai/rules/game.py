@@ -1,0 +1,499 @@
+"""The game of Dixit as a state machine over an immutable state.
+
+``new_game`` shuffles and deals; ``apply_action(state, action, rng)`` checks an action and returns
+the next state, never changing the one it was given. Randomness (the deal, the shuffle of the
+board, the reshuffle of the discard pile) comes only from the ``numpy.random.Generator`` passed
+in, and is drawn only after an action has been checked, so an illegal action leaves both the state
+and the generator untouched. :class:`Game` bundles a state with its generator for callers that
+want a mutable handle.
+
+A round runs through three phases. In ``TELL`` the storyteller chooses a hand card and a clue; in
+``PLAY`` every guesser gives card(s) face down (in any order: the phase is simultaneous, and
+``state.to_act`` proposes clockwise order for sequential callers); when the last card is given
+the cards are shuffled onto the board; in ``VOTE`` every voter votes in secret (again in any order).
+After the last vote everything is revealed at once: the round is scored, the played cards go to
+the discard pile, hands are refilled, and the player to the storyteller's left tells next, unless
+the game is over (``OVER``).
+
+>>> import numpy as np
+>>> from dixit_ai.rules import RuleSet, Tell
+>>> rng = np.random.default_rng(0)
+>>> state = new_game(RuleSet.edition("refresh-2021"), 4, range(84), rng)
+>>> state.phase, state.storyteller, len(state.hands[0])
+(<Phase.TELL: 'tell'>, 0, 6)
+>>> tell = Tell(seat=0, card=state.hands[0][0], clue="a lonely lighthouse")
+>>> state = apply_action(state, tell, rng)
+>>> state.phase, state.to_act
+(<Phase.PLAY: 'play'>, 1)
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dixit_ai.rules.errors import IllegalAction
+from dixit_ai.rules.ruleset import RuleSet
+from dixit_ai.rules.scoring import check_vote, score_round, voting_seats
+
+CLUE_KINDS: tuple[str, ...] = ("word", "sentence", "song", "mime")
+"""What a clue may say it is; the kind changes no scoring."""
+
+
+class Phase(str, enum.Enum):
+    """The phase of the current round."""
+
+    TELL = "tell"
+    PLAY = "play"
+    VOTE = "vote"
+    OVER = "over"
+
+
+@dataclass(frozen=True)
+class Tell:
+    """The storyteller chooses ``card`` from their hand and says ``clue``.
+
+    ``forfeit`` marks a move that a match runner's penalty policy made for a seat whose agent
+    failed: the seat (or its team) scores nothing this round.
+    """
+
+    seat: int
+    card: int
+    clue: str
+    clue_kind: str | None = None
+    forfeit: bool = False
+
+
+@dataclass(frozen=True)
+class Play:
+    """A guesser gives ``cards`` (1, or 2 in a 3-player game) face down for the clue."""
+
+    seat: int
+    cards: tuple[int, ...]
+    forfeit: bool = False
+
+
+@dataclass(frozen=True)
+class Vote:
+    """A voter's secret vote: 1 board position (0-based), or 2 where a second vote is allowed."""
+
+    seat: int
+    positions: tuple[int, ...]
+    forfeit: bool = False
+
+
+Action = Tell | Play | Vote
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    """Everything revealed at the end of a round."""
+
+    round: int
+    storyteller: int
+    clue: str
+    clue_kind: str | None
+    storyteller_card: int
+    played: tuple[tuple[int, ...], ...]
+    board: tuple[int, ...]
+    board_owner: tuple[int, ...]
+    votes: tuple[tuple[int, ...], ...]
+    points: tuple[int, ...]
+    scores: tuple[int, ...]
+    forfeits: tuple[int, ...]
+    reshuffled: bool
+
+
+@dataclass(frozen=True)
+class GameState:
+    """The whole state of a game: what every seat knows and what nobody does.
+
+    Card collections are tuples of card ids. ``draw_pile`` is drawn from its end. ``played[s]``
+    holds the cards seat ``s`` gave this round (the storyteller's card included); ``votes[s]``
+    its secret vote (empty until cast). ``pending`` lists the seats still to act in the current
+    phase, in clockwise order; ``voters`` the seats that vote this round.
+    """
+
+    rules: RuleSet
+    n_players: int
+    deck: tuple[int, ...]
+    draw_pile: tuple[int, ...]
+    discard: tuple[int, ...]
+    hands: tuple[tuple[int, ...], ...]
+    scores: tuple[int, ...]
+    round: int
+    storyteller: int
+    phase: Phase
+    pending: tuple[int, ...]
+    clue: str | None
+    clue_kind: str | None
+    played: tuple[tuple[int, ...], ...]
+    board: tuple[int, ...]
+    board_owner: tuple[int, ...]
+    votes: tuple[tuple[int, ...], ...]
+    forfeits: frozenset[int]
+    results: tuple[RoundResult, ...]
+    voters: tuple[int, ...]
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat a sequential caller should ask next (``None`` once the game is over)."""
+        return self.pending[0] if self.pending else None
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+        return self.phase is Phase.OVER
+
+    @property
+    def last_round(self) -> RoundResult | None:
+        """The most recent revealed round, if any."""
+        return self.results[-1] if self.results else None
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        """Seats with the most points (ties share the victory; partners win together)."""
+        best = max(self.scores)
+        return tuple(seat for seat, score in enumerate(self.scores) if score == best)
+
+
+
+# ---------------------------------------------------------------------- setting up
+
+
+def new_game(
+    rules: RuleSet, n_players: int, deck: Iterable[int], rng: np.random.Generator
+) -> GameState:
+    """Shuffle ``deck`` (card ids), deal the hands and choose the first storyteller.
+
+    Raises:
+        ValueError: a player count the rules do not allow, a deck with repeated or negative
+            ids, or a deck too small to deal every hand (the message says how many are missing).
+    """
+    cards = tuple(int(card) for card in deck)
+    if len(set(cards)) != len(cards):
+        raise ValueError("the deck repeats card ids; every card needs its own id")
+    if any(card < 0 for card in cards):
+        raise ValueError("card ids must be non-negative integers")
+    rules.check_deck(n_players, len(cards))
+    order = [cards[i] for i in rng.permutation(len(cards))]
+    size = rules.hand_size_for(n_players)
+    hands = tuple(tuple(order[-size * (seat + 1):len(order) - size * seat])
+                  for seat in range(n_players))
+    draw_pile = tuple(order[: len(order) - size * n_players])
+    storyteller = 0 if rules.first_storyteller == "seat0" else int(rng.integers(n_players))
+    return GameState(
+        rules=rules,
+        n_players=n_players,
+        deck=cards,
+        draw_pile=draw_pile,
+        discard=(),
+        hands=hands,
+        scores=(0,) * n_players,
+        round=0,
+        storyteller=storyteller,
+        phase=Phase.TELL,
+        pending=(storyteller,),
+        clue=None,
+        clue_kind=None,
+        played=((),) * n_players,
+        board=(),
+        board_owner=(),
+        votes=((),) * n_players,
+        forfeits=frozenset(),
+        results=(),
+        voters=voting_seats(rules, n_players, storyteller),
+    )
+
+
+# ---------------------------------------------------------------------- checking
+
+
+_PHASE_OF_ACTION: dict[type, Phase] = {}  # filled below, once the action classes exist
+
+
+def check_action(state: GameState, action: Action) -> None:
+    """Raise :class:`IllegalAction` unless ``action`` is legal in ``state``."""
+    expected = _PHASE_OF_ACTION.get(type(action))
+    if expected is None:
+        raise IllegalAction(f"{action!r} is not an action (Tell, Play or Vote)")
+    seat = action.seat
+    if type(seat) is not int and (isinstance(seat, bool) or not isinstance(seat, np.integer)):
+        raise IllegalAction(f"{seat!r} is not a seat of this {state.n_players}-player game")
+    if not 0 <= seat < state.n_players:
+        raise IllegalAction(f"{seat!r} is not a seat of this {state.n_players}-player game")
+    if state.phase is Phase.OVER:
+        raise IllegalAction(f"seat {seat} acted after the game ended")
+    if expected is not state.phase:
+        raise IllegalAction(
+            f"seat {seat} tried to {expected.value} in the {state.phase.value} phase of round "
+            f"{state.round}"
+        )
+    if seat not in state.pending:
+        if state.phase is Phase.TELL:
+            raise IllegalAction(
+                f"seat {seat} is not the storyteller; seat {state.storyteller} tells this round"
+            )
+        if state.phase is Phase.VOTE and seat not in state.voters:
+            why = "the storyteller does not vote" if seat == state.storyteller else (
+                "its partner votes for the team")
+            raise IllegalAction(f"seat {seat} does not vote this round: {why}")
+        if state.phase is Phase.PLAY and seat == state.storyteller:
+            raise IllegalAction(f"seat {seat} is the storyteller and has already told")
+        raise IllegalAction(f"seat {seat} has already acted in the {state.phase.value} phase")
+    hand = state.hands[seat]
+    if expected is Phase.TELL:
+        assert isinstance(action, Tell)
+        _check_card(action.card, hand, seat)
+        check_clue(state.rules, action.clue, action.clue_kind, seat)
+    elif expected is Phase.PLAY:
+        assert isinstance(action, Play)
+        cards = action.cards
+        want = state.rules.cards_per_guesser_for(state.n_players)
+        if not isinstance(cards, tuple | list) or len(cards) != want:
+            raise IllegalAction(
+                f"seat {seat} must play exactly {want} card{'s' if want > 1 else ''}, "
+                f"not {cards!r}"
+            )
+        for card in cards:
+            _check_card(card, hand, seat)
+        if len(set(cards)) != len(cards):
+            raise IllegalAction(f"seat {seat} played the same card twice")
+    else:
+        assert isinstance(action, Vote)
+        positions = action.positions
+        if not isinstance(positions, tuple | list):
+            raise IllegalAction(f"seat {seat}'s vote {positions!r} is not a list of positions")
+        check_vote(state.rules, n_players=state.n_players, storyteller=state.storyteller,
+                   board_owner=state.board_owner, seat=seat, positions=positions,
+                   voters=state.voters)
+    if action.forfeit is not False and action.forfeit is not True:
+        raise IllegalAction(f"forfeit must be True or False, not {action.forfeit!r}")
+
+
+def check_clue(rules: RuleSet, clue: object, kind: object, seat: int) -> None:
+    """Raise :class:`IllegalAction` unless ``clue`` (and its ``kind``) may be told."""
+    if not isinstance(clue, str):
+        raise IllegalAction(f"seat {seat}'s clue must be text, not {type(clue).__name__}")
+    if not clue.strip():
+        raise IllegalAction(f"seat {seat}'s clue is empty")
+    if len(clue) > rules.max_clue_length:
+        raise IllegalAction(
+            f"seat {seat}'s clue has {len(clue)} characters; the limit is "
+            f"{rules.max_clue_length}"
+        )
+    if kind is not None and kind not in CLUE_KINDS:
+        raise IllegalAction(
+            f"seat {seat}'s clue kind {kind!r} is not one of {', '.join(CLUE_KINDS)}"
+        )
+
+
+def _check_card(card: object, hand: Sequence[int], seat: int) -> None:
+    if type(card) is not int and (isinstance(card, bool) or not isinstance(card, np.integer)):
+        raise IllegalAction(f"seat {seat} named {card!r}, which is not a card id")
+    if card not in hand:
+        raise IllegalAction(f"seat {seat} does not hold card {card}")
+
+
+# ---------------------------------------------------------------------- transitions
+
+
+def apply_action(state: GameState, action: Action, rng: np.random.Generator) -> GameState:
+    """The state after ``action``; ``state`` itself is never changed.
+
+    Raises:
+        IllegalAction: the action is not legal (out of turn, wrong phase, a card not in hand,
+            a vote for one's own card, ...); the state and ``rng`` are left as they were.
+    """
+    check_action(state, action)
+    seat = action.seat
+    forfeits = state.forfeits | {seat} if action.forfeit else state.forfeits
+    pending = tuple([s for s in state.pending if s != seat])
+    if isinstance(action, Tell):
+        card = int(action.card)
+        return _evolve(
+            state,
+            phase=Phase.PLAY,
+            pending=_guessers(state.storyteller, state.n_players),
+            clue=action.clue,
+            clue_kind=action.clue_kind,
+            hands=_replace_at(state.hands, seat, _without(state.hands[seat], (card,))),
+            played=_replace_at(state.played, seat, (card,)),
+            forfeits=forfeits,
+        )
+    if isinstance(action, Play):
+        cards = tuple([int(card) for card in action.cards])
+        hands = _replace_at(state.hands, seat, _without(state.hands[seat], cards))
+        played = _replace_at(state.played, seat, cards)
+        if pending:
+            return _evolve(state, hands=hands, played=played, pending=pending,
+                                       forfeits=forfeits)
+        # The last card is in: shuffle the played cards onto the board, face up.
+        laid = [(card, owner) for owner in range(state.n_players) for card in played[owner]]
+        order = rng.permutation(len(laid))
+        return _evolve(
+            state,
+            hands=hands,
+            played=played,
+            phase=Phase.VOTE,
+            pending=state.voters,
+            board=tuple(laid[i][0] for i in order),
+            board_owner=tuple(laid[i][1] for i in order),
+            forfeits=forfeits,
+        )
+    votes = _replace_at(state.votes, seat, tuple([int(p) for p in action.positions]))
+    if pending:
+        return _evolve(state, votes=votes, pending=pending, forfeits=forfeits)
+    return _reveal(_evolve(state, votes=votes, forfeits=forfeits), rng)
+
+
+def _reveal(state: GameState, rng: np.random.Generator) -> GameState:
+    """Score the round, discard the board, refill the hands and pass the telling on."""
+    rules, n = state.rules, state.n_players
+    voters = state.voters
+    points = score_round(rules, n_players=n, storyteller=state.storyteller,
+                         board_owner=state.board_owner,
+                         votes={seat: state.votes[seat] for seat in voters})
+    if state.forfeits:
+        lost = {rules.team_of(seat, n) for seat in state.forfeits}
+        points = [0 if rules.team_of(seat, n) in lost else p for seat, p in enumerate(points)]
+    scores = tuple(s + p for s, p in zip(state.scores, points, strict=True))
+
+    discard = state.discard + state.board
+    draw_pile = state.draw_pile
+    hands = list(state.hands)
+    size = rules.hand_size_for(n)
+    short = False
+    reshuffled = False
+    for k in range(1, n + 1):
+        seat = (state.storyteller + k) % n
+        need = size - len(hands[seat])
+        if need <= 0:
+            continue
+        if len(draw_pile) < need and rules.on_deck_exhausted == "reshuffle" and discard:
+            # The discard pile is shuffled into a new draw pile beneath what is left.
+            order = rng.permutation(len(discard))
+            draw_pile = tuple(discard[i] for i in order) + draw_pile
+            discard = ()
+            reshuffled = True
+        take = min(need, len(draw_pile))
+        if take < need:
+            short = True
+        if take:
+            hands[seat] = hands[seat] + draw_pile[len(draw_pile) - take:][::-1]
+            draw_pile = draw_pile[: len(draw_pile) - take]
+
+    result = RoundResult(
+        round=state.round,
+        storyteller=state.storyteller,
+        clue=state.clue or "",
+        clue_kind=state.clue_kind,
+        storyteller_card=state.played[state.storyteller][0],
+        played=state.played,
+        board=state.board,
+        board_owner=state.board_owner,
+        votes=state.votes,
+        points=tuple(points),
+        scores=scores,
+        forfeits=tuple(sorted(state.forfeits)),
+        reshuffled=reshuffled,
+    )
+    over = (
+        (rules.score_limit is not None and max(scores) >= rules.score_limit)
+        or (rules.end_on_last_card and not draw_pile)
+        or short
+    )
+    storyteller = (state.storyteller + 1) % n
+    return _evolve(
+        state,
+        voters=voting_seats(rules, n, storyteller),
+        draw_pile=draw_pile,
+        discard=discard,
+        hands=tuple(hands),
+        scores=scores,
+        round=state.round + 1,
+        storyteller=storyteller,
+        phase=Phase.OVER if over else Phase.TELL,
+        pending=() if over else (storyteller,),
+        clue=None,
+        clue_kind=None,
+        played=((),) * n,
+        board=(),
+        board_owner=(),
+        votes=((),) * n,
+        forfeits=frozenset(),
+        results=(*state.results, result),
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def _guessers(storyteller: int, n_players: int) -> tuple[int, ...]:
+    """Every seat but the storyteller's, clockwise from the storyteller's left."""
+    return tuple((storyteller + k) % n_players for k in range(1, n_players))
+
+
+def _evolve(state: GameState, **changes: Any) -> GameState:
+    """``dataclasses.replace`` without re-running ``__init__``: the hot path of every step."""
+    new = object.__new__(GameState)
+    object.__setattr__(new, "__dict__", {**state.__dict__, **changes})
+    return new
+
+
+def _replace_at(items: tuple[tuple[int, ...], ...], index: int,
+                value: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    return (*items[:index], value, *items[index + 1:])
+
+
+def _without(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple([card for card in hand if card not in cards])
+
+
+# ---------------------------------------------------------------------- a mutable handle
+
+
+_PHASE_OF_ACTION.update({Tell: Phase.TELL, Play: Phase.PLAY, Vote: Phase.VOTE})
+
+
+class Game:
+    """A game state with its random generator, for callers that want a mutable handle.
+
+    Args:
+        rules: The edition's rules.
+        n_players: Players in the game.
+        deck: Card ids (for example ``load_deck("dream").card_ids``).
+        seed: An int seed, a ``numpy.random.SeedSequence`` or a ready ``Generator``.
+    """
+
+    def __init__(
+        self,
+        rules: RuleSet,
+        n_players: int,
+        deck: Iterable[int],
+        seed: int | np.random.SeedSequence | np.random.Generator | None = None,
+    ) -> None:
+        self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+        self.state = new_game(rules, n_players, deck, self.rng)
+
+    def apply(self, action: Action) -> RoundResult | None:
+        """Apply ``action``; return the round's result when it completed a round.
+
+        Raises:
+            IllegalAction: the action is not legal; nothing changes.
+        """
+        before = len(self.state.results)
+        self.state = apply_action(self.state, action, self.rng)
+        return self.state.results[-1] if len(self.state.results) > before else None
+
+    def copy(self) -> Game:
+        """An independent copy (state and random generator)."""
+        other = Game.__new__(Game)
+        other.state = self.state
+        bit_generator = type(self.rng.bit_generator)()
+        bit_generator.state = self.rng.bit_generator.state
+        other.rng = np.random.Generator(bit_generator)
+        return other

@@ -1,0 +1,129 @@
+"""The one door through which hidden information leaves the rules: a seat's view.
+
+A :class:`View` holds what one seat may know: its own hand, its own played cards and votes, and
+everything public (the clue, the board once laid, the scores, the discard pile, who has still to
+act, the last revealed round). It never holds another seat's hand, the order of the draw pile,
+who played which board card before the reveal, or another seat's vote before the reveal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from dixit_ai.rules.game import GameState, Phase, RoundResult
+from dixit_ai.rules.ruleset import RuleSet
+
+
+@dataclass(frozen=True)
+class View:
+    """What ``seat`` may know of the game.
+
+    Attributes:
+        seat: The seat this view belongs to.
+        n_players: Players in the game.
+        rules: The edition's rules.
+        phase: The current phase.
+        round: The current round (0-based).
+        storyteller: This round's storyteller.
+        pending: Seats still to act in this phase (public: one sees who has not played yet).
+        hand: This seat's cards.
+        clue: The clue, once told.
+        clue_kind: What the clue says it is, if it says.
+        board: The board's card ids, once laid (vote phase).
+        my_cards: The cards this seat played this round (the storyteller's card included).
+        my_positions: Board positions of this seat's own cards (vote phase).
+        team_positions: Board positions this seat may not vote for: its own cards and, in the
+            team variant, its partner's (partners know each other's cards).
+        my_votes: This seat's own vote, once cast.
+        scores: Every seat's score (partners share their team's).
+        draw_pile_size: Cards left in the draw pile.
+        discard: The face-up discard pile.
+        last_round: The most recent revealed round.
+    """
+
+    seat: int
+    n_players: int
+    rules: RuleSet
+    phase: Phase
+    round: int
+    storyteller: int
+    pending: tuple[int, ...]
+    hand: tuple[int, ...]
+    clue: str | None
+    clue_kind: str | None
+    board: tuple[int, ...]
+    my_cards: tuple[int, ...]
+    my_positions: tuple[int, ...]
+    team_positions: tuple[int, ...]
+    my_votes: tuple[int, ...]
+    scores: tuple[int, ...]
+    draw_pile_size: int
+    discard: tuple[int, ...]
+    last_round: RoundResult | None
+
+    @property
+    def is_storyteller(self) -> bool:
+        """Whether this seat tells this round."""
+        return self.seat == self.storyteller
+
+    @property
+    def cards_to_play(self) -> int:
+        """How many cards a guesser plays this round."""
+        return self.rules.cards_per_guesser_for(self.n_players)
+
+    @property
+    def max_votes(self) -> int:
+        """How many votes this seat may cast (1, or 2 where a second vote is allowed)."""
+        return self.rules.votes_per_guesser(self.n_players)
+
+    def legal_vote_positions(self) -> tuple[int, ...]:
+        """Board positions this seat may vote for: every card but its own (or its team's)."""
+        if self.phase is not Phase.VOTE:
+            return ()
+        own = set(self.team_positions)
+        return tuple(i for i in range(len(self.board)) if i not in own)
+
+
+def observe(state: GameState, seat: int) -> View:
+    """The view of ``state`` that ``seat`` may see.
+
+    Raises:
+        ValueError: ``seat`` is not a seat of this game.
+    """
+    if not 0 <= seat < state.n_players:
+        raise ValueError(f"seat {seat} is not a seat of this {state.n_players}-player game")
+    board = state.board if state.phase is Phase.VOTE else ()
+    my_positions: tuple[int, ...] = ()
+    team_positions: tuple[int, ...] = ()
+    if board:
+        owner = state.board_owner
+        my_positions = tuple(i for i, s in enumerate(owner) if s == seat)
+        team_positions = my_positions
+        if state.rules.teams:
+            rules, n = state.rules, state.n_players
+            team = rules.team_of(seat, n)
+            team_positions = tuple(i for i, s in enumerate(owner) if rules.team_of(s, n) == team)
+    # Built without re-running the dataclass __init__: observe() is on every decision's path.
+    view = object.__new__(View)
+    object.__setattr__(view, "__dict__", dict(
+        seat=seat,
+        n_players=state.n_players,
+        rules=state.rules,
+        phase=state.phase,
+        round=state.round,
+        storyteller=state.storyteller,
+        pending=state.pending,
+        hand=state.hands[seat],
+        clue=state.clue,
+        clue_kind=state.clue_kind,
+        board=board,
+        my_cards=state.played[seat],
+        my_positions=my_positions,
+        team_positions=team_positions,
+        my_votes=state.votes[seat],
+        scores=state.scores,
+        draw_pile_size=len(state.draw_pile),
+        discard=state.discard,
+        last_round=state.results[-1] if state.results else None,
+    ))
+    return view
