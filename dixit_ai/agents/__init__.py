@@ -1,0 +1,26 @@
+"""Agents: the protocol every player implements, the registry, and the random agent."""
+
+from __future__ import annotations
+
+from dixit_ai.agents.base import Agent, Choice, Story, as_choice
+from dixit_ai.agents.random_agent import RandomAgent
+from dixit_ai.agents.registry import (
+    AgentSpec,
+    agent_spec,
+    list_agents,
+    make_agent,
+    register_agent,
+)
+
+__all__ = [
+    "Agent",
+    "AgentSpec",
+    "Choice",
+    "RandomAgent",
+    "Story",
+    "agent_spec",
+    "as_choice",
+    "list_agents",
+    "make_agent",
+    "register_agent",
+]

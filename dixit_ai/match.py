@@ -1,0 +1,244 @@
+"""The match runner: one agent per seat, one whole game, one record.
+
+All randomness flows from ``seed``: a ``numpy.random.SeedSequence`` is split into one stream for
+the rules (deal, board shuffles, reshuffles) and one per seat for its agent. The same seed and
+the same agents give the same record, byte for byte; and the rules' stream does not depend on
+what the agents do with theirs, which is what lets :mod:`dixit_ai.replay` re-run a record.
+
+An agent that raises, or returns a move the rules refuse, never gets a silent substitute: the
+failure is recorded (seat, round, phase, reason) and, by ``on_failure``, the game either stops
+(``"abort"``, the default; the record's status is ``"aborted"``) or the rules-defined fallback
+move is made in the seat's name and the seat (or its team) scores nothing that round
+(``"forfeit"``, recorded in the round's ``forfeits``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from importlib import metadata
+from typing import Any, Literal
+
+import numpy as np
+
+from dixit_ai.agents import Agent, Choice, Story, as_choice, make_agent
+from dixit_ai.records import RECORD_FORMAT, Failure, GameRecord, RoundRecord
+from dixit_ai.rules import (
+    Action,
+    GameState,
+    Phase,
+    Play,
+    RuleSet,
+    Tell,
+    View,
+    Vote,
+    apply_action,
+    new_game,
+    observe,
+)
+
+FailurePolicy = Literal["abort", "forfeit"]
+FORFEIT_CLUE = "(forfeit)"
+"""The clue of a storyteller's forfeited turn."""
+
+
+def game_streams(seed: int, n_players: int) -> list[np.random.SeedSequence]:
+    """The rules' seed stream (first) and one per seat, all derived from ``seed``."""
+    return list(np.random.SeedSequence(seed).spawn(n_players + 1))
+
+
+def game_seeds(seed: int, n_games: int) -> list[int]:
+    """Distinct per-game seeds for a run of ``n_games`` games seeded with ``seed``."""
+    words = np.random.SeedSequence(seed).generate_state(n_games, dtype=np.uint64)
+    return [int(w >> np.uint64(1)) for w in words]
+
+
+def resolve_deck(deck: Any) -> tuple[tuple[int, ...], dict[str, Any]]:
+    """Card ids and the record's deck entry for a deck spec, a ``Deck`` or a list of ids."""
+    if isinstance(deck, str) or hasattr(deck, "card_ids"):
+        from dixit_ai.decks import load_deck
+
+        loaded = load_deck(deck)
+        ids = tuple(int(card) for card in loaded.card_ids)
+        return ids, {
+            "spec": loaded.source,
+            "name": loaded.name,
+            "fingerprint": loaded.fingerprint,
+            "size": len(ids),
+            "card_ids": list(ids),
+        }
+    try:
+        ids = tuple(int(card) for card in deck)
+    except TypeError as error:
+        raise ValueError(
+            f"deck must be a deck spec (e.g. 'dream'), a Deck or a list of card ids, "
+            f"not {deck!r}"
+        ) from error
+    digest = hashlib.sha256(",".join(map(str, ids)).encode()).hexdigest()
+    return ids, {"spec": None, "name": "card ids", "fingerprint": digest, "size": len(ids),
+                 "card_ids": list(ids)}
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def fallback_action(state: GameState, seat: int) -> Action:
+    """The rules-defined move made for a failed seat under the ``"forfeit"`` policy.
+
+    The storyteller tells its first hand card with the clue ``"(forfeit)"``; a guesser plays its
+    first card(s); a voter votes for the first board position it may vote for.
+    """
+    view = observe(state, seat)
+    if state.phase is Phase.TELL:
+        return Tell(seat, view.hand[0], FORFEIT_CLUE, forfeit=True)
+    if state.phase is Phase.PLAY:
+        return Play(seat, view.hand[: view.cards_to_play], forfeit=True)
+    return Vote(seat, view.legal_vote_positions()[:1], forfeit=True)
+
+
+def _decide(agent: Agent, view: View) -> tuple[Action, dict[str, Any], float | None]:
+    """Ask ``agent`` for its decision in ``view``; return the action, notes and prediction."""
+    seat = view.seat
+    if view.phase is Phase.TELL:
+        story = agent.tell(view)
+        if not isinstance(story, Story):
+            raise TypeError(f"tell() must return a Story, not {story!r}")
+        notes = dict(story.info)
+        if story.predicted_guess_rate is not None:
+            notes["predicted_guess_rate"] = float(story.predicted_guess_rate)
+        return (Tell(seat, story.card, story.clue, story.clue_kind), notes,
+                story.predicted_guess_rate)
+    if view.phase is Phase.PLAY:
+        choice: Choice = as_choice(agent.play(view))
+        return Play(seat, choice.items), dict(choice.info), None
+    choice = as_choice(agent.vote(view))
+    return Vote(seat, choice.items), dict(choice.info), None
+
+
+def play_game(
+    agents: Sequence[Agent | str],
+    *,
+    edition: str,
+    deck: Any = "dream",
+    seed: int,
+    on_failure: FailurePolicy = "abort",
+    max_rounds: int | None = None,
+    **rule_overrides: Any,
+) -> GameRecord:
+    """Play one whole game, one agent per seat, and return its record.
+
+    Args:
+        agents: One agent (or registry name) per seat; their number is the player count.
+        edition: ``"original-2008"``, ``"refresh-2021"``, ``"odyssey-2011"`` or
+            ``"odyssey-2024"``.
+        deck: A deck spec (``"dream"``, ``"folder:PATH"``, ...), a ``Deck``, or card ids.
+        seed: The game's seed; everything random derives from it.
+        on_failure: ``"abort"`` (stop the game) or ``"forfeit"`` (fallback move, no points that
+            round) when an agent raises or returns an illegal move. Always recorded.
+        max_rounds: Stop after this many rounds (status ``"truncated"``); ``None``: no limit.
+        **rule_overrides: Rule parameters, as :meth:`RuleSet.edition` takes them.
+
+    Raises:
+        ValueError: bad rules, player count, deck, seed or policy (nothing is played).
+    """
+    if on_failure not in ("abort", "forfeit"):
+        raise ValueError(f"on_failure must be 'abort' or 'forfeit', not {on_failure!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+        raise ValueError(f"seed must be a non-negative int, not {seed!r}")
+    if max_rounds is not None and max_rounds < 1:
+        raise ValueError(f"max_rounds must be None or at least 1, not {max_rounds}")
+    rules = RuleSet.edition(edition, **rule_overrides)
+    n_players = len(agents)
+    rules.check_players(n_players)
+    card_ids, deck_entry = resolve_deck(deck)
+    players: list[Agent] = [make_agent(a) if isinstance(a, str) else a for a in agents]
+
+    streams = game_streams(int(seed), n_players)
+    rng = np.random.default_rng(streams[0])
+    state = new_game(rules, n_players, card_ids, rng)
+    for seat, agent in enumerate(players):
+        agent.reset(seat=seat, rng=np.random.default_rng(streams[seat + 1]))
+
+    header = {
+        "format": RECORD_FORMAT,
+        "edition": rules.name,
+        "rules": rules.parameters(),
+        "n_players": n_players,
+        "seed": int(seed),
+        "deck": deck_entry,
+        "agents": [agent.describe() for agent in players],
+        "on_failure": on_failure,
+        "max_rounds": max_rounds,
+        "versions": {"dixit-ai": _version("dixit-ai"), "numpy": np.__version__},
+    }
+    rounds: list[RoundRecord] = []
+    failures: list[Failure] = []
+    status: Literal["complete", "aborted", "truncated"] = "complete"
+    notes: dict[str, Any] = {}
+    prediction: float | None = None
+
+    while not state.is_over:
+        if max_rounds is not None and state.round >= max_rounds:
+            status = "truncated"
+            break
+        seat = state.pending[0]
+        phase = state.phase
+        returned: Action | None = None
+        try:
+            returned, seat_notes, guess = _decide(players[seat], observe(state, seat))
+            next_state = apply_action(state, returned, rng)
+        except Exception as error:
+            failures.append(Failure(
+                seat=seat, round=state.round, phase=phase.value, reason=str(error),
+                error=type(error).__name__,
+                action=None if returned is None else repr(returned), penalty=on_failure,
+            ))
+            if on_failure == "abort":
+                status = "aborted"
+                break
+            next_state = apply_action(state, fallback_action(state, seat), rng)
+            seat_notes, guess = {"failure": str(error)}, None
+        if phase is Phase.TELL:
+            prediction = guess
+        if seat_notes:
+            notes.setdefault(str(seat), {})[phase.value] = seat_notes
+        state = next_state
+        if len(state.results) > len(rounds):
+            rounds.append(_round_record(state, prediction, notes))
+            notes, prediction = {}, None
+
+    return GameRecord(
+        header=header,
+        rounds=rounds,
+        final_scores=list(state.scores),
+        winners=list(state.winners) if status == "complete" else [],
+        status=status,
+        failures=failures,
+    )
+
+
+def _round_record(state: GameState, prediction: float | None,
+                  notes: dict[str, Any]) -> RoundRecord:
+    result = state.results[-1]
+    return RoundRecord(
+        round=result.round,
+        storyteller=result.storyteller,
+        clue=result.clue,
+        clue_kind=result.clue_kind,
+        predicted_guess_rate=prediction,
+        storyteller_card=result.storyteller_card,
+        played=[list(cards) for cards in result.played],
+        board=list(result.board),
+        board_owner=list(result.board_owner),
+        votes={seat: list(result.votes[seat]) for seat in range(state.n_players)
+               if result.votes[seat]},
+        points=list(result.points),
+        scores=list(result.scores),
+        forfeits=list(result.forfeits),
+        reshuffled=result.reshuffled,
+        notes=notes,
+    )

@@ -1,0 +1,180 @@
+"""Game records: one JSON document per game, JSON Lines for many.
+
+A record holds a header (edition, every rule parameter, seed, deck, agents, versions), then every
+round (storyteller, clue, the storyteller's predicted guess rate, board, owners, votes, points,
+scores), then the result. Everything a benchmark or a tournament reports is computed from records,
+and :func:`dixit_ai.replay.replay_record` re-runs one through the rules to check it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+RECORD_FORMAT = 1
+"""Version of the record format; bumped when a field changes meaning."""
+
+Status = Literal["complete", "aborted", "truncated"]
+
+
+@dataclass
+class Failure:
+    """An agent that raised or returned an illegal move.
+
+    Attributes:
+        seat: The failing seat.
+        round: The round (0-based).
+        phase: ``"tell"``, ``"play"`` or ``"vote"``.
+        reason: What went wrong (the exception's message).
+        error: The exception's type name.
+        action: What the agent returned, if it returned something (as text).
+        penalty: What the runner did: ``"abort"`` (the game stopped) or ``"forfeit"`` (a
+            rules-defined fallback move was made and the seat scored nothing that round).
+    """
+
+    seat: int
+    round: int
+    phase: str
+    reason: str
+    error: str
+    action: str | None
+    penalty: str
+
+
+@dataclass
+class RoundRecord:
+    """One revealed round.
+
+    ``votes`` maps each voting seat to its board positions (0-based); ``played`` lists each
+    seat's card(s) (the storyteller's card included); ``notes`` holds what agents chose to record
+    with their decisions (by seat, then phase).
+    """
+
+    round: int
+    storyteller: int
+    clue: str
+    clue_kind: str | None
+    predicted_guess_rate: float | None
+    storyteller_card: int
+    played: list[list[int]]
+    board: list[int]
+    board_owner: list[int]
+    votes: dict[int, list[int]]
+    points: list[int]
+    scores: list[int]
+    forfeits: list[int] = field(default_factory=list)
+    reshuffled: bool = False
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def finders(self) -> list[int]:
+        """Voting seats with a vote on the storyteller's card."""
+        target = self.board.index(self.storyteller_card)
+        return [seat for seat, positions in self.votes.items() if target in positions]
+
+    @property
+    def guess_rate(self) -> float:
+        """The fraction of voting seats that found the storyteller's card."""
+        return len(self.finders) / len(self.votes) if self.votes else 0.0
+
+
+@dataclass
+class GameRecord:
+    """A whole game: header, rounds and result."""
+
+    header: dict[str, Any]
+    rounds: list[RoundRecord]
+    final_scores: list[int]
+    winners: list[int]
+    status: Status = "complete"
+    failures: list[Failure] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (seat keys of ``votes`` become strings)."""
+        data = asdict(self)
+        for round_ in data["rounds"]:
+            round_["votes"] = {str(seat): positions for seat, positions in round_["votes"].items()}
+        return data
+
+    def to_json(self) -> str:
+        """One line of JSON; the same game always gives the same bytes."""
+        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"),
+                          ensure_ascii=False)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameRecord:
+        """Rebuild a record from :meth:`to_dict` output.
+
+        Raises:
+            ValueError: a field is missing or the format version is unknown.
+        """
+        try:
+            version = data["header"].get("format")
+            if version != RECORD_FORMAT:
+                raise ValueError(f"record format {version!r} is not {RECORD_FORMAT}")
+            rounds = []
+            for item in data["rounds"]:
+                item = dict(item)
+                item["votes"] = {int(seat): list(p) for seat, p in item["votes"].items()}
+                rounds.append(RoundRecord(**item))
+            return cls(
+                header=data["header"],
+                rounds=rounds,
+                final_scores=list(data["final_scores"]),
+                winners=list(data["winners"]),
+                status=data.get("status", "complete"),
+                failures=[Failure(**f) for f in data.get("failures", [])],
+            )
+        except (KeyError, TypeError, AttributeError) as error:
+            raise ValueError(f"not a dixit-ai game record: {error!r}") from error
+
+    @classmethod
+    def from_json(cls, text: str) -> GameRecord:
+        """Parse one record written by :meth:`to_json`."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"not valid JSON: {error}") from error
+        if not isinstance(data, dict):
+            raise ValueError("a game record is a JSON object")
+        return cls.from_dict(data)
+
+    @property
+    def n_players(self) -> int:
+        """Players in the game."""
+        return int(self.header["n_players"])
+
+    @property
+    def seed(self) -> int:
+        """The game's seed."""
+        return int(self.header["seed"])
+
+
+def write_records(path: str | Path, records: Iterable[GameRecord], *, append: bool = False) -> int:
+    """Write records as JSON Lines; return how many were written."""
+    count = 0
+    with open(path, "a" if append else "w", encoding="utf-8") as out:
+        for record in records:
+            out.write(record.to_json())
+            out.write("\n")
+            count += 1
+    return count
+
+
+def read_records(path: str | Path) -> Iterator[GameRecord]:
+    """Read a JSON Lines file of records (or a single JSON record).
+
+    Raises:
+        ValueError: a line is not a record; the message names the file and line.
+    """
+    with open(path, encoding="utf-8") as source:
+        for number, line in enumerate(source, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield GameRecord.from_json(line)
+            except ValueError as error:
+                raise ValueError(f"{path}, line {number}: {error}") from error

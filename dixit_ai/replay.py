@@ -1,0 +1,91 @@
+"""Re-run a game record through the rules and fail loudly on any mismatch.
+
+The rules' random stream is derived from the record's seed alone (see :mod:`dixit_ai.match`), so
+replaying the recorded moves must reproduce every board, owner, point and score exactly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dixit_ai.match import game_streams
+from dixit_ai.records import GameRecord
+from dixit_ai.rules import (
+    GameState,
+    IllegalAction,
+    Phase,
+    Play,
+    RuleSet,
+    Tell,
+    Vote,
+    apply_action,
+    new_game,
+)
+
+
+class ReplayMismatch(ValueError):
+    """A record disagrees with what the rules make of its moves."""
+
+
+def _expect(what: str, recorded: Any, actual: Any, where: str) -> None:
+    if recorded != actual:
+        raise ReplayMismatch(f"{where}: {what} differs: record has {recorded!r}, "
+                             f"the rules give {actual!r}")
+
+
+def replay_record(record: GameRecord) -> GameState:
+    """Replay ``record`` and return the final state.
+
+    Raises:
+        ReplayMismatch: a board, owner, vote, point, score, winner or the end of the game
+            differs from what the rules give, or a recorded move is illegal.
+    """
+    header = record.header
+    try:
+        rules = RuleSet.edition(header["edition"], **header["rules"])
+        n_players = int(header["n_players"])
+        card_ids = [int(card) for card in header["deck"]["card_ids"]]
+    except (KeyError, TypeError, ValueError) as error:
+        raise ReplayMismatch(f"header: cannot rebuild the game: {error}") from error
+    rng = np.random.default_rng(game_streams(record.seed, n_players)[0])
+    state = new_game(rules, n_players, card_ids, rng)
+
+    for number, round_ in enumerate(record.rounds):
+        where = f"game seed {record.seed}, round {number}"
+        if state.is_over:
+            raise ReplayMismatch(f"{where}: the record goes on after the rules ended the game")
+        _expect("round number", round_.round, state.round, where)
+        _expect("storyteller", round_.storyteller, state.storyteller, where)
+        forfeits = set(round_.forfeits)
+        try:
+            state = apply_action(state, Tell(
+                round_.storyteller, round_.storyteller_card, round_.clue, round_.clue_kind,
+                forfeit=round_.storyteller in forfeits), rng)
+            for seat in state.pending:
+                state = apply_action(state, Play(seat, tuple(round_.played[seat]),
+                                                 forfeit=seat in forfeits), rng)
+            _expect("board", round_.board, list(state.board), where)
+            _expect("board owners", round_.board_owner, list(state.board_owner), where)
+            _expect("voting seats", sorted(round_.votes), sorted(state.pending), where)
+            for seat in state.pending:
+                state = apply_action(state, Vote(seat, tuple(round_.votes[seat])), rng)
+        except IllegalAction as error:
+            raise ReplayMismatch(f"{where}: a recorded move is illegal: {error}") from error
+        result = state.results[-1]
+        _expect("points", round_.points, list(result.points), where)
+        _expect("scores", round_.scores, list(result.scores), where)
+        _expect("forfeits", round_.forfeits, list(result.forfeits), where)
+
+    where = f"game seed {record.seed}, end"
+    _expect("final scores", record.final_scores, list(state.scores), where)
+    if record.status == "complete":
+        if not state.is_over:
+            raise ReplayMismatch(f"{where}: the record ends but the rules go on "
+                                 f"(phase {state.phase.value})")
+        _expect("winners", record.winners, list(state.winners), where)
+    elif state.phase is Phase.OVER:
+        raise ReplayMismatch(f"{where}: the record is {record.status} but the rules ended "
+                             "the game")
+    return state
