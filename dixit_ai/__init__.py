@@ -9,7 +9,7 @@ image-text models and the players built on them in ``models``.
 from __future__ import annotations
 
 from dixit_ai.match import play_game
-from dixit_ai.records import GameRecord, RoundRecord, read_records, write_records
+from dixit_ai.records import GameRecord, RoundRecord, read_records, transcript, write_records
 from dixit_ai.replay import ReplayMismatch, replay_record
 
 __version__ = "0.1.0"
@@ -22,5 +22,6 @@ __all__ = [
     "play_game",
     "read_records",
     "replay_record",
+    "transcript",
     "write_records",
 ]

@@ -14,6 +14,7 @@ move is made in the seat's name and the seat (or its team) scores nothing that r
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Sequence
 from importlib import metadata
@@ -79,6 +80,7 @@ def resolve_deck(deck: Any) -> tuple[tuple[int, ...], dict[str, Any]]:
                  "card_ids": list(ids)}
 
 
+@functools.cache
 def _version(package: str) -> str:
     try:
         return metadata.version(package)

@@ -178,3 +178,32 @@ def read_records(path: str | Path) -> Iterator[GameRecord]:
                 yield GameRecord.from_json(line)
             except ValueError as error:
                 raise ValueError(f"{path}, line {number}: {error}") from error
+
+
+def transcript(record: GameRecord) -> str:
+    """A human-readable transcript of a game, one block per round (used for golden files)."""
+    header = record.header
+    lines = [
+        f"# {header['edition']}, {record.n_players} players, seed {record.seed}, "
+        f"deck {header['deck']['name']} ({header['deck']['size']} cards)",
+        "# agents: " + ", ".join(str(a.get("name", "?")) for a in header["agents"]),
+    ]
+    for r in record.rounds:
+        lines.append(f"round {r.round}: storyteller {r.storyteller} tells {r.clue!r} "
+                     f"with card {r.storyteller_card}")
+        lines.append("  played: " + "; ".join(
+            f"{seat}: {' '.join(map(str, cards))}" for seat, cards in enumerate(r.played)))
+        lines.append("  board:  " + " ".join(
+            f"{pos}={card}({owner})" for pos, (card, owner) in
+            enumerate(zip(r.board, r.board_owner, strict=True))))
+        lines.append("  votes:  " + "; ".join(
+            f"{seat}->{','.join(map(str, pos))}" for seat, pos in sorted(r.votes.items())))
+        lines.append(f"  points: {r.points}  scores: {r.scores}"
+                     + (f"  forfeits: {r.forfeits}" if r.forfeits else "")
+                     + ("  (discard reshuffled)" if r.reshuffled else ""))
+    lines.append(f"result: {record.status}; final scores {record.final_scores}; "
+                 f"winners {record.winners}")
+    for failure in record.failures:
+        lines.append(f"failure: seat {failure.seat}, round {failure.round}, {failure.phase}: "
+                     f"{failure.error}: {failure.reason} ({failure.penalty})")
+    return "\n".join(lines) + "\n"

@@ -35,37 +35,40 @@ class RandomAgent:
         self.name = name
         self.second_vote_rate = second_vote_rate
         self.seat = -1
-        self.rng = np.random.default_rng(0)
+        self.rng: np.random.Generator | None = None
 
     def reset(self, *, seat: int, rng: np.random.Generator) -> None:
         self.seat = seat
         self.rng = rng
+
+    def _generator(self) -> np.random.Generator:
+        if self.rng is None:
+            raise RuntimeError("RandomAgent.reset(seat=..., rng=...) must be called first")
+        return self.rng
 
     def tell(self, view: View) -> Story:
         card = self._pick(view.hand)
         return Story(card=card, clue=self._pick(CLUE_WORDS), clue_kind="word")
 
     def play(self, view: View) -> Choice:
-        hand = view.hand
-        k = view.cards_to_play
-        if k == 1:
-            return Choice((self._pick(hand),))
-        picks = self.rng.choice(len(hand), size=k, replace=False)
-        return Choice(tuple(hand[int(i)] for i in picks))
+        return Choice(self._sample(view.hand, view.cards_to_play))
 
     def vote(self, view: View) -> Choice:
         legal = view.legal_vote_positions()
         n = 1
-        if view.max_votes > 1 and len(legal) > 1 and self.rng.random() < self.second_vote_rate:
+        if (view.max_votes > 1 and len(legal) > 1
+                and self._generator().random() < self.second_vote_rate):
             n = 2
-        if n == 1:
-            return Choice((self._pick(legal),))
-        picks = self.rng.choice(len(legal), size=n, replace=False)
-        return Choice(tuple(legal[int(i)] for i in picks))
+        return Choice(self._sample(legal, n))
 
     def _pick(self, items: Sequence[T]) -> T:
         """One item, uniformly (``integers`` would do the same, three times slower)."""
-        return items[int(self.rng.random() * len(items))]
+        return items[int(self._generator().random() * len(items))]
+
+    def _sample(self, items: Sequence[int], k: int) -> tuple[int, ...]:
+        """``k`` distinct items, uniformly, in random order."""
+        rng, pool = self._generator(), list(items)
+        return tuple(pool.pop(int(rng.random() * len(pool))) for _ in range(k))
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "class": "RandomAgent",

@@ -39,7 +39,7 @@ import numpy as np
 
 from dixit_ai.rules.errors import IllegalAction
 from dixit_ai.rules.ruleset import RuleSet
-from dixit_ai.rules.scoring import check_vote, score_round, voting_seats
+from dixit_ai.rules.scoring import check_vote, points_of_checked_round, voting_seats
 
 CLUE_KINDS: tuple[str, ...] = ("word", "sentence", "song", "mime")
 """What a clue may say it is; the kind changes no scoring."""
@@ -335,7 +335,7 @@ def apply_action(state: GameState, action: Action, rng: np.random.Generator) -> 
                                        forfeits=forfeits)
         # The last card is in: shuffle the played cards onto the board, face up.
         laid = [(card, owner) for owner in range(state.n_players) for card in played[owner]]
-        order = rng.permutation(len(laid))
+        order = rng.permutation(len(laid)).tolist()
         return _evolve(
             state,
             hands=hands,
@@ -356,9 +356,8 @@ def _reveal(state: GameState, rng: np.random.Generator) -> GameState:
     """Score the round, discard the board, refill the hands and pass the telling on."""
     rules, n = state.rules, state.n_players
     voters = state.voters
-    points = score_round(rules, n_players=n, storyteller=state.storyteller,
-                         board_owner=state.board_owner,
-                         votes={seat: state.votes[seat] for seat in voters})
+    points = points_of_checked_round(rules, n, state.storyteller, state.board_owner,
+                                     {seat: state.votes[seat] for seat in voters}, voters)
     if state.forfeits:
         lost = {rules.team_of(seat, n) for seat in state.forfeits}
         points = [0 if rules.team_of(seat, n) in lost else p for seat, p in enumerate(points)]
@@ -377,7 +376,7 @@ def _reveal(state: GameState, rng: np.random.Generator) -> GameState:
             continue
         if len(draw_pile) < need and rules.on_deck_exhausted == "reshuffle" and discard:
             # The discard pile is shuffled into a new draw pile beneath what is left.
-            order = rng.permutation(len(discard))
+            order = rng.permutation(len(discard)).tolist()
             draw_pile = tuple(discard[i] for i in order) + draw_pile
             discard = ()
             reshuffled = True

@@ -69,18 +69,22 @@ def check_vote(
         )
     if len(set(positions)) != len(positions):
         raise IllegalAction(f"seat {seat} voted twice for the same card")
-    own_unit = rules.team_of(seat, n_players)
+    size = len(board_owner)
     for position in positions:
-        if isinstance(position, bool) or not isinstance(position, int):
+        if type(position) is not int and (isinstance(position, bool)
+                                          or not isinstance(position, int)):
             raise IllegalAction(f"seat {seat} voted for {position!r}, not a board position")
-        if not 0 <= position < len(board_owner):
+        if not 0 <= position < size:
             raise IllegalAction(
                 f"seat {seat} voted for position {position}; the board has positions "
-                f"0-{len(board_owner) - 1}"
+                f"0-{size - 1}"
             )
-        if rules.team_of(board_owner[position], n_players) == own_unit:
-            whose = "its own card" if board_owner[position] == seat else "its partner's card"
-            raise IllegalAction(f"seat {seat} voted for {whose} at position {position}")
+        owner = board_owner[position]
+        if owner == seat:
+            raise IllegalAction(f"seat {seat} voted for its own card at position {position}")
+        if rules.teams and rules.team_of(owner, n_players) == rules.team_of(seat, n_players):
+            raise IllegalAction(
+                f"seat {seat} voted for its partner's card at position {position}")
 
 
 def score_round(
@@ -137,7 +141,21 @@ def score_round(
     for seat in voters:
         check_vote(rules, n_players=n_players, storyteller=storyteller,
                    board_owner=board_owner, seat=seat, positions=votes[seat], voters=voters)
+    return points_of_checked_round(rules, n_players, storyteller, board_owner, votes, voters)
 
+
+def points_of_checked_round(
+    rules: RuleSet,
+    n_players: int,
+    storyteller: int,
+    board_owner: Sequence[int],
+    votes: Mapping[int, Sequence[int]],
+    voters: Sequence[int],
+) -> list[int]:
+    """The scoring of :func:`score_round` for a round whose votes were already checked.
+
+    The state machine checks each vote as it is cast, so it scores the round through this.
+    """
     n_units = rules.n_teams(n_players)
     unit = [rules.team_of(seat, n_players) for seat in range(n_players)]
     storyteller_unit = unit[storyteller]

@@ -1,0 +1,203 @@
+"""The match runner and game records: determinism, replay, failures, golden playthroughs."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dixit_ai import GameRecord, ReplayMismatch, play_game, replay_record
+from dixit_ai.agents import Choice, RandomAgent, Story, make_agent
+from dixit_ai.records import read_records, write_records
+from dixit_ai.rules import EDITIONS, View
+from scripts.regen_golden import GAMES, GOLDEN, golden_name, golden_transcript
+
+
+def random_game(edition: str = "refresh-2021", n: int = 4, seed: int = 0,
+                **kwargs: Any) -> GameRecord:
+    return play_game([RandomAgent() for _ in range(n)], edition=edition, deck=range(84),
+                     seed=seed, **kwargs)
+
+
+def test_record_has_the_design_fields() -> None:
+    record = random_game(n=5, seed=3)
+    assert record.status == "complete" and not record.failures
+    header = record.header
+    assert header["edition"] == "refresh-2021" and header["n_players"] == 5
+    assert header["seed"] == 3 and header["rules"]["score_limit"] == 30
+    assert header["deck"]["card_ids"] == list(range(84)) and header["deck"]["fingerprint"]
+    assert [a["name"] for a in header["agents"]] == ["random"] * 5
+    for r in record.rounds:
+        assert len(r.board) == len(r.board_owner) == 5
+        assert set(r.votes) == {s for s in range(5) if s != r.storyteller}
+        assert r.predicted_guess_rate is None
+        assert r.board[r.board_owner.index(r.storyteller)] == r.storyteller_card
+    assert record.final_scores == record.rounds[-1].scores
+    assert max(record.final_scores) >= 30
+    assert record.winners == [s for s, v in enumerate(record.final_scores)
+                              if v == max(record.final_scores)]
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_same_seed_same_record_byte_for_byte(edition: str) -> None:
+    a, b = random_game(edition, 4, seed=42), random_game(edition, 4, seed=42)
+    assert a.to_json() == b.to_json()
+    assert random_game(edition, 4, seed=43).to_json() != a.to_json()
+
+
+def test_json_round_trip_and_jsonl(tmp_path: Path) -> None:
+    records = [random_game(seed=s) for s in range(3)]
+    for record in records:
+        again = GameRecord.from_json(record.to_json())
+        assert again == record and again.to_json() == record.to_json()
+    path = tmp_path / "games.jsonl"
+    assert write_records(path, records) == 3
+    assert [r.to_json() for r in read_records(path)] == [r.to_json() for r in records]
+
+
+def test_bad_record_files_name_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(random_game().to_json() + "\n{not json\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="line 2"):
+        list(read_records(path))
+    with pytest.raises(ValueError, match="not a dixit-ai game record"):
+        GameRecord.from_json('{"header": {"format": 1}}')
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+@pytest.mark.parametrize("n", [3, 5, 6])
+def test_replay_accepts_every_honest_record(edition: str, n: int) -> None:
+    record = random_game(edition, n, seed=n)
+    state = replay_record(record)
+    assert list(state.scores) == record.final_scores
+
+
+def tamper(record: GameRecord, **changes: Any) -> GameRecord:
+    data = json.loads(record.to_json())
+    for path, value in changes.items():
+        target = data
+        keys = path.split("__")
+        for key in keys[:-1]:
+            target = target[int(key)] if key.isdigit() else target[key]
+        target[keys[-1]] = value
+    return GameRecord.from_dict(data)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"rounds__0__points": [9, 9, 9, 9]}, "points differs"),
+        ({"rounds__1__scores": [0, 0, 0, 0]}, "scores differs"),
+        ({"rounds__0__board": [1, 2, 3, 4]}, "board differs"),
+        ({"final_scores": [1, 2, 3, 4]}, "final scores differs"),
+        ({"winners": [3]}, "winners differs"),
+        ({"rounds__0__storyteller": 2}, "storyteller differs"),
+        ({"header__seed": 1}, "differs|illegal"),
+    ],
+)
+def test_replay_fails_loudly_on_any_mismatch(changes: dict[str, Any], message: str) -> None:
+    with pytest.raises(ReplayMismatch, match=message):
+        replay_record(tamper(random_game(seed=8), **changes))
+
+
+def test_replay_catches_a_truncated_record() -> None:
+    record = random_game(seed=8)
+    cut = dataclasses.replace(record, rounds=record.rounds[:-1],
+                              final_scores=record.rounds[-2].scores)
+    with pytest.raises(ReplayMismatch, match="rules go on"):
+        replay_record(cut)
+
+
+class Broken:
+    """An agent that fails in a chosen phase, in a chosen way."""
+
+    def __init__(self, phase: str, how: str) -> None:
+        self.name, self.phase, self.how = "broken", phase, how
+        self.inner = RandomAgent()
+
+    def reset(self, *, seat: int, rng: Any) -> None:
+        self.inner.reset(seat=seat, rng=rng)
+
+    def _fail(self, phase: str, decision: Any) -> Any:
+        if phase != self.phase:
+            return decision
+        if self.how == "raise":
+            raise RuntimeError("the model ran out of memory")
+        if phase == "tell":
+            return Story(card=-5, clue="nope")
+        return Choice((99,))
+
+    def tell(self, view: View) -> Story:
+        return self._fail("tell", self.inner.tell(view))  # type: ignore[no-any-return]
+
+    def play(self, view: View) -> Choice:
+        return self._fail("play", self.inner.play(view))  # type: ignore[no-any-return]
+
+    def vote(self, view: View) -> Choice:
+        return self._fail("vote", self.inner.vote(view))  # type: ignore[no-any-return]
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "phase": self.phase, "how": self.how}
+
+
+@pytest.mark.parametrize("phase", ["tell", "play", "vote"])
+@pytest.mark.parametrize("how", ["raise", "illegal"])
+def test_failing_agent_aborts_and_is_recorded(phase: str, how: str) -> None:
+    agents = [RandomAgent(), Broken(phase, how), RandomAgent(), RandomAgent()]
+    record = play_game(agents, edition="refresh-2021", deck=range(84), seed=1)
+    assert record.status == "aborted" and record.winners == []
+    (failure,) = record.failures
+    assert failure.seat == 1 and failure.phase == phase and failure.penalty == "abort"
+    assert failure.error == ("RuntimeError" if how == "raise" else "IllegalAction")
+    replay_record(record)  # the rounds played before the failure still replay
+
+
+@pytest.mark.parametrize("phase", ["tell", "play", "vote"])
+def test_forfeit_policy_scores_nothing_that_round(phase: str) -> None:
+    agents = [RandomAgent(), Broken(phase, "raise"), RandomAgent(), RandomAgent()]
+    record = play_game(agents, edition="refresh-2021", deck=range(84), seed=1,
+                       on_failure="forfeit")
+    assert record.status == "complete"
+    assert record.failures and all(f.seat == 1 and f.penalty == "forfeit"
+                                   for f in record.failures)
+    forfeited = [r for r in record.rounds if 1 in r.forfeits]
+    assert forfeited and all(r.points[1] == 0 for r in forfeited)
+    if phase == "tell":
+        assert all(r.clue == "(forfeit)" for r in forfeited)
+    replay_record(record)
+
+
+def test_truncation_and_bad_arguments() -> None:
+    record = random_game(seed=2, max_rounds=3)
+    assert record.status == "truncated" and len(record.rounds) == 3
+    replay_record(record)
+    with pytest.raises(ValueError, match="3-6 players, not 7"):
+        play_game(["random"] * 7, edition="original-2008", deck=range(84), seed=0)
+    with pytest.raises(ValueError, match="on_failure"):
+        play_game(["random"] * 4, edition="refresh-2021", deck=range(84), seed=0,
+                  on_failure="ignore")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="seed"):
+        play_game(["random"] * 4, edition="refresh-2021", deck=range(84), seed=-1)
+    with pytest.raises(ValueError, match="missing"):
+        play_game(["random"] * 4, edition="refresh-2021", deck=range(10), seed=0)
+    with pytest.raises(ValueError, match="unknown rule parameter"):
+        play_game(["random"] * 4, edition="refresh-2021", deck=range(84), seed=0, colour=1)
+
+
+def test_agents_by_registry_name() -> None:
+    record = play_game(["random"] * 3, edition="odyssey-2024", deck=range(84), seed=5)
+    assert record.status == "complete"
+    with pytest.raises(ValueError, match=r"registered agents: .*random"):
+        make_agent("no-such-agent")
+
+
+@pytest.mark.parametrize(("edition", "n", "seed", "overrides"), GAMES,
+                         ids=[golden_name(e, n, o) for e, n, _, o in GAMES])
+def test_golden_playthrough(edition: str, n: int, seed: int,
+                            overrides: dict[str, object]) -> None:
+    expected = (GOLDEN / golden_name(edition, n, overrides)).read_text(encoding="utf-8")
+    assert golden_transcript(edition, n, seed, overrides) == expected, (
+        "the transcript changed; if deliberate, run scripts/regen_golden.py and review the diff")
