@@ -8,6 +8,7 @@ the new files with the change that explains them:
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from dixit_ai import play_game, transcript
@@ -37,10 +38,13 @@ def golden_transcript(edition: str, n_players: int, seed: int,
     return transcript(record)
 
 
-def main() -> None:
-    GOLDEN.mkdir(parents=True, exist_ok=True)
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description="Regenerate the golden playthroughs.")
+    parser.add_argument("--out", type=Path, default=GOLDEN, help="folder (default tests/golden)")
+    out = parser.parse_args(argv).out
+    out.mkdir(parents=True, exist_ok=True)
     for edition, n, seed, overrides in GAMES:
-        path = GOLDEN / golden_name(edition, n, overrides)
+        path = out / golden_name(edition, n, overrides)
         path.write_text(golden_transcript(edition, n, seed, overrides), encoding="utf-8")
         print(f"wrote {path}")
 

@@ -1,0 +1,46 @@
+"""The ``dixit-ai`` command: one subcommand per job, each with ``--help``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from dixit_ai.cli import agents, replay, simulate
+
+SUBCOMMANDS = (simulate, replay, agents)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand registered."""
+    parser = argparse.ArgumentParser(
+        prog="dixit-ai",
+        description="A research harness in which AI players play the board game Dixit.",
+    )
+    parser.add_argument("--version", action="version", version=_version())
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in SUBCOMMANDS:
+        module.register(subparsers)
+    return parser
+
+
+def _version() -> str:
+    from dixit_ai import __version__
+
+    return f"dixit-ai {__version__}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        status: int = args.func(args)
+    except (ValueError, OSError) as error:
+        print(f"dixit-ai {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,125 @@
+"""``dixit-ai simulate``: play many seeded games of registered agents and summarise them."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from dixit_ai.agents import make_agent
+from dixit_ai.match import game_seeds, play_game, resolve_deck
+from dixit_ai.records import GameRecord
+from dixit_ai.rules import EDITIONS, RuleSet
+
+
+def parse_rule(text: str) -> tuple[str, Any]:
+    """Parse ``key=value`` into a rule override (ints, ``none``, ``true``/``false``, text)."""
+    key, sep, raw = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    value: Any
+    lowered = raw.strip().lower()
+    if lowered in ("none", "null"):
+        value = None
+    elif lowered in ("true", "false"):
+        value = lowered == "true"
+    else:
+        try:
+            value = int(raw)
+        except ValueError:
+            value = raw
+    return key.strip().replace("-", "_"), value
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "simulate", help="play seeded games between agents and summarise them",
+        description="Play K seeded games (random agents by default), write their records as "
+                    "JSON Lines and print a summary.")
+    parser.add_argument("--edition", default="refresh-2021", choices=EDITIONS,
+                        help="edition of the rules (default: %(default)s)")
+    parser.add_argument("--players", type=int, default=4, help="players per game (default 4)")
+    parser.add_argument("--games", type=int, default=10, help="games to play (default 10)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
+    parser.add_argument("--agents", default="random",
+                        help="comma-separated registry names, one per seat or one for all "
+                             "(default: random)")
+    parser.add_argument("--deck", default="dream", help="deck spec (default: dream)")
+    parser.add_argument("--rule", type=parse_rule, action="append", default=[],
+                        metavar="KEY=VALUE",
+                        help="override a rule parameter, e.g. --rule score_limit=20 "
+                             "(repeatable)")
+    parser.add_argument("--on-failure", choices=("abort", "forfeit"), default="abort",
+                        help="what a failing agent costs (always recorded; default abort)")
+    parser.add_argument("--max-rounds", type=int, default=None,
+                        help="truncate each game after this many rounds")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="write the records here as JSON Lines")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.games < 1:
+        raise ValueError(f"--games must be at least 1, not {args.games}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be non-negative, not {args.seed}")
+    names = [name.strip() for name in args.agents.split(",") if name.strip()]
+    if len(names) == 1:
+        names *= args.players
+    if len(names) != args.players:
+        raise ValueError(f"--agents names {len(names)} agents for {args.players} players")
+    overrides = dict(args.rule)
+    rules = RuleSet.edition(args.edition, **overrides)
+    rules.check_players(args.players)
+    card_ids, _ = resolve_deck(args.deck)  # fail early, before any game, on a bad deck
+    rules.check_deck(args.players, len(card_ids))
+
+    out = open(args.out, "w", encoding="utf-8") if args.out else None
+    records: list[GameRecord] = []
+    started = time.perf_counter()
+    try:
+        seeds = game_seeds(args.seed, args.games)
+        for seed in tqdm(seeds, desc="games", unit="game", disable=args.no_progress,
+                         file=sys.stderr):
+            agents = [make_agent(name) for name in names]
+            record = play_game(agents, edition=args.edition, deck=args.deck, seed=seed,
+                               on_failure=args.on_failure, max_rounds=args.max_rounds,
+                               **overrides)
+            records.append(record)
+            if out:
+                out.write(record.to_json() + "\n")
+    finally:
+        if out:
+            out.close()
+    elapsed = time.perf_counter() - started
+    print_summary(records, elapsed, args)
+    return 0
+
+
+def print_summary(records: list[GameRecord], elapsed: float, args: argparse.Namespace) -> None:
+    rounds = sum(len(r.rounds) for r in records)
+    scores = np.array([r.final_scores for r in records], dtype=float)
+    wins = np.zeros(scores.shape[1])
+    for record in records:
+        for seat in record.winners:
+            wins[seat] += 1 / len(record.winners)
+    statuses = {s: sum(r.status == s for r in records) for s in ("complete", "aborted",
+                                                                  "truncated")}
+    failures = sum(len(r.failures) for r in records)
+    print(f"edition {args.edition}, {args.players} players, deck {args.deck}, seed {args.seed}")
+    print(f"games: {len(records)} ({statuses['complete']} complete, {statuses['aborted']} "
+          f"aborted, {statuses['truncated']} truncated); agent failures: {failures}")
+    print(f"rounds: {rounds} (mean {rounds / len(records):.1f} per game)")
+    print("seat  mean score  win share")
+    for seat in range(scores.shape[1]):
+        print(f"{seat:>4}  {scores[:, seat].mean():>10.2f}  {wins[seat] / len(records):>9.3f}")
+    print(f"speed: {rounds / elapsed:,.0f} rounds/s, {len(records) / elapsed:,.1f} games/s "
+          f"({elapsed:.2f} s)")
+    if args.out:
+        print(f"records: {args.out}")

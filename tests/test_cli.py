@@ -1,0 +1,111 @@
+"""Smoke runs of the command line and the scripts, as a user would type them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dixit_ai.cli import main
+from dixit_ai.records import read_records
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_every_command_has_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["--help"])
+    assert exit_.value.code == 0
+    commands = [line.split()[0] for line in capsys.readouterr().out.splitlines()
+                if line.startswith("    ") and line.split()]
+    assert {"simulate", "replay", "agents"} <= set(commands)
+    for command in commands:
+        with pytest.raises(SystemExit) as exit_:
+            main([command, "--help"])
+        assert exit_.value.code == 0
+
+
+def test_simulate_then_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "games.jsonl"
+    assert main(["simulate", "--edition", "odyssey-2024", "--players", "5", "--games", "6",
+                 "--seed", "3", "--out", str(out), "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "games: 6 (6 complete" in text and "rounds/s" in text
+    records = list(read_records(out))
+    assert len(records) == 6 and len({r.seed for r in records}) == 6
+    assert all(r.header["deck"]["name"] == "dream" for r in records)
+    assert main(["replay", str(out)]) == 0
+    assert "replayed 6 games" in capsys.readouterr().out
+
+    again = tmp_path / "again.jsonl"
+    main(["simulate", "--edition", "odyssey-2024", "--players", "5", "--games", "6",
+          "--seed", "3", "--out", str(again), "--no-progress"])
+    assert again.read_bytes() == out.read_bytes()
+
+
+def test_replay_fails_loudly_on_a_tampered_file(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "games.jsonl"
+    main(["simulate", "--players", "4", "--games", "2", "--out", str(out), "--no-progress"])
+    lines = out.read_text().splitlines()
+    data = json.loads(lines[1])
+    data["rounds"][2]["points"][0] += 1
+    lines[1] = json.dumps(data)
+    out.write_text("\n".join(lines) + "\n")
+    capsys.readouterr()
+    assert main(["replay", str(out)]) == 1
+    assert "MISMATCH" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["simulate", "--edition", "original-2008", "--players", "7"], "3-6 players, not 7"),
+        (["simulate", "--rule", "teams=true"], "only in odyssey-2011"),
+        (["simulate", "--games", "0"], "at least 1"),
+        (["simulate", "--agents", "random,random"], "2 agents for 4 players"),
+        (["simulate", "--agents", "nobody"], "no agent named 'nobody'"),
+        (["simulate", "--rule", "colour=red"], "unknown rule parameter"),
+        (["replay", "/no/such/file.jsonl"], "No such file"),
+    ],
+)
+def test_bad_input_gives_a_clear_error(argv: list[str], message: str,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*argv, *(["--no-progress"] if argv[0] == "simulate" else [])]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_agents_lists_random(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["agents"]) == 0
+    assert capsys.readouterr().out.startswith("random")
+
+
+def test_console_script_runs() -> None:
+    result = subprocess.run([sys.executable, "-m", "dixit_ai.cli", "simulate", "--games", "2",
+                             "--no-progress"], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert "games: 2" in result.stdout
+
+
+def test_bench_rules_script_smoke(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "bench_rules.py"), "--games", "3",
+         "--repeats", "1", "--players", "5", "--editions", "refresh-2021", "--json", str(out)],
+        capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    assert "refresh-2021" in result.stdout
+    (row,) = json.loads(out.read_text())
+    assert row["players"] == 5 and row["rounds_per_s"] > 0
+
+
+def test_regen_golden_script_reproduces_the_committed_files(tmp_path: Path) -> None:
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "regen_golden.py"),
+                             "--out", str(tmp_path)], capture_output=True, text=True,
+                            check=False)
+    assert result.returncode == 0, result.stderr
+    for path in (ROOT / "tests" / "golden").glob("*.txt"):
+        assert (tmp_path / path.name).read_text() == path.read_text()

@@ -1,0 +1,35 @@
+"""Code quality gates that CI runs with the tests: ruff everywhere, mypy --strict on the core."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*command: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+
+
+def test_ruff_is_clean() -> None:
+    result = run(sys.executable, "-m", "ruff", "check", ".")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_strict_on_the_typed_layers() -> None:
+    packages = ["-p", "dixit_ai.rules"]
+    if (ROOT / "envs" / "__init__.py").exists():
+        packages += ["-p", "envs"]
+    result = run(sys.executable, "-m", "mypy", "--strict", *packages)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_rules_core_imports_nothing_heavy() -> None:
+    code = ("import sys, dixit_ai.rules; "
+            "heavy = {'torch', 'gymnasium', 'pettingzoo', 'PIL', 'envs', 'models'}; "
+            "print(sorted(heavy & set(sys.modules)))")
+    result = run(sys.executable, "-c", code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
