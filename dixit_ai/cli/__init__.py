@@ -6,9 +6,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from dixit_ai.cli import agents, replay, simulate
+from dixit_ai.cli import agents, deck, replay, simulate
 
-SUBCOMMANDS = (simulate, replay, agents)
+SUBCOMMANDS = (simulate, replay, deck, agents)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -12,7 +12,8 @@ import numpy as np
 from tqdm import tqdm
 
 from dixit_ai.agents import make_agent
-from dixit_ai.match import game_seeds, play_game, resolve_deck
+from dixit_ai.decks import load_deck
+from dixit_ai.match import game_seeds, play_game
 from dixit_ai.records import GameRecord
 from dixit_ai.rules import EDITIONS, RuleSet
 
@@ -77,8 +78,8 @@ def run(args: argparse.Namespace) -> int:
     overrides = dict(args.rule)
     rules = RuleSet.edition(args.edition, **overrides)
     rules.check_players(args.players)
-    card_ids, _ = resolve_deck(args.deck)  # fail early, before any game, on a bad deck
-    rules.check_deck(args.players, len(card_ids))
+    deck = load_deck(args.deck)  # once, and before any game: a bad deck fails early
+    rules.check_deck(args.players, len(deck.card_ids))
 
     out = open(args.out, "w", encoding="utf-8") if args.out else None
     records: list[GameRecord] = []
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         for seed in tqdm(seeds, desc="games", unit="game", disable=args.no_progress,
                          file=sys.stderr):
             agents = [make_agent(name) for name in names]
-            record = play_game(agents, edition=args.edition, deck=args.deck, seed=seed,
+            record = play_game(agents, edition=args.edition, deck=deck, seed=seed,
                                on_failure=args.on_failure, max_rounds=args.max_rounds,
                                **overrides)
             records.append(record)

@@ -1,0 +1,257 @@
+"""``dixit-ai deck``: inspect, preview and export card decks.
+
+Subcommands:
+
+- ``dixit-ai deck info [SPEC] [--card ID ...] [--json]``: name, size, fingerprint, licence and
+  attribution (and, with ``--card``, a card's captions and description);
+- ``dixit-ai deck sheet [SPEC] --out sheet.png``: a contact sheet, a grid of thumbnails with ids;
+- ``dixit-ai deck export SPEC DIR``: the images plus ``captions.json``, ``descriptions.json`` and
+  ``deck.json``, so that a generated deck becomes a folder deck.
+
+``register(subparsers)`` adds the command to the main ``dixit-ai`` parser; each subcommand sets
+``func`` on the parsed namespace, which returns the exit status.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from dixit_ai.decks import (
+    CompositeDeck,
+    Deck,
+    contact_sheet,
+    export_deck,
+    load_deck,
+    valid_forms,
+)
+
+_SPEC_HELP = "the deck spec (default: %(default)s); forms: "
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``deck`` command (``info``, ``sheet``, ``export``) to ``dixit-ai``'s subparsers.
+
+    Args:
+        subparsers: The object ``argparse.ArgumentParser.add_subparsers()`` returned.
+    """
+    forms = valid_forms()
+    parser = subparsers.add_parser(
+        "deck",
+        help="inspect, preview and export card decks",
+        description="Inspect, preview and export card decks. Deck specs: " + forms + ".",
+    )
+    parser.set_defaults(func=_usage(parser))
+    commands = parser.add_subparsers(dest="deck_command", metavar="COMMAND")
+
+    info = commands.add_parser(
+        "info",
+        help="print a deck's name, size, fingerprint, licence and attribution",
+        description="Print a deck's name, size, fingerprint, licence and attribution.",
+    )
+    info.add_argument("spec", nargs="?", default="dream", help=_SPEC_HELP + forms)
+    info.add_argument(
+        "--card",
+        type=int,
+        action="append",
+        metavar="ID",
+        help="also print this card's captions and description (repeatable)",
+    )
+    info.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    info.set_defaults(func=run_info)
+
+    sheet = commands.add_parser(
+        "sheet",
+        help="draw a contact sheet: a grid of thumbnails with their ids",
+        description="Draw a contact sheet of a deck: a grid of thumbnails with their ids, the "
+        "deck's name and fingerprint, and its licence and attribution.",
+    )
+    sheet.add_argument("spec", nargs="?", default="dream", help=_SPEC_HELP + forms)
+    sheet.add_argument(
+        "--out", "-o", type=Path, required=True, help="the image to write (PNG, JPEG or WebP)"
+    )
+    sheet.add_argument(
+        "--columns", type=int, default=None, help="thumbnails per row (default: 12 for 84 cards)"
+    )
+    sheet.add_argument(
+        "--thumb-width", type=int, default=120, help="thumbnail width in pixels (default: 120)"
+    )
+    sheet.add_argument(
+        "--cards", default=None, help="the cards to show, e.g. '0-23' or '1,5,9' (default: all)"
+    )
+    sheet.set_defaults(func=run_sheet)
+
+    export = commands.add_parser(
+        "export",
+        help="write a deck's images and captions to a folder (a folder deck)",
+        description="Write a deck's images (PNG, named by card id) with captions.json, "
+        "descriptions.json and deck.json, so that it loads again as 'folder:DIR'.",
+    )
+    export.add_argument("spec", help="the deck spec; forms: " + forms)
+    export.add_argument("directory", type=Path, help="the folder to write (must be empty)")
+    export.add_argument(
+        "--size",
+        type=_parse_size,
+        default=None,
+        help="image size WIDTHxHEIGHT, e.g. 800x1200 (default: each card's own size, which "
+        "keeps the deck's fingerprint)",
+    )
+    export.add_argument(
+        "--overwrite", action="store_true", help="write into a folder that is not empty"
+    )
+    export.set_defaults(func=run_export)
+
+
+def _usage(parser: argparse.ArgumentParser) -> Any:
+    def show(_: argparse.Namespace) -> int:
+        parser.print_help(sys.stderr)
+        return 2
+
+    return show
+
+
+def _parse_size(text: str) -> tuple[int, int]:
+    match = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", text)
+    if not match:
+        raise argparse.ArgumentTypeError(f"size must be WIDTHxHEIGHT, e.g. 400x600, not {text!r}")
+    return int(match.group(1)), int(match.group(2))
+
+
+def _parse_cards(text: str, deck: Deck) -> list[int]:
+    ids: list[int] = []
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        low, dash, high = item.partition("-")
+        try:
+            if dash:
+                ids.extend(range(int(low), int(high) + 1))
+            else:
+                ids.append(int(item))
+        except ValueError:
+            message = f"cannot read card ids {text!r}; write e.g. '0-23' or '1,5,9'"
+            raise ValueError(message) from None
+    missing = [card_id for card_id in ids if card_id not in deck]
+    if missing:
+        raise ValueError(f"no card {missing[0]} in deck {deck.name!r} ({len(deck)} cards)")
+    if not ids:
+        raise ValueError(f"no cards in {text!r}")
+    return ids
+
+
+def _fail(error: BaseException) -> int:
+    message = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
+    print(f"dixit-ai deck: error: {message}", file=sys.stderr)
+    return 1
+
+
+def deck_info(deck: Deck, cards: list[int] | None = None) -> dict[str, Any]:
+    """The metadata ``dixit-ai deck info`` prints, as a JSON-compatible dict."""
+    info = deck.info()
+    if isinstance(deck, CompositeDeck):
+        info["parts"] = [
+            {
+                "first_id": offset,
+                "last_id": offset + len(part) - 1,
+                "name": part.name,
+                "source": part.source,
+                "size": len(part),
+                "license": part.license,
+            }
+            for offset, part in zip(deck.offsets, deck.parts, strict=True)
+        ]
+    if cards:
+        info["cards"] = [
+            {
+                "id": card_id,
+                "name": deck.card_name(card_id),
+                "captions": deck.captions(card_id),
+                "description": deck.description(card_id),
+            }
+            for card_id in cards
+        ]
+    return info
+
+
+def run_info(args: argparse.Namespace) -> int:
+    """``dixit-ai deck info``."""
+    try:
+        deck = load_deck(args.spec)
+        cards = args.card or []
+        for card_id in cards:
+            if card_id not in deck:
+                raise ValueError(f"no card {card_id} in deck {deck.name!r} ({len(deck)} cards)")
+        info = deck_info(deck, cards)
+    except (ValueError, KeyError, OSError) as error:
+        return _fail(error)
+    if args.json:
+        print(json.dumps(info, indent=2, ensure_ascii=False))
+        return 0
+    lines = [
+        f"name:         {info['name']}",
+        f"source:       {info['source']}",
+        f"size:         {info['size']} cards",
+        f"fingerprint:  {info['fingerprint']}",
+        f"license:      {info['license']}",
+    ]
+    attribution = info["attribution"].splitlines() or ["(none)"]
+    lines.append(f"attribution:  {attribution[0]}")
+    lines.extend(f"              {line}" for line in attribution[1:])
+    for part in info.get("parts", []):
+        lines.append(
+            f"part:         ids {part['first_id']}-{part['last_id']}: {part['name']} "
+            f"({part['source']}, {part['license']})"
+        )
+    for card in info.get("cards", []):
+        lines.append("")
+        title = f"card {card['id']}" + (f" ({card['name']})" if card["name"] else "")
+        lines.append(f"{title}:")
+        for caption in card["captions"] or ["(no captions)"]:
+            lines.append(f"  caption:    {caption}")
+        if card["description"] is not None:
+            text = json.dumps(card["description"], indent=2, ensure_ascii=False)
+            lines.append("  description:")
+            lines.extend(f"    {line}" for line in text.splitlines())
+    print("\n".join(lines))
+    return 0
+
+
+def run_sheet(args: argparse.Namespace) -> int:
+    """``dixit-ai deck sheet``."""
+    try:
+        deck = load_deck(args.spec)
+        card_ids = _parse_cards(args.cards, deck) if args.cards else None
+        sheet = contact_sheet(
+            deck, columns=args.columns, thumb_width=args.thumb_width, card_ids=card_ids
+        )
+        out: Path = args.out.expanduser()
+        if out.parent and not out.parent.exists():
+            out.parent.mkdir(parents=True)
+        if out.suffix.lower() == ".png":
+            sheet.save(out, optimize=True)
+        else:
+            sheet.save(out)
+    except (ValueError, KeyError, OSError) as error:
+        return _fail(error)
+    shown = len(card_ids) if card_ids is not None else len(deck)
+    print(f"wrote {out} ({sheet.width}x{sheet.height}, {shown} cards of {deck.name})")
+    return 0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """``dixit-ai deck export``."""
+    try:
+        deck = load_deck(args.spec)
+        written = export_deck(deck, args.directory, size=args.size, overwrite=args.overwrite)
+    except (ValueError, KeyError, OSError) as error:
+        return _fail(error)
+    print(
+        f"wrote {len(written)} cards of {deck.name} to {args.directory}; "
+        f"load them with 'folder:{args.directory}'"
+    )
+    return 0

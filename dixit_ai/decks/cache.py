@@ -1,0 +1,98 @@
+"""Where dixit-ai keeps its on-disk caches, and atomic writes into them.
+
+The cache root is, in order of precedence:
+
+1. ``$DIXIT_AI_CACHE_DIR`` if set and non-empty;
+2. ``$XDG_CACHE_HOME/dixit-ai`` if ``XDG_CACHE_HOME`` is set and non-empty;
+3. ``~/.cache/dixit-ai``.
+
+Decks keep their files under ``<root>/decks`` (so by default ``~/.cache/dixit-ai/decks``).
+Every write goes to a temporary file in the target folder and is then moved into place with
+:func:`os.replace`, so concurrent processes never see a half-written file. If the cache cannot be
+written (a read-only home, a full disk), dixit-ai warns once and carries on without it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any
+
+CACHE_DIR_ENV = "DIXIT_AI_CACHE_DIR"
+
+_warned = False
+
+
+def cache_root() -> Path:
+    """The root folder of dixit-ai's caches (see the module docstring for the precedence)."""
+    explicit = os.environ.get(CACHE_DIR_ENV, "").strip()
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return base / "dixit-ai"
+
+
+def deck_cache_dir() -> Path:
+    """The folder where decks cache rendered images and fingerprints: ``<cache root>/decks``."""
+    return cache_root() / "decks"
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> bool:
+    """Write ``data`` to ``path`` atomically (temporary file, then :func:`os.replace`).
+
+    Args:
+        path: The destination; missing parent folders are created.
+        data: The bytes to write.
+
+    Returns:
+        ``True`` if the file was written; ``False`` if the cache is not writable (a warning is
+        issued the first time).
+    """
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            os.replace(tmp_name, path)
+        except BaseException:
+            try:
+                os.unlink(tmp_name)
+            except OSError:
+                pass
+            raise
+    except OSError as error:
+        _warn_unwritable(path, error)
+        return False
+    return True
+
+
+def atomic_write_json(path: Path, payload: Any) -> bool:
+    """Write ``payload`` as JSON to ``path`` atomically; see :func:`atomic_write_bytes`."""
+    data = json.dumps(payload, indent=1, sort_keys=True, ensure_ascii=False).encode("utf-8")
+    return atomic_write_bytes(path, data + b"\n")
+
+
+def read_json(path: Path) -> Any | None:
+    """Read a JSON cache file; ``None`` if it is missing or unreadable (it will be rebuilt)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError):
+        return None
+
+
+def _warn_unwritable(path: Path, error: OSError) -> None:
+    global _warned
+    if not _warned:
+        _warned = True
+        warnings.warn(
+            f"dixit-ai cannot write its cache ({path}: {error}); carrying on without it. "
+            f"Set {CACHE_DIR_ENV} to a writable folder to cache rendered decks.",
+            RuntimeWarning,
+            stacklevel=3,
+        )

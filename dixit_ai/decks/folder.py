@@ -1,0 +1,246 @@
+"""Folder decks: every image in a folder is a card.
+
+``folder:PATH`` takes every PNG, JPEG and WebP file directly inside ``PATH`` (not in subfolders;
+hidden files, whose names start with a dot, are skipped), sorted by name in natural order
+(``card2.png`` before ``card10.png``). Card ids are the positions in that order, ``0`` to
+``n - 1``: stable across runs as long as the folder's files do not change.
+
+Optional files in the folder:
+
+- ``captions.json``: an object mapping an image's file name to one caption or a list of captions;
+- ``descriptions.json``: an object mapping an image's file name to a JSON object (what
+  ``dixit-ai deck export`` writes for generated decks);
+- ``deck.json``: the deck's ``name``, ``license`` (or ``licence``) and ``attribution``.
+
+Every image is decoded once when the deck is loaded, so that bad input fails early with an error
+naming the file: unreadable or corrupt images, an empty folder, the same picture twice (by
+content). Nothing is ever written into the folder.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from PIL import Image, ImageOps, UnidentifiedImageError
+
+from dixit_ai.decks.base import CARD_SIZE, Deck, DeckError, check_size, fit_to_size
+from dixit_ai.decks.base import image_content_hash as _content_hash
+
+#: File name suffixes (lower case) that a folder deck reads as cards.
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
+#: Keys allowed in a folder's ``deck.json``.
+DECK_JSON_KEYS = (
+    "name", "license", "licence", "attribution", "description", "exported_from",
+    "source_fingerprint",
+)
+_MAX_LISTED_ERRORS = 10
+
+
+def _natural_key(path: Path) -> tuple[tuple[tuple[int, int | str], ...], str]:
+    parts = re.split(r"(\d+)", path.name.lower())
+    key = tuple((0, int(part)) if part.isdigit() else (1, part) for part in parts if part)
+    return key, path.name
+
+
+def load_card_image(path: Path) -> Image.Image:
+    """Read an image file as a card: EXIF orientation applied, transparency flattened on white.
+
+    Raises:
+        OSError, ValueError: the file cannot be read or decoded.
+    """
+    with Image.open(path) as opened:
+        opened.load()
+        image = ImageOps.exif_transpose(opened)
+    if image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info):
+        rgba = image.convert("RGBA")
+        background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+        image = Image.alpha_composite(background, rgba)
+    return image.convert("RGB")
+
+
+class FolderDeck(Deck):
+    """A deck made of the image files in a folder.
+
+    Args:
+        path: The folder (``~`` is expanded; relative paths are taken from the working folder).
+
+    Raises:
+        DeckError: The folder is missing or empty, an image is unreadable or corrupt, two images
+            have the same content, or ``captions.json`` / ``descriptions.json`` / ``deck.json``
+            is malformed. The message names the file.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        folder = Path(path).expanduser()
+        if not folder.exists():
+            raise DeckError(f"folder deck: {folder} does not exist")
+        if not folder.is_dir():
+            raise DeckError(f"folder deck: {folder} is not a folder")
+        folder = folder.resolve()
+        files = sorted(
+            (
+                entry
+                for entry in folder.iterdir()
+                if entry.suffix.lower() in IMAGE_SUFFIXES
+                and not entry.name.startswith(".")
+                and entry.is_file()
+            ),
+            key=_natural_key,
+        )
+        if not files:
+            raise DeckError(
+                f"folder deck: {folder} has no image files (PNG, JPEG or WebP: "
+                f"{', '.join(IMAGE_SUFFIXES)})"
+            )
+        self.folder = folder
+        self.files = tuple(files)
+        self._hashes = self._read_all()
+        names = [file.name for file in files]
+        self._captions = self._read_mapping("captions.json", names, _caption_list)
+        self._descriptions = self._read_mapping("descriptions.json", names, _description)
+        metadata = self._read_metadata()
+        super().__init__(range(len(files)))
+        self.name = metadata.get("name") or folder.name
+        self.source = f"folder:{folder}"
+        self.license = metadata.get("license") or "unknown"
+        self.attribution = metadata.get("attribution") or ""
+
+    # ---------------------------------------------------------------- loading
+
+    def _read_all(self) -> tuple[str, ...]:
+        errors: list[str] = []
+        hashes: list[str] = []
+        seen: dict[str, Path] = {}
+        for file in self.files:
+            try:
+                digest = _content_hash(load_card_image(file))
+            except (OSError, ValueError, UnidentifiedImageError, Image.DecompressionBombError) as e:
+                errors.append(f"{file}: cannot read this image ({_reason(e)})")
+                hashes.append("")
+                continue
+            if digest in seen:
+                errors.append(
+                    f"{file}: duplicate image, the same picture as {seen[digest].name}"
+                )
+            seen.setdefault(digest, file)
+            hashes.append(digest)
+        if errors:
+            more = len(errors) - _MAX_LISTED_ERRORS
+            listed = errors[:_MAX_LISTED_ERRORS] + ([f"... and {more} more"] if more > 0 else [])
+            raise DeckError(f"folder deck {self.folder}: bad images:\n  " + "\n  ".join(listed))
+        return tuple(hashes)
+
+    def _read_json(self, file_name: str) -> Any | None:
+        path = self.folder / file_name
+        if not path.is_file():
+            return None
+        try:
+            with open(path, encoding="utf-8") as handle:
+                return json.load(handle)
+        except (OSError, UnicodeDecodeError) as error:
+            raise DeckError(f"{path}: cannot read this file ({_reason(error)})") from None
+        except json.JSONDecodeError as error:
+            raise DeckError(f"{path}: invalid JSON ({error})") from None
+
+    def _read_mapping(
+        self, file_name: str, names: list[str], convert: Any
+    ) -> dict[int, Any]:
+        document = self._read_json(file_name)
+        if document is None:
+            return {}
+        path = self.folder / file_name
+        if not isinstance(document, dict):
+            raise DeckError(f"{path}: must be a JSON object mapping image file names to entries")
+        index = {name: position for position, name in enumerate(names)}
+        unknown = sorted(key for key in document if key not in index)
+        if unknown:
+            raise DeckError(
+                f"{path}: names files that are not images of this deck: "
+                + ", ".join(repr(name) for name in unknown[:_MAX_LISTED_ERRORS])
+            )
+        result: dict[int, Any] = {}
+        for name, value in document.items():
+            try:
+                result[index[name]] = convert(value)
+            except ValueError as error:
+                raise DeckError(f"{path}: entry {name!r}: {error}") from None
+        return result
+
+    def _read_metadata(self) -> dict[str, str]:
+        document = self._read_json("deck.json")
+        if document is None:
+            return {}
+        path = self.folder / "deck.json"
+        if not isinstance(document, dict):
+            raise DeckError(f"{path}: must be a JSON object")
+        unknown = sorted(set(document) - set(DECK_JSON_KEYS))
+        if unknown:
+            raise DeckError(
+                f"{path}: unknown keys {', '.join(map(repr, unknown))}; "
+                f"allowed: {', '.join(DECK_JSON_KEYS)}"
+            )
+        if "license" in document and "licence" in document:
+            raise DeckError(f"{path}: give 'license' or 'licence', not both")
+        for key, value in document.items():
+            if not isinstance(value, str):
+                raise DeckError(f"{path}: {key!r} must be a string, not {type(value).__name__}")
+        metadata = dict(document)
+        if "licence" in metadata:
+            metadata["license"] = metadata.pop("licence")
+        return metadata
+
+    # ------------------------------------------------------------------ cards
+
+    def path(self, card_id: int) -> Path:
+        """The image file of a card."""
+        return self.files[self._check_card(card_id)]
+
+    def image(
+        self, card_id: int, size: tuple[int, int] | None = CARD_SIZE
+    ) -> Image.Image:
+        """The card's image file, scaled to cover ``size`` and centre-cropped (``None``: as is)."""
+        path = self.path(card_id)
+        try:
+            image = load_card_image(path)
+        except (OSError, ValueError) as error:
+            raise DeckError(f"{path}: cannot read this image ({_reason(error)})") from None
+        return image if size is None else fit_to_size(image, check_size(size))
+
+    def captions(self, card_id: int) -> list[str]:
+        """Captions from the folder's ``captions.json`` (empty if it has none for this card)."""
+        return list(self._captions.get(self._check_card(card_id), []))
+
+    def description(self, card_id: int) -> dict[str, Any] | None:
+        """The card's entry in the folder's ``descriptions.json``, or ``None``."""
+        entry = self._descriptions.get(self._check_card(card_id))
+        return json.loads(json.dumps(entry)) if entry is not None else None
+
+    def card_name(self, card_id: int) -> str:
+        """The card's file name."""
+        return self.path(card_id).name
+
+    def card_hash(self, card_id: int) -> str:
+        """Content hash of the decoded image (computed when the deck was loaded)."""
+        return self._hashes[self._check_card(card_id)]
+
+
+def _caption_list(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return list(value)
+    raise ValueError("a caption must be a string or a list of strings")
+
+
+def _description(value: Any) -> dict[str, Any]:
+    if isinstance(value, dict):
+        return value
+    raise ValueError("a description must be a JSON object")
+
+
+def _reason(error: BaseException) -> str:
+    text = str(error).strip()
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__

@@ -1,0 +1,96 @@
+"""``dixit-ai deck info | sheet | export``, through a parser built from ``register``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from dixit_ai.cli.deck import register
+from dixit_ai.decks import OPENMOJI_ATTRIBUTION, load_deck, sheet_layout
+
+
+def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(prog="dixit-ai")
+    register(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    status: int = args.func(args)
+    return status
+
+
+def test_info(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["deck", "info", "dream:size=3,seed=2"]) == 0
+    out = capsys.readouterr().out
+    deck = load_deck("dream:size=3,seed=2")
+    assert f"fingerprint:  {deck.fingerprint}" in out
+    assert "size:         3 cards" in out
+    assert OPENMOJI_ATTRIBUTION in out and "adaptations" in out and "CC BY-SA 4.0" in out
+
+
+def test_info_json_with_a_card(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["deck", "info", "dream:size=3,seed=2", "--card", "1", "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["size"] == 3 and info["license"] == "CC BY-SA 4.0"
+    assert info["cards"][0]["captions"] == load_deck("dream:size=3,seed=2").captions(1)
+
+
+def test_info_of_a_composite_lists_its_parts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Image.new("RGB", (8, 12), "red").save(tmp_path / "x.png")
+    assert main(["deck", "info", f"dream:size=2,seed=2+folder:{tmp_path}"]) == 0
+    out = capsys.readouterr().out
+    assert "part:         ids 0-1" in out and "part:         ids 2-2" in out
+
+
+def test_errors_exit_non_zero_with_a_message(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["deck", "info", "nonsense"]) == 1
+    assert "unknown deck spec 'nonsense'" in capsys.readouterr().err
+    assert main(["deck", "info", "dream:size=2", "--card", "7"]) == 1
+    assert "no card 7" in capsys.readouterr().err
+
+
+def test_sheet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "sheets" / "sheet.png"
+    assert main(["deck", "sheet", "dream:size=4,seed=2", "--out", str(out),
+                 "--thumb-width", "50", "--columns", "2"]) == 0
+    deck = load_deck("dream:size=4,seed=2")
+    expected = sheet_layout(4, columns=2, thumb_width=50,
+                            attribution=f"Licence: {deck.license}\n{deck.attribution}").size
+    with Image.open(out) as sheet:
+        assert sheet.size == expected
+    assert "wrote" in capsys.readouterr().out
+    assert main(["deck", "sheet", "dream:size=4,seed=2", "--out", str(out), "--cards", "1-2,0",
+                 "--thumb-width", "50"]) == 0
+    assert main(["deck", "sheet", "dream:size=4,seed=2", "--out", str(out), "--cards", "9"]) == 1
+
+
+def test_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = tmp_path / "exported"
+    assert main(["deck", "export", "dream:size=2,seed=2", str(target), "--size", "80x120"]) == 0
+    assert sorted(p.name for p in target.iterdir()) == [
+        "0000.png", "0001.png", "captions.json", "deck.json", "descriptions.json"
+    ]
+    assert load_deck(f"folder:{target}").image(1, None).size == (80, 120)
+    assert main(["deck", "export", "dream:size=2,seed=2", str(target)]) == 1
+    assert "not empty" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv", [["deck", "--help"], ["deck", "info", "--help"], ["deck", "sheet", "--help"],
+             ["deck", "export", "--help"]]
+)
+def test_every_command_has_help(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 0
+    assert "usage:" in capsys.readouterr().out
+
+
+def test_deck_without_a_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["deck"]) == 2
+    assert "info" in capsys.readouterr().err
