@@ -102,8 +102,17 @@ def fallback_action(state: GameState, seat: int) -> Action:
     return Vote(seat, view.legal_vote_positions()[:1], forfeit=True)
 
 
-def _decide(agent: Agent, view: View) -> tuple[Action, dict[str, Any], float | None]:
-    """Ask ``agent`` for its decision in ``view``; return the action, notes and prediction."""
+def decide(agent: Agent, view: View) -> tuple[Action, dict[str, Any], float | None]:
+    """Ask ``agent`` for its decision in ``view``.
+
+    Returns:
+        The rules action, the notes the agent attached (JSON-ready), and the storyteller's
+        predicted guess rate (``None`` outside the tell phase or when it makes none).
+
+    Raises:
+        TypeError: the agent returned something that is not a decision.
+        Exception: whatever the agent raised.
+    """
     seat = view.seat
     if view.phase is Phase.TELL:
         story = agent.tell(view)
@@ -191,7 +200,7 @@ def play_game(
         phase = state.phase
         returned: Action | None = None
         try:
-            returned, seat_notes, guess = _decide(players[seat], observe(state, seat))
+            returned, seat_notes, guess = decide(players[seat], observe(state, seat))
             next_state = apply_action(state, returned, rng)
         except Exception as error:
             failures.append(Failure(

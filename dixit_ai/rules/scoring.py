@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+
 from dixit_ai.rules.errors import IllegalAction
 from dixit_ai.rules.ruleset import RuleSet
 
@@ -72,7 +74,7 @@ def check_vote(
     size = len(board_owner)
     for position in positions:
         if type(position) is not int and (isinstance(position, bool)
-                                          or not isinstance(position, int)):
+                                          or not isinstance(position, int | np.integer)):
             raise IllegalAction(f"seat {seat} voted for {position!r}, not a board position")
         if not 0 <= position < size:
             raise IllegalAction(
