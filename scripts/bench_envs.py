@@ -1,0 +1,163 @@
+"""Benchmark: the environments' cost over the raw rules engine, with the same random agents.
+
+Plays the same seeded games of random agents (``dixit_ai.agents.RandomAgent``) three ways and
+checks that they end with the same scores:
+
+- **raw**: the rules engine alone (``observe`` -> agent -> ``apply_action``), as the match runner
+  plays, without records;
+- **AEC**: ``envs.dixit_v0.env()`` (in its wrappers) through the canonical loop (``agent_iter``,
+  ``last``, ``step``), the agents deciding through ``envs.agent_player.AgentPlayer``;
+- **Parallel**: ``envs.dixit_v0.parallel_env()``, one ``step`` per simultaneous choice.
+
+A *decision* is one choice an agent makes in the rules (a tell, a guesser's card(s), a vote): the
+same count for the three. An AEC *step* is one environment turn (a 3-player guesser's two cards
+are two steps, so are a first and a second vote). It prints decisions and steps per second, and the
+overhead ratio: the AEC (or Parallel) time of the games over the raw time of the same games. The
+target: the AEC environment costs at most 2x the raw engine per decision.
+
+    python scripts/bench_envs.py                  # the default cells
+    python scripts/bench_envs.py --games 50 --cells refresh-2021:4 odyssey-2024:8 --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from dixit_ai.agents import RandomAgent
+from dixit_ai.match import decide, game_seeds, game_streams
+from dixit_ai.rules import RuleSet, apply_action, new_game, observe
+from envs import dixit_v0
+from envs.agent_player import AgentPlayer
+
+DECK = list(range(84))
+CELLS = ("refresh-2021:4", "refresh-2021:3", "original-2008:5", "odyssey-2011:7", "odyssey-2024:8")
+
+
+def raw_games(edition: str, n: int, seeds: list[int]) -> tuple[list[list[int]], int, int]:
+    """The rules engine alone; returns final scores, decisions and (raw) steps."""
+    rules = RuleSet.edition(edition)
+    finals, decisions = [], 0
+    for seed in seeds:
+        streams = game_streams(seed, n)
+        rng = np.random.default_rng(streams[0])
+        state = new_game(rules, n, DECK, rng)
+        agents = [RandomAgent() for _ in range(n)]
+        for seat, agent in enumerate(agents):
+            agent.reset(seat=seat, rng=np.random.default_rng(streams[seat + 1]))
+        while not state.is_over:
+            seat = state.pending[0]
+            action, _notes, _prediction = decide(agents[seat], observe(state, seat))
+            state = apply_action(state, action, rng)
+            decisions += 1
+        finals.append(list(state.scores))
+    return finals, decisions, decisions
+
+
+def aec_games(edition: str, n: int, seeds: list[int]) -> tuple[list[list[int]], int, int]:
+    """The AEC environment in its wrappers, the canonical loop."""
+    env = dixit_v0.env(edition=edition, n_players=n, deck=DECK)
+    finals, steps = [], 0
+    for seed in seeds:
+        env.reset(seed=seed)
+        players = {agent: AgentPlayer(RandomAgent()) for agent in env.possible_agents}
+        for agent, player in players.items():
+            player.reset(env, agent)
+        for agent in env.agent_iter():
+            _, _, termination, truncation, _ = env.last()
+            action = None if termination or truncation else players[agent].act(env, agent)
+            env.step(action)
+            steps += 1
+        finals.append(list(env.unwrapped.core.state.scores))
+    return finals, 0, steps
+
+
+def parallel_games(edition: str, n: int, seeds: list[int]) -> tuple[list[list[int]], int, int]:
+    """The Parallel environment: every acting agent acts in each step."""
+    env = dixit_v0.parallel_env(edition=edition, n_players=n, deck=DECK)
+    finals, steps = [], 0
+    for seed in seeds:
+        env.reset(seed=seed)
+        players = {agent: AgentPlayer(RandomAgent()) for agent in env.possible_agents}
+        for agent, player in players.items():
+            player.reset(env, agent)
+        while env.agents:
+            actions = {agent: players[agent].act(env, agent) for agent in env.acting_agents()}
+            env.step(actions)
+            steps += 1
+        finals.append(list(env.core.state.scores))
+    return finals, 0, steps
+
+
+def measure(edition: str, n: int, games: int, seed: int, repeats: int) -> dict[str, Any]:
+    """One cell: raw, AEC and Parallel on the same games, each the best of ``repeats`` runs.
+
+    The three run in turn within each repeat, so that a change of load on the machine touches
+    them alike.
+    """
+    seeds = game_seeds(seed, games)
+    runs: dict[str, Callable[[str, int, list[int]], tuple[list[list[int]], int, int]]] = {
+        "raw": raw_games, "aec": aec_games, "parallel": parallel_games}
+    best = dict.fromkeys(runs, float("inf"))
+    results: dict[str, tuple[list[list[int]], int, int]] = {}
+    for _ in range(repeats):
+        for name, run in runs.items():
+            started = time.perf_counter()
+            results[name] = run(edition, n, seeds)
+            best[name] = min(best[name], time.perf_counter() - started)
+    (raw_finals, decisions, _), (aec_finals, _, aec_steps), (par_finals, _, par_steps) = (
+        results["raw"], results["aec"], results["parallel"])
+    if not raw_finals == aec_finals == par_finals:
+        raise AssertionError(f"{edition} {n}p: the three ways disagree on final scores")
+    raw_s, aec_s, par_s = best["raw"], best["aec"], best["parallel"]
+    return {
+        "edition": edition, "players": n, "games": games, "decisions": decisions,
+        "aec_steps": aec_steps, "parallel_steps": par_steps,
+        "raw_decisions_per_s": decisions / raw_s,
+        "aec_steps_per_s": aec_steps / aec_s, "aec_decisions_per_s": decisions / aec_s,
+        "parallel_steps_per_s": par_steps / par_s, "parallel_decisions_per_s": decisions / par_s,
+        "aec_overhead": aec_s / raw_s, "parallel_overhead": par_s / raw_s,
+        "aec_overhead_per_step": (aec_s / aec_steps) / (raw_s / decisions),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=100, help="games per cell")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per measurement; the best")
+    parser.add_argument("--cells", nargs="*", default=list(CELLS),
+                        help="edition:players pairs")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", default=None, help="also write the table here")
+    args = parser.parse_args()
+
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
+    print(f"python {platform.python_version()} on {platform.machine()}, one core, "
+          f"{args.games} games per cell, best of {args.repeats}")
+    print(f"{'edition':<14} {'n':>2} {'raw dec/s':>10} {'AEC steps/s':>12} {'AEC dec/s':>10} "
+          f"{'par steps/s':>12} {'par dec/s':>10} {'AEC x':>6} {'AEC x/step':>10} {'par x':>6}")
+    rows = []
+    for cell in args.cells:
+        edition, _, players = cell.partition(":")
+        row = measure(edition, int(players), args.games, args.seed, args.repeats)
+        rows.append(row)
+        print(f"{edition:<14} {row['players']:>2} {row['raw_decisions_per_s']:>10,.0f} "
+              f"{row['aec_steps_per_s']:>12,.0f} {row['aec_decisions_per_s']:>10,.0f} "
+              f"{row['parallel_steps_per_s']:>12,.0f} {row['parallel_decisions_per_s']:>10,.0f} "
+              f"{row['aec_overhead']:>6.2f} {row['aec_overhead_per_step']:>10.2f} "
+              f"{row['parallel_overhead']:>6.2f}", flush=True)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as out:
+            json.dump(rows, out, indent=2)
+
+
+if __name__ == "__main__":
+    main()

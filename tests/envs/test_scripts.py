@@ -1,0 +1,29 @@
+"""Smoke runs of the environment scripts, with tiny budgets."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(*args: str) -> str:
+    result = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True,
+                            check=True, timeout=300)
+    return result.stdout
+
+
+def test_random_rollout() -> None:
+    out = run("scripts/random_rollout.py", "--edition", "odyssey-2024", "--players", "3",
+              "--seed", "1")
+    assert "illegal actions: 0" in out and "player_2: total reward" in out
+    out = run("scripts/random_rollout.py", "--clue-mode", "vocab", "--max-rounds", "2")
+    assert "2 rounds" in out
+
+
+def test_bench_envs() -> None:
+    out = run("scripts/bench_envs.py", "--games", "2", "--repeats", "1",
+              "--cells", "refresh-2021:3", "odyssey-2024:4")
+    assert "refresh-2021" in out and "odyssey-2024" in out
