@@ -6,9 +6,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from dixit_ai.cli import agents, deck, replay, simulate
+from dixit_ai.cli import agents, cache, deck, replay, simulate, train
 
-SUBCOMMANDS = (simulate, replay, deck, agents)
+SUBCOMMANDS = (simulate, replay, deck, agents, train, cache)
 
 
 def build_parser() -> argparse.ArgumentParser:

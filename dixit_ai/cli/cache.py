@@ -1,0 +1,106 @@
+"""``dixit-ai cache``: what the on-disk caches hold (``info``), and emptying them (``clear``).
+
+The cache root is ``$DIXIT_AI_CACHE_DIR``, else ``$XDG_CACHE_HOME/dixit-ai``, else
+``~/.cache/dixit-ai``; rendered decks live under ``decks/`` and embeddings under ``embeddings/``.
+This command needs neither torch nor the models extra.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+PARTS = ("embeddings", "decks")
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``cache`` subcommand to the ``dixit-ai`` parser."""
+    parser = subparsers.add_parser(
+        "cache",
+        help="show or clear the on-disk caches (rendered decks, embeddings)",
+        description=__doc__.split("\n\n")[0],
+    )
+    actions = parser.add_subparsers(dest="cache_action", metavar="ACTION", required=True)
+    info = actions.add_parser("info", help="where the cache is and what it holds")
+    info.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    clear = actions.add_parser("clear", help="delete cached files (they are rebuilt on demand)")
+    clear.add_argument(
+        "--only",
+        choices=PARTS,
+        help="clear only the embeddings or only the rendered decks (default: both)",
+    )
+    clear.add_argument(
+        "--fingerprint",
+        help="clear the embeddings of one embedder fingerprint only (see 'cache info')",
+    )
+    parser.set_defaults(func=run)
+
+
+def _bytes(path: Path) -> int:
+    total = 0
+    if path.is_dir():
+        for item in path.rglob("*"):
+            try:
+                if item.is_file():
+                    total += item.stat().st_size
+            except OSError:
+                continue
+    return total
+
+
+def _human(size: float) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GB"
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``dixit-ai cache info`` or ``dixit-ai cache clear``; returns the exit status."""
+    from dixit_ai.decks.cache import cache_root
+    from models.cache import EmbeddingCache
+
+    root = cache_root()
+    embeddings = EmbeddingCache(root / "embeddings")
+    if args.cache_action == "info":
+        report = {
+            "root": str(root),
+            "decks": {"path": str(root / "decks"), "bytes": _bytes(root / "decks")},
+            "embeddings": {
+                "path": str(root / "embeddings"),
+                "bytes": _bytes(root / "embeddings"),
+                "embedders": embeddings.summary(),
+            },
+        }
+        if args.json:
+            print(json.dumps(report, indent=1))
+            return 0
+        print(f"cache root: {root}")
+        print(f"  decks:      {_human(report['decks']['bytes'])}  ({root / 'decks'})")
+        print(
+            f"  embeddings: {_human(report['embeddings']['bytes'])}  ({root / 'embeddings'})"
+        )
+        for entry in report["embeddings"]["embedders"]:
+            print(
+                f"    {entry['fingerprint'][:32]}  {entry['name']}: {entry['images']} images, "
+                f"{entry['texts']} texts, {_human(entry['bytes'])}"
+            )
+        return 0
+
+    if args.fingerprint:
+        if args.only == "decks":
+            raise ValueError("--fingerprint selects embeddings; it cannot go with --only decks")
+        freed = embeddings.clear(args.fingerprint)
+        print(f"cleared embeddings of {args.fingerprint}: {_human(freed)}")
+        return 0
+    parts = [args.only] if args.only else list(PARTS)
+    for part in parts:
+        folder = root / part
+        freed = _bytes(folder)
+        shutil.rmtree(folder, ignore_errors=True)
+        print(f"cleared {part}: {_human(freed)} ({folder})")
+    return 0

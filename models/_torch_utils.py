@@ -1,0 +1,112 @@
+"""Small helpers shared by the torch backends: devices, dtypes, hashes of weights, threads."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Any
+
+from models.base import EmbedderError, EmbedderLoadError, WeightsChecksumError
+
+_DTYPES = ("float32", "float16", "bfloat16")
+
+_file_hashes: dict[tuple[str, int, int], str] = {}
+
+
+def require_torch(what: str) -> Any:
+    """Import torch, or raise an error that names the extra to install."""
+    try:
+        import torch
+    except ImportError as error:  # pragma: no cover - exercised only without the extra
+        raise EmbedderLoadError(
+            f"{what} needs PyTorch, which is not installed: pip install 'dixit-ai[models]'"
+        ) from error
+    return torch
+
+
+def resolve_device(device: str) -> str:
+    """Turn ``"auto"`` into ``"cuda"`` when a GPU is usable (else ``"cpu"``); check the rest."""
+    torch = require_torch("an embedder")
+    device = str(device).strip().lower()
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cpu":
+        return "cpu"
+    if device.startswith("cuda"):
+        if not torch.cuda.is_available():
+            raise EmbedderError(f"device {device!r} was asked for, but CUDA is not available here")
+        return device
+    if device == "mps":
+        return device
+    raise EmbedderError(f"device must be 'auto', 'cpu', 'cuda' or 'cuda:N', not {device!r}")
+
+
+def resolve_dtype(dtype: str, device: str) -> Any:
+    """The torch dtype for a name in ``float32``, ``float16``, ``bfloat16``."""
+    torch = require_torch("an embedder")
+    name = str(dtype).strip().lower().removeprefix("torch.")
+    if name not in _DTYPES:
+        raise EmbedderError(f"dtype must be one of {', '.join(_DTYPES)}, not {dtype!r}")
+    if name == "float16" and device == "cpu":
+        raise EmbedderError("dtype float16 is not supported on the CPU; use float32 or bfloat16")
+    return getattr(torch, name)
+
+
+def sha256_file(path: str | os.PathLike[str]) -> str:
+    """SHA-256 of a file, memoised per (path, size, mtime) within the process."""
+    resolved = Path(path).resolve()
+    stat = resolved.stat()
+    key = (str(resolved), stat.st_size, stat.st_mtime_ns)
+    if key not in _file_hashes:
+        digest = hashlib.sha256()
+        with open(resolved, "rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 22), b""):
+                digest.update(chunk)
+        _file_hashes[key] = digest.hexdigest()
+    return _file_hashes[key]
+
+
+def check_sha256(path: str | os.PathLike[str], expected: str, what: str, fix: str) -> None:
+    """Raise :class:`WeightsChecksumError` unless ``path`` hashes to ``expected``.
+
+    Args:
+        path: The weight file.
+        expected: Its pinned SHA-256 (hex).
+        what: What the file is, for the message.
+        fix: What to do about a mismatch, for the message.
+    """
+    if not Path(path).is_file():
+        raise EmbedderLoadError(f"{what}: the weight file {path} is missing. {fix}")
+    actual = sha256_file(path)
+    if actual != expected:
+        raise WeightsChecksumError(
+            f"{what}: {path} has SHA-256 {actual}, but {expected} was expected. {fix}"
+        )
+
+
+def hash_state_dict(module: Any) -> str:
+    """SHA-256 over a torch module's parameters and buffers (names, shapes, dtypes, bytes).
+
+    It identifies the weights whatever file or hub they came from; about a second for 600 MB.
+    """
+    torch = require_torch("hashing weights")
+    digest = hashlib.sha256()
+    with torch.no_grad():
+        for name, tensor in sorted(module.state_dict().items()):
+            cpu = tensor.detach().to("cpu").contiguous()
+            digest.update(f"{name}:{tuple(cpu.shape)}:{cpu.dtype}\n".encode())
+            if cpu.dtype == torch.bfloat16:
+                cpu = cpu.view(torch.int16)
+            digest.update(memoryview(cpu.numpy()).cast("B"))
+    return digest.hexdigest()
+
+
+def to_numpy(tensor: Any) -> Any:
+    """A float32 numpy copy of a tensor (or of a ``ModelOutput``'s pooled output)."""
+    if not hasattr(tensor, "detach"):
+        pooled = getattr(tensor, "pooler_output", None)
+        if pooled is None:
+            pooled = getattr(tensor, "image_embeds", None) or getattr(tensor, "text_embeds", None)
+        tensor = pooled
+    return tensor.detach().float().cpu().numpy()

@@ -1,0 +1,193 @@
+"""The :class:`Embedder` interface that every image-text backend implements, and its errors.
+
+An embedder maps card images and texts into one vector space. Both directions return
+L2-normalised ``float32`` arrays of shape ``(n, dim)``, computed in batches (with a progress bar
+when there are many), so that a dot product is a cosine similarity. Every embedder has a
+*fingerprint*: a hash of its backend, architecture, weights and preprocessing, which the embedding
+cache uses as part of its key.
+
+Backends implement two hooks, :meth:`Embedder._encode_image_batch` and
+:meth:`Embedder._encode_text_batch`; the base class does the batching, the progress bar, the
+normalisation and the checks. This module needs numpy only; torch is imported by the backends.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+#: Show a progress bar when an ``embed_*`` call holds more items than this (and stderr is a tty).
+PROGRESS_MIN_ITEMS = 256
+
+
+class EmbedderError(ValueError):
+    """An embedder name or option is invalid."""
+
+
+class EmbedderLoadError(EmbedderError):
+    """An embedder's weights could not be loaded.
+
+    The message says which weights were looked for, where, and what to install or pass instead.
+    """
+
+
+class WeightsChecksumError(EmbedderLoadError):
+    """A weight file's SHA-256 does not match the pinned value (a corrupted or changed file)."""
+
+
+def fingerprint_of(parts: dict[str, Any]) -> str:
+    """Hash a JSON-compatible description of an embedder into its fingerprint.
+
+    Args:
+        parts: Backend, architecture, weights hash, preprocessing, dtype, ... as plain data.
+
+    Returns:
+        A SHA-256 hex digest, prefixed with the backend name for readability
+        (``"openclip-3f2a..."``).
+    """
+    document = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
+    digest = hashlib.sha256(document.encode("utf-8")).hexdigest()
+    return f"{parts.get('backend', 'embedder')}-{digest[:40]}"
+
+
+def l2_normalise(vectors: np.ndarray) -> np.ndarray:
+    """Scale each row to unit length (rows of zeros stay zero); returns ``float32``."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return (vectors / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+
+
+def batches(n: int, batch_size: int) -> Iterator[slice]:
+    """Slices ``[0, b), [b, 2b), ...`` covering ``range(n)``."""
+    for start in range(0, n, batch_size):
+        yield slice(start, min(n, start + batch_size))
+
+
+class Embedder(ABC):
+    """Maps images and texts to L2-normalised vectors in one space.
+
+    Attributes:
+        name: The name it was loaded by (``"default"``, ``"openclip:ViT-B-32@/path"``, ...).
+        dim: The dimension of the vectors.
+        fingerprint: Hash of backend, architecture, weights and preprocessing; two embedders with
+            the same fingerprint give the same vectors.
+        device: The torch device the model runs on (``"cpu"``, ``"cuda"``, ...).
+        batch_size: How many items are encoded per forward pass.
+        info: Plain-data description (backend, architecture, weights, preprocessing) for records.
+    """
+
+    name: str
+    dim: int
+    fingerprint: str
+    device: str
+    batch_size: int
+    info: dict[str, Any]
+
+    def embed_images(
+        self,
+        images: Sequence[Image.Image],
+        *,
+        batch_size: int | None = None,
+        progress: bool | None = None,
+    ) -> np.ndarray:
+        """Embed images.
+
+        Args:
+            images: Pillow images, any mode and size (converted to RGB by the preprocessing).
+            batch_size: Items per forward pass; defaults to the embedder's ``batch_size``.
+            progress: Show a progress bar; ``None`` shows one for long calls on a terminal.
+
+        Returns:
+            ``float32`` array of shape ``(len(images), dim)``, rows of unit length.
+        """
+        images = list(images)
+        for image in images:
+            if not isinstance(image, Image.Image):
+                raise TypeError(f"embed_images takes Pillow images, not {type(image).__name__}")
+        return self._run(images, self._encode_image_batch, batch_size, progress, "images")
+
+    def embed_texts(
+        self,
+        texts: Sequence[str],
+        *,
+        batch_size: int | None = None,
+        progress: bool | None = None,
+    ) -> np.ndarray:
+        """Embed texts (clues, captions, words).
+
+        Args:
+            texts: Strings; an empty string is allowed.
+            batch_size: Items per forward pass; defaults to the embedder's ``batch_size``.
+            progress: Show a progress bar; ``None`` shows one for long calls on a terminal.
+
+        Returns:
+            ``float32`` array of shape ``(len(texts), dim)``, rows of unit length.
+        """
+        if isinstance(texts, str):
+            raise TypeError("embed_texts takes a list of strings, not one string")
+        texts = list(texts)
+        for text in texts:
+            if not isinstance(text, str):
+                raise TypeError(f"embed_texts takes strings, not {type(text).__name__}")
+        return self._run(texts, self._encode_text_batch, batch_size, progress, "texts")
+
+    def _run(
+        self,
+        items: list[Any],
+        encode: Any,
+        batch_size: int | None,
+        progress: bool | None,
+        what: str,
+    ) -> np.ndarray:
+        size = int(batch_size or self.batch_size)
+        if size < 1:
+            raise EmbedderError(f"batch_size must be at least 1, not {size}")
+        if not items:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        out = np.empty((len(items), self.dim), dtype=np.float32)
+        bar = None
+        if progress or (progress is None and len(items) > PROGRESS_MIN_ITEMS):
+            from tqdm.auto import tqdm
+
+            bar = tqdm(
+                total=len(items),
+                desc=f"embedding {what}",
+                unit=what[:-1] if what.endswith("s") else what,
+                disable=None if progress is None else not progress,
+                leave=False,
+            )
+        try:
+            for part in batches(len(items), size):
+                vectors = np.asarray(encode(items[part]), dtype=np.float32)
+                if vectors.shape != (part.stop - part.start, self.dim):
+                    raise RuntimeError(
+                        f"{self.name}: a batch of {part.stop - part.start} {what} gave vectors of "
+                        f"shape {vectors.shape}, expected ({part.stop - part.start}, {self.dim})"
+                    )
+                out[part] = l2_normalise(vectors)
+                if bar is not None:
+                    bar.update(part.stop - part.start)
+        finally:
+            if bar is not None:
+                bar.close()
+        return out
+
+    @abstractmethod
+    def _encode_image_batch(self, images: list[Image.Image]) -> np.ndarray:
+        """Encode one batch of images into (not necessarily normalised) vectors."""
+
+    @abstractmethod
+    def _encode_text_batch(self, texts: list[str]) -> np.ndarray:
+        """Encode one batch of texts into (not necessarily normalised) vectors."""
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(name={self.name!r}, dim={self.dim}, device={self.device!r}, "
+            f"fingerprint={self.fingerprint[:24]!r}...)"
+        )

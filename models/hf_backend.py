@@ -1,0 +1,170 @@
+"""The ``hf:`` backend: transformers CLIP and SigLIP models, from a hub id or a local folder.
+
+``hf:openai/clip-vit-base-patch32`` loads through ``from_pretrained`` (downloading when a model hub
+is reachable and ``local_files_only`` is off); ``hf:/path/to/folder`` loads a folder written by
+``save_pretrained`` (``config.json``, the weights, the tokenizer and ``preprocessor_config.json``).
+``local_files_only`` defaults to on when ``HF_HUB_OFFLINE`` is set.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from models._torch_utils import hash_state_dict, require_torch, resolve_dtype, to_numpy
+from models.base import Embedder, EmbedderError, EmbedderLoadError, fingerprint_of
+
+_TEXT_INPUTS = ("input_ids", "attention_mask")
+
+
+def hub_offline() -> bool:
+    """Whether the environment says the Hugging Face hub must not be contacted."""
+    return any(
+        os.environ.get(var, "").strip().lower() in ("1", "true", "yes", "on")
+        for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+    )
+
+
+class HFClipEmbedder(Embedder):
+    """A transformers CLIP or SigLIP model behind the :class:`~models.base.Embedder` interface.
+
+    Args:
+        spec: A hub model id (``openai/clip-vit-base-patch32``) or a local folder.
+        device: A resolved torch device.
+        dtype: ``"float32"``, ``"bfloat16"`` or (on a GPU) ``"float16"``.
+        batch_size: Items per forward pass.
+        local_files_only: Never contact the hub; ``None`` follows ``HF_HUB_OFFLINE``.
+        revision: A hub revision (branch, tag or commit).
+    """
+
+    def __init__(
+        self,
+        spec: str,
+        *,
+        device: str = "cpu",
+        dtype: str = "float32",
+        batch_size: int = 32,
+        local_files_only: bool | None = None,
+        revision: str | None = None,
+    ) -> None:
+        torch = require_torch("the hf backend")
+        try:
+            import transformers
+            from transformers import AutoImageProcessor, AutoModel, AutoTokenizer
+        except ImportError as error:
+            raise EmbedderLoadError(
+                "the hf backend needs transformers: pip install 'dixit-ai[models]'"
+            ) from error
+        spec = spec.strip()
+        if not spec:
+            raise EmbedderError("an hf name needs a model id or a folder: 'hf:org/model'")
+        self.name = f"hf:{spec}"
+        self.device = device
+        self.batch_size = int(batch_size)
+        self._torch = torch
+        self._dtype = resolve_dtype(dtype, device)
+        offline = hub_offline() if local_files_only is None else bool(local_files_only)
+        path = Path(spec).expanduser()
+        is_local = path.is_dir()
+        if not is_local and (spec.startswith((".", "/", "~")) or path.exists()):
+            raise EmbedderLoadError(
+                f"hf: the folder {path} was looked for, but it is not a folder. Pass a folder "
+                "written by save_pretrained (config.json, weights, tokenizer, "
+                "preprocessor_config.json) or a hub model id."
+            )
+        source = str(path) if is_local else spec
+        kwargs: dict[str, Any] = {"local_files_only": offline}
+        if revision:
+            kwargs["revision"] = revision
+        try:
+            model = AutoModel.from_pretrained(source, dtype=self._dtype, **kwargs)
+            tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
+            image_processor = AutoImageProcessor.from_pretrained(source, **kwargs)
+        except Exception as error:
+            if is_local:
+                where = f"the folder {path}"
+                fix = (
+                    "It must hold what save_pretrained writes: config.json, the weights, the "
+                    "tokenizer files and preprocessor_config.json."
+                )
+            else:
+                where = f"the hub model {spec!r} (in the Hugging Face cache, or downloaded)"
+                fix = (
+                    ("The hub is not contacted (local_files_only / HF_HUB_OFFLINE=1) and the "
+                     "model is not in the local cache. " if offline else
+                     "The model hub may be unreachable from this machine. ")
+                    + "Download it where a network is available "
+                    "(model.save_pretrained(DIR) and processor.save_pretrained(DIR)) and pass "
+                    "'hf:/path/to/DIR'."
+                )
+            raise EmbedderLoadError(
+                f"hf could not load {where}: {type(error).__name__}: {error}. {fix}"
+            ) from error
+        if not (hasattr(model, "get_image_features") and hasattr(model, "get_text_features")):
+            raise EmbedderLoadError(
+                f"hf: {source} is a {type(model).__name__}, which is not an image-text model; "
+                "the hf backend takes CLIP-like models (CLIPModel, SiglipModel, Siglip2Model, ...)"
+            )
+        self._model = model.to(device).eval()
+        self._tokenizer = tokenizer
+        self._image_processor = image_processor
+        model_type = str(getattr(model.config, "model_type", type(model).__name__))
+        self._is_siglip = "siglip" in model_type
+        text_config = getattr(model.config, "text_config", None)
+        self._max_length = int(getattr(text_config, "max_position_embeddings", 77) or 77)
+        self.info = {
+            "backend": "hf",
+            "architecture": type(model).__name__,
+            "model_type": model_type,
+            "source": source,
+            "weights": {"state_sha256": hash_state_dict(self._model)},
+            "preprocess": image_processor.to_dict(),
+            "tokenizer": {
+                "class": type(tokenizer).__name__,
+                "vocab_size": len(tokenizer),
+                "padding": "max_length" if self._is_siglip else "longest",
+                "max_length": self._max_length,
+            },
+            "dtype": str(self._dtype).removeprefix("torch."),
+            "transformers": transformers.__version__,
+        }
+        self.info["preprocess"].pop("processor_class", None)
+        self.dim = int(self._encode_text_batch(["a"]).shape[-1])
+        self.fingerprint = fingerprint_of(
+            {k: v for k, v in self.info.items() if k not in ("source", "transformers")}
+        )
+
+    @property
+    def model(self) -> Any:
+        """The underlying transformers model (``eval`` mode)."""
+        return self._model
+
+    def preprocess_images(self, images: list[Image.Image]) -> Any:
+        """The batch tensor that the vision tower sees (CPU, float32)."""
+        rgb = [image.convert("RGB") for image in images]
+        return self._image_processor(images=rgb, return_tensors="pt")["pixel_values"]
+
+    def forward_images(self, pixels: Any) -> np.ndarray:
+        """Encode a preprocessed batch (the raw model forward the benchmark compares against)."""
+        with self._torch.inference_mode():
+            pixels = pixels.to(device=self.device, dtype=self._dtype)
+            return to_numpy(self._model.get_image_features(pixel_values=pixels))
+
+    def _encode_image_batch(self, images: list[Image.Image]) -> np.ndarray:
+        return self.forward_images(self.preprocess_images(images))
+
+    def _encode_text_batch(self, texts: list[str]) -> np.ndarray:
+        encoded = self._tokenizer(
+            texts,
+            padding="max_length" if self._is_siglip else True,
+            truncation=True,
+            max_length=self._max_length,
+            return_tensors="pt",
+        )
+        inputs = {k: v.to(self.device) for k, v in encoded.items() if k in _TEXT_INPUTS}
+        with self._torch.inference_mode():
+            return to_numpy(self._model.get_text_features(**inputs))

@@ -1,0 +1,220 @@
+"""The ``openclip:`` backend: any open_clip architecture, from a pretrained tag or local files.
+
+Names (the part after ``openclip:``), as open_clip itself names weight sources:
+
+==================================  ==========================================================
+``ARCH@TAG``                        a pretrained tag (``ViT-B-32@laion2b_s34b_b79k``); open_clip
+                                    downloads it when a model hub is reachable
+``ARCH@/path/to/checkpoint``        a local checkpoint file (``.bin``, ``.pt``, ``.safetensors``)
+``local-dir:/path``                 a folder with ``open_clip_config.json`` and the weights
+``hf-hub:org/repo``                 an open_clip repository on the Hugging Face hub
+``ARCH@random``                     random initialisation, seeded (benchmarks and tests only)
+==================================  ==========================================================
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from models._torch_utils import (
+    hash_state_dict,
+    require_torch,
+    resolve_dtype,
+    sha256_file,
+    to_numpy,
+)
+from models.base import Embedder, EmbedderError, EmbedderLoadError, fingerprint_of
+
+_LOCAL_HINT = (
+    "To load weights without a network, pass a local checkpoint, "
+    "'openclip:ARCH@/path/to/open_clip_pytorch_model.bin', or a folder holding "
+    "open_clip_config.json and the weights, 'openclip:local-dir:/path/to/folder'."
+)
+
+
+def parse_openclip_spec(spec: str) -> tuple[str, str | None, str]:
+    """Split what follows ``openclip:`` into (model name for open_clip, pretrained, source kind).
+
+    Returns:
+        ``(model_name, pretrained, kind)`` with ``kind`` one of ``tag``, ``file``, ``local-dir``,
+        ``hf-hub``, ``random``.
+
+    Raises:
+        EmbedderError: The spec is empty or malformed.
+    """
+    spec = spec.strip()
+    if not spec:
+        raise EmbedderError("an openclip name needs an architecture: 'openclip:ViT-B-32@TAG'")
+    if spec.startswith("local-dir:"):
+        path = spec.removeprefix("local-dir:")
+        if not path:
+            raise EmbedderError("'openclip:local-dir:' needs a folder path")
+        return f"local-dir:{Path(path).expanduser()}", None, "local-dir"
+    if spec.startswith("hf-hub:"):
+        return spec, None, "hf-hub"
+    arch, sep, source = spec.partition("@")
+    if not arch or not sep or not source:
+        raise EmbedderError(
+            f"openclip name {spec!r} needs ARCH@TAG, ARCH@/path/to/checkpoint, ARCH@random, "
+            "local-dir:/path or hf-hub:org/repo (for example 'openclip:ViT-B-32@laion2b_s34b_b79k')"
+        )
+    if source == "random":
+        return arch, None, "random"
+    looks_like_path = os.sep in source or source.startswith((".", "~")) or Path(source).suffix in (
+        ".bin",
+        ".pt",
+        ".pth",
+        ".safetensors",
+        ".npz",
+    )
+    if looks_like_path:
+        return arch, str(Path(source).expanduser()), "file"
+    return arch, source, "tag"
+
+
+class OpenClipEmbedder(Embedder):
+    """An open_clip model behind the :class:`~models.base.Embedder` interface.
+
+    Args:
+        spec: What follows ``openclip:`` (see the module docstring).
+        device: A resolved torch device (``"cpu"``, ``"cuda"``).
+        dtype: ``"float32"``, ``"bfloat16"`` or (on a GPU) ``"float16"``.
+        batch_size: Items per forward pass.
+        seed: Seed of the random initialisation for ``ARCH@random``.
+    """
+
+    def __init__(
+        self,
+        spec: str,
+        *,
+        device: str = "cpu",
+        dtype: str = "float32",
+        batch_size: int = 32,
+        seed: int = 0,
+    ) -> None:
+        torch = require_torch("the openclip backend")
+        try:
+            import open_clip
+        except ImportError as error:
+            raise EmbedderLoadError(
+                "the openclip backend needs open_clip: pip install 'dixit-ai[models]'"
+            ) from error
+        model_name, pretrained, kind = parse_openclip_spec(spec)
+        self.name = f"openclip:{spec}"
+        self.device = device
+        self.batch_size = int(batch_size)
+        self._torch = torch
+        self._dtype = resolve_dtype(dtype, device)
+
+        if kind in ("tag", "file", "random"):
+            known = open_clip.list_models()
+            if model_name not in known:
+                close = [m for m in known if model_name.lower() in m.lower()][:8]
+                raise EmbedderLoadError(
+                    f"open_clip has no architecture {model_name!r}"
+                    + (f"; close names: {', '.join(close)}" if close else "")
+                    + ". open_clip.list_models() lists them all."
+                )
+        if kind == "tag":
+            tags = open_clip.list_pretrained_tags_by_model(model_name)
+            if pretrained not in tags:
+                raise EmbedderLoadError(
+                    f"open_clip has no pretrained tag {pretrained!r} for {model_name}; known tags: "
+                    f"{', '.join(tags) or 'none'}. A path to a checkpoint must contain '/'. "
+                    + _LOCAL_HINT
+                )
+        if kind == "file" and not Path(str(pretrained)).is_file():
+            raise EmbedderLoadError(
+                f"openclip: the checkpoint {pretrained} was looked for for {model_name}, but there "
+                f"is no such file. " + _LOCAL_HINT
+            )
+        if kind == "local-dir" and not Path(model_name.removeprefix("local-dir:")).is_dir():
+            raise EmbedderLoadError(
+                f"openclip: the folder {model_name.removeprefix('local-dir:')} was looked for, but "
+                "it does not exist. " + _LOCAL_HINT
+            )
+
+        try:
+            if kind == "random":
+                torch.manual_seed(seed)
+            model, _, preprocess = open_clip.create_model_and_transforms(
+                model_name, pretrained=pretrained, device="cpu"
+            )
+        except Exception as error:
+            where = {
+                "tag": f"the pretrained tag {pretrained!r} for {model_name}, downloaded through "
+                "the Hugging Face hub (or open_clip's URL) into the hub cache",
+                "file": f"the checkpoint file {pretrained}",
+                "local-dir": f"the folder {model_name.removeprefix('local-dir:')}",
+                "hf-hub": f"the hub repository {model_name.removeprefix('hf-hub:')}",
+                "random": f"a random initialisation of {model_name}",
+            }[kind]
+            offline = ""
+            if kind in ("tag", "hf-hub"):
+                offline = (
+                    " If the model hub is unreachable from this machine (no network, or "
+                    "HF_HUB_OFFLINE=1), the weights cannot be downloaded."
+                )
+            raise EmbedderLoadError(
+                f"openclip could not load {where}: {error}.{offline} " + _LOCAL_HINT
+            ) from error
+
+        model = model.to(device=device, dtype=self._dtype).eval()
+        self._model = model
+        self._preprocess = preprocess
+        self._tokenizer = open_clip.get_tokenizer(model_name)
+
+        if kind == "file":
+            weights = {"file_sha256": sha256_file(str(pretrained))}
+        elif kind == "random":
+            weights = {"random_seed": seed, "state_sha256": hash_state_dict(model)}
+        else:
+            weights = {"state_sha256": hash_state_dict(model)}
+        try:
+            preprocess_cfg: Any = open_clip.get_model_preprocess_cfg(model)
+        except Exception:  # older open_clip
+            preprocess_cfg = repr(preprocess)
+        with torch.inference_mode():
+            probe = model.encode_text(self._tokenizer(["a"]).to(device))
+        self.dim = int(probe.shape[-1])
+        self.info = {
+            "backend": "openclip",
+            "architecture": model_name if kind != "local-dir" else "local-dir",
+            "source": kind,
+            "pretrained": pretrained,
+            "weights": weights,
+            "preprocess": preprocess_cfg,
+            "dtype": str(self._dtype).removeprefix("torch."),
+            "open_clip": getattr(open_clip, "__version__", "?"),
+        }
+        self.fingerprint = fingerprint_of(
+            {k: v for k, v in self.info.items() if k not in ("pretrained", "source", "open_clip")}
+        )
+
+    @property
+    def model(self) -> Any:
+        """The underlying open_clip model (``eval`` mode)."""
+        return self._model
+
+    def preprocess_images(self, images: list[Image.Image]) -> Any:
+        """The batch tensor that the vision tower sees (CPU, float32)."""
+        return self._torch.stack([self._preprocess(image.convert("RGB")) for image in images])
+
+    def forward_images(self, pixels: Any) -> np.ndarray:
+        """Encode a preprocessed batch (the raw model forward the benchmark compares against)."""
+        with self._torch.inference_mode():
+            pixels = pixels.to(device=self.device, dtype=self._dtype)
+            return to_numpy(self._model.encode_image(pixels))
+
+    def _encode_image_batch(self, images: list[Image.Image]) -> np.ndarray:
+        return self.forward_images(self.preprocess_images(images))
+
+    def _encode_text_batch(self, texts: list[str]) -> np.ndarray:
+        with self._torch.inference_mode():
+            tokens = self._tokenizer(texts).to(self.device)
+            return to_numpy(self._model.encode_text(tokens))

@@ -1,0 +1,133 @@
+"""Choosing a backend by name, and keeping one loaded model per name and options per process.
+
+==========================  ===================================================================
+name                        backend
+==========================  ===================================================================
+``default``                 the offline default model (:mod:`models.default_model`)
+``default:/path/head.npz``  the default towers with another alignment head
+``openclip:...``            :mod:`models.openclip_backend` (``ARCH@TAG``, ``ARCH@/file``,
+                            ``local-dir:/folder``, ``hf-hub:org/repo``, ``ARCH@random``)
+``hf:...``                  :mod:`models.hf_backend` (a hub id or a ``save_pretrained`` folder)
+==========================  ===================================================================
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from models.base import Embedder, EmbedderError
+
+BACKENDS = ("default", "openclip", "hf")
+
+_loaded: dict[tuple[Any, ...], Embedder] = {}
+_lock = threading.RLock()
+
+
+def split_name(name: str) -> tuple[str, str]:
+    """Split an embedder name into (backend, spec): ``"openclip:ViT-B-32@x"`` -> ``("openclip",
+    "ViT-B-32@x")``.
+
+    Raises:
+        EmbedderError: The backend is unknown.
+    """
+    name = str(name).strip()
+    backend, _, spec = name.partition(":")
+    if backend not in BACKENDS:
+        raise EmbedderError(
+            f"unknown embedder {name!r}: names start with one of "
+            + ", ".join(f"'{b}'" for b in BACKENDS)
+            + " (for example 'default', 'openclip:ViT-B-32@laion2b_s34b_b79k', "
+            "'openclip:local-dir:/path', 'hf:openai/clip-vit-base-patch32', 'hf:/path/to/folder')"
+        )
+    return backend, spec
+
+
+def load_embedder(
+    name: str = "default",
+    *,
+    device: str = "auto",
+    dtype: str = "float32",
+    batch_size: int = 32,
+    **options: Any,
+) -> Embedder:
+    """Load an embedder by name; the same name and options give the same object in a process.
+
+    Args:
+        name: ``"default"``, ``"openclip:..."`` or ``"hf:..."`` (see the module docstring).
+        device: ``"auto"`` (a GPU when there is one), ``"cpu"``, ``"cuda"`` or ``"cuda:N"``.
+        dtype: ``"float32"`` (default), ``"bfloat16"``, or ``"float16"`` on a GPU.
+        batch_size: Items per forward pass.
+        **options: Backend options: ``seed`` (openclip ``@random``), ``local_files_only`` and
+            ``revision`` (hf).
+
+    Returns:
+        An :class:`~models.base.Embedder`.
+
+    Raises:
+        EmbedderError: The name or an option is invalid.
+        EmbedderLoadError: The weights could not be loaded; the message says which weights were
+            looked for, where, and what to install or pass instead.
+
+    Example:
+        >>> embedder = load_embedder("default", device="cpu")  # doctest: +SKIP
+        >>> embedder.embed_texts(["whale"]).shape  # doctest: +SKIP
+        (1, 384)
+    """
+    from models._torch_utils import resolve_device, resolve_dtype
+
+    backend, spec = split_name(name)
+    resolved = resolve_device(device)
+    resolve_dtype(dtype, resolved)
+    _reject(options, {"default": (), "openclip": ("seed",), "hf": ("local_files_only", "revision")}[
+        backend
+    ], name)
+    key = (backend, spec, resolved, str(dtype), int(batch_size), tuple(sorted(options.items())))
+    with _lock:
+        if key in _loaded:
+            return _loaded[key]
+        embedder: Embedder
+        if backend == "default":
+            _reject(options, (), name)
+            from models.default_model import DefaultEmbedder
+
+            embedder = DefaultEmbedder(
+                spec or None, device=resolved, dtype=dtype, batch_size=batch_size
+            )
+        elif backend == "openclip":
+            _reject(options, ("seed",), name)
+            from models.openclip_backend import OpenClipEmbedder
+
+            embedder = OpenClipEmbedder(
+                spec, device=resolved, dtype=dtype, batch_size=batch_size, **options
+            )
+        else:
+            _reject(options, ("local_files_only", "revision"), name)
+            from models.hf_backend import HFClipEmbedder
+
+            embedder = HFClipEmbedder(
+                spec, device=resolved, dtype=dtype, batch_size=batch_size, **options
+            )
+        _loaded[key] = embedder
+        return embedder
+
+
+def loaded_embedders() -> list[Embedder]:
+    """The embedders loaded in this process so far."""
+    with _lock:
+        return list(_loaded.values())
+
+
+def forget_loaded() -> None:
+    """Drop this process's loaded embedders (tests use it to free memory)."""
+    with _lock:
+        _loaded.clear()
+
+
+def _reject(options: dict[str, Any], allowed: tuple[str, ...], name: str) -> None:
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise EmbedderError(
+            f"{name}: unknown option(s) {', '.join(unknown)}; this backend takes "
+            + (", ".join(allowed) if allowed else "device, dtype and batch_size only")
+        )

