@@ -476,7 +476,11 @@ class DixitCore:
         return copy
 
     def observation(self, seat: int, acting: bool) -> dict[str, Any]:
-        """What ``seat`` sees, as the observation space's dict (fresh arrays every call).
+        """What ``seat`` sees, as the observation space's dict.
+
+        The fields that change with each step are fresh arrays; those that change once a round
+        (round, scores, the last round's reveal) are read-only arrays shared by the round's
+        observations.
 
         ``acting`` says whether the seat is asked to act now (the AEC environment asks one seat at
         a time, the Parallel one every seat of a phase); the mask of a seat that is not is all
@@ -511,17 +515,17 @@ class DixitCore:
             "turn": ints[len(chosen)],
             "seat": ints[seat],
             "storyteller": ints[view.storyteller],
-            "round": round_.copy(),
+            "round": round_,
             "hand": values[:hand_end],
             "board": values[hand_end:board_end],
             "clue": clue,
             "my_cards": values[board_end:cards_end],
             "my_votes": values[cards_end:],
-            "scores": scores.copy(),
-            "last_board": last_board.copy(),
-            "last_owners": last_owners.copy(),
-            "last_votes": last_votes.copy(),
-            "last_points": last_points.copy(),
+            "scores": scores,
+            "last_board": last_board,
+            "last_owners": last_owners,
+            "last_votes": last_votes,
+            "last_points": last_points,
             "action_mask": self._mask(seat, view) if acting else self._no_mask.copy(),
         }
 
@@ -539,8 +543,11 @@ class DixitCore:
             votes = np.array([v + pad[: self.max_votes - len(v)] for v in last.votes],
                              dtype=np.int64)
             points = np.array(last.points, dtype=np.int64)
-        self._public = (np.array(view.round, dtype=np.int64),
-                        np.array(view.scores, dtype=np.int64), board, owners, votes, points)
+        public = (np.array(view.round, dtype=np.int64),
+                  np.array(view.scores, dtype=np.int64), board, owners, votes, points)
+        for array in public:
+            array.flags.writeable = False  # shared by every observation of the round
+        self._public = public
         self._public_key = view.round
 
     # ------------------------------------------------------------------ the full state

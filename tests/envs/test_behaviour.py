@@ -114,14 +114,17 @@ def test_observation_holds_the_seat_view() -> None:
     assert observation["round"] == 1
 
 
-def test_observations_are_fresh_arrays() -> None:
+def test_observations_cannot_be_changed_through_each_other() -> None:
+    """Each array is either fresh, or read-only and shared by the round's observations."""
     env = dixit_v0.raw_env(deck=DECK)
     env.reset(seed=0)
     first, second = env.observe("player_0"), env.observe("player_0")
     assert data_equivalence(first, second)
     for key, value in first.items():
-        if isinstance(value, np.ndarray):
-            assert not np.shares_memory(value, second[key]), key
+        if isinstance(value, np.ndarray) and np.shares_memory(value, second[key]):
+            assert not value.flags.writeable, key
+            with pytest.raises(ValueError, match="read-only"):
+                value[...] = 0
     first["hand"][:] = 0
     assert (env.observe("player_0")["hand"] != 0).any()
 
