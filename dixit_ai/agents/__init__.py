@@ -6,8 +6,10 @@ from dixit_ai.agents.base import Agent, Choice, Story, as_choice
 from dixit_ai.agents.random_agent import RandomAgent
 from dixit_ai.agents.registry import (
     AgentSpec,
+    agent_config_dirs,
     agent_spec,
     list_agents,
+    load_agent_configs,
     make_agent,
     register_agent,
 )
@@ -18,9 +20,11 @@ __all__ = [
     "Choice",
     "RandomAgent",
     "Story",
+    "agent_config_dirs",
     "agent_spec",
     "as_choice",
     "list_agents",
+    "load_agent_configs",
     "make_agent",
     "register_agent",
 ]

@@ -5,6 +5,20 @@ and, where the agent needs an optional dependency, the extra that installs it. `
 imports heavy modules (``models``, torch) until an agent that needs them is made, so the core
 installs and runs without them.
 
+Entries are also read from YAML files (one agent per file), found the first time the registry is
+looked up: every ``*.yaml`` in the folders of the ``DIXIT_AI_AGENT_CONFIGS`` environment variable
+(separated by ``os.pathsep``), then in the repository's top-level ``configs/agents/`` (present in a
+source checkout and an editable install). A file looks like::
+
+    name: clip-greedy
+    entry_point: models.players:ClipAgent
+    extra: models
+    description: one line for `dixit-ai agents`
+    kwargs: {target_guess_rate: 0.5}
+
+An entry registered in code, or found in an earlier folder, wins over a later file of the same
+name. :func:`load_agent_configs` reads a folder explicitly.
+
 >>> agent = make_agent("random", second_vote_rate=0.0)
 >>> agent.name, agent.second_vote_rate
 ('random', 0.0)
@@ -13,7 +27,9 @@ installs and runs without them.
 from __future__ import annotations
 
 import importlib
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from dixit_ai.agents.base import Agent
@@ -39,6 +55,13 @@ class AgentSpec:
 
 
 _REGISTRY: dict[str, AgentSpec] = {}
+_CONFIGS_LOADED = False
+
+CONFIG_DIRS_VARIABLE = "DIXIT_AI_AGENT_CONFIGS"
+"""Environment variable naming extra folders of agent YAML files (``os.pathsep``-separated)."""
+
+REPOSITORY_CONFIGS = Path(__file__).resolve().parents[2] / "configs" / "agents"
+"""The top-level ``configs/agents/`` of a source checkout or editable install."""
 
 
 def register_agent(
@@ -65,12 +88,57 @@ def register_agent(
     return spec
 
 
+def agent_config_dirs() -> list[Path]:
+    """The folders scanned for agent YAML files, in priority order."""
+    folders = [Path(p) for p in os.environ.get(CONFIG_DIRS_VARIABLE, "").split(os.pathsep) if p]
+    return [*folders, REPOSITORY_CONFIGS]
+
+
+def load_agent_configs(folder: str | os.PathLike[str], *, overwrite: bool = False
+                       ) -> list[AgentSpec]:
+    """Register every agent YAML file (``*.yaml``) of ``folder``; return the new entries.
+
+    Names already registered are skipped unless ``overwrite``.
+
+    Raises:
+        ValueError: a file is not a mapping with ``name`` and ``entry_point`` (the message names
+            the file).
+    """
+    yaml = importlib.import_module("yaml")  # PyYAML (a core dependency) ships no type stubs
+    added = []
+    for path in sorted(Path(folder).glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or "name" not in data or "entry_point" not in data:
+            raise ValueError(f"{path}: an agent file needs at least 'name' and 'entry_point'")
+        unknown = sorted(set(data) - {"name", "entry_point", "description", "extra", "kwargs"})
+        if unknown:
+            raise ValueError(f"{path}: unknown key(s) {', '.join(unknown)}")
+        name = str(data["name"])
+        if name in _REGISTRY and not overwrite:
+            continue
+        added.append(register_agent(
+            name, str(data["entry_point"]), description=str(data.get("description", "")),
+            extra=data.get("extra"), overwrite=overwrite, **dict(data.get("kwargs") or {})))
+    return added
+
+
+def _ensure_configs() -> None:
+    global _CONFIGS_LOADED
+    if _CONFIGS_LOADED:
+        return
+    _CONFIGS_LOADED = True
+    for folder in agent_config_dirs():
+        if folder.is_dir():
+            load_agent_configs(folder)
+
+
 def agent_spec(name: str) -> AgentSpec:
     """The registry entry called ``name``.
 
     Raises:
         ValueError: no such agent (the message lists the registered names).
     """
+    _ensure_configs()
     try:
         return _REGISTRY[name]
     except KeyError:
@@ -81,6 +149,7 @@ def agent_spec(name: str) -> AgentSpec:
 
 def list_agents() -> list[AgentSpec]:
     """Every registered entry, sorted by name."""
+    _ensure_configs()
     return [_REGISTRY[name] for name in sorted(_REGISTRY)]
 
 

@@ -1,0 +1,205 @@
+"""Fitting the guess model to recorded games, and measuring calibration.
+
+Each recorded vote is one observation: the similarities of the board cards the voter could vote
+for (its own cards excluded) to the clue, which of them was the storyteller's, and which one it
+voted for (its first vote). :func:`fit_guess_model` maximises the likelihood of the votes under
+:class:`~models.players.simulation.GuessModel` (temperature and bias), by a grid search refined
+twice. :func:`reliability` bins predicted against observed guess rates and gives the expected
+calibration error (ECE).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from models.players.simulation import MIN_TEMPERATURE, GuessModel
+
+
+@dataclass(frozen=True)
+class VoteObservation:
+    """One vote: similarities of the votable cards, the storyteller's among them, the choice."""
+
+    sims: np.ndarray
+    storyteller_index: int
+    chosen: int
+
+
+def observed_guess_rate(round_record: Any) -> float | None:
+    """The fraction of voters who found the storyteller's card in a recorded round."""
+    votes = round_record.votes
+    if not votes or round_record.storyteller_card not in round_record.board:
+        return None
+    position = round_record.board.index(round_record.storyteller_card)
+    return sum(position in v for v in votes.values()) / len(votes)
+
+
+def vote_observations(records: Iterable[Any], card_vectors: Any, text_vectors: Any
+                      ) -> list[VoteObservation]:
+    """The vote observations of recorded games.
+
+    Args:
+        records: :class:`dixit_ai.GameRecord` objects.
+        card_vectors: ``card_vectors(card_ids) -> (n, dim)`` array.
+        text_vectors: ``text_vectors(texts) -> (n, dim)`` array.
+    """
+    observations = []
+    for record in records:
+        for rnd in record.rounds:
+            if not rnd.votes or rnd.storyteller_card not in rnd.board:
+                continue
+            sims = card_vectors(rnd.board) @ text_vectors([rnd.clue])[0]
+            target = rnd.board.index(rnd.storyteller_card)
+            for seat, votes in rnd.votes.items():
+                legal = [i for i, owner in enumerate(rnd.board_owner) if owner != int(seat)]
+                if not votes or votes[0] not in legal or target not in legal:
+                    continue
+                observations.append(VoteObservation(
+                    np.asarray(sims[legal], dtype=np.float64), legal.index(target),
+                    legal.index(votes[0])))
+    return observations
+
+
+def _pack(observations: Sequence[VoteObservation]) -> tuple[np.ndarray, ...]:
+    width = max(len(o.sims) for o in observations)
+    sims = np.full((len(observations), width), -np.inf)
+    story = np.zeros_like(sims)
+    for i, o in enumerate(observations):
+        sims[i, : len(o.sims)] = o.sims
+        story[i, o.storyteller_index] = 1.0
+    chosen = np.asarray([o.chosen for o in observations])
+    return sims, story, chosen
+
+
+def log_likelihood(observations: Sequence[VoteObservation] | tuple[np.ndarray, ...],
+                   temperature: float, bias: float) -> float:
+    """Mean log-likelihood of the votes under a guess model."""
+    sims, story, chosen = (observations if isinstance(observations, tuple)
+                           else _pack(observations))
+    logits = sims / temperature + bias * story
+    logits = logits - logits.max(axis=1, keepdims=True)
+    log_norm = np.log(np.exp(logits).sum(axis=1))
+    return float(np.mean(logits[np.arange(len(chosen)), chosen] - log_norm))
+
+
+def fit_guess_model(observations: Sequence[VoteObservation], *, fit_bias: bool = True,
+                    temperature_range: tuple[float, float] = (MIN_TEMPERATURE, 1.0)) -> GuessModel:
+    """The maximum-likelihood guess model for the observed votes.
+
+    Args:
+        observations: From :func:`vote_observations` (at least one).
+        fit_bias: Fit the bias too (else it stays 0).
+        temperature_range: Where to search the temperature (log scale).
+
+    Raises:
+        ValueError: no observations.
+    """
+    if not observations:
+        raise ValueError("no votes to fit the guess model to")
+    packed = _pack(observations)
+    low, high = np.log(temperature_range[0]), np.log(temperature_range[1])
+    log_t = np.linspace(low, high, 41)
+    biases = np.linspace(-4.0, 4.0, 33) if fit_bias else np.zeros(1)
+    best = (-np.inf, 0.0, 0.0)
+    for _ in range(3):  # a grid, then two finer grids around the best point
+        for lt in log_t:
+            for b in biases:
+                value = log_likelihood(packed, float(np.exp(lt)), float(b))
+                if value > best[0]:
+                    best = (value, float(lt), float(b))
+        step_t = log_t[1] - log_t[0]
+        log_t = np.clip(np.linspace(best[1] - step_t, best[1] + step_t, 21), low, high)
+        if fit_bias:
+            step_b = biases[1] - biases[0]
+            biases = np.linspace(best[2] - step_b, best[2] + step_b, 21)
+    return GuessModel(float(np.exp(best[1])), best[2])
+
+
+@dataclass(frozen=True)
+class Reliability:
+    """A reliability diagram's data.
+
+    Attributes:
+        edges: Bin edges over ``[0, 1]``.
+        predicted: Mean predicted rate per bin (NaN where empty).
+        observed: Mean observed rate per bin (NaN where empty).
+        counts: Rounds per bin.
+        ece: Expected calibration error: ``sum(counts * |observed - predicted|) / sum(counts)``.
+    """
+
+    edges: np.ndarray
+    predicted: np.ndarray
+    observed: np.ndarray
+    counts: np.ndarray
+    ece: float
+
+
+def reliability(predicted: Sequence[float], observed: Sequence[float], bins: int = 10
+                ) -> Reliability:
+    """Bin predicted guess rates and compare with the observed ones.
+
+    >>> r = reliability([0.1, 0.1, 0.9, 0.9], [0.0, 0.25, 1.0, 0.75])
+    >>> round(r.ece, 3)
+    0.025
+    """
+    p = np.asarray(predicted, dtype=np.float64)
+    o = np.asarray(observed, dtype=np.float64)
+    edges = np.linspace(0.0, 1.0, bins + 1)
+    index = np.clip(np.digitize(p, edges[1:-1]), 0, bins - 1)
+    counts = np.bincount(index, minlength=bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_p = np.bincount(index, p, bins) / counts
+        mean_o = np.bincount(index, o, bins) / counts
+    filled = counts > 0
+    ece = float(np.sum(counts[filled] * np.abs(mean_o[filled] - mean_p[filled])) / max(1, len(p)))
+    return Reliability(edges, mean_p, mean_o, counts, ece)
+
+
+def predictions_of(records: Iterable[Any]) -> tuple[list[float], list[float], list[str]]:
+    """(predicted, observed, storyteller agent name) for every round with a prediction."""
+    predicted, observed, names = [], [], []
+    for record in records:
+        agents = record.header.get("agents", [])
+        for rnd in record.rounds:
+            rate = observed_guess_rate(rnd)
+            if rnd.predicted_guess_rate is None or rate is None:
+                continue
+            predicted.append(float(rnd.predicted_guess_rate))
+            observed.append(rate)
+            names.append(str(agents[rnd.storyteller].get("name", "?"))
+                         if rnd.storyteller < len(agents) else "?")
+    return predicted, observed, names
+
+
+def plot_reliability(result: Reliability, path: Any, title: str) -> bool:
+    """Draw the reliability diagram as a PNG; ``False`` if matplotlib is not installed."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    centres = (result.edges[:-1] + result.edges[1:]) / 2
+    filled = result.counts > 0
+    fig, ax = plt.subplots(figsize=(5, 5))
+    ax.plot([0, 1], [0, 1], "--", color="grey", label="perfect calibration")
+    ax.bar(centres[filled], result.observed[filled], width=1 / len(centres), alpha=0.35,
+           edgecolor="black", label="observed (bin mean)")
+    ax.plot(result.predicted[filled], result.observed[filled], "o-", label="observed vs predicted")
+    for x, y, n in zip(result.predicted[filled], result.observed[filled],
+                       result.counts[filled], strict=True):
+        ax.annotate(str(int(n)), (x, y), textcoords="offset points", xytext=(4, -10), fontsize=7)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("predicted guess rate")
+    ax.set_ylabel("observed guess rate")
+    ax.set_title(f"{title}\nECE = {result.ece:.3f} ({int(result.counts.sum())} rounds)")
+    ax.legend(loc="upper left", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True

@@ -1,0 +1,97 @@
+"""Command-line glue for the players' scripts: CleanRL-style ``Args`` dataclasses, and
+``register`` functions for ``dixit-ai train calibration`` / ``dixit-ai train storyteller``.
+
+Each script declares ``@dataclass class Args`` whose fields carry their help text in
+``metadata={"help": ...}``; :func:`parse_args` turns it into ``--flags``. To wire the ``train``
+jobs, ``dixit_ai/cli/train.py`` calls ``register_train_commands(jobs)`` with its job
+sub-parsers, and its ``run`` starts with::
+
+    if getattr(args, "players_job", None) is not None:
+        return args.players_job(args)
+
+The jobs run the scripts' ``main`` with the options that follow the job's name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import runpy
+import types
+import typing
+from pathlib import Path
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
+
+
+def _parser_for(cls: type, description: str) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=description,
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    add_arguments(parser, cls)
+    return parser
+
+
+def add_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
+    """Add one ``--flag`` per field of the dataclass ``cls`` to ``parser``."""
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        flag = "--" + f.name.replace("_", "-")
+        kind = hints[f.name]
+        factory: Any = f.default_factory
+        default = f.default if f.default is not dataclasses.MISSING else factory()
+        help_text = f.metadata.get("help", "")
+        args = typing.get_args(kind)
+        if kind is bool:
+            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=default,
+                                help=help_text)
+            continue
+        origin = typing.get_origin(kind)
+        if origin in (list, tuple):
+            parser.add_argument(flag, nargs="*", type=args[0], default=default, help=help_text)
+            continue
+        if origin in (typing.Union, types.UnionType):
+            base = next(a for a in args if a is not type(None))
+            parser.add_argument(flag, type=base, default=default, help=help_text)
+            continue
+        parser.add_argument(flag, type=kind, default=default, help=help_text)
+
+
+def parse_args(cls: type[T], argv: list[str] | None = None, description: str = "") -> T:
+    """An instance of the ``Args`` dataclass ``cls`` from the command line."""
+    namespace = _parser_for(cls, description).parse_args(argv)
+    return cls(**vars(namespace))
+
+
+def _script_main(name: str) -> Any:
+    module = runpy.run_path(str(SCRIPTS / name), run_name="dixit_ai_script")
+    return module["main"]
+
+
+def register_train_commands(subparsers: Any) -> None:
+    """Add ``calibration`` and ``storyteller`` to the sub-parsers of ``dixit-ai train``.
+
+    Every option after the subcommand is passed to the script
+    (``dixit-ai train calibration --help`` shows them).
+    """
+    for command, script, summary in (
+        ("calibration", "fit_calibration.py",
+         "fit the guess model (temperature, bias) to recorded games; reliability diagram"),
+        ("storyteller", "train_storyteller.py",
+         "learn a clue-choice policy by self-play (REINFORCE with a baseline)"),
+    ):
+        # No options of its own ("+" prefixes none of them): every --flag, --help included,
+        # goes to the script.
+        parser = subparsers.add_parser(command, help=summary, description=summary,
+                                       add_help=False, prefix_chars="+")
+        parser.add_argument("script_args", nargs=argparse.REMAINDER)
+        parser.set_defaults(players_job=_runner(script))
+
+
+def _runner(script: str) -> Any:
+    def run(args: argparse.Namespace) -> int:
+        return int(_script_main(script)(list(args.script_args)) or 0)
+
+    return run
+

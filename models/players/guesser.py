@@ -1,0 +1,85 @@
+"""The guesser: ranks the board against the clue and votes, never for its own card(s)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dixit_ai.rules import RuleSet
+
+
+def softmax(values: np.ndarray, temperature: float) -> np.ndarray:
+    """``softmax(values / temperature)`` in float64."""
+    logits = np.asarray(values, dtype=np.float64) / temperature
+    logits -= logits.max()
+    weights = np.exp(logits)
+    return weights / weights.sum()
+
+
+@dataclass(frozen=True)
+class ClipGuesser:
+    """Votes for the board card most similar to the clue, or samples by a softmax.
+
+    Attributes:
+        temperature: ``0``: vote for the most similar card; ``> 0``: sample from
+            ``softmax(similarity / temperature)`` (seeded by the agent's generator).
+        belief_temperature: The temperature of the guesser's *beliefs* (the probability that a
+            card is the storyteller's), used to decide on a second vote.
+        second_vote: Whether to consider a second vote where the edition allows one.
+    """
+
+    temperature: float = 0.0
+    belief_temperature: float = 0.03
+    second_vote: bool = True
+
+    def vote(
+        self,
+        sims: np.ndarray,
+        legal: Sequence[int],
+        *,
+        rules: RuleSet,
+        max_votes: int,
+        rng: np.random.Generator,
+    ) -> tuple[tuple[int, ...], dict[str, Any]]:
+        """Choose board positions among ``legal`` given every board card's similarity.
+
+        Args:
+            sims: Similarity of every board position to the clue.
+            legal: Positions this seat may vote for (never its own card(s)).
+            rules: The edition (for the second vote's points).
+            max_votes: 1, or 2 where a second vote is allowed.
+            rng: The agent's generator.
+
+        Returns:
+            The positions voted for, and notes for the record (beliefs, the second-vote reason).
+        """
+        if not legal:
+            raise ValueError("no board position to vote for")
+        legal_sims = np.asarray([sims[p] for p in legal], dtype=np.float64)
+        beliefs = softmax(legal_sims, self.belief_temperature)
+        if self.temperature > 0:
+            first = int(rng.choice(len(legal), p=softmax(legal_sims, self.temperature)))
+        else:
+            first = int(np.argmax(legal_sims))
+        votes = [legal[first]]
+        info: dict[str, Any] = {
+            "beliefs": {str(p): round(float(b), 4) for p, b in zip(legal, beliefs, strict=True)},
+        }
+        if max_votes > 1 and len(legal) > 1 and self.second_vote:
+            rest = [i for i in range(len(legal)) if i != first]
+            second = max(rest, key=lambda i: beliefs[i])
+            # Under its own beliefs: a second vote adds p2 * finder points and loses the
+            # single-vote bonus when the first vote was right (all-or-none cases ignored).
+            gain = beliefs[second] * rules.finder_points
+            cost = beliefs[first] * rules.single_vote_bonus
+            if gain > cost:
+                votes.append(legal[second])
+                info["second_vote"] = (f"cast: {gain:.2f} expected points from the second card "
+                                       f"> {cost:.2f} single-vote bonus at risk")
+            else:
+                info["second_vote"] = (f"withheld: {gain:.2f} expected points from a second card "
+                                       f"<= {cost:.2f} single-vote bonus at risk")
+        return tuple(votes), info

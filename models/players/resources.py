@@ -1,0 +1,195 @@
+"""What an embedding-model player needs besides its view: card and clue embeddings.
+
+A player is configured with an embedder (a name for :func:`models.load_embedder`, or an
+:class:`~models.base.Embedder`) and a deck (a spec for :func:`dixit_ai.decks.load_deck`, a
+``Deck``, or precomputed card vectors). Nothing is loaded at construction: the first decision
+loads the embedder, embeds the deck's card images and the clue vocabulary through the on-disk
+embedding cache (:func:`models.embed_deck`, :func:`models.embed_texts_cached`) and keeps them in
+memory, shared by every player of the process with the same embedder, deck and vocabulary.
+
+Players only ever read card *images* (through their embeddings) and card ids: never captions or
+descriptions.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from models.players.vocabulary import Vocabulary, load_vocabulary
+
+_lock = threading.Lock()
+_shared: dict[tuple[Any, ...], PlayerResources] = {}
+
+
+@dataclass
+class PlayerResources:
+    """Card vectors by id, the vocabulary and its vectors, and a text embedding function.
+
+    Attributes:
+        card_ids: The deck's card ids, in row order of ``card_vectors``.
+        card_vectors: ``(n_cards, dim)`` float32, unit rows.
+        vocabulary: The clue vocabulary.
+        vocabulary_vectors: ``(len(vocabulary), dim)`` float32, unit rows.
+        embedder: The embedder (``None`` when made from vectors and a text function).
+        fingerprint: The embedder's fingerprint (recorded in ``describe()``).
+        deck_name: What the deck was (spec or ``"vectors"``).
+    """
+
+    card_ids: tuple[int, ...]
+    card_vectors: np.ndarray
+    vocabulary: Vocabulary
+    vocabulary_vectors: np.ndarray
+    embedder: Any
+    fingerprint: str
+    deck_name: str
+    _row: dict[int, int] = field(default_factory=dict, repr=False)
+    _texts: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    _card_vocabulary: np.ndarray | None = field(default=None, repr=False)
+    _columns: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    _vocabulary_index: dict[str, int] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._row = {card: i for i, card in enumerate(self.card_ids)}
+        self._texts = dict(zip(self.vocabulary.texts, self.vocabulary_vectors, strict=True))
+        self._vocabulary_index = {text: i for i, text in enumerate(self.vocabulary.texts)}
+
+    @property
+    def dim(self) -> int:
+        """The vector dimension."""
+        return int(self.card_vectors.shape[1])
+
+    def rows(self, cards: Sequence[int]) -> np.ndarray:
+        """Row indices of ``cards`` in ``card_vectors``.
+
+        Raises:
+            ValueError: a card is not in the player's deck (the player was configured with
+                another deck than the game's).
+        """
+        try:
+            return np.fromiter((self._row[int(c)] for c in cards), dtype=np.intp,
+                               count=len(cards))
+        except KeyError as error:
+            raise ValueError(
+                f"card {error.args[0]} is not in this player's deck ({self.deck_name}, "
+                f"{len(self.card_ids)} cards): give the player the game's deck "
+                f"(make_agent(name, deck=...))"
+            ) from None
+
+    @property
+    def card_vocabulary_sims(self) -> np.ndarray:
+        """``(n_cards, len(vocabulary))`` similarities of every card to every clue (once)."""
+        if self._card_vocabulary is None:
+            self._card_vocabulary = self.card_vectors @ self.vocabulary_vectors.T
+        return self._card_vocabulary
+
+    def clue_columns(self, texts: Sequence[str]) -> np.ndarray:
+        """``(n_cards, len(texts))`` similarities of every card to clues outside the vocabulary.
+
+        Each clue's column is computed once and remembered: a decision then only gathers, and
+        never calls a multithreaded matrix product (whose idle threads keep spinning on the
+        cores the simulation needs).
+        """
+        missing = [t for t in dict.fromkeys(texts) if t not in self._columns]
+        if missing:
+            # einsum, not a BLAS product: no worker threads left spinning after it.
+            columns = np.einsum("cd,td->ct", self.card_vectors, self.texts(missing))
+            self._columns.update(zip(missing, columns.T.copy(), strict=True))
+        if not texts:
+            return np.zeros((len(self.card_ids), 0), dtype=np.float32)
+        return np.stack([self._columns[t] for t in texts], axis=1)
+
+    def clue_similarities(self, clue: str, cards: Sequence[int]) -> np.ndarray:
+        """Similarity of each of ``cards`` to ``clue`` (a lookup for known clues)."""
+        index = self._vocabulary_index.get(clue)
+        if index is not None:
+            return self.card_vocabulary_sims[self.rows(cards), index]
+        return self.clue_columns([clue])[self.rows(cards), 0]
+
+    def cards(self, cards: Sequence[int]) -> np.ndarray:
+        """``(len(cards), dim)`` vectors of ``cards``."""
+        return self.card_vectors[self.rows(cards)]
+
+    def texts(self, texts: Sequence[str]) -> np.ndarray:
+        """``(len(texts), dim)`` vectors of clue texts (vocabulary, memory, then the cache)."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._texts]
+        if missing:
+            if self.embedder is None:
+                raise ValueError(f"no embedder to embed {missing[:3]} (resources from vectors)")
+            from models.cache import embed_texts_cached
+
+            vectors = embed_texts_cached(self.embedder, missing, progress=False)
+            self._texts.update(zip(missing, vectors, strict=True))
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self._texts[t] for t in texts])
+
+
+def from_vectors(card_vectors: Mapping[int, Sequence[float]] | np.ndarray,
+                 text_vectors: Mapping[str, Sequence[float]],
+                 embedder: Any = None, fingerprint: str = "vectors") -> PlayerResources:
+    """Resources from given vectors (tests, experiments): no model, no deck images.
+
+    Args:
+        card_vectors: Card id to vector, or an array whose row ``i`` is card ``i``.
+        text_vectors: Clue text to vector; these clues are the vocabulary.
+        embedder: Optional embedder for texts outside ``text_vectors``.
+        fingerprint: What ``describe()`` reports.
+    """
+    if isinstance(card_vectors, np.ndarray):
+        ids = tuple(range(len(card_vectors)))
+        cards = np.asarray(card_vectors, dtype=np.float32)
+    else:
+        ids = tuple(int(c) for c in card_vectors)
+        cards = np.asarray([card_vectors[c] for c in ids], dtype=np.float32)
+    vocabulary = Vocabulary.from_texts(list(text_vectors))
+    texts = np.asarray([text_vectors[t] for t in vocabulary.texts], dtype=np.float32)
+    return PlayerResources(ids, _unit(cards), vocabulary, _unit(texts), embedder, fingerprint,
+                           "vectors")
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return (vectors / np.maximum(norms, 1e-12)).astype(np.float32)
+
+
+def load_resources(embedder: Any = "default", deck: Any = "dream",
+                   vocabulary: Any = None, vocabulary_size: int | None = None,
+                   device: str = "cpu") -> PlayerResources:
+    """Load (once per process) the resources for an embedder, a deck and a vocabulary.
+
+    Args:
+        embedder: A name for :func:`models.load_embedder` or an ``Embedder``.
+        deck: A deck spec, a ``Deck``, or a ``PlayerResources`` (returned as is).
+        vocabulary: ``None``/``"default"``, a path, or a list of clues.
+        vocabulary_size: Keep this many clues (``None``: all).
+        device: Where a named embedder runs.
+
+    Returns:
+        Shared :class:`PlayerResources` (the same object for the same arguments).
+    """
+    if isinstance(deck, PlayerResources):
+        return deck
+    from dixit_ai.decks import load_deck
+    from models.cache import embed_deck, embed_texts_cached
+    from models.registry import load_embedder
+
+    model = load_embedder(embedder, device=device) if isinstance(embedder, str) else embedder
+    loaded = load_deck(deck) if isinstance(deck, str) else deck
+    words = (vocabulary if isinstance(vocabulary, Vocabulary)
+             else load_vocabulary(vocabulary, vocabulary_size))
+    if isinstance(vocabulary, Vocabulary):
+        words = words.limit(vocabulary_size)
+    key = (model.fingerprint, loaded.fingerprint, words.fingerprint)
+    with _lock:
+        if key not in _shared:
+            cards = embed_deck(model, loaded, progress=False)
+            texts = embed_texts_cached(model, list(words.texts), progress=False)
+            _shared[key] = PlayerResources(
+                tuple(int(c) for c in loaded.card_ids), cards, words, texts, model,
+                model.fingerprint, getattr(loaded, "source", None) or loaded.name)
+        return _shared[key]

@@ -1,0 +1,253 @@
+"""The guess model and the storyteller's simulation of a round, vectorised over candidates.
+
+**Guess model.** A simulated guesser who sees a board votes for board card ``j`` with
+probability ``softmax_j(sim(clue, j) / temperature + bias * [j is the storyteller's card])``
+over the cards it may vote for. ``temperature`` says how sharply guessers follow similarity;
+``bias`` (a logit) says how much more (``> 0``) or less (``< 0``) often real guessers find the
+storyteller's card than similarity alone predicts. Both are fitted to recorded games by
+:func:`models.players.calibration.fit_guess_model`.
+
+**Simulation.** For every hand card ``c`` and candidate clue ``k`` the storyteller predicts the
+guess rate (the probability that a guesser finds ``c``) and its expected points, averaging over
+``n_simulations`` deals: each deal gives every opponent a hand drawn without replacement from the
+cards the storyteller has not seen; each opponent plays its best decoy(s) for clue ``k`` (the
+hand card(s) most similar to it, as the decoy picker would with ``bluff=0``); each voter then
+votes by the guess model, never for its own card(s). Votes are not sampled: the probability that
+voter ``g`` finds the card is used directly (the expectation of a sampled vote, with less noise),
+and the number of finders is distributed as a sum of independent Bernoulli variables given the
+deal. The same deals serve every candidate (common random numbers), so candidates are compared
+on equal footing. Everything is one array expression over ``(simulations, voters, hand cards,
+candidates)``: no Python loop over candidates.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from dixit_ai.rules import RuleSet
+
+_FLOOR = np.float32(1e-15)
+"""Products of probabilities are kept above this (normal float32 numbers, error 1e-15)."""
+
+MIN_TEMPERATURE = 0.001
+"""Temperatures below this are simulated at it: a guesser this sharp is all but deterministic
+(it follows similarity gaps of a thousandth), and the float64 decoy weights stay in range for
+decoys up to 0.7 apart in similarity (far more than the spread of one board)."""
+
+
+@dataclass(frozen=True)
+class GuessModel:
+    """A calibrated softmax over similarities (see the module docstring).
+
+    Attributes:
+        temperature: Softmax temperature over cosine similarities (``> 0``).
+        bias: Logit added to the storyteller's card.
+    """
+
+    temperature: float = 0.03
+    bias: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not self.temperature > 0:
+            raise ValueError(f"temperature must be positive, not {self.temperature}")
+
+    def save(self, path: str | Path, **extra: object) -> None:
+        """Write the parameters (and ``extra`` notes) as JSON."""
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(json.dumps({**asdict(self), **extra}, indent=2) + "\n")
+
+    @classmethod
+    def load(cls, path: str | Path) -> GuessModel:
+        """Read parameters written by :meth:`save` (other keys are ignored)."""
+        data = json.loads(Path(path).read_text())
+        return cls(float(data["temperature"]), float(data.get("bias", 0.0)))
+
+    def vote_probabilities(self, sims: np.ndarray, storyteller_index: int | None = None
+                           ) -> np.ndarray:
+        """Probabilities over the cards a guesser may vote for, given their similarities."""
+        logits = np.asarray(sims, dtype=np.float64) / self.temperature
+        if storyteller_index is not None:
+            logits[storyteller_index] += self.bias
+        logits -= logits.max()
+        weights = np.exp(logits)
+        return weights / weights.sum()
+
+
+_buffers: dict[tuple[str, tuple[int, ...]], np.ndarray] = {}
+_buffers_lock = threading.Lock()
+
+
+def _buffer(name: str, shape: tuple[int, ...]) -> np.ndarray:
+    """A float32 work array reused across calls of this thread (fresh large arrays cost page
+    faults on every decision)."""
+    key = (f"{name}-{threading.get_ident()}", shape)
+    with _buffers_lock:
+        if key not in _buffers:
+            if len(_buffers) > 64:
+                _buffers.clear()
+            _buffers[key] = np.empty(shape, dtype=np.float32)
+        return _buffers[key]
+
+
+def storyteller_points_by_finders(rules: RuleSet, n_players: int, n_voters: int) -> np.ndarray:
+    """The storyteller's points when ``k`` voters find its card, for ``k = 0..n_voters``."""
+    points = np.zeros(n_voters + 1)
+    solo = rules.three_player_solo_points
+    for k in range(1, n_voters):
+        points[k] = (solo if solo is not None and n_players == 3 and k == 1
+                     else rules.storyteller_points)
+    return points
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Predictions for every (hand card, candidate clue).
+
+    Attributes:
+        guess_rate: ``(h, K)``: expected fraction of voters who find the card.
+        expected_points: ``(h, K)``: the storyteller's expected points.
+        success_rate: ``(h, K)``: probability that some but not all voters find the card.
+        decoy_gap: ``(h, K)``: similarity of the card minus the mean best decoy similarity.
+    """
+
+    guess_rate: np.ndarray
+    expected_points: np.ndarray
+    success_rate: np.ndarray
+    decoy_gap: np.ndarray
+
+
+def draw_deals(rng: np.random.Generator, pool_size: int, n_simulations: int, n_opponents: int,
+               hand_size: int) -> np.ndarray:
+    """``(n_simulations, n_opponents, hand)`` indices into the pool, distinct within a deal.
+
+    The hand is ``min(hand_size, pool_size // n_opponents)`` cards (at least one; when the pool is
+    smaller than one card per opponent, cards are drawn with replacement).
+    """
+    if pool_size < 1:
+        raise ValueError("no unseen cards to deal to the opponents")
+    hand = max(1, min(hand_size, pool_size // max(n_opponents, 1)))
+    if pool_size < n_opponents * hand:
+        return rng.integers(0, pool_size, size=(n_simulations, n_opponents, hand))
+    order = rng.random((n_simulations, pool_size)).argsort(axis=1)[:, : n_opponents * hand]
+    return np.ascontiguousarray(order.reshape(n_simulations, n_opponents, hand))
+
+
+def simulate(
+    hand_sims: np.ndarray,
+    pool_sims: np.ndarray,
+    deals: np.ndarray,
+    *,
+    n_voters: int,
+    cards_per_guesser: int,
+    model: GuessModel,
+    points_by_finders: np.ndarray,
+) -> SimulationResult:
+    """Predict guess rates and storyteller points for every (hand card, clue).
+
+    Args:
+        hand_sims: ``(h, K)`` similarity of each hand card to each candidate clue.
+        pool_sims: ``(u, K)`` similarity of each unseen card to each candidate clue.
+        deals: ``(S, G, hand)`` opponents' hands as indices into the pool (:func:`draw_deals`).
+        n_voters: How many of the ``G`` opponents vote (the first ``n_voters``; all but partners
+            in the team variant).
+        cards_per_guesser: Decoys each opponent plays (2 in 3-player games of some editions).
+        model: The guess model.
+        points_by_finders: The storyteller's points for ``0..n_voters`` finders.
+
+    Returns:
+        A :class:`SimulationResult`.
+    """
+    hand_sims = np.asarray(hand_sims, dtype=np.float64)
+    n_sims, n_opponents, hand = deals.shape
+    m = min(cards_per_guesser, hand)
+    if m == 1:  # each opponent's best decoy, one hand slot at a time: no (S, G, hand, K) array
+        decoys = pool_sims[deals[:, :, 0]]
+        for slot in range(1, hand):
+            np.maximum(decoys, pool_sims[deals[:, :, slot]], out=decoys)
+        decoys = decoys[:, :, None, :]                                      # (S, G, 1, K)
+    else:
+        decoys = -np.partition(-pool_sims[deals], m - 1, axis=2)[:, :, :m]  # (S, G, m, K)
+    # In log space: voter g finds card c with probability 1 / (1 + exp(L_g - l_c)), where
+    # l_c = sim_c / T + bias and L_g = log(sum of exp(decoy / T) over every decoy but g's own).
+    # L_g is a log-sum-exp shifted by the deal's best decoy, and "every decoy but g's own" is a
+    # sum of the others (prefix + suffix), never a difference: nothing overflows, underflows or
+    # cancels, whatever the temperature.
+    inverse = 1.0 / max(model.temperature, MIN_TEMPERATURE)
+    shift = decoys.max(axis=(1, 2)).astype(np.float64)                            # (S, K)
+    decoy_weight = np.exp((decoys - shift[:, None, None, :]) * inverse)
+    decoy_weight = np.ascontiguousarray(
+        decoy_weight[:, :, 0] if m == 1 else decoy_weight.sum(axis=2))           # (S, G, K)
+    others = np.zeros_like(decoy_weight)
+    for g in range(1, n_opponents):  # prefix sums, then suffix sums, over the few opponents
+        np.add(others[:, g - 1], decoy_weight[:, g - 1], out=others[:, g])
+    suffix = np.zeros_like(shift)
+    for g in range(n_opponents - 1, -1, -1):
+        others[:, g] += suffix
+        suffix += decoy_weight[:, g]
+    with np.errstate(divide="ignore"):
+        log_others = (np.log(others) + shift[:, None, :] * inverse).astype(np.float32)
+    log_card = (hand_sims * inverse + model.bias).astype(np.float32)              # (h, K)
+
+    # Voter by voter (a handful), each over (S, h, K): P(voter finds the card | deal).
+    rate_sum = np.zeros(hand_sims.shape, dtype=np.float64)
+    shape = (n_sims, *hand_sims.shape)
+    odds, found = _buffer("odds", shape), _buffer("found", shape)    # exp(L_g - l_c), P(find)
+    middle = points_by_finders[1:-1]
+    simple = n_voters < 2 or bool(np.all(middle == middle[0]))
+    p_all = p_none = dist = None
+    for g in range(n_voters):
+        np.subtract(log_others[:, g, None, :], log_card[None, :, :], out=odds)
+        # Log-odds beyond +-60 change probabilities by less than 1e-26; clipping them keeps
+        # every number a normal float32 (denormals are many times slower).
+        np.clip(odds, -60.0, 60.0, out=odds)
+        with np.errstate(over="ignore", invalid="ignore"):
+            np.exp(odds, out=odds)
+            np.add(odds, 1.0, out=found)
+            np.reciprocal(found, out=found)                  # P(voter g finds), (S, h, K)
+        np.subtract(1.0, found, out=odds)                    # P(voter g misses)
+        np.maximum(odds, _FLOOR, out=odds)  # 1 - found: 0 when found rounds to 1
+        rate_sum += found.sum(axis=0)
+        np.maximum(found, _FLOOR, out=found)
+        if simple:
+            if p_all is None:
+                p_all, p_none = _buffer("all", shape), _buffer("none", shape)
+                np.copyto(p_all, found)
+                np.copyto(p_none, odds)
+            else:
+                assert p_none is not None
+                p_all *= found
+                p_none *= odds
+                np.maximum(p_all, _FLOOR, out=p_all)
+                np.maximum(p_none, _FLOOR, out=p_none)
+        else:  # the number of finders (only the 3-player solo rule needs it)
+            if dist is None:
+                dist = np.zeros((n_voters + 1, *found.shape))
+                dist[0] = 1.0
+            dist[1:] = dist[1:] * odds + dist[:-1] * found
+            dist[0] *= odds
+    guess_rate = rate_sum / (n_sims * n_voters)
+    if simple:
+        assert p_all is not None and p_none is not None
+        mid_points = float(middle[0]) if len(middle) else 0.0
+        # Everything below is linear in p_all and p_none: average over deals first.
+        mean_all = p_all.sum(axis=0, dtype=np.float64) / n_sims
+        mean_none = p_none.sum(axis=0, dtype=np.float64) / n_sims
+        success_rate = 1.0 - mean_all - mean_none
+        expected_points = (mid_points * success_rate + points_by_finders[0] * mean_none
+                           + points_by_finders[-1] * mean_all)
+    else:
+        assert dist is not None
+        success_rate = (1.0 - dist[0] - dist[-1]).mean(axis=0)
+        expected_points = np.tensordot(points_by_finders, dist, axes=1).mean(axis=0)
+    best_decoy = decoys.max(axis=2).max(axis=1).mean(axis=0)                # (K,)
+    return SimulationResult(
+        guess_rate=guess_rate,
+        expected_points=expected_points,
+        success_rate=success_rate,
+        decoy_gap=hand_sims - best_decoy[None, :],
+    )

@@ -1,0 +1,272 @@
+"""The storyteller: writes candidate clues for every hand card and picks one by simulation.
+
+Candidates are the whole clue vocabulary, pair clues composed from the vocabulary items that
+match each hand card best (:func:`models.players.vocabulary.compose_pair`) and, optionally,
+clues proposed by a local text generator (:mod:`models.players.textgen`). Every
+(hand card, candidate) gets a predicted guess rate and expected points from
+:func:`models.players.simulation.simulate`; the storyteller then picks
+
+- ``mode="target"``: the candidate whose guess rate is closest to ``target_guess_rate`` (among
+  those within ``tolerance`` of the closest, the one with the most expected points);
+- ``mode="expected_points"``: the candidate with the most expected points;
+- or, given a learned :class:`~models.players.policy.LinearCluePolicy`, the policy's choice.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from dixit_ai.rules import View, voting_seats
+from models.players.policy import LinearCluePolicy, candidate_features
+from models.players.resources import PlayerResources
+from models.players.simulation import (
+    GuessModel,
+    SimulationResult,
+    draw_deals,
+    simulate,
+    storyteller_points_by_finders,
+)
+from models.players.vocabulary import HEAD_CATEGORIES, MODIFIER_CATEGORIES, compose_pair
+
+Mode = Literal["target", "expected_points"]
+
+
+@dataclass
+class StoryDecision:
+    """What the storyteller chose, with what a trainer or a record needs.
+
+    Attributes:
+        card: The chosen hand card.
+        clue: The chosen clue.
+        guess_rate: Its predicted guess rate.
+        expected_points: Its predicted storyteller points.
+        info: JSON-ready notes (runner-up candidates, mode, counts).
+        features: Policy features of the shortlist (when a policy chose), else ``None``.
+        chosen: The chosen row of ``features``.
+    """
+
+    card: int
+    clue: str
+    guess_rate: float
+    expected_points: float
+    info: dict[str, Any]
+    features: np.ndarray | None = None
+    chosen: int = -1
+
+
+@dataclass
+class ClipStoryteller:
+    """Chooses a (hand card, clue) by simulating the other players.
+
+    Attributes:
+        mode: ``"target"`` or ``"expected_points"``.
+        target_guess_rate: The guess rate aimed at in ``"target"`` mode.
+        n_simulations: Deals simulated per decision.
+        pair_clues: Pair clues composed per hand card (``0``: none).
+        pair_words: Best-matching modifiers and heads per hand card that pairs are made from.
+        tolerance: In ``"target"`` mode, candidates this close to the closest rate compete on
+            expected points.
+        runner_ups: How many runner-up candidates are written to the record.
+        refine: How many of the best candidates of the search are estimated again, on
+            ``refine_simulations`` fresh deals, before choosing (``0``: choose on the search).
+        refine_simulations: Deals of that second estimate.
+        confirm_simulations: Fresh deals on which the chosen candidate and the runner-ups are
+            simulated again: the recorded prediction then carries no selection bias (choosing
+            the best of thousands of noisy estimates favours those that were overestimated).
+        policy: A learned policy that chooses instead of the rule above.
+        generator: An optional local text generator proposing extra clues.
+    """
+
+    mode: Mode = "target"
+    target_guess_rate: float = 0.5
+    n_simulations: int = 64
+    pair_clues: int = 12
+    pair_words: int = 5
+    tolerance: float = 0.02
+    runner_ups: int = 3
+    refine: int = 48
+    refine_simulations: int = 512
+    confirm_simulations: int = 256
+    policy: LinearCluePolicy | None = None
+    generator: Any = None
+    _pair_cache: dict[int, list[str]] = field(default_factory=dict, repr=False)
+    _masks: tuple[Any, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("target", "expected_points"):
+            raise ValueError(f"mode must be 'target' or 'expected_points', not {self.mode!r}")
+        if not 0.0 <= self.target_guess_rate <= 1.0:
+            raise ValueError(f"target_guess_rate must be in [0, 1], not {self.target_guess_rate}")
+        if self.n_simulations < 1:
+            raise ValueError(f"n_simulations must be at least 1, not {self.n_simulations}")
+
+    def pair_candidates(self, resources: PlayerResources, card: int,
+                        card_vector: np.ndarray) -> list[str]:
+        """Pair clues for one card (remembered per card: the card's vector never changes)."""
+        if card not in self._pair_cache:
+            vocabulary = resources.vocabulary
+            sims = resources.card_vocabulary_sims[resources.rows([card])[0]]
+            if self._masks is None or self._masks[0] is not vocabulary:
+                cats = np.asarray(vocabulary.categories)
+                single = np.asarray([" " not in t for t in vocabulary.texts])
+                self._masks = (vocabulary, single & np.isin(cats, MODIFIER_CATEGORIES),
+                               single & np.isin(cats, HEAD_CATEGORIES))
+            mods = _top(sims, self._masks[1], self.pair_words)
+            heads = _top(sims, self._masks[2], self.pair_words)
+            scored: list[tuple[float, str]] = []
+            for first in [*mods, *heads]:
+                for second in heads:
+                    text = compose_pair(vocabulary.texts[first], vocabulary.categories[first],
+                                        vocabulary.texts[second], vocabulary.categories[second])
+                    if text is not None:
+                        scored.append((float(sims[first] + sims[second]), text))
+            scored.sort(key=lambda item: -item[0])
+            self._pair_cache[card] = [text for _, text in scored[: self.pair_clues]]
+        return self._pair_cache[card]
+
+    def decide(
+        self,
+        view: View,
+        resources: PlayerResources,
+        model: GuessModel,
+        rng: np.random.Generator,
+        *,
+        told: set[str] | frozenset[str] = frozenset(),
+        unseen: list[int],
+    ) -> StoryDecision:
+        """Choose the card and clue for ``view`` (the storyteller's view).
+
+        Args:
+            view: The storyteller's view.
+            resources: Card and clue vectors.
+            model: The guess model the simulated guessers follow.
+            rng: The agent's generator (deals, policy sampling).
+            told: Clues not to tell again.
+            unseen: Cards the storyteller has not seen (the opponents' hands come from these).
+        """
+        hand = list(view.hand)
+        hand_vectors = resources.cards(hand)
+        texts = list(resources.vocabulary.texts)
+        extra: list[str] = []
+        if self.pair_clues > 0:
+            for card, vector in zip(hand, hand_vectors, strict=True):
+                extra.extend(self.pair_candidates(resources, card, vector))
+        pairs = set(extra)
+        if self.generator is not None:
+            extra.extend(self.generator.propose(resources, hand_vectors))
+        known = set(texts)
+        extra = [t for t in dict.fromkeys(extra) if t not in known]
+        texts += extra
+        is_pair = np.zeros(len(texts), dtype=bool)
+        is_pair[len(resources.vocabulary):] = True
+
+        n_players = view.n_players
+        rules = view.rules
+        n_voters = len(voting_seats(rules, n_players, view.storyteller))
+        # Card-vocabulary similarities are computed once per deck; only extra clues are new.
+        table = resources.card_vocabulary_sims
+        pool_rows = resources.rows(unseen) if unseen else resources.rows(hand)
+        hand_sims = table[resources.rows(hand)]
+        pool_sims = table[pool_rows]
+        if extra:
+            columns = resources.clue_columns(extra)
+            hand_sims = np.concatenate([hand_sims, columns[resources.rows(hand)]], axis=1)
+            pool_sims = np.concatenate([pool_sims, columns[pool_rows]], axis=1)
+        deals = draw_deals(rng, len(pool_rows), self.n_simulations, n_players - 1,
+                           rules.hand_size_for(n_players))
+        result = simulate(hand_sims, pool_sims, deals, n_voters=n_voters,
+                          cards_per_guesser=view.cards_to_play, model=model,
+                          points_by_finders=storyteller_points_by_finders(rules, n_players,
+                                                                          n_voters))
+        allowed = np.asarray([len(t) <= rules.max_clue_length and t not in told for t in texts])
+        if not allowed.any():
+            allowed[:] = True
+        sources = ["vocabulary"] * len(resources.vocabulary) + [
+            "pair" if t in pairs else "generator" for t in extra]
+        hand_size = rules.hand_size_for(n_players)
+        points_by_finders = storyteller_points_by_finders(rules, n_players, n_voters)
+
+        def resimulate(cards: np.ndarray, clues: np.ndarray, n: int
+                       ) -> tuple[np.ndarray, np.ndarray]:
+            """Guess rates and points of the pairs (cards[i], clues[i]) on n fresh deals."""
+            deals = draw_deals(rng, len(pool_sims), n, n_players - 1, hand_size)
+            fresh = simulate(hand_sims[cards, clues][None, :], pool_sims[:, clues], deals,
+                             n_voters=n_voters, cards_per_guesser=view.cards_to_play,
+                             model=model, points_by_finders=points_by_finders)
+            return fresh.guess_rate[0], fresh.expected_points[0]
+
+        return self._select(hand, texts, is_pair, hand_sims, result, allowed, rng, sources,
+                            resimulate)
+
+    def _order(self, rate: np.ndarray, points: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+        """Flat candidate indices, best first, by the storyteller's rule."""
+        points = np.where(allowed, points, -np.inf)
+        if self.mode == "expected_points":
+            return np.argsort(-points, axis=None, kind="stable")
+        gap = np.where(allowed, np.abs(rate - self.target_guess_rate), np.inf)
+        near = gap <= gap.min() + self.tolerance
+        # Near the target: most expected points first; then the rest by closeness.
+        key = np.where(near, -points - 1e6, gap)
+        return np.argsort(key, axis=None, kind="stable")
+
+    def _select(self, hand: list[int], texts: list[str], is_pair: np.ndarray,
+                hand_sims: np.ndarray, result: SimulationResult, allowed: np.ndarray,
+                rng: np.random.Generator, sources: list[str], resimulate: Any
+                ) -> StoryDecision:
+        shape = result.guess_rate.shape
+        allowed2 = np.broadcast_to(allowed[None, :], shape)
+        features = None
+        chosen = -1
+        if self.policy is not None:
+            points = np.where(allowed2, result.expected_points, -np.inf)
+            flat = np.argsort(-points, axis=None, kind="stable")[: self.policy.shortlist]
+            cards, clues = np.unravel_index(flat, shape)
+            clue_words = np.asarray([len(t.split()) for t in texts], dtype=np.float64)
+            features = candidate_features(result, hand_sims, cards, clues, clue_words, is_pair)
+            chosen = self.policy.choose(features, rng)
+            order = np.concatenate([[flat[chosen]], np.delete(flat, chosen)])
+            cards, clues = np.unravel_index(order[: self.runner_ups + 1], shape)
+        else:
+            order = self._order(result.guess_rate, result.expected_points, allowed2)
+            cards, clues = np.unravel_index(order[: max(self.refine, self.runner_ups + 1)],
+                                            shape)
+            if self.refine > 0 and self.refine_simulations > 0:
+                # The best of thousands of noisy estimates is mostly the luckiest: estimate the
+                # shortlist again on more, fresh deals and choose on those estimates.
+                rates, values = resimulate(cards, clues, self.refine_simulations)
+                again = self._order(rates, values, np.ones(len(rates), dtype=bool))
+                cards, clues = cards[again], clues[again]
+            cards, clues = cards[: self.runner_ups + 1], clues[: self.runner_ups + 1]
+        search_rate = float(result.guess_rate[cards[0], clues[0]])
+        if self.confirm_simulations > 0:  # an estimate the choice did not depend on
+            rates, values = resimulate(cards, clues, self.confirm_simulations)
+        else:
+            rates = result.guess_rate[cards, clues]
+            values = result.expected_points[cards, clues]
+        summary = [{
+            "card": hand[int(c)], "clue": texts[int(k)],
+            "guess_rate": round(float(r), 4), "expected_points": round(float(v), 4),
+            "source": sources[int(k)],
+        } for c, k, r, v in zip(cards, clues, rates, values, strict=True)]
+        info: dict[str, Any] = {
+            "mode": "policy" if self.policy is not None else self.mode,
+            "target_guess_rate": self.target_guess_rate if self.mode == "target" else None,
+            "expected_points": summary[0]["expected_points"],
+            "search_guess_rate": round(search_rate, 4),
+            "source": summary[0]["source"],
+            "candidates": int(result.guess_rate.size),
+            "runner_ups": summary[1:],
+        }
+        return StoryDecision(hand[int(cards[0])], texts[int(clues[0])], float(rates[0]),
+                             float(values[0]), info, features, chosen)
+
+
+def _top(values: np.ndarray, mask: np.ndarray, count: int) -> list[int]:
+    index = np.flatnonzero(mask)
+    if len(index) == 0 or count < 1:
+        return []
+    best = index[np.argsort(-values[index], kind="stable")[:count]]
+    return [int(i) for i in best]

@@ -1,0 +1,136 @@
+"""Fit the guess model (temperature, bias) to recorded games and draw a reliability diagram.
+
+Reads game records (JSON Lines written by ``dixit-ai simulate`` or the web table, or played here
+with ``--play-games``), fits :class:`models.players.GuessModel` to every recorded vote by maximum
+likelihood (:func:`models.players.calibration.fit_guess_model`), writes the parameters to
+``--out`` (players load ``models/data/guess_model.json`` by default), and draws the reliability
+diagram (predicted vs observed guess rate, ECE in the title) of the records' predictions. With
+``--validate-games N`` it then plays N fresh games with the fitted model and draws the diagram of
+their predictions: the calibration after fitting.
+
+    python scripts/fit_calibration.py --records runs/games.jsonl
+    python scripts/fit_calibration.py --play-games 40 --validate-games 40 --write-default
+    python scripts/fit_calibration.py --smoke        # seconds, for CI
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dixit_ai import read_records, write_records
+from models.players.agent import DEFAULT_CALIBRATION
+from models.players.calibration import (
+    fit_guess_model,
+    log_likelihood,
+    plot_reliability,
+    predictions_of,
+    reliability,
+    vote_observations,
+)
+from models.players.cli import parse_args
+from models.players.experiments import play_table
+from models.players.resources import load_resources
+from models.players.simulation import GuessModel
+
+
+@dataclass
+class Args:
+    records: list[str] = field(default_factory=list,
+                               metadata={"help": "JSON Lines files of game records to fit to"})
+    play_games: int = field(default=0, metadata={
+        "help": "first play this many games of --agents (their records are fitted too)"})
+    agents: list[str] = field(default_factory=lambda: ["clip-greedy"] * 5, metadata={
+        "help": "registry names, one per seat, for --play-games and --validate-games"})
+    edition: str = field(default="refresh-2021", metadata={"help": "edition of played games"})
+    deck: str = field(default="dream", metadata={"help": "deck spec of played games"})
+    embedder: str = field(default="default", metadata={
+        "help": "model whose similarities are fitted"})
+    seed: int = field(default=0, metadata={"help": "seed of the played games"})
+    fit_bias: bool = field(default=True, metadata={
+        "help": "fit the bias as well as the temperature"})
+    bins: int = field(default=10, metadata={"help": "bins of the reliability diagram"})
+    out: str = field(default="", metadata={
+        "help": "where to write the fitted parameters (default: in the run folder)"})
+    write_default: bool = field(default=False, metadata={
+        "help": f"also write {DEFAULT_CALIBRATION.name}, which players load by default"})
+    validate_games: int = field(default=0, metadata={
+        "help": "play this many fresh games with the fitted model; diagram of their predictions"})
+    runs_dir: str = field(default="runs", metadata={"help": "where the run folder goes"})
+    smoke: bool = field(default=False, metadata={"help": "tiny deck, vocabulary and budget"})
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(Args, argv, __doc__.split("\n\n")[0])
+    overrides: dict[str, object] = {"embedder": args.embedder}
+    if args.smoke:
+        args.deck = "dream:size=40"
+        args.play_games = args.play_games or 2
+        args.validate_games = min(args.validate_games, 1)
+        overrides.update(vocabulary_size=300, n_simulations=16, pair_clues=0)
+    run = Path(args.runs_dir) / f"fit_calibration__{args.seed}__{int(time.time())}"
+    run.mkdir(parents=True, exist_ok=True)
+
+    records = [r for path in args.records for r in read_records(path)]
+    if args.play_games:
+        played = play_table(args.agents, n_games=args.play_games, seed=args.seed,
+                            edition=args.edition, deck=args.deck, overrides=overrides)
+        write_records(run / "fit_games.jsonl", played)
+        records += played
+    if not records:
+        raise SystemExit("no records: give --records FILE or --play-games N")
+
+    deck = records[0].header["deck"].get("spec") or args.deck
+    resources = load_resources(args.embedder, deck, vocabulary_size=300 if args.smoke else None)
+    observations = vote_observations(records, resources.cards, resources.texts)
+    model = fit_guess_model(observations, fit_bias=args.fit_bias)
+    before = GuessModel()
+    summary = {
+        "votes": len(observations), "rounds": sum(len(r.rounds) for r in records),
+        "games": len(records), "embedder": resources.fingerprint, "deck": deck,
+        "fitted": {"temperature": model.temperature, "bias": model.bias},
+        "log_likelihood": {"fitted": log_likelihood(observations, model.temperature, model.bias),
+                           "built-in": log_likelihood(observations, before.temperature,
+                                                      before.bias)},
+    }
+    out = Path(args.out) if args.out else run / "guess_model.json"
+    notes = {"embedder": resources.fingerprint, "votes": len(observations), "deck": deck}
+    model.save(out, **notes)
+    if args.write_default:
+        model.save(DEFAULT_CALIBRATION, **notes)
+    print(f"fitted temperature {model.temperature:.4f}, bias {model.bias:.3f} "
+          f"on {len(observations)} votes; wrote {out}")
+
+    predicted, observed, _ = predictions_of(records)
+    if predicted:
+        result = reliability(predicted, observed, args.bins)
+        plot_reliability(result, run / "reliability_records.png",
+                         "predictions in the fitted records (before fitting)")
+        summary["ece_records"] = result.ece
+        print(f"ECE of the records' predictions: {result.ece:.3f} over {len(predicted)} rounds")
+    if args.validate_games:
+        fresh = play_table(args.agents, n_games=args.validate_games, seed=args.seed + 1,
+                           edition=args.edition, deck=args.deck,
+                           overrides={**overrides, "calibration": str(out)})
+        write_records(run / "validation_games.jsonl", fresh)
+        predicted, observed, _ = predictions_of(fresh)
+        result = reliability(predicted, observed, args.bins)
+        plot_reliability(result, run / "reliability.png",
+                         "after fitting: fresh games with the fitted guess model")
+        summary["ece_after"] = result.ece
+        summary["validation_rounds"] = len(predicted)
+        print(f"ECE after fitting: {result.ece:.3f} over {len(predicted)} rounds")
+        with open(run / "validation_rounds.csv", "w", newline="") as fh:
+            writer = csv.writer(fh)
+            writer.writerow(["predicted", "observed"])
+            writer.writerows(zip(predicted, observed, strict=True))
+    (run / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(f"run folder: {run}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,74 @@
+"""Smoke runs of the players' scripts (tiny deck, vocabulary and budgets) and the CLI glue."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import runpy
+import sys
+from pathlib import Path
+
+import pytest
+
+from models.players.agent import DEFAULT_CALIBRATION
+
+REPO = Path(__file__).resolve().parents[2]
+pytest.importorskip("torch")
+
+
+def run_script(name: str, args: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "argv", [name, *args])
+    with pytest.raises(SystemExit) as done:
+        runpy.run_path(str(REPO / "scripts" / name), run_name="__main__")
+    assert done.value.code == 0
+
+
+def test_fit_calibration_smoke(tmp_path, monkeypatch, capsys):
+    before = DEFAULT_CALIBRATION.read_bytes() if DEFAULT_CALIBRATION.exists() else None
+    run_script("fit_calibration.py", ["--smoke", "--runs-dir", str(tmp_path),
+                                      "--validate-games", "1"], monkeypatch)
+    (run,) = tmp_path.glob("fit_calibration__0__*")
+    fitted = json.loads((run / "guess_model.json").read_text())
+    assert fitted["temperature"] > 0 and fitted["votes"] > 0
+    assert (run / "reliability_records.png").is_file() and (run / "reliability.png").is_file()
+    assert "ece_after" in json.loads((run / "summary.json").read_text())
+    after = DEFAULT_CALIBRATION.read_bytes() if DEFAULT_CALIBRATION.exists() else None
+    assert after == before  # the shipped calibration is only written on request
+
+
+def test_train_storyteller_smoke(tmp_path, monkeypatch):
+    run_script("train_storyteller.py", ["--smoke", "--runs-dir", str(tmp_path)], monkeypatch)
+    (run,) = tmp_path.glob("train_storyteller__0__*")
+    assert (run / "curve.csv").read_text().count("\n") == 4  # header + 3 games
+    assert (run / "curve.png").is_file()
+    summary = json.loads((run / "summary.json").read_text())
+    assert "verdict" in summary and summary["eval_games"] >= 1
+    from models.players import LinearCluePolicy
+
+    assert LinearCluePolicy.load(run / "policy.json").shortlist == 32
+
+
+def test_bench_players_smoke(tmp_path, monkeypatch):
+    out = tmp_path / "bench.json"
+    run_script("bench_players.py", ["--smoke", "--json", str(out)], monkeypatch)
+    figures = json.loads(out.read_text())
+    assert figures["decision_ms_median"] > 0 and figures["candidates_per_decision"] >= 300 * 6
+
+
+def test_eval_players_smoke(tmp_path, monkeypatch):
+    run_script("eval_players.py", ["--smoke", "--runs-dir", str(tmp_path)], monkeypatch)
+    (run,) = tmp_path.glob("eval_players__1__*")
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["rounds"] >= 10 and 0 <= summary["ece"] <= 1
+    assert (run / "game_example.md").read_text().startswith("# A game of")
+
+
+def test_train_commands_register(tmp_path):
+    from models.players.cli import register_train_commands
+
+    parser = argparse.ArgumentParser()
+    jobs = parser.add_subparsers(dest="job")
+    register_train_commands(jobs)
+    args = parser.parse_args(["calibration", "--smoke", "--runs-dir", str(tmp_path)])
+    assert args.script_args == ["--smoke", "--runs-dir", str(tmp_path)]
+    assert callable(args.players_job)
