@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -110,3 +113,17 @@ def to_numpy(tensor: Any) -> Any:
             pooled = getattr(tensor, "image_embeds", None) or getattr(tensor, "text_embeds", None)
         tensor = pooled
     return tensor.detach().float().cpu().numpy()
+
+
+@cache
+def _pool(workers: int) -> ThreadPoolExecutor:
+    return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dixit-preprocess")
+
+
+def parallel_map(function: Callable[[Any], Any], items: Sequence[Any], workers: int) -> list[Any]:
+    """``[function(item) for item in items]`` on up to ``workers`` threads (Pillow releases the
+    GIL while resizing, so image preprocessing scales with the cores torch is given)."""
+    workers = min(len(items), workers)
+    if workers <= 1:
+        return [function(item) for item in items]
+    return list(_pool(workers).map(function, items))

@@ -126,10 +126,22 @@ class HeadConfig:
     learning_rate: float = 2e-3
     weight_decay: float = 1e-4
     object_weight: float = 0.5
+    caption_regression: float = 0.0
+    """weight of ``1 - cos(image, mean of the card's caption embeddings)``"""
     blend: float = 1.0
     zero_shot_temperature: float = 1.0
     init_temperature: float = 0.07
     feature_dropout: float = 0.1
+    hidden: int = 0
+    """width of a hidden layer (GELU) before the linear map; 0: a linear head"""
+    gate_quantile: float = 0.99
+    """the gate's ``low``: this quantile of the training cards' feature distances"""
+    gate_ratio: float = 2.0
+    """the gate's ``high`` is ``gate_ratio * low``; 0: no gate"""
+    snap_weight: float = 0.0
+    """after training, pull the trained path towards the object names it is near (0: off)"""
+    snap_scale: float = 30.0
+    """inverse temperature of that pull's softmax over the names"""
     seed: int = 0
 
 
@@ -167,7 +179,10 @@ def train_head(
     Each step draws ``batch_size`` cards, one caption for each, and one object name for each.
     Image-to-caption and caption-to-image InfoNCE (texts that are equal count as positives of
     every card that has them) plus ``object_weight`` times image-to-object-name InfoNCE, where a
-    name is a positive of every card in the batch that shows that object.
+    name is a positive of every card in the batch that shows that object, plus
+    ``caption_regression`` times ``1 - cos`` between the image and the mean of its captions'
+    embeddings (which keeps images where MiniLM puts their captions, so that associations of the
+    objects carry over).
     """
     import torch
     from tqdm.auto import tqdm
@@ -184,8 +199,18 @@ def train_head(
     ).float()
     texts = torch.from_numpy(data.text_vectors).float()
     objects = torch.from_numpy(data.object_vectors).float()
+    mean_captions = torch.nn.functional.normalize(
+        torch.stack([texts[ids].mean(dim=0) for ids in data.caption_ids]), dim=-1
+    )
 
-    linear = torch.nn.Linear(FEATURE_DIM, TEXT_DIM)
+    if config.hidden:
+        linear: Any = torch.nn.Sequential(
+            torch.nn.Linear(FEATURE_DIM, config.hidden),
+            torch.nn.GELU(approximate="tanh"),
+            torch.nn.Linear(config.hidden, TEXT_DIM),
+        )
+    else:
+        linear = torch.nn.Linear(FEATURE_DIM, TEXT_DIM)
     log_scale = torch.nn.Parameter(torch.tensor(float(np.log(1.0 / config.init_temperature))))
     optimiser = torch.optim.AdamW(
         [
@@ -234,6 +259,9 @@ def train_head(
         object_loss = _multi_positive_nce(object_logits, shows)
 
         loss = caption_loss + config.object_weight * object_loss
+        if config.caption_regression:
+            cosine = (image * mean_captions[torch.from_numpy(batch)]).sum(dim=-1)
+            loss = loss + config.caption_regression * (1.0 - cosine).mean()
         optimiser.zero_grad()
         loss.backward()
         optimiser.step()
@@ -243,20 +271,38 @@ def train_head(
         running["object"] += float(object_loss.detach())
         if (step + 1) % 50 == 0:
             entry = {k: v / 50 for k, v in running.items()}
-            entry.update(step=step + 1, temperature=float(1.0 / scale))
+            entry.update(step=step + 1, temperature=float(1.0 / scale.detach()))
             history.append(entry)
             bar.set_postfix(loss=f"{entry['loss']:.3f}")
             running = dict.fromkeys(running, 0.0)
 
+    from models.default_model import feature_distance
+
+    distances = feature_distance(data.features, mean, std)
+    gate_low = float(np.quantile(distances, config.gate_quantile))
+    gate_high = gate_low * config.gate_ratio if config.gate_ratio > 0 else float("inf")
+    if not np.isfinite(gate_high):
+        gate_low = float("inf")
+    last = linear[-1] if config.hidden else linear
     head = AlignmentHead(
-        weight=linear.weight.detach().numpy().copy(),
-        bias=linear.bias.detach().numpy().copy(),
+        weight=last.weight.detach().numpy().copy(),
+        bias=last.bias.detach().numpy().copy(),
         feature_mean=mean.astype(np.float32),
         feature_std=std.astype(np.float32),
         class_embeddings=class_embeddings.astype(np.float32),
         blend=config.blend,
         zero_shot_temperature=config.zero_shot_temperature,
-        metadata={"config": asdict(config), "learned_temperature": float(1.0 / log_scale.exp())},
+        metadata={
+            "config": asdict(config),
+            "learned_temperature": float(1.0 / log_scale.detach().exp()),
+        },
+        hidden_weight=linear[0].weight.detach().numpy().copy() if config.hidden else None,
+        hidden_bias=linear[0].bias.detach().numpy().copy() if config.hidden else None,
+        gate_low=gate_low,
+        gate_high=gate_high,
+        name_embeddings=data.object_vectors.astype(np.float32) if config.snap_weight else None,
+        snap_weight=config.snap_weight,
+        snap_scale=config.snap_scale,
     )
     return head, history
 

@@ -8,11 +8,15 @@
 * Alignment head (``models/weights/default_head.npz``, trained by
   ``scripts/train_default_model.py``): an image's embedding is
 
-  ``normalise( normalise(W @ standardise(feature) + b) + blend * zero_shot )``
+  ``normalise( g * normalise(W @ standardise(feature) + b) + blend * zero_shot )``
 
   where ``zero_shot = normalise(softmax(logits / T) @ C)`` and ``C`` holds MiniLM's embeddings of
   the 1000 ImageNet class names (stored in the head file). The zero-shot path keeps ordinary
-  photographs ranked sensibly; the trained linear path adds what the dream cards taught.
+  photographs ranked sensibly; the trained linear path adds what the dream cards taught. ``g``
+  gates the trained path by how far the image's feature lies from the training cards' (the
+  root-mean-square of the standardised feature, about 1 on dream cards): 1 up to the head's
+  ``gate_low``, 0 from ``gate_high``. A head trained on emoji-like cards maps photographs to
+  arbitrary places, so far from its training data the embedding is the zero-shot one.
 
 Both weight files are checked against pinned SHA-256 digests when they are loaded. Nothing is
 downloaded and nothing is trained at run time.
@@ -31,7 +35,14 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageOps
 
-from models._torch_utils import check_sha256, require_torch, resolve_dtype, sha256_file, to_numpy
+from models._torch_utils import (
+    check_sha256,
+    parallel_map,
+    require_torch,
+    resolve_dtype,
+    sha256_file,
+    to_numpy,
+)
 from models.base import Embedder, EmbedderError, EmbedderLoadError, fingerprint_of
 
 #: Pinned files of the two tower packages: package, version, file inside it, SHA-256.
@@ -96,12 +107,18 @@ def aspect_bucket(width: int, height: int) -> str:
     return "square"
 
 
+def fit_image(image: Image.Image) -> np.ndarray:
+    """RGB, fitted (cover, centre crop, bicubic) to its bucket's size; HWC uint8."""
+    rgb = image if image.mode == "RGB" else image.convert("RGB")
+    size = IMAGE_SIZES[aspect_bucket(*rgb.size)]
+    if rgb.size != size:
+        rgb = ImageOps.fit(rgb, size, method=Image.Resampling.BICUBIC)
+    return np.asarray(rgb)
+
+
 def preprocess_image(image: Image.Image) -> np.ndarray:
     """RGB, fitted (cover, centre crop) to its bucket's size, scaled to [-1, 1]; CHW float32."""
-    rgb = image.convert("RGB")
-    size = IMAGE_SIZES[aspect_bucket(*rgb.size)]
-    fitted = ImageOps.fit(rgb, size, method=Image.Resampling.BICUBIC)
-    array = np.asarray(fitted, dtype=np.float32) / 255.0
+    array = fit_image(image).astype(np.float32) / 255.0
     return ((array - IMAGE_MEAN) / IMAGE_STD).transpose(2, 0, 1)
 
 
@@ -147,15 +164,23 @@ class ImageTower:
         self.sha256 = EFFICIENTNET_SHA256
 
     def preprocess(self, images: list[Image.Image]) -> list[tuple[list[int], Any]]:
-        """Group images by aspect bucket: ``[(indices, batch tensor), ...]``."""
-        arrays = [preprocess_image(image) for image in images]
+        """Group images by aspect bucket: ``[(indices, batch tensor), ...]``.
+
+        Each image is fitted in uint8 (Pillow); the scaling to [-1, 1] is done once per batch
+        (the same float32 operations as :func:`preprocess_image`, so the same pixels).
+        """
+        torch = self._torch
+        arrays = parallel_map(fit_image, images, torch.get_num_threads())
         groups: dict[tuple[int, ...], list[int]] = {}
         for index, array in enumerate(arrays):
             groups.setdefault(array.shape, []).append(index)
-        return [
-            (indices, self._torch.from_numpy(np.stack([arrays[i] for i in indices])))
-            for indices in groups.values()
-        ]
+        out = []
+        for indices in groups.values():
+            batch = torch.from_numpy(np.stack([arrays[i] for i in indices]))
+            pixels = batch.permute(0, 3, 1, 2).to(torch.float32).div_(255.0)
+            pixels = pixels.sub_(IMAGE_MEAN).div_(IMAGE_STD).contiguous()
+            out.append((indices, pixels))
+        return out
 
     def forward(self, pixels: Any) -> tuple[np.ndarray, np.ndarray]:
         """Pooled features ``(n, 1280)`` and logits ``(n, 1000)`` of a preprocessed batch."""
@@ -240,6 +265,18 @@ class AlignmentHead:
         blend: Weight of the zero-shot path in the final embedding.
         zero_shot_temperature: Temperature of the softmax over ImageNet logits.
         metadata: Training record: data, seeds, figures (JSON-compatible).
+        hidden_weight: ``(h, 1280)`` first layer of a two-layer head (``weight`` is then
+            ``(384, h)``), or ``None`` for a linear head.
+        hidden_bias: ``(h,)``, or ``None``.
+        gate_low: Feature distance (root-mean-square of the standardised feature) up to which
+            the trained path has full weight; ``inf``: no gate.
+        gate_high: Distance from which the trained path has no weight (the embedding is then
+            the ImageNet zero-shot one); the weight falls linearly in between.
+        name_embeddings: ``(k, 384)`` MiniLM embeddings of the training cards' object names, or
+            ``None``; the trained path is pulled towards the names it is near (see
+            :func:`snap_to_names`).
+        snap_weight: Weight of that pull (0: none).
+        snap_scale: Inverse temperature of the softmax over the names.
     """
 
     weight: np.ndarray
@@ -250,6 +287,13 @@ class AlignmentHead:
     blend: float
     zero_shot_temperature: float
     metadata: dict[str, Any]
+    hidden_weight: np.ndarray | None = None
+    hidden_bias: np.ndarray | None = None
+    gate_low: float = float("inf")
+    gate_high: float = float("inf")
+    name_embeddings: np.ndarray | None = None
+    snap_weight: float = 0.0
+    snap_scale: float = 30.0
 
     def save(self, path: str | Path) -> None:
         """Write the head as a compressed ``.npz`` (float16 matrices, float32 vectors)."""
@@ -266,7 +310,22 @@ class AlignmentHead:
                 class_embeddings=self.class_embeddings.astype(np.float16),
                 blend=np.float32(self.blend),
                 zero_shot_temperature=np.float32(self.zero_shot_temperature),
+                gate=np.array([self.gate_low, self.gate_high], dtype=np.float32),
+                snap=np.array([self.snap_weight, self.snap_scale], dtype=np.float32),
                 metadata=np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8),
+                **(
+                    {}
+                    if self.name_embeddings is None
+                    else {"name_embeddings": self.name_embeddings.astype(np.float16)}
+                ),
+                **(
+                    {}
+                    if self.hidden_weight is None or self.hidden_bias is None
+                    else {
+                        "hidden_weight": self.hidden_weight.astype(np.float16),
+                        "hidden_bias": self.hidden_bias.astype(np.float32),
+                    }
+                ),
             )
 
     @classmethod
@@ -291,11 +350,30 @@ class AlignmentHead:
                 blend=float(data["blend"]),
                 zero_shot_temperature=float(data["zero_shot_temperature"]),
                 metadata=meta,
+                hidden_weight=(
+                    data["hidden_weight"].astype(np.float32) if "hidden_weight" in data else None
+                ),
+                hidden_bias=(
+                    data["hidden_bias"].astype(np.float32) if "hidden_bias" in data else None
+                ),
+                gate_low=float(data["gate"][0]) if "gate" in data else float("inf"),
+                gate_high=float(data["gate"][1]) if "gate" in data else float("inf"),
+                name_embeddings=(
+                    data["name_embeddings"].astype(np.float32)
+                    if "name_embeddings" in data
+                    else None
+                ),
+                snap_weight=float(data["snap"][0]) if "snap" in data else 0.0,
+                snap_scale=float(data["snap"][1]) if "snap" in data else 30.0,
             )
-        if head.weight.shape != (TEXT_DIM, FEATURE_DIM) or head.class_embeddings.shape != (
+        inner = FEATURE_DIM if head.hidden_weight is None else head.hidden_weight.shape[0]
+        shapes_ok = head.weight.shape == (TEXT_DIM, inner) and head.class_embeddings.shape == (
             N_CLASSES,
             TEXT_DIM,
-        ):
+        )
+        if head.hidden_weight is not None:
+            shapes_ok = shapes_ok and head.hidden_weight.shape == (inner, FEATURE_DIM)
+        if not shapes_ok:
             raise EmbedderLoadError(f"{path}: unexpected head shapes {head.weight.shape}")
         return head
 
@@ -311,7 +389,51 @@ class AlignmentHead:
             class_embeddings=self.class_embeddings,
             blend=self.blend,
             temperature=self.zero_shot_temperature,
+            hidden_weight=self.hidden_weight,
+            hidden_bias=self.hidden_bias,
+            gate_low=self.gate_low,
+            gate_high=self.gate_high,
+            name_embeddings=self.name_embeddings,
+            snap_weight=self.snap_weight,
+            snap_scale=self.snap_scale,
         )
+
+
+def feature_distance(
+    features: np.ndarray, feature_mean: np.ndarray, feature_std: np.ndarray
+) -> np.ndarray:
+    """Root-mean-square of the standardised features: about 1 on cards like the training ones,
+    several times more on photographs (what the gate of the trained path reads)."""
+    standardised = (features - feature_mean) / feature_std
+    return np.sqrt((standardised**2).mean(axis=1))
+
+
+def gate_weights(distance: np.ndarray, low: float, high: float) -> np.ndarray:
+    """Weight of the trained path: 1 up to ``low``, 0 from ``high``, linear in between."""
+    if not np.isfinite(low):
+        return np.ones_like(distance, dtype=np.float32)
+    return np.clip((high - distance) / max(high - low, 1e-6), 0.0, 1.0).astype(np.float32)
+
+
+def snap_to_names(
+    aligned: np.ndarray, names: np.ndarray, weight: float, scale: float
+) -> np.ndarray:
+    """``normalise(aligned + weight * normalise(softmax(scale * aligned @ names.T) @ names))``:
+    pulls unit vectors towards the object names they are near (names lie near what people
+    associate with them, which the image features alone barely encode)."""
+    logits = scale * aligned @ names.T
+    logits -= logits.max(axis=1, keepdims=True)
+    probabilities = np.exp(logits)
+    probabilities /= probabilities.sum(axis=1, keepdims=True)
+    snapped = probabilities @ names
+    snapped /= np.maximum(np.linalg.norm(snapped, axis=1, keepdims=True), 1e-12)
+    mixed = aligned + weight * snapped
+    return mixed / np.maximum(np.linalg.norm(mixed, axis=1, keepdims=True), 1e-12)
+
+
+def gelu(x: np.ndarray) -> np.ndarray:
+    """GELU, tanh approximation (as ``torch.nn.GELU(approximate="tanh")``)."""
+    return 0.5 * x * (1.0 + np.tanh(0.7978845608028654 * (x + 0.044715 * x**3)))
 
 
 def zero_shot_embeddings(
@@ -337,12 +459,26 @@ def embed_from_features(
     class_embeddings: np.ndarray,
     blend: float,
     temperature: float,
+    hidden_weight: np.ndarray | None = None,
+    hidden_bias: np.ndarray | None = None,
+    gate_low: float = float("inf"),
+    gate_high: float = float("inf"),
+    name_embeddings: np.ndarray | None = None,
+    snap_weight: float = 0.0,
+    snap_scale: float = 30.0,
 ) -> np.ndarray:
     """The default model's image embedding (see the module docstring), in numpy."""
     standardised = (features - feature_mean) / feature_std
+    if hidden_weight is not None and hidden_bias is not None:
+        standardised = gelu(standardised @ hidden_weight.T + hidden_bias)
     aligned = standardised @ weight.T + bias
     aligned /= np.maximum(np.linalg.norm(aligned, axis=1, keepdims=True), 1e-12)
-    mixed = aligned + blend * zero_shot_embeddings(logits, class_embeddings, temperature)
+    if name_embeddings is not None and snap_weight > 0:
+        aligned = snap_to_names(aligned, name_embeddings, snap_weight, snap_scale)
+    gate = gate_weights(feature_distance(features, feature_mean, feature_std), gate_low, gate_high)
+    mixed = gate[:, None] * aligned + blend * zero_shot_embeddings(
+        logits, class_embeddings, temperature
+    )
     return (mixed / np.maximum(np.linalg.norm(mixed, axis=1, keepdims=True), 1e-12)).astype(
         np.float32
     )

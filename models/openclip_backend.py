@@ -23,6 +23,7 @@ from PIL import Image
 
 from models._torch_utils import (
     hash_state_dict,
+    parallel_map,
     require_torch,
     resolve_dtype,
     sha256_file,
@@ -203,7 +204,10 @@ class OpenClipEmbedder(Embedder):
 
     def preprocess_images(self, images: list[Image.Image]) -> Any:
         """The batch tensor that the vision tower sees (CPU, float32)."""
-        return self._torch.stack([self._preprocess(image.convert("RGB")) for image in images])
+        def one(image: Image.Image) -> Any:
+            return self._preprocess(image if image.mode == "RGB" else image.convert("RGB"))
+
+        return self._torch.stack(parallel_map(one, images, self._torch.get_num_threads()))
 
     def forward_images(self, pixels: Any) -> np.ndarray:
         """Encode a preprocessed batch (the raw model forward the benchmark compares against)."""
