@@ -1,4 +1,7 @@
-"""``dixit-ai train``: training jobs. ``align`` trains the default model's alignment head.
+"""``dixit-ai train``: training jobs (``align``, ``calibration``, ``storyteller``).
+
+``align`` trains the default model's alignment head; ``calibration`` fits the players' guess
+model to recorded games; ``storyteller`` learns a clue-choice policy by self-play.
 
 ``dixit-ai train align [OPTIONS]`` runs the same experiment as
 ``scripts/train_default_model.py``, with the same options; training needs the models extra
@@ -14,12 +17,13 @@ from typing import Any
 
 def register(subparsers: Any) -> None:
     """Add the ``train`` subcommand to the ``dixit-ai`` parser."""
-    # The experiment's settings module needs numpy only (torch is imported when it runs).
+    # The experiments' settings modules need numpy only (torch is imported when they run).
     from models import train_default
+    from models.players.cli import register_train_commands
 
     parser = subparsers.add_parser(
         "train",
-        help="train models (align: the default model's alignment head)",
+        help="train models: align (default model), calibration, storyteller",
         description=__doc__.split("\n\n")[0],
     )
     jobs = parser.add_subparsers(dest="train_job", metavar="JOB", required=True)
@@ -29,11 +33,14 @@ def register(subparsers: Any) -> None:
         description=train_default.__doc__.split("\n\n")[0] if train_default.__doc__ else None,
     )
     train_default.add_arguments(align)
+    register_train_commands(jobs)  # calibration, storyteller
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run a training job; returns the exit status."""
+    if getattr(args, "players_job", None) is not None:
+        return int(args.players_job(args))
     from models import train_default
 
     values = {f.name: getattr(args, f.name) for f in dataclasses.fields(train_default.Args)}
