@@ -80,6 +80,9 @@ def run(args: argparse.Namespace) -> int:
     rules.check_players(args.players)
     deck = load_deck(args.deck)  # once, and before any game: a bad deck fails early
     rules.check_deck(args.players, len(deck.card_ids))
+    # The records carry the deck's fingerprint; the first run draws the cards to compute it
+    # (then it is cached), which is not the games' time.
+    _ = deck.fingerprint
 
     out = open(args.out, "w", encoding="utf-8") if args.out else None
     records: list[GameRecord] = []
