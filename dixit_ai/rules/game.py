@@ -37,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from dixit_ai.rules._fast import build_frozen, is_int
 from dixit_ai.rules.errors import IllegalAction
 from dixit_ai.rules.ruleset import RuleSet
 from dixit_ai.rules.scoring import check_vote, points_of_checked_round, voting_seats
@@ -223,7 +224,7 @@ def check_action(state: GameState, action: Action) -> None:
     if expected is None:
         raise IllegalAction(f"{action!r} is not an action (Tell, Play or Vote)")
     seat = action.seat
-    if type(seat) is not int and (isinstance(seat, bool) or not isinstance(seat, np.integer)):
+    if not is_int(seat):
         raise IllegalAction(f"{seat!r} is not a seat of this {state.n_players}-player game")
     if not 0 <= seat < state.n_players:
         raise IllegalAction(f"{seat!r} is not a seat of this {state.n_players}-player game")
@@ -294,7 +295,7 @@ def check_clue(rules: RuleSet, clue: object, kind: object, seat: int) -> None:
 
 
 def _check_card(card: object, hand: Sequence[int], seat: int) -> None:
-    if type(card) is not int and (isinstance(card, bool) or not isinstance(card, np.integer)):
+    if not is_int(card):
         raise IllegalAction(f"seat {seat} named {card!r}, which is not a card id")
     if card not in hand:
         raise IllegalAction(f"seat {seat} does not hold card {card}")
@@ -438,9 +439,7 @@ def _guessers(storyteller: int, n_players: int) -> tuple[int, ...]:
 
 def _evolve(state: GameState, **changes: Any) -> GameState:
     """``dataclasses.replace`` without re-running ``__init__``: the hot path of every step."""
-    new = object.__new__(GameState)
-    object.__setattr__(new, "__dict__", {**state.__dict__, **changes})
-    return new
+    return build_frozen(GameState, {**state.__dict__, **changes})
 
 
 def _replace_at(items: tuple[tuple[int, ...], ...], index: int,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dixit_ai.rules._fast import build_frozen
 from dixit_ai.rules.game import GameState, Phase, RoundResult
 from dixit_ai.rules.ruleset import RuleSet
 
@@ -103,9 +104,8 @@ def observe(state: GameState, seat: int) -> View:
             rules, n = state.rules, state.n_players
             team = rules.team_of(seat, n)
             team_positions = tuple(i for i, s in enumerate(owner) if rules.team_of(s, n) == team)
-    # Built without re-running the dataclass __init__: observe() is on every decision's path.
-    view = object.__new__(View)
-    object.__setattr__(view, "__dict__", dict(
+    # observe() is on every decision's path: build the view without the dataclass __init__.
+    return build_frozen(View, dict(
         seat=seat,
         n_players=state.n_players,
         rules=state.rules,
@@ -126,4 +126,3 @@ def observe(state: GameState, seat: int) -> View:
         discard=state.discard,
         last_round=state.results[-1] if state.results else None,
     ))
-    return view

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import numpy as np
-
+from dixit_ai.rules._fast import is_int
 from dixit_ai.rules.errors import IllegalAction
 from dixit_ai.rules.ruleset import RuleSet
 
@@ -73,8 +72,7 @@ def check_vote(
         raise IllegalAction(f"seat {seat} voted twice for the same card")
     size = len(board_owner)
     for position in positions:
-        if type(position) is not int and (isinstance(position, bool)
-                                          or not isinstance(position, int | np.integer)):
+        if not is_int(position):
             raise IllegalAction(f"seat {seat} voted for {position!r}, not a board position")
         if not 0 <= position < size:
             raise IllegalAction(

@@ -265,3 +265,14 @@ def test_bad_decks_are_refused() -> None:
         new_game(rules, 4, range(20), rng)
     with pytest.raises(ValueError, match="3-6 players, not 7"):
         new_game(RuleSet.edition("original-2008"), 7, range(84), rng)
+
+
+def test_numpy_integers_are_ids_and_bools_are_not() -> None:
+    state, rng = start("refresh-2021", n=4, seed=2)
+    state = apply_action(state, Tell(np.int64(0), np.int64(state.hands[0][0]), "x"), rng)
+    state = to_vote_phase(state, rng)
+    target = np.int64(state.board_owner.index(0))
+    with pytest.raises(IllegalAction, match="not a board position"):
+        apply_action(state, Vote(1, (True,)), rng)
+    after = apply_action(state, Vote(1, (target,)), rng)
+    assert after.votes[1] == (int(target),) and type(after.votes[1][0]) is int
