@@ -1,0 +1,280 @@
+"""What benchmarks and tournaments share on the way out: run folders, bootstrap intervals, tables.
+
+Every figure a report prints is recomputable from the records in its run folder; this module only
+formats and resamples. Bootstrap intervals are percentile intervals over resampled *items* (games,
+boards, rounds), drawn from a seeded generator, so the same records and seed give the same
+interval. Plots import matplotlib when called, so the core imports without it.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import json
+import math
+import os
+import re
+import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "Interval",
+    "bootstrap",
+    "bootstrap_indices",
+    "markdown_table",
+    "mean_interval",
+    "plot_intervals",
+    "print_table",
+    "run_folder",
+    "write_csv",
+    "write_json",
+    "write_text",
+]
+
+DEFAULT_RESAMPLES = 2000
+DEFAULT_LEVEL = 0.95
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A point estimate with a two-sided confidence interval."""
+
+    estimate: float
+    low: float
+    high: float
+
+    def __str__(self) -> str:
+        return self.format()
+
+    def format(self, digits: int = 3) -> str:
+        """``0.512 [0.480, 0.545]``."""
+        if math.isnan(self.estimate):
+            return "n/a"
+        return f"{self.estimate:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]"
+
+    def to_dict(self) -> dict[str, float]:
+        return {"estimate": self.estimate, "low": self.low, "high": self.high}
+
+
+def _check_level(level: float) -> None:
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"confidence level must be in (0, 1), got {level}")
+
+
+def bootstrap_indices(n_items: int, *, n_resamples: int = DEFAULT_RESAMPLES,
+                      seed: int = 0) -> np.ndarray:
+    """``(n_resamples, n_items)`` indices drawn with replacement, from a seeded generator."""
+    if n_items < 1:
+        raise ValueError(f"bootstrap needs at least 1 item, got {n_items}")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be at least 1, got {n_resamples}")
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, n_items, size=(n_resamples, n_items))
+
+
+def bootstrap(statistic: Callable[[np.ndarray], Any], n_items: int, *,
+              n_resamples: int = DEFAULT_RESAMPLES, level: float = DEFAULT_LEVEL,
+              seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Percentile bootstrap of any statistic of resampled items.
+
+    ``statistic(indices)`` returns a scalar or a 1-d array (one value per agent, per model...)
+    computed from the items at ``indices`` (an array of item positions, with repeats). Returns
+    ``(estimate, low, high)``, each with the statistic's shape; the estimate is the statistic on
+    all items (not the bootstrap mean).
+    """
+    _check_level(level)
+    estimate = np.asarray(statistic(np.arange(n_items)), dtype=np.float64)
+    samples = np.stack([
+        np.asarray(statistic(idx), dtype=np.float64)
+        for idx in bootstrap_indices(n_items, n_resamples=n_resamples, seed=seed)
+    ])
+    alpha = (1.0 - level) / 2.0
+    low = np.nanquantile(samples, alpha, axis=0)
+    high = np.nanquantile(samples, 1.0 - alpha, axis=0)
+    return estimate, np.asarray(low), np.asarray(high)
+
+
+def mean_interval(values: Sequence[float] | np.ndarray, *,
+                  n_resamples: int = DEFAULT_RESAMPLES, level: float = DEFAULT_LEVEL,
+                  seed: int = 0) -> Interval:
+    """The mean of ``values`` with a percentile-bootstrap interval; NaN for no values."""
+    data = np.asarray(values, dtype=np.float64)
+    if data.ndim != 1:
+        raise ValueError(f"mean_interval takes a 1-d sequence, got shape {data.shape}")
+    if data.size == 0:
+        return Interval(math.nan, math.nan, math.nan)
+    # Vectorised: the mean of every resample at once.
+    _check_level(level)
+    idx = bootstrap_indices(data.size, n_resamples=n_resamples, seed=seed)
+    means = data[idx].mean(axis=1)
+    alpha = (1.0 - level) / 2.0
+    return Interval(float(data.mean()), float(np.quantile(means, alpha)),
+                    float(np.quantile(means, 1.0 - alpha)))
+
+
+_SLUG = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def run_folder(kind: str, name: str, seed: int, *, root: str | os.PathLike[str] = "runs",
+               when: _dt.datetime | None = None) -> Path:
+    """Create and return ``ROOT/<kind>__<name>__<seed>__<UTC time>/`` (never an existing one)."""
+    stamp = (when or _dt.datetime.now(_dt.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
+    slug = _SLUG.sub("-", name).strip("-") or "run"
+    base = Path(root) / f"{kind}__{slug}__{seed}__{stamp}"
+    path, n = base, 1
+    while True:
+        try:
+            path.mkdir(parents=True, exist_ok=False)
+            return path
+        except FileExistsError:
+            n += 1
+            path = base.with_name(f"{base.name}-{n}")
+
+
+def write_text(path: str | os.PathLike[str], text: str) -> Path:
+    """Write ``text`` atomically (a temporary file in the same folder, then a rename)."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def write_json(path: str | os.PathLike[str], data: Any) -> Path:
+    """Write ``data`` as indented JSON, atomically; NaN is written as null."""
+    return write_text(path, json.dumps(_json_safe(data), indent=2, sort_keys=False) + "\n")
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, float):
+        return None if math.isnan(value) or math.isinf(value) else value
+    if isinstance(value, np.generic):
+        return _json_safe(value.item())
+    if isinstance(value, np.ndarray):
+        return [_json_safe(v) for v in value.tolist()]
+    if isinstance(value, Interval):
+        return _json_safe(value.to_dict())
+    if isinstance(value, Mapping):
+        return {str(k): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    return value
+
+
+def write_csv(path: str | os.PathLike[str], rows: Sequence[Mapping[str, Any]],
+              columns: Sequence[str] | None = None) -> Path:
+    """Write ``rows`` (dicts) as CSV; columns default to the first row's keys, in order."""
+    if columns is None:
+        columns = list(rows[0].keys()) if rows else []
+    import io
+
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(columns), extrasaction="ignore",
+                            lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: _cell(row.get(k)) for k in columns})
+    return write_text(path, buffer.getvalue())
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, float):
+        return "" if math.isnan(value) else f"{value:.6g}"
+    if isinstance(value, Interval):
+        return value.format()
+    return "" if value is None else value
+
+
+def _format(value: Any, digits: int) -> str:
+    if isinstance(value, Interval):
+        return value.format(digits)
+    if isinstance(value, float):
+        return "n/a" if math.isnan(value) else f"{value:.{digits}f}"
+    return str(value)
+
+
+def markdown_table(columns: Sequence[str], rows: Iterable[Sequence[Any]], *,
+                   digits: int = 3) -> str:
+    """A GitHub-flavoured Markdown table; floats and intervals are formatted with ``digits``."""
+    def esc(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(esc(c) for c in columns) + " |",
+             "|" + "|".join("---" for _ in columns) + "|"]
+    for row in rows:
+        lines.append("| " + " | ".join(esc(_format(v, digits)) for v in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def print_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]], *,
+                digits: int = 3, file: Any = None) -> None:
+    """Print a table to the terminal with rich (a plain-text table where rich is absent)."""
+    rows = [list(r) for r in rows]
+    try:
+        from rich.console import Console
+        from rich.table import Table
+    except ImportError:  # pragma: no cover - rich is a core dependency
+        print(title, file=file)
+        print(markdown_table(columns, rows, digits=digits), file=file)
+        return
+    table = Table(title=title, title_justify="left")
+    for i, column in enumerate(columns):
+        table.add_column(column, justify="left" if i == 0 else "right", no_wrap=i == 0)
+    for row in rows:
+        table.add_row(*(_format(v, digits) for v in row))
+    Console(file=file, width=max(100, Console(file=file).width)).print(table)
+
+
+def plot_intervals(path: str | os.PathLike[str], labels: Sequence[str],
+                   intervals: Sequence[Interval] | Mapping[str, Sequence[Interval]], *,
+                   title: str, xlabel: str, reference: float | None = None,
+                   reference_label: str = "chance") -> Path:
+    """A horizontal dot-and-whisker plot of intervals (one series, or several side by side).
+
+    ``intervals`` is one interval per label, or a mapping series name -> one per label. A
+    vertical dashed line marks ``reference`` (chance, say) where given. Writes a PNG.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    series = intervals if isinstance(intervals, Mapping) else {"": intervals}
+    for name, values in series.items():
+        if len(values) != len(labels):
+            raise ValueError(
+                f"series {name!r} has {len(values)} intervals for {len(labels)} labels")
+    n, k = len(labels), len(series)
+    fig, ax = plt.subplots(figsize=(7.5, 0.9 + 0.45 * n * max(1, k) ** 0.5))
+    offsets = np.linspace(-0.2, 0.2, k) if k > 1 else np.zeros(1)
+    for offset, (name, values) in zip(offsets, series.items(), strict=True):
+        y = np.arange(n)[::-1] + offset
+        est = np.array([v.estimate for v in values])
+        err = np.array([[v.estimate - v.low for v in values],
+                        [v.high - v.estimate for v in values]])
+        ax.errorbar(est, y, xerr=err, fmt="o", capsize=3, label=name or None)
+    if reference is not None:
+        ax.axvline(reference, color="grey", linestyle="--", linewidth=1, label=reference_label)
+    ax.set_yticks(np.arange(n)[::-1], labels)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    ax.grid(axis="x", alpha=0.3)
+    if k > 1 or reference is not None:
+        ax.legend(loc="best", fontsize="small")
+    fig.tight_layout()
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(target, dpi=120)
+    plt.close(fig)
+    return target

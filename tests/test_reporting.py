@@ -1,0 +1,81 @@
+"""The shared report helpers: seeded bootstrap intervals, run folders, tables and files."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+
+import numpy as np
+import pytest
+
+from dixit_ai.reporting import (
+    Interval,
+    bootstrap,
+    markdown_table,
+    mean_interval,
+    plot_intervals,
+    print_table,
+    run_folder,
+    write_csv,
+    write_json,
+)
+
+
+def test_mean_interval_is_seeded_and_covers_the_mean():
+    values = np.random.default_rng(1).normal(0.3, 1.0, size=400)
+    a = mean_interval(values, seed=5)
+    b = mean_interval(values, seed=5)
+    assert a == b
+    assert a.low < a.estimate < a.high
+    assert a.estimate == pytest.approx(values.mean())
+    # The interval's width is near 2 * 1.96 * sd / sqrt(n) for a normal sample.
+    assert a.high - a.low == pytest.approx(2 * 1.96 / 20, rel=0.2)
+    assert mean_interval(values, seed=6) != a
+
+
+def test_mean_interval_of_nothing_is_nan_and_bad_input_is_refused():
+    assert math.isnan(mean_interval([]).estimate)
+    with pytest.raises(ValueError, match="confidence level"):
+        mean_interval([1.0, 2.0], level=1.5)
+    with pytest.raises(ValueError, match="1-d"):
+        mean_interval(np.zeros((2, 2)))
+
+
+def test_bootstrap_of_a_vector_statistic():
+    data = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [1.0, 0.0]])
+    est, low, high = bootstrap(lambda idx: data[idx].mean(axis=0), len(data), seed=0,
+                               n_resamples=500)
+    assert est.tolist() == [0.75, 0.5]
+    assert np.all(low <= est) and np.all(est <= high)
+    with pytest.raises(ValueError, match="at least 1 item"):
+        bootstrap(lambda idx: 0.0, 0)
+
+
+def test_run_folder_never_reuses_a_folder(tmp_path):
+    first = run_folder("bench", "my model/x", 3, root=tmp_path)
+    second = run_folder("bench", "my model/x", 3, root=tmp_path)
+    assert first != second and first.is_dir() and second.is_dir()
+    assert first.name.startswith("bench__my-model-x__3__")
+
+
+def test_files_and_tables(tmp_path, capsys):
+    rows = [{"agent": "a|b", "rate": 0.5, "ci": Interval(0.5, 0.4, 0.6)},
+            {"agent": "c", "rate": float("nan"), "ci": Interval(0.1, 0.0, 0.2)}]
+    write_csv(tmp_path / "r.csv", rows)
+    with open(tmp_path / "r.csv", newline="") as handle:
+        read = list(csv.DictReader(handle))
+    assert read[0]["ci"] == "0.500 [0.400, 0.600]" and read[1]["rate"] == ""
+    write_json(tmp_path / "r.json", {"x": float("nan"), "ci": rows[0]["ci"], "a": np.int64(3)})
+    assert json.loads((tmp_path / "r.json").read_text()) == {
+        "x": None, "ci": {"estimate": 0.5, "low": 0.4, "high": 0.6}, "a": 3}
+    table = markdown_table(["agent", "rate"], [["a|b", 0.5]])
+    assert "a\\|b" in table and "0.500" in table
+    print_table("Leaderboard", ["agent", "rate"], [["a", Interval(0.5, 0.4, 0.6)]])
+    assert "0.500 [0.400, 0.600]" in capsys.readouterr().out
+    png = plot_intervals(tmp_path / "p.png", ["a", "b"], [rows[0]["ci"], rows[1]["ci"]],
+                         title="t", xlabel="x", reference=0.2)
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    with pytest.raises(ValueError, match="1 intervals for 2 labels"):
+        plot_intervals(tmp_path / "q.png", ["a", "b"], {"s": [rows[0]["ci"]]}, title="t",
+                       xlabel="x")
