@@ -14,6 +14,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from dixit_ai.rules import RoundResult
+
 RECORD_FORMAT = 1
 """Version of the record format; bumped when a field changes meaning."""
 
@@ -79,6 +81,18 @@ class RoundRecord:
     def guess_rate(self) -> float:
         """The fraction of voting seats that found the storyteller's card."""
         return len(self.finders) / len(self.votes) if self.votes else 0.0
+
+    def to_result(self) -> RoundResult:
+        """The round as the rules revealed it (what a seat's ``view.last_round`` holds)."""
+        n = len(self.points)
+        return RoundResult(
+            round=self.round, storyteller=self.storyteller, clue=self.clue,
+            clue_kind=self.clue_kind, storyteller_card=self.storyteller_card,
+            played=tuple(tuple(cards) for cards in self.played), board=tuple(self.board),
+            board_owner=tuple(self.board_owner),
+            votes=tuple(tuple(self.votes.get(seat, ())) for seat in range(n)),
+            points=tuple(self.points), scores=tuple(self.scores),
+            forfeits=tuple(self.forfeits), reshuffled=self.reshuffled)
 
 
 @dataclass

@@ -1,0 +1,253 @@
+"""A person at the terminal, playing through the same :class:`Agent` protocol as the bots.
+
+The agent prints what its seat's view holds (the hand as numbered cards with their captions or
+object names, the clue, the numbered board with the person's own cards marked), writes the cards
+it shows as one PNG sheet to a folder the person can open, and reads the answer from a line of
+input. A line that does not make a legal move is refused with the reason, and the question is
+asked again; nothing is played until the answer is legal. ``quit`` (or the end of input) raises
+:class:`HumanQuit`, which the match runner records as that seat's failure.
+
+Everything the agent shows comes from the seat's view and the deck, so a person sees exactly what a
+bot in that seat would see.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from dixit_ai.agents.base import Choice, Story
+from dixit_ai.rules import IllegalAction, RoundResult, View
+from dixit_ai.rules.game import check_clue
+
+QUIT_WORDS = frozenset({"q", "quit", "exit"})
+
+
+class HumanQuit(RuntimeError):
+    """The person left the game (``quit``, or the input ended)."""
+
+
+class HumanAgent:
+    """A person playing one seat from a terminal (or any line-based input and output).
+
+    Args:
+        deck: The game's deck (a spec such as ``"dream"`` or a loaded ``Deck``); used to show
+            captions and to draw the cards. ``None`` shows card ids only.
+        images_dir: Where to write ``hand.png`` and ``board.png`` for the person to open;
+            ``None`` writes nothing.
+        seat_names: A display name per seat (``"you"`` is used for this seat).
+        input_fn: Reads one line given a prompt (default :func:`input`); tests pass a script.
+        output: Where to print (default standard output).
+        name: The agent's name in records.
+    """
+
+    def __init__(self, *, deck: Any = None, images_dir: str | Path | None = None,
+                 seat_names: Sequence[str] | None = None,
+                 input_fn: Callable[[str], str] | None = None, output: TextIO | None = None,
+                 name: str = "human") -> None:
+        if isinstance(deck, str):
+            from dixit_ai.decks import load_deck
+
+            deck = load_deck(deck)
+        self.deck = deck
+        self.images_dir = Path(images_dir) if images_dir is not None else None
+        self.seat_names = list(seat_names) if seat_names is not None else None
+        self.input_fn = input_fn if input_fn is not None else input
+        self.output = output
+        self.name = name
+        self.seat = -1
+        self.shown_round = -1
+
+    # -------------------------------------------------------------------- protocol
+
+    def reset(self, *, seat: int, rng: np.random.Generator) -> None:
+        self.seat = seat
+        self.shown_round = -1
+
+    def tell(self, view: View) -> Story:
+        self._show_last_round(view)
+        self._say(f"\n== Round {view.round + 1}: you are the storyteller ==")
+        self._show_scores(view)
+        self._show_cards("Your hand", view.hand, sheet="hand")
+        while True:
+            line = self._ask(f"Card (1-{len(view.hand)}) and clue, e.g. '2 a quiet storm': ")
+            number, _, clue = line.partition(" ")
+            try:
+                index = self._number(number, len(view.hand))
+                clue = clue.strip()
+                check_clue(view.rules, clue, None, view.seat)
+            except IllegalAction as error:
+                self._say(f"  not played: {error}")
+                continue
+            return Story(card=view.hand[index], clue=clue)
+
+    def play(self, view: View) -> Choice:
+        self._show_last_round(view)
+        k = view.cards_to_play
+        self._say(f"\n== Round {view.round + 1}: {self._seat_name(view.storyteller)} tells "
+                  f"{view.clue!r} ==")
+        self._show_cards("Your hand", view.hand, sheet="hand")
+        what = "a card" if k == 1 else f"{k} different cards"
+        while True:
+            line = self._ask(f"Play {what} for the clue {view.clue!r} (1-{len(view.hand)}): ")
+            try:
+                indexes = self._numbers(line, len(view.hand), exactly=k)
+            except IllegalAction as error:
+                self._say(f"  not played: {error}")
+                continue
+            return Choice(tuple(view.hand[i] for i in indexes))
+
+    def vote(self, view: View) -> Choice:
+        self._show_last_round(view)
+        self._say(f"\n== Round {view.round + 1}: vote for the storyteller's card; the clue is "
+                  f"{view.clue!r} ==")
+        marks = {p: "yours" if p in view.my_positions else "your partner's"
+                 for p in view.team_positions}
+        self._show_cards("The board", view.board, sheet="board", marks=marks)
+        legal = view.legal_vote_positions()
+        extra = (" (or two numbers for a second vote)" if view.max_votes > 1 else "")
+        while True:
+            line = self._ask(f"Your vote{extra}: ")
+            try:
+                picks = self._numbers(line, len(view.board), at_most=view.max_votes)
+                for position in picks:
+                    if position not in legal:
+                        raise IllegalAction(f"card {position + 1} is {marks[position]}; "
+                                            f"you may not vote for it")
+            except IllegalAction as error:
+                self._say(f"  not voted: {error}")
+                continue
+            return Choice(picks)
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name, "class": "HumanAgent"}
+
+    # -------------------------------------------------------------------- showing
+
+    def show_result(self, result: RoundResult) -> None:
+        """Print a revealed round: whose card was whose, the votes, the points."""
+        owner_of = dict(enumerate(result.board_owner))
+        voters: dict[int, list[str]] = {}
+        for seat, positions in enumerate(result.votes):
+            for position in positions:
+                voters.setdefault(position, []).append(self._seat_name(seat))
+        self._say(f"\n-- Round {result.round + 1} revealed: {self._seat_name(result.storyteller)}"
+                  f" told {result.clue!r} --")
+        for position, card in enumerate(result.board):
+            owner = owner_of[position]
+            tag = " (storyteller)" if owner == result.storyteller else ""
+            votes = ", ".join(voters.get(position, [])) or "no votes"
+            self._say(f"  {position + 1}. {self._label(card)}: {self._seat_name(owner)}{tag}"
+                      f" <- {votes}")
+        found = sum(any(result.board_owner[p] == result.storyteller for p in positions)
+                    for positions in result.votes)
+        guessers = sum(1 for positions in result.votes if positions)
+        if found == 0:
+            reason = "nobody found the storyteller's card"
+        elif found >= guessers:
+            reason = "everybody found the storyteller's card"
+        else:
+            reason = f"{found} of {guessers} guessers found the storyteller's card"
+        self._say(f"  {reason}")
+        self._say("  points: " + ", ".join(
+            f"{self._seat_name(s)} +{p}" for s, p in enumerate(result.points)))
+        self._say("  scores: " + ", ".join(
+            f"{self._seat_name(s)} {p}" for s, p in enumerate(result.scores)))
+
+    def _show_last_round(self, view: View) -> None:
+        last = view.last_round
+        if last is not None and last.round > self.shown_round:
+            self.shown_round = last.round
+            self.show_result(last)
+
+    def _show_scores(self, view: View) -> None:
+        self._say("  scores: " + ", ".join(
+            f"{self._seat_name(s)} {p}" for s, p in enumerate(view.scores)))
+
+    def _show_cards(self, title: str, cards: Sequence[int], *, sheet: str,
+                    marks: dict[int, str] | None = None) -> None:
+        marks = marks or {}
+        self._say(f"{title}:")
+        for i, card in enumerate(cards):
+            mark = f"  [{marks[i]}]" if i in marks else ""
+            self._say(f"  {i + 1}. {self._label(card)}{mark}")
+        if self.images_dir is not None and self.deck is not None:
+            path = self._write_sheet(cards, sheet)
+            self._say(f"  (pictures: {path})")
+
+    def _write_sheet(self, cards: Sequence[int], sheet: str) -> Path:
+        from PIL import Image, ImageDraw
+
+        assert self.images_dir is not None
+        self.images_dir.mkdir(parents=True, exist_ok=True)
+        width, height, gap = 200, 300, 12
+        canvas = Image.new("RGB", (gap + len(cards) * (width + gap), height + 2 * gap + 24),
+                           (24, 24, 30))
+        draw = ImageDraw.Draw(canvas)
+        for i, card in enumerate(cards):
+            x = gap + i * (width + gap)
+            canvas.paste(self.deck.image(card, (width, height)), (x, gap))
+            draw.text((x + width // 2 - 4, height + gap + 6), str(i + 1), fill=(236, 236, 240))
+        path = self.images_dir / f"{sheet}.png"
+        canvas.save(path)
+        return path
+
+    def _label(self, card: int) -> str:
+        if self.deck is None:
+            return f"card {card}"
+        captions = self.deck.captions(card)
+        if captions:
+            return f"card {card}: {captions[0]}"
+        description = self.deck.description(card)
+        if description and description.get("objects"):
+            return f"card {card}: " + ", ".join(map(str, description["objects"]))
+        return f"card {card}"
+
+    def _seat_name(self, seat: int) -> str:
+        if seat == self.seat:
+            return "you"
+        if self.seat_names is not None and seat < len(self.seat_names):
+            return f"{self.seat_names[seat]} (seat {seat})"
+        return f"seat {seat}"
+
+    # -------------------------------------------------------------------- reading
+
+    def _say(self, text: str) -> None:
+        print(text, file=self.output if self.output is not None else sys.stdout)
+
+    def _ask(self, prompt: str) -> str:
+        try:
+            line = self.input_fn(prompt)
+        except EOFError as error:
+            raise HumanQuit(f"seat {self.seat}: the input ended") from error
+        if line.strip().lower() in QUIT_WORDS:
+            raise HumanQuit(f"seat {self.seat} left the game")
+        return line.strip()
+
+    @staticmethod
+    def _number(text: str, n: int) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise IllegalAction(f"{text!r} is not a card number (1-{n})") from None
+        if not 1 <= value <= n:
+            raise IllegalAction(f"{value} is not between 1 and {n}")
+        return value - 1
+
+    def _numbers(self, line: str, n: int, *, exactly: int | None = None,
+                 at_most: int | None = None) -> tuple[int, ...]:
+        parts = line.replace(",", " ").split()
+        if not parts:
+            raise IllegalAction("give a card number")
+        picks = tuple(self._number(p, n) for p in parts)
+        if len(set(picks)) != len(picks):
+            raise IllegalAction("the same card twice")
+        if exactly is not None and len(picks) != exactly:
+            raise IllegalAction(f"give exactly {exactly} card number(s), not {len(picks)}")
+        if at_most is not None and len(picks) > at_most:
+            raise IllegalAction(f"at most {at_most} vote(s), not {len(picks)}")
+        return picks

@@ -1,0 +1,98 @@
+"""``dixit-ai play``: a game in the terminal, people against bots.
+
+Each ``human`` seat is a person at this terminal (:class:`dixit_ai.agents.human.HumanAgent`); the
+other seats are registry agents. The cards each person is shown are listed with their captions and
+drawn to ``hand.png`` and ``board.png`` in the images folder. The game's record is written at the
+end (also when someone quits: the record then says so), and ``dixit-ai replay`` checks it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+from pathlib import Path
+from typing import Any
+
+from dixit_ai.agents import agent_spec, make_agent
+from dixit_ai.agents.base import Agent
+from dixit_ai.agents.human import HumanAgent
+from dixit_ai.cli.simulate import parse_rule
+from dixit_ai.decks import load_deck
+from dixit_ai.match import play_game
+from dixit_ai.rules import EDITIONS, RuleSet
+
+HUMAN = "human"
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "play", help="play a game in the terminal against bots",
+        description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--seats", required=True,
+                        help="comma-separated seats: 'human' or a registry agent, e.g. "
+                             "human,clip-greedy,clip-greedy,clip-expected")
+    parser.add_argument("--edition", default="refresh-2021", choices=EDITIONS,
+                        help="edition of the rules (default: %(default)s)")
+    parser.add_argument("--deck", default="dream", help="deck spec (default: dream)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="the game's seed (default: a fresh one, printed)")
+    parser.add_argument("--rule", type=parse_rule, action="append", default=[],
+                        metavar="KEY=VALUE", help="override a rule, e.g. --rule score_limit=15")
+    parser.add_argument("--images", type=Path, default=Path("dixit-cards"),
+                        help="folder for the card pictures shown to you (default: %(default)s)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="where to write the game record (default: game-SEED.json)")
+    parser.set_defaults(func=run)
+
+
+def make_seat_agents(seats: list[str], deck_spec: str, *, images: Path | None,
+                     deck: Any = None) -> list[Agent]:
+    """One agent per seat: people for ``human``, registry agents (on the game's deck) otherwise."""
+    agents: list[Agent] = []
+    for name in seats:
+        if name == HUMAN:
+            agents.append(HumanAgent(deck=deck if deck is not None else deck_spec,
+                                     images_dir=images, seat_names=seats))
+        else:
+            overrides = {"deck": deck_spec} if "deck" in agent_spec(name).kwargs else {}
+            agents.append(make_agent(name, **overrides))
+    return agents
+
+
+def run(args: argparse.Namespace) -> int:
+    seats = [name.strip() for name in args.seats.split(",") if name.strip()]
+    if HUMAN not in seats:
+        raise ValueError("--seats needs at least one 'human' seat "
+                         "(use `dixit-ai simulate` for games among bots)")
+    if args.seed is not None and args.seed < 0:
+        raise ValueError(f"--seed must be non-negative, not {args.seed}")
+    overrides = dict(args.rule)
+    rules = RuleSet.edition(args.edition, **overrides)
+    rules.check_players(len(seats))
+    for name in seats:
+        if name != HUMAN:
+            agent_spec(name)  # unknown names fail before anything is loaded
+    deck = load_deck(args.deck)
+    rules.check_deck(len(seats), len(deck.card_ids))
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    out = args.out or Path(f"game-{seed}.json")
+    print(f"Dixit ({args.edition}), {len(seats)} seats: {', '.join(seats)}; seed {seed}")
+    print(f"Card pictures go to {args.images}/ (hand.png, board.png). Type 'quit' to leave.")
+    agents = make_seat_agents(seats, args.deck, images=args.images, deck=deck)
+    record = play_game(agents, edition=args.edition, deck=deck, seed=seed, **overrides)
+
+    people = [agent for agent in agents if isinstance(agent, HumanAgent)]
+    if record.rounds and people and people[0].shown_round < record.rounds[-1].round:
+        people[0].show_result(record.rounds[-1].to_result())
+    print()
+    if record.status == "complete":
+        names = [f"{seats[s]} (seat {s})" for s in record.winners]
+        print("Final scores: " + ", ".join(
+            f"{seats[s]} (seat {s}) {score}" for s, score in enumerate(record.final_scores)))
+        print(("Winners: " if len(names) > 1 else "Winner: ") + ", ".join(names))
+    else:
+        reasons = "; ".join(f.reason for f in record.failures)
+        print(f"The game stopped ({record.status}): {reasons}")
+    out.write_text(record.to_json() + "\n", encoding="utf-8")
+    print(f"Record: {out} (check it with `dixit-ai replay {out}`)")
+    return 0 if record.status == "complete" else 1
