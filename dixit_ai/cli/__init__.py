@@ -6,9 +6,9 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from dixit_ai.cli import agents, cache, deck, replay, simulate, train
+from dixit_ai.cli import agents, cache, deck, play, replay, simulate, train
 
-SUBCOMMANDS = (simulate, replay, deck, agents, train, cache)
+SUBCOMMANDS = (simulate, replay, deck, agents, train, cache, play)
 
 
 def build_parser() -> argparse.ArgumentParser:
