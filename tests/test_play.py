@@ -156,3 +156,14 @@ def test_round_records_give_back_what_the_rules_revealed():
     assert seen
     for number, result in seen.items():
         assert record.rounds[number].to_result() == result
+
+
+def test_installed_agent_configs_are_found_outside_a_source_checkout(tmp_path, monkeypatch):
+    from dixit_ai.agents import registry
+
+    monkeypatch.setattr(registry, "REPOSITORY_CONFIGS", tmp_path / "no-checkout")
+    monkeypatch.setattr(registry, "INSTALLED_CONFIGS", tmp_path / "share")
+    monkeypatch.delenv(registry.CONFIG_DIRS_VARIABLE, raising=False)
+    assert registry.agent_config_dirs() == [tmp_path / "share"]
+    monkeypatch.setattr(registry, "REPOSITORY_CONFIGS", tmp_path)
+    assert registry.agent_config_dirs() == [tmp_path]

@@ -8,7 +8,8 @@ installs and runs without them.
 Entries are also read from YAML files (one agent per file), found the first time the registry is
 looked up: every ``*.yaml`` in the folders of the ``DIXIT_AI_AGENT_CONFIGS`` environment variable
 (separated by ``os.pathsep``), then in the repository's top-level ``configs/agents/`` (present in a
-source checkout and an editable install). A file looks like::
+source checkout and an editable install; a wheel installs the same files under
+``<prefix>/share/dixit-ai/configs/agents/``). A file looks like::
 
     name: clip-greedy
     entry_point: models.players:ClipAgent
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,6 +65,9 @@ CONFIG_DIRS_VARIABLE = "DIXIT_AI_AGENT_CONFIGS"
 REPOSITORY_CONFIGS = Path(__file__).resolve().parents[2] / "configs" / "agents"
 """The top-level ``configs/agents/`` of a source checkout or editable install."""
 
+INSTALLED_CONFIGS = Path(sys.prefix) / "share" / "dixit-ai" / "configs" / "agents"
+"""Where a wheel installs the same files (``data-files`` in ``pyproject.toml``)."""
+
 
 def register_agent(
     name: str,
@@ -91,7 +96,8 @@ def register_agent(
 def agent_config_dirs() -> list[Path]:
     """The folders scanned for agent YAML files, in priority order."""
     folders = [Path(p) for p in os.environ.get(CONFIG_DIRS_VARIABLE, "").split(os.pathsep) if p]
-    return [*folders, REPOSITORY_CONFIGS]
+    shipped = REPOSITORY_CONFIGS if REPOSITORY_CONFIGS.is_dir() else INSTALLED_CONFIGS
+    return [*folders, shipped]
 
 
 def load_agent_configs(folder: str | os.PathLike[str], *, overwrite: bool = False
