@@ -1,7 +1,13 @@
-"""``dixit-ai train``: training jobs (``align``, ``calibration``, ``storyteller``).
+"""``dixit-ai train``: training jobs (``align``, ``finetune``, ``export-openclip``,
+``calibration``, ``storyteller``).
 
-``align`` trains the default model's alignment head; ``calibration`` fits the players' guess
-model to recorded games; ``storyteller`` learns a clue-choice policy by self-play.
+``align`` trains the default model's alignment head, or, with ``--model`` naming an open_clip or
+transformers model, fine-tunes that model on a captioned deck (as ``finetune`` does);
+``finetune`` adapts an open_clip or transformers CLIP/SigLIP to a captioned deck;
+``export-openclip`` writes the default model's towers and head as an open_clip ``local-dir``
+folder (when open_clip can represent the head); ``calibration``
+fits the players' guess model to recorded games; ``storyteller`` learns a clue-choice policy by
+self-play.
 
 ``dixit-ai train align [OPTIONS]`` runs the same experiment as
 ``scripts/train_default_model.py``, with the same options; training needs the models extra
@@ -14,34 +20,146 @@ import argparse
 import dataclasses
 from typing import Any
 
+#: Options of ``align`` shared by the default model's trainer and fine-tuning; their defaults
+#: differ, so the parser leaves them unset (``None``) and :func:`run_align` fills them in.
+_SHARED_UNSET = ("steps", "batch_size", "learning_rate", "exp_name")
+
+_ALIGN_EPILOG = (
+    "With --model NAME (an 'openclip:...' or 'hf:...' model) and --deck SPEC, align fine-tunes "
+    "that model on the deck's cards and captions instead (see 'dixit-ai train finetune "
+    "--help'); --steps, --batch-size and --learning-rate then default to the fine-tuning "
+    "defaults (200, 32, 1e-05), and the default head's options do not apply."
+)
+
 
 def register(subparsers: Any) -> None:
     """Add the ``train`` subcommand to the ``dixit-ai`` parser."""
     # The experiments' settings modules need numpy only (torch is imported when they run).
-    from models import train_default
+    from models import finetune, train_default
     from models.players.cli import register_train_commands
 
     parser = subparsers.add_parser(
         "train",
-        help="train models: align (default model), calibration, storyteller",
+        help="train models: align (default model), finetune (a CLIP on your cards), "
+        "calibration, storyteller",
         description=__doc__.split("\n\n")[0],
     )
     jobs = parser.add_subparsers(dest="train_job", metavar="JOB", required=True)
     align = jobs.add_parser(
         "align",
-        help="train the default model's alignment head on dream cards",
+        help="train the default model's alignment head on dream cards (or, with --model, "
+        "fine-tune a CLIP on a captioned deck)",
         description=train_default.__doc__.split("\n\n")[0] if train_default.__doc__ else None,
+        epilog=_ALIGN_EPILOG,
     )
-    train_default.add_arguments(align)
+    add_align_arguments(align)
+    align.set_defaults(train_runner=run_align)
+    tune = jobs.add_parser(
+        "finetune",
+        help="fine-tune an open_clip or transformers CLIP/SigLIP on a captioned deck",
+        description=finetune.__doc__.split("\n\n")[0] if finetune.__doc__ else None,
+    )
+    finetune.add_arguments(tune)
+    tune.set_defaults(train_runner=run_finetune)
+    export = jobs.add_parser(
+        "export-openclip",
+        help="write the default model's towers and head as an open_clip local-dir folder",
+        description="Write the default model (EfficientNet-Lite0 + MiniLM + its head) as an "
+        "open_clip 'local-dir' folder, loadable with open_clip.create_model_and_transforms("
+        "'local-dir:DIR'). A head with parts open_clip cannot represent (the zero-shot path, "
+        "the gate, the name pull, a hidden layer) is refused, naming them.",
+    )
+    add_export_arguments(export)
+    export.set_defaults(train_runner=run_export)
     register_train_commands(jobs)  # calibration, storyteller
     parser.set_defaults(func=run)
+
+
+def add_align_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``train align`` (and ``scripts/train_default_model.py``): the default
+    model's trainer's, plus fine-tuning's for ``--model``."""
+    from models import finetune, train_default
+
+    train_default.add_arguments(parser)
+    own = {f.name for f in dataclasses.fields(train_default.Args)}
+    extra = tuple(f.name for f in dataclasses.fields(finetune.FinetuneArgs) if f.name not in own)
+    finetune.add_arguments(parser, skip=tuple(own))
+    parser.set_defaults(**{name: None for name in (*_SHARED_UNSET, *extra)})
+
+
+def run_align(args: argparse.Namespace) -> int:
+    """Train the default model's head, or fine-tune ``--model`` when it names another model."""
+    from models import finetune, train_default
+
+    head_defaults = {f.name: f.default for f in dataclasses.fields(train_default.Args)}
+    tune_defaults = {f.name: f.default for f in dataclasses.fields(finetune.FinetuneArgs)}
+    model = getattr(args, "model", None)
+    if model and model.strip() != "default":
+        wrong = [name for name, default in head_defaults.items()
+                 if name not in tune_defaults and getattr(args, name) != default]
+        if wrong:
+            raise SystemExit(
+                "error: " + ", ".join(_flag(n) for n in wrong) + " set the default model's "
+                f"head and do not apply when fine-tuning --model {model}"
+            )
+        values = {name: _given(args, name, default) for name, default in tune_defaults.items()}
+        return int(finetune.run(finetune.FinetuneArgs(**values)))
+    given = [name for name in tune_defaults
+             if name not in head_defaults and name != "model" and getattr(args, name, None)]
+    if given:
+        raise SystemExit(
+            "error: " + ", ".join(_flag(n) for n in given) + " need --model (an 'openclip:...' "
+            "or 'hf:...' model to fine-tune); without it, align trains the default model's head"
+        )
+    values = {name: _given(args, name, default) for name, default in head_defaults.items()}
+    return int(train_default.run(train_default.Args(**values)))
+
+
+def run_finetune(args: argparse.Namespace) -> int:
+    """Run ``train finetune``."""
+    from models import finetune
+
+    values = {f.name: getattr(args, f.name) for f in dataclasses.fields(finetune.FinetuneArgs)}
+    return int(finetune.run(finetune.FinetuneArgs(**values)))
+
+
+def add_export_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of ``train export-openclip`` (and ``scripts/export_default_openclip.py``)."""
+    parser.add_argument("--out", required=True, help="the folder to write")
+    parser.add_argument("--head", default="",
+                        help="an alignment head .npz (default: the committed head)")
+    parser.add_argument(
+        "--trained-path-only", action="store_true",
+        help="when the head has parts open_clip cannot represent, export its linear trained "
+        "path alone (a different model; recorded in the folder's EXPORT.md)",
+    )
+
+
+def run_export(args: argparse.Namespace) -> int:
+    """Run ``train export-openclip``."""
+    from models.openclip_export import export_default_openclip
+
+    record = export_default_openclip(args.out, args.head or None,
+                                     trained_path_only=args.trained_path_only)
+    print(f"wrote {record['folder']} ({'exact' if record['exact'] else 'trained path only'}); "
+          f"load it with open_clip.create_model_and_transforms('{record['load_with'][0]}') or "
+          f"load_embedder('{record['load_with'][1]}')")
+    for dropped in record["dropped"]:
+        print(f"  not exported: {dropped}")
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
     """Run a training job; returns the exit status."""
     if getattr(args, "players_job", None) is not None:
         return int(args.players_job(args))
-    from models import train_default
+    return int(args.train_runner(args))
 
-    values = {f.name: getattr(args, f.name) for f in dataclasses.fields(train_default.Args)}
-    return int(train_default.run(train_default.Args(**values)))
+
+def _given(args: argparse.Namespace, name: str, default: Any) -> Any:
+    value = getattr(args, name, None)
+    return default if value is None else value
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")

@@ -1,0 +1,815 @@
+"""Fine-tune or align an open_clip or transformers CLIP/SigLIP on a captioned deck.
+
+Users adapt a real CLIP to their own cards: a folder of images with a ``captions.json``
+(``folder:PATH``, see :mod:`dixit_ai.decks.folder`) or any other captioned deck (``dream:...``).
+The result is saved so that the *same* backend loads it back:
+
+* ``openclip:...`` models are written as an open_clip ``local-dir`` folder
+  (``open_clip_config.json`` + ``open_clip_pytorch_model.bin``): load it with
+  ``openclip:local-dir:OUT`` (or ``openclip:ARCH@OUT/open_clip_pytorch_model.bin`` for a built-in
+  architecture);
+* ``hf:...`` models are written with ``save_pretrained`` (model, tokenizer, image processor):
+  load it with ``hf:OUT``.
+
+Reads top to bottom:
+
+1. load the model through its backend (no network needed for local files), and the deck; keep
+   the cards that have captions, split them into training and held-out cards (seeded);
+2. draw the held-out boards (``board_size`` cards, the target's caption as the clue) and score
+   the model on them *before* training;
+3. train contrastively: symmetric InfoNCE over a batch of (card, one of its captions) pairs with
+   the model's logit scale (learnable unless ``--fixed-scale``), or, for SigLIP models (those
+   with a ``logit_bias``), the pairwise sigmoid loss; AdamW, linear warm-up then cosine decay,
+   gradient clipping at 1. The model stays in ``eval`` mode (dropout and batch-norm statistics
+   untouched). Which weights train is the *mode*:
+
+   ================  ==============================================================
+   ``full``          every weight
+   ``lock-image``    LiT: the text tower (and the logit scale) only
+   ``lock-text``     the image tower (and the logit scale) only
+   ``last-layers``   in both towers, the last ``--layers`` numbered blocks and
+                     everything after them (final norms, pooling heads, projections);
+                     ``--layers 0``: the projections and final norms only
+   ================  ==============================================================
+
+4. score again, save the model, reload it through its backend and check that it gives the same
+   vectors as the trained model, and write ``finetune_card.json``, ``MODEL_CARD.md`` and
+   ``history.csv`` next to the weights.
+
+Examples::
+
+    dixit-ai train finetune --model openclip:ViT-B-32@/ckpt/open_clip_pytorch_model.bin \\
+        --deck folder:~/my_cards --mode lock-image --steps 300 --out runs/my_clip
+    dixit-ai train align --model hf:/models/clip-vit-base-patch32 --deck folder:~/my_cards
+    python scripts/train_default_model.py --model hf:/models/siglip --deck folder:~/my_cards
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import json
+import math
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+MODES = ("full", "lock-image", "lock-text", "last-layers")
+
+#: Parameter names of the towers' input stems (patch/token embeddings, positions, first norms),
+#: which ``last-layers`` never trains.
+_STEM = re.compile(
+    r"(?:^|\.)(?:conv1|ln_pre|pre_layrnorm|class_embedding|positional_embedding|"
+    r"token_embedding|embeddings|patch_embed|pos_embed|cls_token|conv_stem|bn1|stem)(?:\.|$)"
+)
+#: A numbered block: ``...resblocks.7.``, ``...layers.3.``, ``...layer.2.``, ``...blocks.5.``.
+_BLOCK = re.compile(r"(?:^|\.)(?:resblocks|layers|layer|blocks)\.(\d+)\.")
+
+#: Keep preprocessed training images in memory up to this many bytes.
+_PIXEL_CACHE_BYTES = 2 * 1024**3
+
+
+class FinetuneError(ValueError):
+    """A fine-tuning request cannot be carried out (bad model, deck, mode or settings)."""
+
+
+@dataclass
+class FinetuneArgs:
+    """Settings of a fine-tuning run (all recorded in its model card)."""
+
+    model: str = ""
+    deck: str = ""
+    mode: str = "last-layers"
+    layers: int = 2
+    out: str = ""
+    seed: int = 0
+    eval_fraction: float = 0.2
+    steps: int = 200
+    batch_size: int = 32
+    learning_rate: float = 1e-5
+    weight_decay: float = 0.1
+    warmup: float = 0.1
+    fixed_scale: bool = False
+    board_size: int = 6
+    boards_per_card: int = 20
+    device: str = "auto"
+    smoke: bool = False
+    exp_name: str = "finetune"
+    runs_dir: str = "runs"
+
+
+#: Help of each option (``--flag``: help); the defaults are :class:`FinetuneArgs`'s.
+HELP = {
+    "model": "the model to adapt: 'openclip:ARCH@/path/ckpt', 'openclip:local-dir:/path', "
+    "'openclip:ARCH@TAG', 'hf:/path/to/save_pretrained/folder' or 'hf:org/id'",
+    "deck": "a captioned deck: 'folder:PATH' (images + captions.json) or 'dream:size=N,seed=S'",
+    "mode": "which weights train: " + ", ".join(MODES),
+    "layers": "with --mode last-layers: how many of the last blocks of each tower train "
+    "(0: projections and final norms only)",
+    "out": "output folder (empty: RUNS_DIR/EXP_NAME__SEED__TIME)",
+    "seed": "seed of the split, the batches, the captions drawn and the evaluation boards",
+    "eval_fraction": "fraction of the captioned cards held out for evaluation",
+    "steps": "training steps",
+    "batch_size": "cards per step (each with one of its captions)",
+    "learning_rate": "peak learning rate (linear warm-up, cosine decay)",
+    "weight_decay": "AdamW weight decay (not applied to gains, biases and the logit scale)",
+    "warmup": "fraction of the steps spent warming up",
+    "fixed_scale": "keep the logit scale (and SigLIP's bias) fixed",
+    "board_size": "cards per evaluation board",
+    "boards_per_card": "evaluation boards per held-out card",
+    "device": "'auto', 'cpu', 'cuda' or 'cuda:N'",
+    "smoke": "tiny run (a few steps and boards) that exercises every step; for CI",
+    "exp_name": "name of the run (the default output folder starts with it)",
+    "runs_dir": "folder of run records",
+}
+
+#: Options shared with ``dixit-ai train align`` (the default model's trainer has them too).
+SHARED_WITH_ALIGN = ("seed", "steps", "batch_size", "learning_rate", "smoke", "exp_name",
+                     "runs_dir")
+
+
+def add_arguments(parser: argparse.ArgumentParser, *, skip: tuple[str, ...] = ()) -> None:
+    """Add one ``--flag`` per field of :class:`FinetuneArgs` (except those in ``skip``)."""
+    for field in dataclasses.fields(FinetuneArgs):
+        if field.name in skip:
+            continue
+        flag = "--" + field.name.replace("_", "-")
+        if field.type in ("bool", bool):
+            parser.add_argument(flag, action="store_true", help=HELP[field.name])
+            continue
+        kind = {"int": int, "float": float, "str": str}[str(field.type)]
+        extra: dict[str, Any] = {"choices": MODES} if field.name == "mode" else {}
+        shown = f" (default: {field.default!r})" if field.default != "" else ""
+        parser.add_argument(
+            flag, type=kind, default=field.default, help=HELP[field.name] + shown, **extra
+        )
+
+
+def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
+    """The command line of a fine-tuning run."""
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.split("\n\n")[0])
+    add_arguments(parser)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the command line and fine-tune; returns the exit status."""
+    return run(FinetuneArgs(**vars(build_parser().parse_args(argv))))
+
+
+# ------------------------------------------------------------------------------ the model
+
+
+class _Model:
+    """What training needs of a backend: the torch model, differentiable encoders, parameter
+    groups, the loss's scale and bias, and how to save."""
+
+    def __init__(self, name: str, device: str) -> None:
+        from models.registry import split_name
+
+        self.name = name
+        backend, spec = split_name(name)
+        if backend == "default":
+            raise FinetuneError(
+                "the default model is trained by 'dixit-ai train align' without --model (its "
+                "towers are frozen); fine-tuning takes 'openclip:...' or 'hf:...' models"
+            )
+        self.backend = backend
+        self.spec = spec
+        self.device = device
+        if backend == "openclip":
+            from models.openclip_backend import OpenClipEmbedder
+
+            self.embedder: Any = OpenClipEmbedder(spec, device=device)
+        else:
+            from models.hf_backend import HFClipEmbedder
+
+            self.embedder = HFClipEmbedder(spec, device=device)
+        import torch
+
+        self.torch = torch
+        self.module = self.embedder.model
+        self.module.eval()
+        self.logit_scale = getattr(self.module, "logit_scale", None)
+        bias = getattr(self.module, "logit_bias", None)
+        self.logit_bias = bias if isinstance(bias, torch.Tensor) else None
+        if not isinstance(self.logit_scale, torch.Tensor):
+            raise FinetuneError(f"{name}: the model has no logit_scale; is it a CLIP-like model?")
+
+    @property
+    def sigmoid(self) -> bool:
+        """Whether the model was trained with the sigmoid (SigLIP) loss."""
+        return self.logit_bias is not None
+
+    # -- encoders (with gradients where the parameters require them)
+
+    def preprocess(self, images: list[Any]) -> Any:
+        return self.embedder.preprocess_images(images)
+
+    def encode_pixels(self, pixels: Any) -> Any:
+        pixels = pixels.to(self.device)
+        if self.backend == "openclip":
+            return self.module.encode_image(pixels)
+        return _pooled(self.module.get_image_features(pixel_values=pixels))
+
+    def encode_texts(self, texts: list[str]) -> Any:
+        if self.backend == "openclip":
+            tokens = self.embedder._tokenizer(texts).to(self.device)
+            return self.module.encode_text(tokens)
+        encoded = self.embedder._tokenizer(
+            texts,
+            padding="max_length" if self.embedder._is_siglip else True,
+            truncation=True,
+            max_length=self.embedder._max_length,
+            return_tensors="pt",
+        )
+        inputs = {k: v.to(self.device) for k, v in encoded.items()
+                  if k in ("input_ids", "attention_mask")}
+        return _pooled(self.module.get_text_features(**inputs))
+
+    # -- parameter groups
+
+    def tower_of(self, parameter: str) -> str:
+        """``image``, ``text``, ``scale`` or ``other``."""
+        if parameter in ("logit_scale", "logit_bias"):
+            return "scale"
+        if self.backend == "openclip":
+            return "image" if parameter.startswith("visual.") else "text"
+        if parameter.startswith(("vision_model.", "visual_projection.")):
+            return "image"
+        if parameter.startswith(("text_model.", "text_projection.")):
+            return "text"
+        return "other"
+
+    def select(self, mode: str, layers: int, fixed_scale: bool) -> dict[str, list[str]]:
+        """Set ``requires_grad`` for a mode; returns the trained parameter names per tower."""
+        if mode not in MODES:
+            raise FinetuneError(f"unknown mode {mode!r}; the modes are {', '.join(MODES)}")
+        named = dict(self.module.named_parameters())
+        towers = {name: self.tower_of(name) for name in named}
+        chosen: set[str] = set()
+        if mode == "full":
+            chosen = {n for n, t in towers.items() if t != "scale"}
+        elif mode == "lock-image":
+            chosen = {n for n, t in towers.items() if t == "text"}
+        elif mode == "lock-text":
+            chosen = {n for n, t in towers.items() if t == "image"}
+        else:
+            if layers < 0:
+                raise FinetuneError(f"--layers must be 0 or more, not {layers}")
+            for tower in ("image", "text"):
+                names = [n for n, t in towers.items() if t == tower]
+                indices = {n: int(m.group(1)) for n in names if (m := _BLOCK.search(n))}
+                if not indices:
+                    raise FinetuneError(
+                        f"{self.name}: found no numbered blocks in the {tower} tower, so "
+                        "'last-layers' cannot choose; use --mode full, lock-image or lock-text"
+                    )
+                last = max(indices.values())
+                for n in names:
+                    if n in indices:
+                        if indices[n] > last - layers:
+                            chosen.add(n)
+                    elif not _STEM.search(n):
+                        chosen.add(n)
+        if not fixed_scale:
+            chosen |= {n for n, t in towers.items() if t == "scale"}
+        for name, parameter in named.items():
+            parameter.requires_grad_(name in chosen)
+        groups: dict[str, list[str]] = {"image": [], "text": [], "scale": [], "other": []}
+        for name in named:
+            if name in chosen:
+                groups[towers[name]].append(name)
+        if not any(groups[t] for t in ("image", "text", "other")) and not groups["scale"]:
+            raise FinetuneError(f"mode {mode!r} leaves nothing to train in {self.name}")
+        return groups
+
+    # -- saving
+
+    def save(self, out: Path) -> list[str]:
+        """Write the weights so that the same backend loads them; returns the names to load by."""
+        out.mkdir(parents=True, exist_ok=True)
+        if self.backend == "hf":
+            self.module.save_pretrained(out)
+            self.embedder._tokenizer.save_pretrained(out)
+            self.embedder._image_processor.save_pretrained(out)
+            return [f"hf:{out}"]
+        import open_clip
+
+        from models.openclip_backend import parse_openclip_spec
+
+        model_name, _, kind = parse_openclip_spec(self.spec)
+        checkpoint = out / "open_clip_pytorch_model.bin"
+        state = {k: v.detach().to("cpu") for k, v in self.module.state_dict().items()}
+        self.torch.save(state, checkpoint)
+        names = []
+        if kind == "local-dir":
+            source = Path(model_name.removeprefix("local-dir:")) / "open_clip_config.json"
+            model_cfg = json.loads(source.read_text("utf-8"))["model_cfg"]
+        else:
+            try:
+                model_cfg = open_clip.get_model_config(model_name)
+            except Exception:  # a hub repository that cannot be reached now
+                model_cfg = None
+            if kind != "hf-hub":
+                names.append(f"openclip:{model_name}@{checkpoint}")
+        if model_cfg is not None:
+            text = getattr(self.module, "text", None)
+            if hasattr(getattr(text, "config", None), "save_pretrained"):
+                # An HF text tower: its configuration goes into the folder, which becomes its
+                # name, so that the folder loads without the hub or the original folder.
+                text.config.save_pretrained(out)
+                model_cfg = json.loads(json.dumps(model_cfg))
+                model_cfg["text_cfg"].update(hf_model_name=str(out.resolve()),
+                                             hf_tokenizer_name=str(out.resolve()),
+                                             hf_model_pretrained=False)
+            config = {
+                "model_cfg": model_cfg,
+                "preprocess_cfg": open_clip.get_model_preprocess_cfg(self.module),
+            }
+            (out / "open_clip_config.json").write_text(json.dumps(config, indent=1))
+            tokenizer = getattr(self.embedder._tokenizer, "tokenizer", None)
+            if hasattr(tokenizer, "save_pretrained"):  # an HF text tower: local-dir needs it
+                tokenizer.save_pretrained(out)
+            names.insert(0, f"openclip:local-dir:{out}")
+        if not names:
+            raise FinetuneError(
+                f"no open_clip configuration was found for {self.name}, so {checkpoint} cannot "
+                "be loaded back by name; write an open_clip_config.json next to it"
+            )
+        return names
+
+
+def _pooled(output: Any) -> Any:
+    """The projected features of a transformers ``get_*_features`` call (tensor or output)."""
+    if hasattr(output, "detach"):
+        return output
+    for key in ("pooler_output", "image_embeds", "text_embeds"):
+        value = getattr(output, key, None)
+        if value is not None:
+            return value
+    raise FinetuneError(f"cannot find the features in a {type(output).__name__}")
+
+
+def contrastive_loss(
+    image: Any, text: Any, logit_scale: Any, logit_bias: Any | None = None
+) -> Any:
+    """The CLIP loss of matched pairs ``(image[i], text[i])``.
+
+    Symmetric InfoNCE over ``exp(logit_scale) * cos``; with a ``logit_bias`` (SigLIP), the
+    pairwise sigmoid loss ``-mean_i sum_j log sigmoid(z_ij (exp(s) cos_ij + b))``, ``z`` = +1 on
+    the diagonal and -1 elsewhere.
+    """
+    import torch
+    import torch.nn.functional as F
+
+    image = F.normalize(image.float(), dim=-1)
+    text = F.normalize(text.float(), dim=-1)
+    logits = logit_scale.float().exp() * image @ text.T
+    n = logits.shape[0]
+    if logit_bias is not None:
+        logits = logits + logit_bias.float()
+        signs = 2 * torch.eye(n, device=logits.device) - 1
+        return -F.logsigmoid(signs * logits).sum() / n
+    target = torch.arange(n, device=logits.device)
+    return (F.cross_entropy(logits, target) + F.cross_entropy(logits.T, target)) / 2
+
+
+class Finetuner:
+    """The training state: model, trained parameters, optimiser, schedule, frozen-tower caches.
+
+    Args:
+        model: The wrapped model (:class:`_Model`).
+        images: A function from card index to a Pillow image.
+        mode, layers, fixed_scale: What trains (see the module docstring).
+        steps, learning_rate, weight_decay, warmup: The optimiser's schedule.
+    """
+
+    def __init__(
+        self,
+        model: _Model,
+        images: Any,
+        *,
+        mode: str,
+        layers: int = 2,
+        fixed_scale: bool = False,
+        steps: int = 100,
+        learning_rate: float = 1e-5,
+        weight_decay: float = 0.1,
+        warmup: float = 0.1,
+    ) -> None:
+        torch = model.torch
+        self.model = model
+        self.images = images
+        self.groups = model.select(mode, layers, fixed_scale)
+        named = dict(model.module.named_parameters())
+        trained = [named[n] for g in self.groups.values() for n in g]
+        self.parameters = trained
+        decay = [p for p in trained if p.ndim >= 2]
+        no_decay = [p for p in trained if p.ndim < 2]
+        self.optimizer = torch.optim.AdamW(
+            [{"params": decay, "weight_decay": weight_decay},
+             {"params": no_decay, "weight_decay": 0.0}],
+            lr=learning_rate,
+        )
+        warm = max(1, round(warmup * steps))
+
+        def factor(step: int) -> float:
+            if step < warm:
+                return (step + 1) / warm
+            progress = (step - warm) / max(1, steps - warm)
+            return 0.5 * (1 + math.cos(math.pi * min(1.0, progress)))
+
+        self.schedule = torch.optim.lr_scheduler.LambdaLR(self.optimizer, factor)
+        self.image_frozen = not (self.groups["image"] or self.groups["other"])
+        self.text_frozen = not (self.groups["text"] or self.groups["other"])
+        self._pixels: dict[int, Any] = {}
+        self._pixel_bytes = 0
+        self._image_features: dict[int, Any] = {}
+        self._text_features: dict[str, Any] = {}
+        self.trained_count = sum(p.numel() for p in trained)
+        self.total_count = sum(p.numel() for p in named.values())
+
+    def _pixels_of(self, cards: list[int]) -> Any:
+        torch = self.model.torch
+        missing = [c for c in cards if c not in self._pixels]
+        if missing:
+            batch = self.model.preprocess([self.images(c) for c in missing])
+            for c, pixels in zip(missing, batch, strict=True):
+                if self._pixel_bytes < _PIXEL_CACHE_BYTES:
+                    self._pixels[c] = pixels
+                    self._pixel_bytes += pixels.numel() * pixels.element_size()
+            fresh = dict(zip(missing, batch, strict=True))
+        else:
+            fresh = {}
+        return torch.stack([self._pixels[c] if c in self._pixels else fresh[c] for c in cards])
+
+    def _image_batch(self, cards: list[int]) -> Any:
+        torch = self.model.torch
+        if not self.image_frozen:
+            return self.model.encode_pixels(self._pixels_of(cards))
+        missing = [c for c in cards if c not in self._image_features]
+        if missing:
+            with torch.no_grad():
+                vectors = self.model.encode_pixels(self._pixels_of(missing)).detach()
+            self._image_features.update(zip(missing, vectors, strict=True))
+            for c in missing:
+                self._pixels.pop(c, None)
+        return torch.stack([self._image_features[c] for c in cards])
+
+    def _text_batch(self, texts: list[str]) -> Any:
+        torch = self.model.torch
+        if not self.text_frozen:
+            return self.model.encode_texts(texts)
+        missing = sorted({t for t in texts if t not in self._text_features})
+        if missing:
+            with torch.no_grad():
+                vectors = self.model.encode_texts(missing).detach()
+            self._text_features.update(zip(missing, vectors, strict=True))
+        return torch.stack([self._text_features[t] for t in texts])
+
+    def loss(self, cards: list[int], texts: list[str]) -> Any:
+        """The loss of a batch of (card, caption) pairs (with gradients)."""
+        model = self.model
+        return contrastive_loss(
+            self._image_batch(cards), self._text_batch(texts), model.logit_scale,
+            model.logit_bias if model.sigmoid else None,
+        )
+
+    def step(self, cards: list[int], texts: list[str]) -> float:
+        """One optimiser step on a batch; returns its loss before the step."""
+        torch = self.model.torch
+        loss = self.loss(cards, texts)
+        self.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.parameters, 1.0)
+        self.optimizer.step()
+        self.schedule.step()
+        scale = self.model.logit_scale
+        if not self.model.sigmoid and scale.requires_grad:
+            with torch.no_grad():
+                scale.clamp_(0, math.log(100))
+        return float(loss.detach())
+
+
+# ------------------------------------------------------------------------------ data and boards
+
+
+def captioned_cards(deck: Any, spec: str) -> tuple[list[int], list[list[str]], int]:
+    """The deck's cards that have captions, their captions, and how many had none.
+
+    Raises:
+        FinetuneError: Fewer than 4 cards have captions.
+    """
+    cards, captions, skipped = [], [], 0
+    for card in deck.card_ids:
+        texts = [t for t in deck.captions(card) if t and t.strip()]
+        if texts:
+            cards.append(int(card))
+            captions.append(texts)
+        else:
+            skipped += 1
+    if not cards:
+        raise FinetuneError(
+            f"the deck {spec!r} has no captions: fine-tuning needs a caption per card. For a "
+            "folder deck, put a captions.json in the folder mapping each image's file name to a "
+            'caption or a list of captions, e.g. {"owl.png": "an owl reading by candlelight"}'
+        )
+    if len(cards) < 4:
+        raise FinetuneError(
+            f"the deck {spec!r} has only {len(cards)} captioned cards; fine-tuning needs at "
+            "least 4 (2 to train on, 2 held out)"
+        )
+    return cards, captions, skipped
+
+
+def split_cards(n: int, eval_fraction: float, seed: int) -> tuple[list[int], list[int]]:
+    """Indices ``0..n-1`` split into (training, held-out), seeded; both keep at least 2."""
+    if not 0 < eval_fraction < 1:
+        raise FinetuneError(f"--eval-fraction must lie strictly between 0 and 1, not "
+                            f"{eval_fraction}")
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0x5B117]))
+    order = rng.permutation(n)
+    n_eval = min(n - 2, max(2, round(eval_fraction * n)))
+    return sorted(int(i) for i in order[n_eval:]), sorted(int(i) for i in order[:n_eval])
+
+
+def random_boards(
+    captions: list[list[str]], *, board_size: int, boards_per_card: int, seed: int
+) -> list[Any]:
+    """Boards among the given cards: each card is the target of ``boards_per_card`` boards of
+    ``board_size`` cards (others drawn at random), one of its captions as the clue."""
+    from models.evaluation import Board
+
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0xB0A2D]))
+    n = len(captions)
+    size = min(board_size, n)
+    boards = []
+    for target in range(n):
+        others = np.array([j for j in range(n) if j != target])
+        for _ in range(boards_per_card):
+            chosen = rng.choice(others, size=size - 1, replace=False)
+            clue = captions[target][int(rng.integers(len(captions[target])))]
+            boards.append(Board(target, tuple(int(j) for j in chosen), "caption", clue))
+    return boards
+
+
+def evaluate(
+    embedder: Any, images: list[Any], captions: list[list[str]], boards: list[Any], seed: int
+) -> dict[str, Any]:
+    """Caption-to-image figures of an embedder on some cards.
+
+    Returns:
+        ``boards``: top-1 accuracy on the boards (``score_boards``'s row for captions);
+        ``retrieval``: top-1 and mean reciprocal rank of each card's first caption among all the
+        cards (``caption_retrieval``).
+    """
+    from models.evaluation import caption_retrieval, score_boards
+
+    image_vectors = embedder.embed_images(images)
+    first = embedder.embed_texts([c[0] for c in captions])
+    retrieval = caption_retrieval(image_vectors, first, seed=seed)
+    retrieval.pop("ranks")
+    out: dict[str, Any] = {"retrieval": retrieval}
+    if boards:
+        scored = score_boards(boards, image_vectors, embedder.embed_texts, seed=seed)
+        out["boards"] = scored["caption"]
+    return out
+
+
+# ------------------------------------------------------------------------------ the run
+
+
+def run(args: FinetuneArgs) -> int:
+    """Fine-tune, evaluate and save; returns the exit status (errors raise FinetuneError)."""
+    import torch
+    from tqdm.auto import tqdm
+
+    from dixit_ai.decks import load_deck
+    from models._torch_utils import resolve_device
+    from models.base import fingerprint_of
+
+    if args.smoke:
+        args.steps, args.batch_size, args.boards_per_card = min(args.steps, 3), 8, 2
+        args.deck = args.deck or "dream:size=24,seed=1001"
+    if not args.model:
+        raise FinetuneError("--model is required ('openclip:...' or 'hf:...')")
+    if not args.deck:
+        raise FinetuneError("--deck is required (for example 'folder:/path/to/cards')")
+    if args.mode not in MODES:
+        raise FinetuneError(f"unknown mode {args.mode!r}; the modes are {', '.join(MODES)}")
+    if args.steps < 1 or args.batch_size < 2:
+        raise FinetuneError("--steps must be at least 1 and --batch-size at least 2")
+    started = time.time()
+    device = resolve_device(args.device)
+    deck = load_deck(args.deck)
+    cards, captions, skipped = captioned_cards(deck, args.deck)
+    train, held = split_cards(len(cards), args.eval_fraction, args.seed)
+    out = Path(args.out) if args.out else (
+        Path(args.runs_dir) / f"{args.exp_name}__{args.seed}__{int(time.time())}"
+    )
+
+    torch.manual_seed(args.seed)
+    model = _Model(args.model, device)
+    images = {}
+
+    def image(i: int) -> Any:
+        if i not in images:
+            images[i] = deck.image(cards[i])
+        return images[i]
+
+    tuner = Finetuner(
+        model, image, mode=args.mode, layers=args.layers, fixed_scale=args.fixed_scale,
+        steps=args.steps, learning_rate=args.learning_rate, weight_decay=args.weight_decay,
+        warmup=args.warmup,
+    )
+    print(f"fine-tuning {args.model} on {args.deck}: {len(train)} training cards, {len(held)} "
+          f"held out ({skipped} without captions skipped); mode {args.mode}, "
+          f"{tuner.trained_count:,} of {tuner.total_count:,} weights train; "
+          f"{'sigmoid' if model.sigmoid else 'InfoNCE'} loss; output {out}")
+
+    held_images = [image(i) for i in held]
+    held_captions = [captions[i] for i in held]
+    boards = random_boards(held_captions, board_size=args.board_size,
+                           boards_per_card=args.boards_per_card, seed=args.seed)
+    train_sample = train[:200]
+    train_images = [image(i) for i in train_sample]
+    train_captions = [captions[i] for i in train_sample]
+    figures: dict[str, Any] = {
+        "before": {
+            "held_out": evaluate(model.embedder, held_images, held_captions, boards, args.seed),
+            "train": evaluate(model.embedder, train_images, train_captions, [], args.seed),
+        }
+    }
+    scale_before = float(model.logit_scale.detach().exp())
+
+    rng = np.random.default_rng(np.random.SeedSequence([args.seed, 0x7EA1]))
+    batch = min(args.batch_size, len(train))
+    order: list[int] = []
+    history = []
+    bar = tqdm(range(args.steps), desc="fine-tuning", unit="step", disable=None)
+    every = max(1, args.steps // 10)
+    for step in bar:
+        if len(order) < batch:  # a new epoch; the last partial batch is dropped
+            order = [train[int(i)] for i in rng.permutation(len(train))]
+        chosen, order = order[:batch], order[batch:]
+        texts = [captions[i][int(rng.integers(len(captions[i])))] for i in chosen]
+        loss = tuner.step(chosen, texts)
+        history.append({"step": step, "loss": loss, "lr": tuner.schedule.get_last_lr()[0],
+                        "scale": float(model.logit_scale.detach().exp())})
+        bar.set_postfix(loss=f"{loss:.3f}")
+        if (step + 1) % every == 0 or step + 1 == args.steps:
+            bar.write(f"step {step + 1}/{args.steps}: loss {loss:.4f}, "
+                      f"scale {history[-1]['scale']:.2f}, {time.time() - started:.0f} s")
+    bar.close()
+    model.module.eval()
+    figures["after"] = {
+        "held_out": evaluate(model.embedder, held_images, held_captions, boards, args.seed),
+        "train": evaluate(model.embedder, train_images, train_captions, [], args.seed),
+    }
+
+    names = model.save(out)
+    check = reload_check(names[0], device, held_images[:4], [c[0] for c in held_captions[:4]],
+                         model.embedder)
+    with open(out / "history.csv", "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=["step", "loss", "lr", "scale"])
+        writer.writeheader()
+        writer.writerows(history)
+    card = {
+        "model": args.model,
+        "load_with": names,
+        "deck": {"spec": args.deck, "name": deck.name, "fingerprint": deck.fingerprint,
+                 "license": deck.license, "attribution": deck.attribution,
+                 "cards": len(deck.card_ids), "captioned": len(cards),
+                 "without_captions": skipped, "train": len(train), "held_out": len(held)},
+        "settings": dataclasses.asdict(args),
+        "loss": "sigmoid (SigLIP)" if model.sigmoid else "symmetric InfoNCE",
+        "trained_weights": tuner.trained_count,
+        "total_weights": tuner.total_count,
+        "trained_groups": {k: len(v) for k, v in tuner.groups.items()},
+        "logit_scale": {"before": scale_before,
+                        "after": float(model.logit_scale.detach().exp())},
+        "loss_first_last": [history[0]["loss"], history[-1]["loss"]],
+        "figures": figures,
+        "reload_check": check,
+        "seconds": round(time.time() - started, 1),
+        "device": device,
+        "versions": _versions(),
+    }
+    card["fingerprint"] = fingerprint_of({"backend": "finetune", **card["settings"],
+                                          "deck": deck.fingerprint})
+    (out / "finetune_card.json").write_text(json.dumps(card, indent=1, default=str))
+    (out / "MODEL_CARD.md").write_text(render_card(card), encoding="utf-8")
+    print(format_figures(figures))
+    print(f"saved: {out}; load it with " + " or ".join(f"'{n}'" for n in names))
+    return 0
+
+
+def reload_check(
+    name: str, device: str, images: list[Any], texts: list[str], trained: Any
+) -> dict[str, Any]:
+    """Load the saved model through its backend and compare its vectors with the trained one's.
+
+    Raises:
+        FinetuneError: They differ (the saved files would not reproduce the trained model).
+    """
+    from models.registry import split_name
+
+    backend, spec = split_name(name)
+    if backend == "openclip":
+        from models.openclip_backend import OpenClipEmbedder
+
+        loaded: Any = OpenClipEmbedder(spec, device=device)
+    else:
+        from models.hf_backend import HFClipEmbedder
+
+        loaded = HFClipEmbedder(spec, device=device)
+    gap = max(
+        float(np.abs(loaded.embed_images(images) - trained.embed_images(images)).max()),
+        float(np.abs(loaded.embed_texts(texts) - trained.embed_texts(texts)).max()),
+    )
+    if gap > 1e-3:
+        raise FinetuneError(f"the model saved as {name} gives vectors up to {gap:.2g} away from "
+                            "the trained model's; the saved files do not reproduce it")
+    return {"name": name, "max_abs_difference": gap, "fingerprint": loaded.fingerprint}
+
+
+def _versions() -> dict[str, str]:
+    import importlib.metadata as metadata
+
+    out = {}
+    for package in ("torch", "open_clip_torch", "transformers", "dixit-ai"):
+        try:
+            out[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def _cell(row: dict[str, Any] | None, key: str) -> str:
+    if not row:
+        return "-"
+    return f"{row[key]:.3f} [{row['low']:.3f}, {row['high']:.3f}]"
+
+
+def format_figures(figures: dict[str, Any]) -> str:
+    """The before/after table (Markdown)."""
+    lines = [
+        "| | held-out boards top-1 | held-out retrieval top-1 (among all) | held-out MRR | "
+        "training cards retrieval top-1 |",
+        "|---|---|---|---|---|",
+    ]
+    for when in ("before", "after"):
+        held, train = figures[when]["held_out"], figures[when]["train"]
+        lines.append(
+            f"| {when} | {_cell(held.get('boards'), 'accuracy')} | "
+            f"{_cell(held['retrieval'], 'top1')} | {held['retrieval']['mrr']:.3f} | "
+            f"{_cell(train['retrieval'], 'top1')} |"
+        )
+    return "\n".join(lines)
+
+
+def render_card(card: dict[str, Any]) -> str:
+    """The Markdown model card of a fine-tuning run."""
+    s, d = card["settings"], card["deck"]
+    held = card["figures"]["after"]["held_out"]
+    chance_board = held["boards"]["chance"] if "boards" in held else float("nan")
+    return f"""# Model card: {card['model']} fine-tuned on {d['spec']}
+
+**Load it with** {' or '.join(f'`{n}`' for n in card['load_with'])}
+(checked: reloaded vectors within {card['reload_check']['max_abs_difference']:.1e} of the trained
+model's).
+
+**Base model.** `{card['model']}`.
+
+**Data.** Deck `{d['spec']}` ({d['name']}; fingerprint `{d['fingerprint']}`; license:
+{d['license'] or 'not stated'}; attribution: {d['attribution'] or 'not stated'}):
+{d['cards']} cards, {d['captioned']} with captions ({d['without_captions']} without, skipped),
+split by seed {s['seed']} into {d['train']} training and {d['held_out']} held-out cards.
+
+**Training.** Mode `{s['mode']}`{f" (last {s['layers']} blocks)" if s['mode'] == 'last-layers'
+else ''}: {card['trained_weights']:,} of {card['total_weights']:,} weights train;
+{card['loss']} loss over batches of {s['batch_size']} (card, random caption) pairs, logit scale
+{'fixed' if s['fixed_scale'] else 'learnable'} ({card['logit_scale']['before']:.2f} ->
+{card['logit_scale']['after']:.2f}); {s['steps']} steps of AdamW (learning rate
+{s['learning_rate']}, weight decay {s['weight_decay']}, warm-up {s['warmup']:.0%}, cosine), seed
+{s['seed']}, on {card['device']}, {card['seconds']} s. Loss {card['loss_first_last'][0]:.3f} ->
+{card['loss_first_last'][1]:.3f} (history.csv).
+
+**Evaluation.** Held-out boards: {s['boards_per_card']} boards of {s['board_size']} held-out cards
+per held-out card, the clue one of its captions, chance {chance_board:.3f}; retrieval: each card's
+first caption ranks all cards of its split; accuracy [95% bootstrap interval over cards].
+
+{format_figures(card['figures'])}
+
+**Command.** `dixit-ai train finetune --model {card['model']} --deck {d['spec']} --mode
+{s['mode']} --layers {s['layers']} --steps {s['steps']} --batch-size {s['batch_size']}
+--learning-rate {s['learning_rate']} --seed {s['seed']}`
+
+Versions: {', '.join(f'{k} {v}' for k, v in card['versions'].items())}.
+"""
