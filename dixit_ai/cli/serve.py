@@ -1,0 +1,63 @@
+"""``dixit-ai serve``: private web tables where people play and bots take the empty seats."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
+WEB_EXTRA_HINT = "pip install 'dixit-ai[web]'"
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "serve", help="run the web tables server (people play, bots fill empty seats)",
+        description="Serve the page and API of private Dixit tables with FastAPI on uvicorn. "
+                    "Tables, seats and every move are kept in an SQLite database: stop or "
+                    f"kill the server and start it again on the same --db to resume every "
+                    f"game. Needs the [web] extra ({WEB_EXTRA_HINT}).")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="interface to listen on (default %(default)s; 0.0.0.0 for a LAN)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default %(default)s)")
+    parser.add_argument("--db", type=Path, default=Path("dixit.sqlite3"),
+                        help="SQLite database file (default %(default)s)")
+    parser.add_argument("--bot-delay", type=float, default=0.6,
+                        help="seconds a bot waits before each move, so people can follow "
+                             "(default %(default)s)")
+    parser.add_argument("--bot-workers", type=int, default=4,
+                        help="threads in which bots decide (default %(default)s)")
+    parser.add_argument("--fast-commits", action="store_true",
+                        help="do not sync each commit to disk (survives a killed server, "
+                             "not a power cut)")
+    parser.add_argument("--log-level", default="info",
+                        choices=("critical", "error", "warning", "info", "debug"),
+                        help="uvicorn's log level (default %(default)s)")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    missing = [name for name in ("fastapi", "uvicorn", "websockets")
+               if importlib.util.find_spec(name) is None]
+    if missing:
+        print(f"dixit-ai serve: error: {', '.join(missing)} not installed; install the web "
+              f"extra with: {WEB_EXTRA_HINT}", file=sys.stderr)
+        return 2
+    if not 0 < args.port < 65536:
+        raise ValueError(f"--port must be between 1 and 65535, not {args.port}")
+    if args.bot_delay < 0:
+        raise ValueError(f"--bot-delay must be at least 0, not {args.bot_delay}")
+    if args.bot_workers < 1:
+        raise ValueError(f"--bot-workers must be at least 1, not {args.bot_workers}")
+    import uvicorn
+
+    from dixit_ai.web.app import create_app
+
+    app = create_app(args.db, durable=not args.fast_commits, bot_delay=args.bot_delay,
+                     bot_workers=args.bot_workers)
+    print(f"dixit-ai tables on http://{args.host}:{args.port}/ (database {args.db})",
+          flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,
+                ws="websockets-sansio")
+    return 0

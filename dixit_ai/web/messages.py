@@ -1,0 +1,141 @@
+"""What the server tells one seat: built from that seat's view and nothing else.
+
+:func:`game_payload` turns a :class:`~dixit_ai.rules.View` (the rules' one door for hidden
+information) into JSON; :func:`round_payload` explains a revealed round (whose card was whose, who
+voted for what, and each seat's points with the reason). The table's public facts (names, who is a
+bot, the timer) are added by the manager; no function here ever sees a :class:`GameState`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dixit_ai.rules import Phase, RoundResult, RuleSet, View
+
+COLOURS: tuple[str, ...] = (
+    "#e4572e", "#29a3d6", "#f2c14e", "#6bbf59", "#9b5de5", "#f78fb3",
+    "#2ec4b6", "#8d6e63", "#ff9f1c", "#5c6bc0", "#c0ca33", "#ef476f",
+)
+"""The rabbits' colours, one per seat."""
+
+
+def game_payload(view: View) -> dict[str, Any]:
+    """The JSON of what ``view``'s seat may know of the game right now."""
+    over = view.phase is Phase.OVER
+    best = max(view.scores)
+    return {
+        "phase": view.phase.value,
+        "round": view.round,
+        "storyteller": view.storyteller,
+        "is_storyteller": view.is_storyteller,
+        "pending": list(view.pending),
+        "hand": list(view.hand),
+        "clue": view.clue,
+        "clue_kind": view.clue_kind,
+        "board": list(view.board),
+        "my_cards": list(view.my_cards),
+        "my_positions": list(view.my_positions),
+        "team_positions": list(view.team_positions),
+        "my_votes": list(view.my_votes),
+        "legal_vote_positions": list(view.legal_vote_positions()),
+        "cards_to_play": view.cards_to_play,
+        "max_votes": view.max_votes,
+        "scores": list(view.scores),
+        "draw_pile_size": view.draw_pile_size,
+        "score_limit": view.rules.score_limit,
+        "winners": [s for s, score in enumerate(view.scores) if score == best] if over else [],
+        "last_round": (None if view.last_round is None
+                       else round_payload(view.rules, view.n_players, view.last_round)),
+    }
+
+
+def round_payload(rules: RuleSet, n_players: int, result: RoundResult) -> dict[str, Any]:
+    """A revealed round, everything public, with the points of each seat and their reasons."""
+    voters = [seat for seat in range(n_players) if result.votes[seat]]
+    storyteller_positions = [i for i, owner in enumerate(result.board_owner)
+                             if owner == result.storyteller]
+    finders = [seat for seat in voters
+               if set(storyteller_positions).intersection(result.votes[seat])]
+    if not finders:
+        outcome = "none"
+    elif len(finders) == len(voters):
+        outcome = "all"
+    else:
+        outcome = "some"
+    return {
+        "round": result.round,
+        "storyteller": result.storyteller,
+        "clue": result.clue,
+        "clue_kind": result.clue_kind,
+        "storyteller_card": result.storyteller_card,
+        "board": list(result.board),
+        "board_owner": list(result.board_owner),
+        "votes": {str(seat): list(result.votes[seat]) for seat in voters},
+        "finders": finders,
+        "outcome": outcome,
+        "points": list(result.points),
+        "scores": list(result.scores),
+        "forfeits": list(result.forfeits),
+        "reasons": explain_points(rules, n_players, result),
+    }
+
+
+def explain_points(rules: RuleSet, n_players: int,
+                   result: RoundResult) -> list[list[dict[str, Any]]]:
+    """Per seat, the parts of its points this round: ``{"points": int, "reason": str}``.
+
+    The parts sum to ``result.points[seat]`` (the rules' own scoring is the authority; the tests
+    check the two agree for every edition).
+    """
+    n = n_players
+    unit = [rules.team_of(seat, n) for seat in range(n)]
+    storyteller = result.storyteller
+    voters = [seat for seat in range(n) if result.votes[seat]]
+    mine = {i for i, owner in enumerate(result.board_owner) if owner == storyteller}
+    finders = [seat for seat in voters if mine.intersection(result.votes[seat])]
+    parts: dict[int, list[dict[str, Any]]] = {u: [] for u in set(unit)}
+
+    def add(u: int, points: int, reason: str) -> None:
+        parts[u].append({"points": points, "reason": reason})
+
+    if not finders or len(finders) == len(voters):
+        everyone = bool(finders)
+        add(unit[storyteller], 0, "everyone found your card" if everyone
+            else "nobody found your card")
+        for seat in voters:
+            add(unit[seat], rules.all_or_none_points,
+                "everyone found the storyteller's card" if everyone
+                else "nobody found the storyteller's card")
+    else:
+        solo = rules.three_player_solo_points
+        reward = solo if (solo is not None and n == 3 and len(finders) == 1) else None
+        add(unit[storyteller], reward if reward is not None else rules.storyteller_points,
+            "some but not all found your card")
+        second_vote = rules.votes_per_guesser(n) > 1
+        for seat in finders:
+            add(unit[seat], reward if reward is not None else rules.finder_points,
+                "found the storyteller's card")
+            if second_vote and len(result.votes[seat]) == 1 and rules.single_vote_bonus:
+                add(unit[seat], rules.single_vote_bonus, "found it with a single vote")
+        for seat in voters:
+            if seat not in finders:
+                add(unit[seat], 0, "did not find the storyteller's card")
+    bonus = dict.fromkeys(parts, 0)
+    for seat in voters:
+        for position in result.votes[seat]:
+            owner = result.board_owner[position]
+            if owner != storyteller:
+                bonus[unit[owner]] += 1
+    for u, count in bonus.items():
+        if count:
+            capped = count if rules.bonus_cap is None else min(count, rules.bonus_cap)
+            reason = f"bonus: {count} vote{'s' if count > 1 else ''} on your card"
+            if capped != count:
+                reason += f" (capped at {capped})"
+            add(u, capped, reason)
+    if result.forfeits:
+        lost = {unit[seat] for seat in result.forfeits}
+        for u in lost:
+            parts[u] = [{"points": 0, "reason": "forfeited this round (no points)"}]
+    return [[dict(part) for part in parts[unit[seat]]] or [{"points": 0, "reason": "no points"}]
+            for seat in range(n)]

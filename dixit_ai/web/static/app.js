@@ -1,0 +1,569 @@
+// dixit-ai tables: the page. Plain JavaScript, no build step.
+// Everything the server sends is data; text reaches the page through textContent only.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+
+function el(tag, props, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key === "dataset") Object.assign(node.dataset, value);
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+function rabbit(colour, cls) {
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", "0 0 40 40");
+  svg.setAttribute("class", cls || "rabbit-icon");
+  svg.setAttribute("aria-hidden", "true");
+  const shapes = [
+    ["ellipse", { cx: 14, cy: 10, rx: 3.6, ry: 9 }], ["ellipse", { cx: 23, cy: 10, rx: 3.6, ry: 9 }],
+    ["circle", { cx: 19, cy: 21, r: 8 }], ["ellipse", { cx: 21, cy: 31, rx: 12, ry: 8 }],
+  ];
+  for (const [tag, attrs] of shapes) {
+    const shape = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) shape.setAttribute(k, v);
+    shape.setAttribute("fill", colour);
+    shape.setAttribute("stroke", "rgba(0,0,0,0.25)");
+    svg.append(shape);
+  }
+  const eye = document.createElementNS(SVG, "circle");
+  eye.setAttribute("cx", 16); eye.setAttribute("cy", 19); eye.setAttribute("r", 1.4);
+  eye.setAttribute("fill", "#222");
+  svg.append(eye);
+  return svg;
+}
+
+let toastTimer = null;
+function toast(message, isError) {
+  const box = $("toast");
+  box.textContent = message;
+  box.className = "toast" + (isError ? " error" : "");
+  box.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { box.hidden = true; }, 4000);
+}
+
+async function api(path, options) {
+  const response = await fetch(path, options);
+  let data = null;
+  try { data = await response.json(); } catch (e) { data = null; }
+  if (!response.ok) throw new Error((data && data.error) || response.statusText);
+  return data;
+}
+
+function show(screen) {
+  for (const id of ["screen-create", "screen-join", "screen-play"]) $(id).hidden = id !== screen;
+}
+
+// ------------------------------------------------------------------ create a table
+
+let OPTIONS = null;
+
+async function initCreate() {
+  show("screen-create");
+  OPTIONS = await api("/api/options");
+  const edition = $("create-edition");
+  for (const e of OPTIONS.editions) {
+    edition.append(el("option", { value: e.name, text: e.name, selected: e.name === "refresh-2021" }));
+  }
+  edition.addEventListener("change", syncCreate);
+  $("create-seats").addEventListener("input", syncCreate);
+  $("create-name").value = localStorage.getItem("dixit-name") || "";
+  syncCreate();
+  $("create-form").addEventListener("submit", submitCreate);
+}
+
+function syncCreate() {
+  const info = OPTIONS.editions.find((e) => e.name === $("create-edition").value);
+  const seats = $("create-seats");
+  seats.min = info.min_players; seats.max = info.max_players;
+  let n = parseInt(seats.value, 10) || info.min_players;
+  n = Math.max(info.min_players, Math.min(info.max_players, n));
+  const limit = $("create-score-limit");
+  $("score-limit-label").hidden = info.score_limit === null;
+  $("deck-end-note").hidden = info.score_limit !== null;
+  if (info.score_limit !== null && !limit.dataset.touched) limit.value = info.score_limit;
+  limit.oninput = () => { limit.dataset.touched = "1"; };
+  const list = $("create-bots");
+  const previous = [...list.querySelectorAll("select")].map((s) => s.value);
+  list.replaceChildren();
+  for (let seat = 1; seat < n; seat++) {
+    const select = el("select", { "data-seat": seat, "aria-label": `seat ${seat + 1}` });
+    for (const bot of OPTIONS.bots) {
+      select.append(el("option", { value: bot.name, text: bot.available ? bot.name : `${bot.name} (not installed)`,
+        title: bot.description, disabled: !bot.available }));
+    }
+    select.value = previous[seat - 1] || (OPTIONS.bots.some((b) => b.name === "random") ? "random" : OPTIONS.bots[0].name);
+    list.append(el("label", {}, `Seat ${seat + 1}: if nobody joins,`, select, "plays"));
+  }
+}
+
+async function submitCreate(event) {
+  event.preventDefault();
+  const info = OPTIONS.editions.find((e) => e.name === $("create-edition").value);
+  const name = $("create-name").value.trim();
+  localStorage.setItem("dixit-name", name);
+  const body = {
+    name,
+    title: $("create-title").value.trim() || null,
+    edition: info.name,
+    seats: parseInt($("create-seats").value, 10),
+    deck: $("create-deck").value.trim() || "dream",
+    bots: [...$("create-bots").querySelectorAll("select")].map((s) => s.value),
+    move_timer: $("create-timer").value ? parseInt($("create-timer").value, 10) : null,
+    takeover: $("create-takeover").checked,
+  };
+  if (info.score_limit !== null) body.score_limit = parseInt($("create-score-limit").value, 10);
+  $("create-submit").disabled = true;
+  try {
+    const made = await api("/api/tables", {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+    });
+    enterTable(made.token);
+  } catch (error) {
+    toast(error.message, true);
+  } finally {
+    $("create-submit").disabled = false;
+  }
+}
+
+// ------------------------------------------------------------------ join a table
+
+async function initJoin(invite) {
+  show("screen-join");
+  try {
+    const summary = await api(`/api/invites/${encodeURIComponent(invite)}`);
+    const table = summary.table;
+    $("join-title").textContent = `Join “${table.title}”`;
+    const list = $("join-seats");
+    list.replaceChildren(...table.seats.map((s) => el("li", {},
+      rabbit(s.colour), s.name ? el("span", { text: s.name }) :
+        el("span", { class: "open", text: `open seat (${s.bot} bot if nobody takes it)` }))));
+    if (table.status !== "lobby") {
+      $("join-form").hidden = true;
+      list.after(el("p", { class: "note", text: "This game has already started." }));
+    }
+  } catch (error) {
+    toast(error.message, true);
+    $("join-form").hidden = true;
+  }
+  $("join-name").value = localStorage.getItem("dixit-name") || "";
+  $("join-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const name = $("join-name").value.trim();
+    localStorage.setItem("dixit-name", name);
+    try {
+      const joined = await api(`/api/invites/${encodeURIComponent(invite)}/join`, {
+        method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name }),
+      });
+      enterTable(joined.token);
+    } catch (error) {
+      toast(error.message, true);
+    }
+  });
+}
+
+function enterTable(token) {
+  location.href = `/play#t=${encodeURIComponent(token)}`;
+}
+
+// ------------------------------------------------------------------ play
+
+const play = {
+  token: null, socket: null, state: null, selection: [], clue: "", seenRound: -1,
+  hopped: -1, hopTimer: -1, retry: 500, timerBase: null, refs: 0,
+};
+
+function initPlay() {
+  const match = /t=([^&]+)/.exec(location.hash);
+  if (!match) { location.href = "/"; return; }
+  play.token = decodeURIComponent(match[1]);
+  play.seenRound = parseInt(sessionStorage.getItem(`dixit-seen-${play.token}`) || "-1", 10);
+  show("screen-play");
+  connect();
+  setInterval(tickTimer, 250);
+}
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const socket = new WebSocket(`${scheme}://${location.host}/ws`);
+  play.socket = socket;
+  socket.onopen = () => {
+    socket.send(JSON.stringify({ type: "hello", token: play.token }));
+    $("connection").classList.add("on");
+    play.retry = 500;
+  };
+  socket.onmessage = (event) => receive(JSON.parse(event.data));
+  socket.onclose = (event) => {
+    $("connection").classList.remove("on");
+    if (event.code === 4401) return;
+    setTimeout(connect, play.retry);
+    play.retry = Math.min(play.retry * 2, 8000);
+  };
+}
+
+function send(message) {
+  message.ref = ++play.refs;
+  if (!play.socket || play.socket.readyState !== WebSocket.OPEN) {
+    toast("Not connected; trying again…", true);
+    return;
+  }
+  play.socket.send(JSON.stringify(message));
+}
+
+function receive(message) {
+  if (message.type === "error") {
+    toast(message.message, true);
+    if (message.status === 401) $("stage").replaceChildren(el("p", { text: message.message }));
+    return;
+  }
+  if (message.type === "left") { location.href = "/"; return; }
+  if (message.type !== "state") return;
+  const before = play.state;
+  play.state = message;
+  const game = message.game;
+  const key = game ? `${game.phase}/${game.round}` : "lobby";
+  const beforeKey = before && before.game ? `${before.game.phase}/${before.game.round}` : "lobby";
+  if (key !== beforeKey) { play.selection = []; }
+  if (message.table.deadline_in !== null) play.timerBase = { at: performance.now(), left: message.table.deadline_in };
+  else play.timerBase = null;
+  render();
+}
+
+function seatName(seat) {
+  const s = play.state.table.seats[seat];
+  return s && s.name ? s.name : `seat ${seat + 1}`;
+}
+
+function seatColour(seat) { return play.state.table.seats[seat].colour; }
+
+function render() {
+  const { table, you, game } = play.state;
+  document.title = `${table.title} · dixit-ai`;
+  $("table-title").textContent = `${table.title} · ${table.edition}`;
+  renderPlayers();
+  renderLeave();
+  renderTrack();
+  const stage = $("stage");
+  if (table.broken) { stage.replaceChildren(el("p", { text: table.broken })); return; }
+  if (!game) { renderLobby(stage); return; }
+  const last = game.last_round;
+  if (last && last.round > play.seenRound) { renderReveal(stage, last, game); return; }
+  if (game.phase === "over") { renderEnd(stage, game); return; }
+  if (you.controller === "bot") { renderTakenOver(stage); return; }
+  if (game.phase === "tell") renderTell(stage, game);
+  else if (game.phase === "play") renderPlay(stage, game);
+  else renderVote(stage, game);
+}
+
+function banner(text) { $("banner-text").textContent = text; }
+
+function tickTimer() {
+  const box = $("timer");
+  if (!play.timerBase) { box.textContent = ""; return; }
+  const left = Math.max(0, play.timerBase.left - (performance.now() - play.timerBase.at) / 1000);
+  box.textContent = `time left: ${Math.ceil(left)} s`;
+}
+
+function renderPlayers() {
+  const { table, you, game } = play.state;
+  const box = $("players");
+  box.replaceChildren(...table.seats.map((s) => {
+    const tags = [];
+    if (s.kind === "bot") tags.push(el("span", { class: "badge bot", text: s.person ? `bot (${s.bot}) for now` : `bot · ${s.bot}` }));
+    if (s.kind === "open") tags.push(el("span", { class: "badge", text: "open seat" }));
+    if (game && game.phase !== "over" && game.storyteller === s.seat) tags.push(el("span", { class: "badge teller", text: "storyteller" }));
+    if (s.seat === 0) tags.push(el("span", { class: "badge", text: "creator" }));
+    if (s.seat === you.seat) tags.push(el("span", { class: "badge", text: "you" }));
+    if (s.kind === "human") tags.push(el("span", { class: "dot" + (s.connected ? " on" : ""), title: s.connected ? "online" : "offline" }));
+    let status = "";
+    if (game && game.phase !== "over") {
+      if (game.pending.includes(s.seat)) status = "…";
+      else if (game.phase !== "tell" && game.storyteller !== s.seat) status = "✓";
+    }
+    return el("div", { class: "player" + (s.seat === you.seat ? " me" : ""), "data-seat": s.seat },
+      rabbit(s.colour),
+      el("div", { class: "who" }, el("div", { class: "name", text: s.name || "open seat" }), el("div", { class: "tags" }, tags)),
+      el("span", { class: "status", text: status, title: "… still to act · ✓ done" }),
+      game ? el("span", { class: "score", text: String(game.scores[s.seat]) }) : null);
+  }));
+}
+
+function renderLeave() {
+  const { table, you, game } = play.state;
+  const box = $("players");
+  if (game && game.phase !== "over" && table.takeover && you.controller === "human") {
+    box.append(el("button", { id: "leave-game", type: "button", class: "small leave",
+      text: "Leave: a bot takes my seat",
+      onclick: () => { if (confirm("Leave the game? A bot will play your seat; you can take it back later.")) send({ type: "leave" }); } }));
+  }
+}
+
+function renderTrack() {
+  const { table, game } = play.state;
+  const track = $("track");
+  track.hidden = !game;
+  if (!game) return;
+  let scores = game.scores;
+  const last = game.last_round;
+  // During a reveal the rabbits first stand where they were, then hop to their new scores.
+  if (last && last.round > play.seenRound && play.hopped !== last.round) {
+    scores = last.scores.map((v, i) => v - last.points[i]);
+    if (play.hopTimer !== last.round) {
+      play.hopTimer = last.round;
+      setTimeout(() => { play.hopped = last.round; if (play.state) renderTrack(); }, 900);
+    }
+  }
+  const top = Math.max(table.score_limit || 0, ...scores, 10);
+  if (track.dataset.top !== String(top)) {
+    track.replaceChildren();
+    track.dataset.top = String(top);
+    const step = top > 40 ? 10 : 5;
+    for (let v = 0; v <= top; v += step) {
+      track.append(el("span", { class: "tick", style: `left:${pos(v, top)}%`, text: String(v) }));
+    }
+  }
+  const sameScore = {};
+  table.seats.forEach((s, seat) => {
+    let node = track.querySelector(`[data-rabbit="${seat}"]`);
+    if (!node) {
+      node = rabbit(s.colour, "rabbit");
+      node.dataset.rabbit = String(seat);
+      node.setAttribute("data-rabbit", String(seat));
+      track.append(node);
+    }
+    const stack = sameScore[scores[seat]] = (sameScore[scores[seat]] || 0) + 1;
+    node.style.left = `calc(${pos(scores[seat], top)}% + ${(stack - 1) * 9}px)`;
+    node.style.top = `${4 + (stack - 1) * 3}px`;
+  });
+}
+
+function pos(value, top) { return 3 + 94 * Math.min(value, top) / top; }
+
+function cardImage(card) {
+  return el("img", { src: `/api/tables/${play.state.table.id}/cards/${card}`, alt: "a card", loading: "lazy" });
+}
+
+function cardButton(card, { selectable, selected, mine, number, label, onclick, extra }) {
+  const button = el("button", {
+    type: "button",
+    class: ["card", selectable ? "selectable" : "", selected ? "selected" : "", mine ? "mine" : ""].join(" "),
+    "data-card": card, disabled: !selectable, onclick,
+  }, cardImage(card));
+  if (number !== undefined) button.append(el("span", { class: "number", text: String(number) }));
+  button.append(el("span", { class: "check", text: "✓" }));
+  if (label) button.append(el("span", { class: "label", text: label }));
+  if (extra) button.append(extra);
+  return button;
+}
+
+function toggle(item, limit) {
+  const at = play.selection.indexOf(item);
+  if (at >= 0) play.selection.splice(at, 1);
+  else {
+    play.selection.push(item);
+    while (play.selection.length > limit) play.selection.shift();
+  }
+  render();
+}
+
+function renderLobby(stage) {
+  const { table, you } = play.state;
+  banner(you.creator ? "Invite your friends, then start the game." : "Waiting for the creator to start the game…");
+  const invite = `${location.origin}${table.invite_path}`;
+  const input = el("input", { id: "invite-link", readonly: true, value: invite, onclick: (e) => e.target.select() });
+  const copy = el("button", {
+    id: "copy-invite", type: "button", class: "small", text: "Copy link",
+    onclick: async () => {
+      try { await navigator.clipboard.writeText(invite); toast("Invite link copied"); }
+      catch (e) { input.select(); document.execCommand("copy"); toast("Invite link copied"); }
+    },
+  });
+  const seats = el("ul", { class: "seat-list" }, table.seats.map((s) => el("li", {},
+    rabbit(s.colour),
+    s.name ? el("span", { text: s.name }) : el("span", { class: "open", text: `open seat: ${s.bot} bot plays if nobody joins` }),
+    s.seat === you.seat ? el("span", { class: "badge", text: "you" }) : null)));
+  const parts = [el("h2", { text: "The table" }), seats, el("p", { class: "hint", text: "Send this private link to the people you want to play with:" }),
+    el("div", { class: "invite" }, input, copy)];
+  const rules = `${table.edition}, ${table.n_players} players, ` + (table.ends === "score" ? `to ${table.score_limit} points` : "until the draw pile runs out")
+    + (table.move_timer ? `, ${table.move_timer} s per move` : "") + `, deck ${table.deck}`;
+  parts.push(el("p", { class: "note", text: rules }));
+  if (you.creator) parts.push(el("button", { id: "start", class: "primary", type: "button", text: "Start the game", onclick: () => send({ type: "start" }) }));
+  else parts.push(el("button", { id: "leave", type: "button", text: "Leave the table", onclick: () => send({ type: "leave" }) }));
+  stage.dataset.screen = "lobby";
+  stage.replaceChildren(...parts);
+}
+
+function renderTakenOver(stage) {
+  banner("A bot is playing your seat.");
+  stage.dataset.screen = "taken-over";
+  stage.replaceChildren(el("p", { text: "You left or ran out of time, so a bot took over your seat." }),
+    el("button", { id: "reclaim", class: "primary", type: "button", text: "Take my seat back", onclick: () => send({ type: "reclaim" }) }));
+}
+
+function waitingFor(game) {
+  return game.pending.map(seatName).join(", ");
+}
+
+function renderTell(stage, game) {
+  const me = play.state.you.seat;
+  if (game.storyteller !== me) {
+    banner(`${seatName(game.storyteller)} is the storyteller and is choosing a card and a clue…`);
+    stage.dataset.screen = "wait-tell";
+    stage.replaceChildren(el("h2", { text: "Your hand" }),
+      el("div", { class: "cards" }, game.hand.map((card) => cardButton(card, { selectable: false }))));
+    return;
+  }
+  banner("You are the storyteller: choose a card and say a clue.");
+  stage.dataset.screen = "tell";
+  const input = el("input", { id: "clue", maxlength: 200, placeholder: "a word, a sentence, a song…", value: play.clue,
+    oninput: (e) => { play.clue = e.target.value; counter.textContent = `${play.clue.length}/200`; submit.disabled = !ready(); } });
+  const counter = el("span", { class: "counter", text: `${play.clue.length}/200` });
+  const ready = () => play.selection.length === 1 && play.clue.trim().length > 0;
+  const submit = el("button", { id: "tell", class: "primary", type: "button", text: "Tell", disabled: !ready(),
+    onclick: () => { send({ type: "tell", card: play.selection[0], clue: play.clue.trim() }); play.clue = ""; } });
+  input.addEventListener("keydown", (e) => { if (e.key === "Enter" && ready()) submit.click(); });
+  stage.replaceChildren(
+    el("p", { class: "hint", text: "Pick a card from your hand, then give a clue that some, but not all, will find." }),
+    el("div", { class: "tell-box" }, input, counter, submit),
+    el("div", { class: "cards large" }, game.hand.map((card) => cardButton(card, {
+      selectable: true, selected: play.selection.includes(card), onclick: () => toggle(card, 1),
+    }))));
+  if (document.activeElement !== input && play.selection.length) input.focus();
+}
+
+function renderPlay(stage, game) {
+  const me = play.state.you.seat;
+  const clue = el("div", { class: "clue", id: "clue-text", text: game.clue });
+  if (game.pending.includes(me)) {
+    const n = game.cards_to_play;
+    banner(`${seatName(game.storyteller)} said a clue. Choose ${n === 1 ? "the card" : `${n} cards`} that best fit it.`);
+    stage.dataset.screen = "play";
+    const submit = el("button", { id: "play", class: "primary", type: "button", text: n === 1 ? "Play this card" : `Play these ${n} cards`,
+      disabled: play.selection.length !== n, onclick: () => send({ type: "play", cards: [...play.selection] }) });
+    stage.replaceChildren(clue,
+      el("div", { class: "action-row" }, el("p", { class: "hint", text: `Pick ${n} card${n > 1 ? "s" : ""} from your hand to go face down with the storyteller's.` }), submit),
+      el("div", { class: "cards large" }, game.hand.map((card) => cardButton(card, {
+        selectable: true, selected: play.selection.includes(card), onclick: () => toggle(card, n),
+      }))));
+    return;
+  }
+  banner(`Waiting for ${waitingFor(game)} to play…`);
+  stage.dataset.screen = "wait-play";
+  stage.replaceChildren(clue,
+    el("h2", { text: game.storyteller === me ? "Your card" : "You played" }),
+    el("div", { class: "cards" }, game.my_cards.map((card) => cardButton(card, { selectable: false, mine: true }))),
+    el("h2", { text: "Your hand" }),
+    el("div", { class: "cards" }, game.hand.map((card) => cardButton(card, { selectable: false }))));
+}
+
+function renderVote(stage, game) {
+  const me = play.state.you.seat;
+  const clue = el("div", { class: "clue", id: "clue-text", text: game.clue });
+  const voting = game.pending.includes(me);
+  const own = new Set(game.team_positions);
+  const max = game.max_votes;
+  const board = el("div", { class: "cards large board" }, game.board.map((card, position) => {
+    const mine = own.has(position);
+    return cardButton(card, {
+      selectable: voting && !mine, mine, number: position + 1,
+      selected: voting ? play.selection.includes(position) : game.my_votes.includes(position),
+      label: mine ? "your card" : null,
+      onclick: () => toggle(position, max),
+    });
+  }));
+  if (voting) {
+    banner(max > 1 ? "Vote for the storyteller's card (you may add a second vote)." : "Vote for the storyteller's card.");
+    stage.dataset.screen = "vote";
+    const submit = el("button", { id: "vote", class: "primary", type: "button",
+      text: play.selection.length > 1 ? "Cast both votes" : "Vote",
+      disabled: play.selection.length < 1, onclick: () => send({ type: "vote", positions: [...play.selection] }) });
+    stage.replaceChildren(clue, el("div", { class: "action-row" }, el("p", { class: "hint", text: max > 1
+      ? "Pick the card you think is the storyteller's; a second pick is allowed in this game. Yours is marked."
+      : "Pick the card you think is the storyteller's. Yours is marked and cannot be chosen." }), submit), board);
+    return;
+  }
+  banner(game.storyteller === me ? `Your clue is on the table; waiting for ${waitingFor(game)} to vote…` : `Waiting for ${waitingFor(game)} to vote…`);
+  stage.dataset.screen = "wait-vote";
+  stage.replaceChildren(clue, board);
+}
+
+function renderReveal(stage, last, game) {
+  banner(`Round ${last.round + 1} revealed`);
+  stage.dataset.screen = "reveal";
+  const outcomeText = { all: "Everyone found the storyteller's card", none: "Nobody found the storyteller's card",
+    some: "Some, but not all, found the storyteller's card" }[last.outcome];
+  const votersOf = {};
+  for (const [seat, positions] of Object.entries(last.votes)) {
+    for (const p of positions) (votersOf[p] = votersOf[p] || []).push(parseInt(seat, 10));
+  }
+  const board = el("div", { class: "cards board" }, last.board.map((card, position) => {
+    const owner = last.board_owner[position];
+    const voters = el("div", { class: "voters" }, (votersOf[position] || []).map((seat) =>
+      el("span", { class: "chip", style: `background:${seatColour(seat)}`, text: seatName(seat) })));
+    const button = cardButton(card, { selectable: false, number: position + 1,
+      label: null, extra: el("span", { class: "label" },
+        el("span", { text: owner === last.storyteller ? `★ ${seatName(owner)} (storyteller)` : seatName(owner) }), voters) });
+    if (owner === last.storyteller) button.classList.add("storyteller-card");
+    button.dataset.owner = String(owner);
+    return button;
+  }));
+  const rows = last.points.map((points, seat) => el("tr", { "data-seat": seat },
+    el("td", {}, rabbit(seatColour(seat)), " ", seatName(seat)),
+    el("td", {}, last.reasons[seat].map((r) => el("span", { class: "reason", text: `${r.points > 0 ? "+" : ""}${r.points}: ${r.reason}` }))),
+    el("td", { class: "num", text: `+${points}` }),
+    el("td", { class: "num", text: String(last.scores[seat]) })));
+  const next = el("button", { id: "continue", class: "primary", type: "button",
+    text: game.phase === "over" ? "See the final scores" : "Next round",
+    onclick: () => {
+      play.seenRound = last.round;
+      sessionStorage.setItem(`dixit-seen-${play.token}`, String(last.round));
+      play.selection = [];
+      render();
+    } });
+  stage.replaceChildren(el("div", { class: "reveal" },
+    el("h2", {}, `${seatName(last.storyteller)} told `, el("span", { class: "clue", text: last.clue })),
+    el("div", { class: "action-row" }, el("div", { class: `outcome ${last.outcome}`, text: outcomeText }), next),
+    board,
+    el("table", { class: "points" }, el("thead", {}, el("tr", {}, el("th", { text: "Player" }), el("th", { text: "Why" }),
+      el("th", { text: "Points" }), el("th", { text: "Score" }))), el("tbody", {}, rows))));
+}
+
+function renderEnd(stage, game) {
+  const winners = game.winners.map(seatName);
+  banner("The game is over.");
+  stage.dataset.screen = "over";
+  const order = game.scores.map((score, seat) => ({ score, seat })).sort((a, b) => b.score - a.score);
+  const title = winners.length > 1 ? `${winners.join(" and ")} share the victory!` : `${winners[0]} wins!`;
+  const rows = order.map(({ score, seat }) => el("tr", { class: game.winners.includes(seat) ? "winner" : "", "data-seat": seat },
+    el("td", {}, rabbit(seatColour(seat)), " ", seatName(seat)), el("td", { class: "num final-score", text: String(score) })));
+  const record = play.state.table.record_url;
+  stage.replaceChildren(el("div", { class: "final" },
+    rabbit("#f2c14e", "trophy"),
+    el("h2", { id: "winners", text: title }),
+    el("table", { class: "points", id: "final-scores" }, el("tbody", {}, rows)),
+    el("div", { class: "actions" },
+      record ? el("a", { class: "button", id: "record-link", href: record, download: "", text: "Download the game record" }) : null,
+      el("a", { class: "button", href: "/", text: "Open a new table" }))));
+}
+
+// ------------------------------------------------------------------ routing
+
+(function route() {
+  const path = location.pathname;
+  if (path.startsWith("/join/")) initJoin(decodeURIComponent(path.slice(6)));
+  else if (path === "/play") initPlay();
+  else initCreate().catch((error) => toast(error.message, true));
+})();

@@ -1,0 +1,218 @@
+"""SQLite persistence of web tables: tables, seats, every game event, and game records.
+
+The database runs in WAL mode. Every write is one transaction that is committed before the caller
+acknowledges anything, so a server killed at any moment (SIGKILL included) restarts on the same
+file with every accepted action. ``durable=True`` (the default) also syncs each commit to disk
+(``synchronous=FULL``), which survives a power cut too; ``durable=False`` (``NORMAL``) survives a
+killed process but may lose the last commits on a power cut, and commits far faster.
+
+Seat tokens are never stored: only their SHA-256 digest is.
+
+One :class:`Store` holds one connection, used from one thread at a time (the web manager sends
+every call through a single-thread executor).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+Statement = tuple[str, tuple[Any, ...]]
+"""One SQL statement with its parameters."""
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tables (
+    id TEXT PRIMARY KEY,
+    invite TEXT NOT NULL UNIQUE,
+    config TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    created REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS seats (
+    table_id TEXT NOT NULL REFERENCES tables(id),
+    seat INTEGER NOT NULL,
+    name TEXT,
+    token_hash TEXT UNIQUE,
+    PRIMARY KEY (table_id, seat)
+);
+CREATE TABLE IF NOT EXISTS events (
+    table_id TEXT NOT NULL REFERENCES tables(id),
+    idx INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (table_id, idx)
+);
+CREATE TABLE IF NOT EXISTS records (
+    table_id TEXT PRIMARY KEY REFERENCES tables(id),
+    record TEXT NOT NULL
+);
+"""
+
+
+def token_digest(token: str) -> str:
+    """The SHA-256 hex digest under which a seat token is stored."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class StoredTable:
+    """One table as read back from the database."""
+
+    id: str
+    invite: str
+    config: dict[str, Any]
+    seed: int
+    status: str
+    seats: list[tuple[int, str | None, str | None]]
+    events: list[dict[str, Any]]
+    record: str | None
+
+
+class Store:
+    """The database of one server.
+
+    Args:
+        path: The SQLite file (created if missing).
+        durable: Sync every commit to disk (``synchronous=FULL``); see the module docstring.
+    """
+
+    def __init__(self, path: str | Path, *, durable: bool = True) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(str(self.path), check_same_thread=False,
+                                   isolation_level=None)
+        mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise OSError(f"{self.path}: SQLite refused WAL mode (got {mode!r})")
+        self._db.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        self._db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        """Close the connection."""
+        with self._lock:
+            self._db.close()
+
+    def _transaction(self, statements: Sequence[Statement]) -> None:
+        error = self.run_batches([statements])[0]
+        if error is not None:
+            raise error
+
+    def run_batches(self, batches: Sequence[Sequence[Statement]]) -> list[Exception | None]:
+        """Run several writes in one transaction: one commit (one disk sync) for them all.
+
+        Each batch is all or nothing (a savepoint): a batch that fails is rolled back alone and
+        its error returned in its place; the others are committed together (group commit).
+        """
+        errors: list[Exception | None] = []
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                for batch in batches:
+                    self._db.execute("SAVEPOINT batch")
+                    try:
+                        for sql, params in batch:
+                            self._db.execute(sql, params)
+                    except sqlite3.Error as error:
+                        self._db.execute("ROLLBACK TO batch")
+                        errors.append(error)
+                    else:
+                        errors.append(None)
+                    self._db.execute("RELEASE batch")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        return errors
+
+    # ------------------------------------------------------------------ writes
+
+    @staticmethod
+    def create_table_statements(table_id: str, invite: str, config: dict[str, Any], seed: int,
+                                n_seats: int, creator_name: str, creator_token: str
+                                ) -> list[Statement]:
+        """Insert a table in the lobby with its seats; the creator takes seat 0."""
+        statements: list[Statement] = [(
+            "INSERT INTO tables (id, invite, config, seed, status, created) "
+            "VALUES (?, ?, ?, ?, 'lobby', ?)",
+            (table_id, invite, json.dumps(config, sort_keys=True), seed, time.time()))]
+        for seat in range(n_seats):
+            name, digest = ((creator_name, token_digest(creator_token)) if seat == 0
+                            else (None, None))
+            statements.append(("INSERT INTO seats (table_id, seat, name, token_hash) "
+                               "VALUES (?, ?, ?, ?)", (table_id, seat, name, digest)))
+        return statements
+
+    @staticmethod
+    def seat_statements(table_id: str, seat: int, name: str | None, token: str | None
+                        ) -> list[Statement]:
+        """A person takes (``name`` and ``token``) or frees (``None``) a seat of the lobby."""
+        digest = None if token is None else token_digest(token)
+        return [("UPDATE seats SET name = ?, token_hash = ? WHERE table_id = ? AND seat = ?",
+                 (name, digest, table_id, seat))]
+
+    @staticmethod
+    def event_statements(table_id: str, index: int, event: dict[str, Any],
+                         status: str | None = None) -> list[Statement]:
+        """Append event ``index`` of a table (and change its status)."""
+        statements: list[Statement] = [(
+            "INSERT INTO events (table_id, idx, data, created) VALUES (?, ?, ?, ?)",
+            (table_id, index, json.dumps(event, sort_keys=True), time.time()))]
+        if status is not None:
+            statements.append(("UPDATE tables SET status = ? WHERE id = ?", (status, table_id)))
+        return statements
+
+    @staticmethod
+    def record_statements(table_id: str, record_json: str, status: str) -> list[Statement]:
+        """Store a finished game's record and the table's final status."""
+        return [("INSERT OR REPLACE INTO records (table_id, record) VALUES (?, ?)",
+                 (table_id, record_json)),
+                ("UPDATE tables SET status = ? WHERE id = ?", (status, table_id))]
+
+    def write(self, statements: Sequence[Statement]) -> None:
+        """Run one write in its own transaction.
+
+        Raises:
+            sqlite3.Error: the write failed; nothing of it was kept.
+        """
+        self._transaction(statements)
+
+    # ------------------------------------------------------------------ reads
+
+    def load_tables(self) -> list[StoredTable]:
+        """Every table with its seats, events (in order) and record."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id, invite, config, seed, status FROM tables ORDER BY created").fetchall()
+            seats: dict[str, list[tuple[int, str | None, str | None]]] = {}
+            for table_id, seat, name, digest in self._db.execute(
+                    "SELECT table_id, seat, name, token_hash FROM seats ORDER BY table_id, seat"):
+                seats.setdefault(table_id, []).append((seat, name, digest))
+            events: dict[str, list[dict[str, Any]]] = {}
+            for table_id, data in self._db.execute(
+                    "SELECT table_id, data FROM events ORDER BY table_id, idx"):
+                events.setdefault(table_id, []).append(json.loads(data))
+            records = dict(self._db.execute("SELECT table_id, record FROM records").fetchall())
+        return [StoredTable(id=row[0], invite=row[1], config=json.loads(row[2]), seed=row[3],
+                            status=row[4], seats=seats.get(row[0], []),
+                            events=events.get(row[0], []), record=records.get(row[0]))
+                for row in rows]
+
+    def count_events(self, table_id: str) -> int:
+        """How many events a table has (for tests and checks)."""
+        with self._lock:
+            return int(self._db.execute("SELECT COUNT(*) FROM events WHERE table_id = ?",
+                                        (table_id,)).fetchone()[0])
+
+    def journal_mode(self) -> str:
+        """The connection's journal mode (``"wal"``)."""
+        with self._lock:
+            return str(self._db.execute("PRAGMA journal_mode").fetchone()[0])

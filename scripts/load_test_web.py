@@ -1,0 +1,277 @@
+"""Load test of the web tables: many tables at once, each one scripted person and bots.
+
+Starts ``dixit-ai serve`` on a free loopback port (or uses ``--url``), opens ``--tables`` tables in
+parallel, each with one person (a WebSocket client that always plays its first card, says a short
+clue and votes for the first card it may) and bots in the other seats, and plays every game to its
+end. It prints the latency from each of the person's moves to the state message that shows it
+(p50, p95, max), the errors, and checks that no event was lost: every client must see every event
+number once, in order, and the last one must match the game record.
+
+    python scripts/load_test_web.py                       # 20 tables, 4 seats, whole games
+    python scripts/load_test_web.py --tables 2 --score-limit 6 --json load.json
+
+Exit status 1 on any error or lost event, or when ``--max-p95-ms`` is given and exceeded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from websockets.asyncio.client import connect
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Args:
+    """The load test's settings."""
+
+    tables: int = 20
+    """Tables playing at the same time."""
+    seats: int = 4
+    """Seats per table: one scripted person, bots in the rest."""
+    bot: str = "random"
+    """The bots' registry name."""
+    edition: str = "refresh-2021"
+    """Edition of the rules."""
+    score_limit: int = 30
+    """Points that end a game (30: whole games of the 2021 rules)."""
+    deck: str = "dream"
+    """Deck spec."""
+    seed: int = 0
+    """Table ``i`` gets seed ``seed + i``."""
+    bot_delay: float = 0.0
+    """Seconds each bot waits before it moves (0: as fast as the server goes)."""
+    fast_commits: bool = False
+    """Run the server with ``--fast-commits`` (no disk sync per commit)."""
+    url: str | None = None
+    """Use a running server instead of starting one."""
+    timeout: float = 300.0
+    """Seconds the whole test may take."""
+    max_p95_ms: float | None = None
+    """Fail when the p95 latency exceeds this."""
+    json: str | None = None
+    """Also write the results here."""
+
+
+def parse_args() -> Args:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    defaults = Args()
+    docs = {"tables": "tables playing at once", "seats": "seats per table (1 person, bots)",
+            "bot": "bots' registry name", "edition": "edition of the rules",
+            "score_limit": "points that end a game", "deck": "deck spec",
+            "seed": "table i gets seed SEED + i", "bot_delay": "seconds a bot waits to move",
+            "url": "use this running server", "timeout": "seconds the test may take",
+            "max_p95_ms": "fail above this p95 latency", "json": "write results here"}
+    for name, help_text in docs.items():
+        value = getattr(defaults, name)
+        kind = type(value) if value is not None else (float if name == "max_p95_ms" else str)
+        parser.add_argument(f"--{name.replace('_', '-')}", type=kind, default=value,
+                            help=f"{help_text} (default {value})")
+    parser.add_argument("--fast-commits", action="store_true",
+                        help="server without a disk sync per commit")
+    return Args(**vars(parser.parse_args()))
+
+
+@dataclass
+class TableResult:
+    """What one scripted person measured."""
+
+    latencies: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    lost: int = 0
+    events_seen: int = 0
+    events_in_record: int = 0
+    rounds: int = 0
+    final_scores: list[int] = field(default_factory=list)
+
+
+def move(game: dict[str, Any], seat: int) -> dict[str, Any]:
+    if game["phase"] == "tell":
+        return {"type": "tell", "card": game["hand"][0], "clue": f"load {game['round']}"}
+    if game["phase"] == "play":
+        return {"type": "play", "cards": game["hand"][:game["cards_to_play"]]}
+    return {"type": "vote", "positions": game["legal_vote_positions"][:1]}
+
+
+async def one_table(index: int, base: str, args: Args) -> TableResult:
+    result = TableResult()
+    async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+        response = await http.post("/api/tables", json={
+            "name": f"load-{index}", "seats": args.seats, "edition": args.edition,
+            "deck": args.deck, "bots": args.bot, "score_limit": args.score_limit,
+            "seed": args.seed + index})
+        response.raise_for_status()
+        made = response.json()
+        async with connect(base.replace("http", "ws", 1) + "/ws", max_size=2**22) as ws:
+            await ws.send(json.dumps({"type": "hello", "token": made["token"]}))
+            await ws.send(json.dumps({"type": "start", "ref": 0}))
+            refs = 0
+            sent_at: dict[int, float] = {}      # ref -> when the move left
+            acked: dict[int, tuple[int, float]] = {}  # ref -> (event, sent at)
+            arrived: dict[int, float] = {}      # event -> when its state arrived first
+            last_event = 0
+            done_for: set[tuple[int, str]] = set()
+            while True:
+                text = await ws.recv()
+                now = time.perf_counter()
+                message = json.loads(text)
+                kind = message["type"]
+                if kind == "error":
+                    result.errors.append(message["message"])
+                    continue
+                if kind == "ack":
+                    if message["ref"] in sent_at:
+                        acked[message["ref"]] = (message["event"], sent_at.pop(message["ref"]))
+                elif kind == "state":
+                    event = message["event"]
+                    if event > last_event + 1:
+                        result.lost += event - last_event - 1
+                    if event > last_event:
+                        last_event = event
+                        result.events_seen += 1
+                    arrived.setdefault(event, now)
+                for ref, (event, started) in list(acked.items()):
+                    if event in arrived:
+                        result.latencies.append(arrived[event] - started)
+                        del acked[ref]
+                if kind != "state":
+                    continue
+                game = message["game"]
+                if game is None:
+                    continue
+                if game["phase"] == "over":
+                    break
+                key = (game["round"], game["phase"])
+                if made["seat"] in game["pending"] and key not in done_for:
+                    done_for.add(key)
+                    refs += 1
+                    action = move(game, made["seat"])
+                    action["ref"] = refs
+                    sent_at[refs] = time.perf_counter()
+                    await ws.send(json.dumps(action))
+        record = (await http.get(f"/api/tables/{made['table_id']}/record.json")).json()
+    result.rounds = len(record["rounds"])
+    result.final_scores = record["final_scores"]
+    # Each round: the storyteller's tell, every guesser's play, every vote.
+    result.events_in_record = sum(len([p for p in r["played"] if p]) + len(r["votes"])
+                                  for r in record["rounds"])
+    if last_event != result.events_in_record:
+        result.errors.append(f"table {index}: saw {last_event} events, the record has "
+                             f"{result.events_in_record}")
+    return result
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def start_server(args: Args, folder: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    command = [sys.executable, "-m", "dixit_ai.cli", "serve", "--port", str(port),
+               "--db", str(folder / "load.sqlite3"), "--bot-delay", str(args.bot_delay),
+               "--log-level", "warning"]
+    if args.fast_commits:
+        command.append("--fast-commits")
+    process = subprocess.Popen(command, cwd=ROOT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            if httpx.get(f"{base}/api/options", timeout=1).status_code == 200:
+                return process, base
+        except httpx.HTTPError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit("the server did not start")
+        time.sleep(0.1)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def warm_up(base: str, args: Args) -> None:
+    """The first table of a deck renders its cards (once per machine): not part of the test."""
+    async with httpx.AsyncClient(base_url=base, timeout=120) as http:
+        await http.post("/api/tables", json={"name": "warm-up", "seats": args.seats,
+                                             "deck": args.deck, "edition": args.edition})
+
+
+async def run_all(base: str, args: Args) -> list[TableResult | BaseException]:
+    tasks = [one_table(i, base, args) for i in range(args.tables)]
+    return await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True),
+                                  timeout=args.timeout)
+
+
+def main() -> int:
+    args = parse_args()
+    folder = Path(tempfile.mkdtemp(prefix="dixit-load-"))
+    process = None
+    base = args.url
+    if base is None:
+        process, base = start_server(args, folder)
+    try:
+        asyncio.run(warm_up(base, args))
+        started = time.perf_counter()
+        outcomes = asyncio.run(run_all(base, args))
+        elapsed = time.perf_counter() - started
+    finally:
+        if process is not None:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=20)
+    results = [o for o in outcomes if isinstance(o, TableResult)]
+    failures = [f"{type(o).__name__}: {o}" for o in outcomes if isinstance(o, BaseException)]
+    latencies = [x * 1000 for r in results for x in r.latencies]
+    errors = failures + [e for r in results for e in r.errors]
+    lost = sum(r.lost for r in results)
+    rounds = sum(r.rounds for r in results)
+    events = sum(r.events_in_record for r in results)
+    summary = {
+        "tables": args.tables, "seats": args.seats, "bot": args.bot, "edition": args.edition,
+        "score_limit": args.score_limit, "bot_delay": args.bot_delay,
+        "durable_commits": not args.fast_commits, "games_completed": len(results),
+        "rounds": rounds, "events": events, "seconds": round(elapsed, 2),
+        "events_per_s": round(events / elapsed, 1) if elapsed else None,
+        "moves_measured": len(latencies),
+        "p50_ms": round(statistics.median(latencies), 2) if latencies else None,
+        "p95_ms": round(percentile(latencies, 0.95), 2) if latencies else None,
+        "max_ms": round(max(latencies), 2) if latencies else None,
+        "errors": len(errors), "lost_events": lost, "cpus": os.cpu_count(),
+    }
+    print(f"{len(results)}/{args.tables} games completed ({rounds} rounds, {events} events) "
+          f"in {elapsed:.1f} s; {summary['events_per_s']} events/s")
+    print(f"latency from a person's move to its broadcast over {len(latencies)} moves: "
+          f"p50 {summary['p50_ms']} ms, p95 {summary['p95_ms']} ms, max {summary['max_ms']} ms")
+    print(f"errors: {len(errors)}; lost events: {lost}")
+    for error in errors[:10]:
+        print(f"  error: {error}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    bad = bool(errors) or lost > 0 or len(results) != args.tables
+    if args.max_p95_ms is not None and (summary["p95_ms"] or 0) > args.max_p95_ms:
+        print(f"p95 {summary['p95_ms']} ms is over the limit of {args.max_p95_ms} ms")
+        bad = True
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

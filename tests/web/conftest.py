@@ -1,0 +1,115 @@
+"""Fixtures of the web tests: an app on a temporary database, seats driven over HTTP."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+try:  # the [web] extra; without it only the tests of the missing-extra message run
+    from fastapi.testclient import TestClient
+
+    from dixit_ai.web.app import create_app
+    from dixit_ai.web.manager import TableManager
+except ImportError:  # pragma: no cover - exercised on a core-only install
+    collect_ignore_glob = ["test_api.py", "test_restart.py", "test_browser.py",
+                           "test_load_script.py", "test_clip_bot.py"]
+
+SMALL_DECK = "dream:size=40"
+"""A small deck keeps the tests fast (the first use renders its cards once)."""
+
+
+class Seat:
+    """One person at a table, acting over the HTTP API."""
+
+    def __init__(self, client: TestClient, token: str, seat: int) -> None:
+        self.client = client
+        self.token = token
+        self.seat = seat
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"X-Seat-Token": self.token}
+
+    def state(self) -> dict[str, Any]:
+        response = self.client.get("/api/state", headers=self.headers)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    def send(self, message: dict[str, Any]) -> Any:
+        return self.client.post("/api/action", headers=self.headers, json=message)
+
+    def wait(self, condition: Callable[[dict[str, Any]], bool], timeout: float = 10.0
+             ) -> dict[str, Any]:
+        """Poll the seat's state until ``condition`` holds (bots move in the background)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            state = self.state()
+            if condition(state):
+                return state
+            if time.monotonic() > deadline:
+                raise AssertionError(f"timed out waiting; last state: {state}")
+            time.sleep(0.01)
+
+    def wait_turn(self, timeout: float = 10.0) -> dict[str, Any]:
+        """Wait until this seat has to act, or the game is over."""
+        return self.wait(lambda s: s["game"] is not None and (
+            s["game"]["phase"] == "over" or (self.seat in s["game"]["pending"]
+                                             and s["you"]["controller"] == "human")), timeout)
+
+
+def simple_move(game: dict[str, Any], round_clue: str = "clue") -> dict[str, Any]:
+    """A deterministic move from a seat's own view: first card(s), first legal vote."""
+    if game["phase"] == "tell":
+        return {"type": "tell", "card": game["hand"][0], "clue": f"{round_clue} {game['round']}"}
+    if game["phase"] == "play":
+        return {"type": "play", "cards": game["hand"][:game["cards_to_play"]]}
+    return {"type": "vote", "positions": game["legal_vote_positions"][:1]}
+
+
+@pytest.fixture
+def app_factory(tmp_path: Path) -> Iterator[Callable[..., TestClient]]:
+    """Make apps (each a started TestClient) on databases in ``tmp_path``."""
+    clients: list[TestClient] = []
+
+    def make(db: str = "tables.sqlite3", **options: Any) -> TestClient:
+        options.setdefault("durable", False)
+        client = TestClient(create_app(tmp_path / db, **options))
+        client.__enter__()
+        clients.append(client)
+        return client
+
+    yield make
+    for client in reversed(clients):
+        client.__exit__(None, None, None)
+
+
+@pytest.fixture
+def client(app_factory: Callable[..., TestClient]) -> TestClient:
+    return app_factory()
+
+
+def manager_of(client: TestClient) -> TableManager:
+    manager: TableManager = client.app.state.manager  # type: ignore[attr-defined]
+    return manager
+
+
+def create(client: TestClient, **overrides: Any) -> tuple[dict[str, Any], Seat]:
+    """Create a table (4 seats, random bots, a short game) and return it with its creator."""
+    body: dict[str, Any] = {"name": "Ann", "seats": 4, "deck": SMALL_DECK, "bots": "random",
+                            "score_limit": 8, "seed": 11, "leave_grace": 600}
+    body.update(overrides)
+    response = client.post("/api/tables", json=body)
+    assert response.status_code == 200, response.text
+    made = response.json()
+    return made, Seat(client, made["token"], made["seat"])
+
+
+def join(client: TestClient, invite: str, name: str) -> Seat:
+    response = client.post(f"/api/invites/{invite}/join", json={"name": name})
+    assert response.status_code == 200, response.text
+    data = response.json()
+    return Seat(client, data["token"], data["seat"])

@@ -1,0 +1,40 @@
+"""An embedding-model bot (clip-greedy) at a web table: it gets the table's deck, decides off the
+event loop, and its decisions (with the storyteller's predicted guess rate) reach the record."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from dixit_ai.agents import agent_spec, register_agent
+from dixit_ai.records import GameRecord
+from dixit_ai.replay import replay_record
+from dixit_ai.web.manager import bot_problem
+from tests.web.conftest import create, manager_of
+from tests.web.test_api import play_out
+
+pytestmark = [
+    pytest.mark.slow,  # embeds the test deck's cards with the default model (cold cache)
+    pytest.mark.skipif(bot_problem("clip-greedy") is not None,
+                       reason=str(bot_problem("clip-greedy"))),
+]
+
+
+def test_a_clip_bot_plays_a_web_table(client: TestClient) -> None:
+    # clip-greedy with a small clue vocabulary: the test embeds 64 clues, not thousands.
+    spec = agent_spec("clip-greedy")
+    register_agent("clip-greedy-small", spec.entry_point, extra=spec.extra, overwrite=True,
+                   **{**spec.kwargs, "vocabulary_size": 64, "n_simulations": 16})
+    made, ann = create(client, seats=3, bots=["clip-greedy-small", "random"], score_limit=4,
+                       seed=5)
+    assert ann.send({"type": "start"}).status_code == 200
+    play_out([ann], timeout=120)
+    table = manager_of(client).tables[made["table_id"]]
+    assert table.agents[1].deck == "dream:size=40"  # type: ignore[attr-defined]
+    record = GameRecord.from_json(client.get(
+        f"/api/tables/{made['table_id']}/record.json").text)
+    replay_record(record)
+    assert record.header["agents"][1]["class"] == "ClipAgent"
+    assert not record.failures
+    told = [r for r in record.rounds if r.storyteller == 1]
+    assert all(r.predicted_guess_rate is not None for r in told)
