@@ -1,0 +1,447 @@
+"""An agent backed by a vision-language model served over HTTP (OpenAI-compatible chat API).
+
+:class:`HttpAgent` sends the cards it must choose among as images (base64 ``data:`` URLs) with
+the clue to a ``/chat/completions`` endpoint (vLLM, llama.cpp's server, Ollama, a hosted API...)
+and asks for a JSON answer: ``{"card": k}`` to vote or play, ``{"card": k, "clue": "..."}`` to
+tell, where ``k`` is the 1-based label of a card as the prompt shows it. Every answer is checked
+against the view's legal moves; an invalid answer is sent back with the reason, at most
+``max_retries`` times, and if the model still does not answer validly the agent raises
+:class:`InvalidAnswerError` (:class:`EndpointError` when the endpoint itself fails or times out).
+The match runner records that failure; the agent never substitutes a move of its own.
+
+Configured by a YAML file in ``configs/agents/`` (see ``http-example.yaml``)::
+
+    name: my-vlm
+    entry_point: dixit_ai.agents.http_agent:HttpAgent
+    kwargs:
+      base_url: http://127.0.0.1:8000/v1
+      model: Qwen/Qwen2.5-VL-7B-Instruct
+      api_key_env: OPENAI_API_KEY     # the key is read from this variable, never stored
+
+Standard library only (``urllib``): no extra dependency. Requests to one endpoint are limited to
+``concurrency`` in flight at once across every agent of the process (a semaphore per base URL).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+import re
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from dixit_ai.agents.base import Choice, Story
+from dixit_ai.rules import CLUE_KINDS, IllegalAction, View, check_clue
+
+__all__ = [
+    "EndpointError",
+    "EndpointTimeout",
+    "HttpAgent",
+    "HttpAgentError",
+    "InvalidAnswerError",
+    "parse_answer",
+]
+
+
+class HttpAgentError(RuntimeError):
+    """Something went wrong asking a served model for a decision."""
+
+
+class InvalidAnswerError(HttpAgentError):
+    """The model gave no valid answer within its retries (the match runner records it).
+
+    Attributes:
+        attempts: Requests made.
+        answers: The raw text of every answer, in order.
+        reasons: Why each answer was refused.
+    """
+
+    def __init__(self, message: str, *, attempts: int, answers: Sequence[str],
+                 reasons: Sequence[str]) -> None:
+        super().__init__(message)
+        self.attempts = attempts
+        self.answers = list(answers)
+        self.reasons = list(reasons)
+
+
+class EndpointError(HttpAgentError):
+    """The endpoint could not be reached, refused the request or sent no usable response."""
+
+
+class EndpointTimeout(EndpointError):
+    """The endpoint did not answer within the agent's ``timeout``."""
+
+
+_semaphores: dict[str, threading.BoundedSemaphore] = {}
+_semaphores_lock = threading.Lock()
+
+
+def endpoint_semaphore(base_url: str, concurrency: int) -> threading.BoundedSemaphore:
+    """The process-wide semaphore of one endpoint (created with the first agent's limit)."""
+    with _semaphores_lock:
+        if base_url not in _semaphores:
+            _semaphores[base_url] = threading.BoundedSemaphore(concurrency)
+        return _semaphores[base_url]
+
+
+_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+
+
+def parse_answer(text: str) -> dict[str, Any]:
+    """The JSON object in a model's answer (a Markdown code fence around it is tolerated).
+
+    Raises:
+        ValueError: no JSON object could be read (the message says why).
+    """
+    fenced = _FENCE.match(text)
+    body = fenced.group(1) if fenced else text.strip()
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError:
+        start, end = body.find("{"), body.rfind("}")
+        if start < 0 or end <= start:
+            raise ValueError("the answer is not a JSON object") from None
+        try:
+            data = json.loads(body[start:end + 1])
+        except json.JSONDecodeError as error:
+            raise ValueError(f"the answer is not valid JSON ({error.msg})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"the answer must be a JSON object, not {type(data).__name__}")
+    return data
+
+
+def _label(value: Any, count: int, what: str) -> int:
+    """A 1-based card label from an answer field, checked to be in ``1..count``."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise ValueError(f"{what} must be an integer from 1 to {count}, not {value!r}")
+    if isinstance(value, str) and not value.strip().isdigit():
+        raise ValueError(f"{what} must be an integer from 1 to {count}, not {value!r}")
+    label = int(value)
+    if not 1 <= label <= count:
+        raise ValueError(f"{what} {label} is not between 1 and {count}")
+    return label
+
+
+SYSTEM_PROMPT = (
+    "You are playing the board game Dixit. Each round the storyteller picks a card from their "
+    "hand and says a clue about it; the other players each add a card of theirs that fits the "
+    "clue; the cards are shuffled face up and everyone but the storyteller votes for the card "
+    "they think is the storyteller's. The storyteller scores only if some, but not all, players "
+    "find their card. Cards are shown as numbered images. Always answer with one JSON object "
+    "and nothing else."
+)
+
+
+class HttpAgent:
+    """A player whose decisions come from a model behind an OpenAI-compatible endpoint.
+
+    Args:
+        name: The display name.
+        base_url: The API root, e.g. ``http://127.0.0.1:8000/v1`` (``/chat/completions`` is
+            appended).
+        model: The model name the endpoint serves.
+        api_key_env: The environment variable holding the API key (sent as a bearer token);
+            ``None`` sends no key. The key itself is never stored in a config or a record.
+        deck: The game's deck (a spec such as ``"dream"`` or a ``Deck``): card images come
+            from it.
+        timeout: Seconds to wait for one response.
+        max_retries: Further requests after an invalid answer or a failed request (so at most
+            ``1 + max_retries`` requests per decision).
+        concurrency: Requests in flight at once to this endpoint, across the process.
+        temperature: Sampling temperature sent with each request.
+        max_tokens: Upper bound on the answer's length.
+        json_mode: Send ``response_format: {"type": "json_object"}`` (turn off for servers that
+            reject it; the prompt asks for JSON either way).
+        image_size: Longest side, in pixels, of the images sent (``None``: the deck's size).
+        image_format: ``"PNG"`` or ``"JPEG"``.
+        seed: Sent as the request's ``seed`` where given (servers that honour it answer
+            reproducibly).
+        extra_body: More fields for every request body (server-specific options).
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str = "http",
+        base_url: str,
+        model: str,
+        api_key_env: str | None = None,
+        deck: Any = "dream",
+        timeout: float = 60.0,
+        max_retries: int = 2,
+        concurrency: int = 4,
+        temperature: float = 0.0,
+        max_tokens: int = 200,
+        json_mode: bool = True,
+        image_size: int | None = 384,
+        image_format: str = "PNG",
+        seed: int | None = None,
+        extra_body: dict[str, Any] | None = None,
+    ) -> None:
+        if not str(base_url).startswith(("http://", "https://")):
+            raise ValueError(f"base_url must start with http:// or https://, not {base_url!r}")
+        if timeout <= 0:
+            raise ValueError(f"timeout must be positive, not {timeout}")
+        if max_retries < 0:
+            raise ValueError(f"max_retries must be at least 0, not {max_retries}")
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be at least 1, not {concurrency}")
+        if image_format.upper() not in ("PNG", "JPEG"):
+            raise ValueError(f"image_format must be PNG or JPEG, not {image_format!r}")
+        self.name = name
+        self.base_url = str(base_url).rstrip("/")
+        self.model = model
+        self.api_key_env = api_key_env
+        self.deck = deck
+        self.timeout = float(timeout)
+        self.max_retries = int(max_retries)
+        self.concurrency = int(concurrency)
+        self.temperature = float(temperature)
+        self.max_tokens = int(max_tokens)
+        self.json_mode = bool(json_mode)
+        self.image_size = image_size
+        self.image_format = image_format.upper()
+        self.seed = seed
+        self.extra_body = dict(extra_body or {})
+        self.seat = -1
+        self.rng: np.random.Generator | None = None
+        self._deck: Any = None
+        self._images: dict[int, str] = {}
+        self._images_lock = threading.Lock()
+        self.requests = 0
+        """Requests sent so far (for benchmarks)."""
+        self.request_seconds = 0.0
+        """Seconds spent waiting for responses so far."""
+
+    # ------------------------------------------------------------------ the protocol
+
+    def reset(self, *, seat: int, rng: np.random.Generator) -> None:
+        self.seat = seat
+        self.rng = rng
+
+    def tell(self, view: View) -> Story:
+        hand = list(view.hand)
+        prompt = (
+            "You are the storyteller. Your hand is shown below. Choose one card and give a "
+            "clue (a word, a phrase or a sentence) so that some, but not all, of the other "
+            "players find it. Answer as JSON: "
+            '{"card": <the number of your card>, "clue": "<your clue>"}.'
+        )
+
+        def check(data: dict[str, Any]) -> Story:
+            label = _label(data.get("card"), len(hand), "card")
+            clue = data.get("clue")
+            kind = data.get("clue_kind")
+            if kind is not None and kind not in CLUE_KINDS:
+                kind = None
+            try:
+                check_clue(view.rules, clue, kind, view.seat)
+            except IllegalAction as error:
+                raise ValueError(str(error)) from None
+            assert isinstance(clue, str)
+            return Story(card=hand[label - 1], clue=clue.strip(), clue_kind=kind)
+
+        story, info = self._decide(prompt, [("Your card", c) for c in hand], check)
+        return Story(card=story.card, clue=story.clue, clue_kind=story.clue_kind, info=info)
+
+    def play(self, view: View) -> Choice:
+        if view.clue is None:
+            raise ValueError("play() needs the clue")
+        hand, count = list(view.hand), view.cards_to_play
+        if count == 1:
+            ask = 'Answer as JSON: {"card": <the number of the card you play>}.'
+        else:
+            ask = (f'Answer as JSON: {{"cards": [<{count} different card numbers>]}}.')
+        prompt = (f"The storyteller's clue is: \"{view.clue}\". Your hand is shown below. Play "
+                  f"{count} card{'s' if count > 1 else ''} from your hand that the other "
+                  f"players may mistake for the storyteller's. {ask}")
+
+        def check(data: dict[str, Any]) -> tuple[int, ...]:
+            if count == 1:
+                return (hand[_label(data.get("card"), len(hand), "card") - 1],)
+            labels = data.get("cards")
+            if not isinstance(labels, list) or len(labels) != count:
+                raise ValueError(f"'cards' must be a list of {count} card numbers")
+            picked = [_label(v, len(hand), "card") for v in labels]
+            if len(set(picked)) != count:
+                raise ValueError("the same card was named twice")
+            return tuple(hand[k - 1] for k in picked)
+
+        cards, info = self._decide(prompt, [("Your card", c) for c in hand], check)
+        return Choice(cards, info)
+
+    def vote(self, view: View) -> Choice:
+        if view.clue is None or not view.board:
+            raise ValueError("vote() needs the clue and the board")
+        board = list(view.board)
+        own = set(view.team_positions)
+        legal = view.legal_vote_positions()
+        notes = ""
+        if own:
+            mine = ", ".join(str(p + 1) for p in sorted(own))
+            notes = f" Card(s) {mine} are yours (or your team's): you may not vote for them."
+        ask = 'Answer as JSON: {"card": <the number of the card you vote for>}.'
+        if view.max_votes > 1:
+            ask = ('Answer as JSON: {"card": <number>} for one vote, or {"cards": [<number>, '
+                   '<number>]} to vote for two different cards.')
+        prompt = (f"The storyteller's clue is: \"{view.clue}\". The board is shown below. Vote "
+                  f"for the card you think is the storyteller's.{notes} {ask}")
+
+        def check(data: dict[str, Any]) -> tuple[int, ...]:
+            if "cards" in data and view.max_votes > 1:
+                values = data["cards"]
+                if not isinstance(values, list) or not 1 <= len(values) <= view.max_votes:
+                    raise ValueError(f"'cards' must list 1 to {view.max_votes} card numbers")
+            else:
+                values = [data.get("card")]
+            positions = [_label(v, len(board), "card") - 1 for v in values]
+            if len(set(positions)) != len(positions):
+                raise ValueError("the same card was named twice")
+            for position in positions:
+                if position not in legal:
+                    raise ValueError(f"card {position + 1} is your own: you may not vote for it")
+            return tuple(positions)
+
+        positions, info = self._decide(prompt, [("Card", c) for c in board], check)
+        return Choice(positions, info)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "class": "HttpAgent", "base_url": self.base_url,
+            "model": self.model, "api_key_env": self.api_key_env,
+            "deck": self.deck if isinstance(self.deck, str) else getattr(self.deck, "source",
+                                                                          None),
+            "temperature": self.temperature, "max_retries": self.max_retries,
+            "timeout": self.timeout, "json_mode": self.json_mode,
+            "image_size": self.image_size, "image_format": self.image_format, "seed": self.seed,
+        }
+
+    # ------------------------------------------------------------------ asking the model
+
+    def _decide(self, prompt: str, cards: Sequence[tuple[str, int]], check: Any
+                ) -> tuple[Any, dict[str, Any]]:
+        """Ask, check, and ask again with the reason, until valid or out of retries."""
+        content: list[dict[str, Any]] = [{"type": "text", "text": prompt}]
+        for k, (caption, card) in enumerate(cards, start=1):
+            content.append({"type": "text", "text": f"{caption} {k}:"})
+            content.append({"type": "image_url", "image_url": {"url": self._image_url(card)}})
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": content},
+        ]
+        answers: list[str] = []
+        reasons: list[str] = []
+        for attempt in range(1, self.max_retries + 2):
+            try:
+                text = self._complete(messages)
+            except EndpointError as error:
+                reasons.append(f"{type(error).__name__}: {error}")
+                if attempt > self.max_retries:
+                    raise
+                continue
+            answers.append(text)
+            try:
+                decision = check(parse_answer(text))
+            except ValueError as error:
+                reasons.append(str(error))
+                messages = [*messages, {"role": "assistant", "content": text}, {
+                    "role": "user",
+                    "content": f"That answer is invalid: {error}. Answer again with one JSON "
+                               "object only.",
+                }]
+                continue
+            info = {"model": self.model, "attempts": attempt, "answer": text[:500]}
+            if reasons:
+                info["refused"] = reasons
+            return decision, info
+        raise InvalidAnswerError(
+            f"{self.name}: no valid answer from {self.model!r} in {len(answers)} attempt(s); "
+            f"last reason: {reasons[-1] if reasons else 'none'}",
+            attempts=self.max_retries + 1, answers=answers, reasons=reasons)
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"Content-Type": "application/json"}
+        if self.api_key_env:
+            key = os.environ.get(self.api_key_env)
+            if not key:
+                raise EndpointError(
+                    f"{self.name}: the API key variable {self.api_key_env} is not set")
+            headers["Authorization"] = f"Bearer {key}"
+        return headers
+
+    def _complete(self, messages: list[dict[str, Any]]) -> str:
+        """One chat-completions request; the text of the first choice."""
+        body: dict[str, Any] = {
+            "model": self.model, "messages": messages, "temperature": self.temperature,
+            "max_tokens": self.max_tokens, **self.extra_body,
+        }
+        if self.json_mode:
+            body["response_format"] = {"type": "json_object"}
+        if self.seed is not None:
+            body["seed"] = int(self.seed)
+        request = urllib.request.Request(
+            f"{self.base_url}/chat/completions", data=json.dumps(body).encode("utf-8"),
+            headers=self._headers(), method="POST")
+        with endpoint_semaphore(self.base_url, self.concurrency):
+            start = time.perf_counter()
+            self.requests += 1
+            try:
+                with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                    raw = response.read()
+            except urllib.error.HTTPError as error:
+                detail = error.read()[:300].decode("utf-8", "replace")
+                raise EndpointError(f"{self.base_url} answered HTTP {error.code}: {detail}"
+                                    ) from None
+            except TimeoutError as error:
+                raise EndpointTimeout(
+                    f"{self.base_url} did not answer within {self.timeout:g} s") from error
+            except urllib.error.URLError as error:
+                if isinstance(error.reason, TimeoutError):
+                    raise EndpointTimeout(
+                        f"{self.base_url} did not answer within {self.timeout:g} s") from error
+                raise EndpointError(f"{self.base_url} could not be reached: {error.reason}"
+                                    ) from None
+            finally:
+                self.request_seconds += time.perf_counter() - start
+        try:
+            data = json.loads(raw)
+            text = data["choices"][0]["message"]["content"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise EndpointError(
+                f"{self.base_url} sent no chat completion: {raw[:200]!r}") from None
+        if not isinstance(text, str):
+            raise EndpointError(f"{self.base_url} sent a completion without text")
+        return text
+
+    def _image_url(self, card: int) -> str:
+        """The card's image as a base64 ``data:`` URL (encoded once per card)."""
+        with self._images_lock:
+            if card in self._images:
+                return self._images[card]
+            if self._deck is None:
+                if isinstance(self.deck, str):
+                    from dixit_ai.decks import load_deck
+
+                    self._deck = load_deck(self.deck)
+                else:
+                    self._deck = self.deck
+            image = self._deck.image(card).convert("RGB")
+            if self.image_size is not None and max(image.size) > self.image_size:
+                image.thumbnail((self.image_size, self.image_size))
+            buffer = io.BytesIO()
+            if self.image_format == "JPEG":
+                image.save(buffer, format="JPEG", quality=90)
+            else:
+                image.save(buffer, format="PNG")
+            mime = "jpeg" if self.image_format == "JPEG" else "png"
+            url = f"data:image/{mime};base64,{base64.b64encode(buffer.getvalue()).decode()}"
+            self._images[card] = url
+            return url

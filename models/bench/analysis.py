@@ -1,0 +1,419 @@
+"""Every figure of a benchmark, computed from its run folder's records alone.
+
+:func:`analyse` reads ``bench.json`` and ``records.jsonl`` and writes ``results.json``,
+``results.csv``, the plots and ``report.md``, and prints the leaderboard; running it again on
+the same folder gives the same numbers (bootstrap intervals resample items with the run's seed,
+the same resamples for every model, so models are compared on paired items).
+
+What is measured:
+
+* **guess**: top-1 accuracy (ties share the point) and mean reciprocal rank of the target per
+  clue kind; chance is ``1 / board_size`` and ``H(board_size) / board_size``. Agents answer one
+  vote, so they have no MRR. An invalid answer scores 0 and counts in ``invalid``.
+* **decoy**: the decoy's vote share (expected fraction of reference guessers voting for it), the
+  probability it draws at least one vote, and two baselines from the same hands: a random hand
+  card and the best hand card.
+* **tell**: success (probability that some but not all reference guessers find the card),
+  observed guess rate, its gap to the storyteller's target, and the expected calibration error
+  (10 bins) of the storyteller's predicted guess rates against the observed ones.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dixit_ai.reporting import (
+    Interval,
+    markdown_table,
+    mean_interval,
+    plot_intervals,
+    print_table,
+    write_csv,
+    write_json,
+    write_text,
+)
+from models.evaluation import QUERY_KINDS
+
+CALIBRATION_BINS = 10
+
+
+def read_run(folder: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """``bench.json`` and the records of a run folder.
+
+    Raises:
+        ValueError: the folder is not a benchmark run folder.
+    """
+    path = Path(folder)
+    if not (path / "bench.json").is_file() or not (path / "records.jsonl").is_file():
+        raise ValueError(f"{path} is not a benchmark run folder (no bench.json and "
+                         f"records.jsonl)")
+    header = json.loads((path / "bench.json").read_text(encoding="utf-8"))
+    with (path / "records.jsonl").open(encoding="utf-8") as handle:
+        records = [json.loads(line) for line in handle if line.strip()]
+    return header, records
+
+
+def _harmonic(n: int) -> float:
+    return float(sum(1.0 / k for k in range(1, n + 1)))
+
+
+def compute(header: dict[str, Any], records: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The results (plain data) of a run, from its header and records."""
+    config = header["config"]
+    seed, resamples = int(config["seed"]), int(config["bootstrap"])
+    board_size = int(config["board_size"])
+    models = [m["label"] for m in header["models"]]
+    kinds_of = {m["label"]: m["kind"] for m in header["models"]}
+
+    def interval(values: Sequence[float]) -> Interval:
+        return mean_interval(values, seed=seed, n_resamples=resamples)
+
+    def rate(rows: Sequence[dict[str, Any]]) -> float:
+        return float(np.mean([r["invalid"] for r in rows])) if rows else math.nan
+
+    by_task: dict[str, list[dict[str, Any]]] = {"guess": [], "decoy": [], "tell": []}
+    for record in records:
+        by_task.setdefault(record["task"], []).append(record)
+
+    results: dict[str, Any] = {
+        "run": {"name": config["name"], "seed": seed, "items": config["items"],
+                "deck": header["deck"], "edition": header["edition"],
+                "reference": header.get("reference"), "tasks": config["tasks"]},
+        "models": [{"label": m["label"], "name": m["name"], "kind": m["kind"]}
+                   for m in header["models"]],
+        "chance": {"guess_top1": 1.0 / board_size,
+                   "guess_mrr": _harmonic(board_size) / board_size},
+    }
+
+    if "guess" in config["tasks"]:
+        present = {r["kind"] for r in by_task["guess"]}
+        stories = [f"story:{m}" for m in models if f"story:{m}" in present]
+        kinds = [k for k in QUERY_KINDS if k in present] + stories
+        guess: dict[str, Any] = {}
+        for model in models:
+            rows = [r for r in by_task["guess"] if r["model"] == model]
+            entry: dict[str, Any] = {"invalid_rate": rate(rows), "kinds": {}}
+            for kind in kinds:
+                cell = [r for r in rows if r["kind"] == kind]
+                ranks = [r["rank"] for r in cell if r["rank"] is not None]
+                entry["kinds"][kind] = {
+                    "top1": interval([r["correct"] for r in cell]),
+                    "mrr": (interval([1.0 / k for k in ranks])
+                            if cell and len(ranks) == len(cell) else None),
+                    "invalid_rate": rate(cell),
+                    "n": len(cell),
+                }
+            fixed = [r for r in rows if r["kind"] in QUERY_KINDS]
+            entry["top1_fixed_kinds"] = interval([r["correct"] for r in fixed])
+            guess[model] = entry
+        results["guess"] = {"kinds": kinds, "models": guess}
+
+    if "decoy" in config["tasks"]:
+        decoy: dict[str, Any] = {}
+        rows_all = by_task["decoy"]
+        for model in models:
+            rows = [r for r in rows_all if r["model"] == model]
+            decoy[model] = {
+                "vote_share": interval([r["share"] for r in rows]),
+                "drew_vote": interval([r["drew"] for r in rows]),
+                "invalid_rate": rate(rows),
+                "n": len(rows),
+            }
+        first = [r for r in rows_all if r["model"] == models[0]] if models else []
+        results["decoy"] = {
+            "models": decoy,
+            "baselines": {
+                "random_card": interval([float(np.mean(r["shares"])) for r in first]),
+                "best_card": interval([float(np.max(r["shares"])) for r in first]),
+            },
+        }
+
+    if "tell" in config["tasks"]:
+        from models.players.calibration import reliability
+
+        tell: dict[str, Any] = {}
+        for model in models:
+            rows = [r for r in by_task["tell"] if r["model"] == model]
+            if kinds_of[model] != "agent":
+                continue
+            valid = [r for r in rows if not r["invalid"]]
+            observed = [r["observed"] for r in valid if r["observed"] is not None]
+            target = next((r["target"] for r in rows if r["target"] is not None), None)
+            paired = [(r["predicted"], r["observed"]) for r in valid
+                      if r["predicted"] is not None and r["observed"] is not None]
+            entry = {
+                "success": interval([0.0 if r["invalid"] or r["success"] is None
+                                     else r["success"] for r in rows]),
+                "guess_rate": interval(observed),
+                "target": target,
+                "target_gap": (abs(float(np.mean(observed)) - target)
+                               if target is not None and observed else None),
+                "invalid_rate": rate(rows),
+                "n": len(rows),
+                "ece": None,
+                "reliability": None,
+            }
+            if paired:
+                curve = reliability([p for p, _ in paired], [o for _, o in paired],
+                                    bins=CALIBRATION_BINS)
+                entry["ece"] = curve.ece
+                entry["predicted_mean"] = float(np.mean([p for p, _ in paired]))
+                entry["reliability"] = {
+                    "edges": curve.edges.tolist(), "predicted": curve.predicted.tolist(),
+                    "observed": curve.observed.tolist(), "counts": curve.counts.tolist()}
+            tell[model] = entry
+        results["tell"] = {"models": tell}
+    return results
+
+
+# ---------------------------------------------------------------------- tables
+
+
+def _fmt_rate(value: float | None) -> str:
+    return "n/a" if value is None or (isinstance(value, float) and math.isnan(value)) \
+        else f"{value:.1%}"
+
+
+def leaderboards(results: dict[str, Any]) -> list[tuple[str, list[str], list[list[Any]]]]:
+    """``(title, columns, rows)`` of every table the report and the terminal show."""
+    tables = []
+    if "guess" in results:
+        kinds = results["guess"]["kinds"]
+        fixed = [k for k in kinds if k in QUERY_KINDS]
+        stories = [k for k in kinds if k not in QUERY_KINDS]
+        models = results["guess"]["models"]
+        order = sorted(models, key=lambda m: -_estimate(models[m]["top1_fixed_kinds"]))
+        columns = ["model", *fixed, "MRR (object)", "invalid"]
+        rows: list[list[Any]] = []
+        for model in order:
+            entry = models[model]
+            mrr = entry["kinds"].get("object", {}).get("mrr")
+            rows.append([model, *[entry["kinds"][k]["top1"] for k in fixed],
+                         mrr if mrr is not None else "n/a", _fmt_rate(entry["invalid_rate"])])
+        chance = results["chance"]
+        rows.append(["chance", *[chance["guess_top1"]] * len(fixed), chance["guess_mrr"], ""])
+        tables.append(("guess: top-1 accuracy per clue kind, 95% CI", columns, rows))
+        if stories:
+            rows = [[model, *[models[model]["kinds"][k]["top1"] for k in stories]]
+                    for model in order]
+            rows.append(["chance", *[chance["guess_top1"]] * len(stories)])
+            tables.append(("guess on clues told by each storyteller (columns): top-1, 95% CI",
+                           ["guesser", *[k.split(":", 1)[1] for k in stories]], rows))
+    if "decoy" in results:
+        models = results["decoy"]["models"]
+        order = sorted(models, key=lambda m: -_estimate(models[m]["vote_share"]))
+        rows = [[m, models[m]["vote_share"], models[m]["drew_vote"],
+                 _fmt_rate(models[m]["invalid_rate"])] for m in order]
+        base = results["decoy"]["baselines"]
+        rows.append(["random hand card", base["random_card"], "", ""])
+        rows.append(["best hand card", base["best_card"], "", ""])
+        tables.append(("decoy: votes drawn from the reference guessers, 95% CI",
+                       ["model", "vote share", "drew >= 1 vote", "invalid"], rows))
+    if "tell" in results and results["tell"]["models"]:
+        models = results["tell"]["models"]
+        order = sorted(models, key=lambda m: -_estimate(models[m]["success"]))
+        rows = []
+        for m in order:
+            entry = models[m]
+            rows.append([m, entry["success"], entry["guess_rate"],
+                         "n/a" if entry["target"] is None else f"{entry['target']:.2f}",
+                         "n/a" if entry["target_gap"] is None else f"{entry['target_gap']:.3f}",
+                         "n/a" if entry["ece"] is None else f"{entry['ece']:.3f}",
+                         _fmt_rate(entry["invalid_rate"])])
+        tables.append(("tell: storyteller success and calibration, 95% CI",
+                       ["storyteller", "success", "observed guess rate", "target", "|gap|",
+                        "ECE", "invalid"], rows))
+    return tables
+
+
+def _estimate(value: Any) -> float:
+    estimate = value.estimate if isinstance(value, Interval) else float("nan")
+    return -1.0 if math.isnan(estimate) else estimate
+
+
+# ---------------------------------------------------------------------- plots
+
+
+def plot_calibration(path: Path, tell: dict[str, Any]) -> Path | None:
+    """Reliability curves of every storyteller that predicts its guess rate."""
+    curves = {m: e for m, e in tell.items() if e.get("reliability")}
+    if not curves:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5.5, 5.5))
+    ax.plot([0, 1], [0, 1], "--", color="grey", linewidth=1, label="perfect calibration")
+    for model, entry in curves.items():
+        data = entry["reliability"]
+        predicted = np.array(data["predicted"], dtype=float)
+        observed = np.array(data["observed"], dtype=float)
+        filled = np.array(data["counts"]) > 0
+        ax.plot(predicted[filled], observed[filled], "o-",
+                label=f"{model} (ECE {entry['ece']:.3f})")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("predicted guess rate (bin mean)")
+    ax.set_ylabel("observed guess rate, reference guessers (bin mean)")
+    ax.set_title("tell: calibration of predicted guess rates")
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper left", fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def write_plots(folder: Path, results: dict[str, Any]) -> dict[str, str]:
+    """Every plot of the run (PNG files in the run folder); name -> file name."""
+    plots: dict[str, str] = {}
+    if "guess" in results:
+        kinds = results["guess"]["kinds"]
+        models = results["guess"]["models"]
+        plot_intervals(folder / "guess_accuracy.png", kinds,
+                       {m: [models[m]["kinds"][k]["top1"] for k in kinds] for m in models},
+                       title="guess: top-1 accuracy per clue kind (95% CI)",
+                       xlabel="top-1 accuracy", reference=results["chance"]["guess_top1"])
+        plots["guess"] = "guess_accuracy.png"
+    if "decoy" in results:
+        models = results["decoy"]["models"]
+        plot_intervals(folder / "decoy_share.png", list(models),
+                       [models[m]["vote_share"] for m in models],
+                       title="decoy: vote share among reference guessers (95% CI)",
+                       xlabel="expected fraction of reference guessers voting for the decoy",
+                       reference=results["decoy"]["baselines"]["random_card"].estimate,
+                       reference_label="random hand card")
+        plots["decoy"] = "decoy_share.png"
+    if "tell" in results and results["tell"]["models"]:
+        models = results["tell"]["models"]
+        plot_intervals(folder / "tell_success.png", list(models),
+                       [models[m]["success"] for m in models],
+                       title="tell: storyteller success (95% CI)",
+                       xlabel="probability that some but not all reference guessers find it")
+        plots["tell"] = "tell_success.png"
+        if plot_calibration(folder / "calibration.png", models) is not None:
+            plots["calibration"] = "calibration.png"
+    return plots
+
+
+# ---------------------------------------------------------------------- files
+
+
+def csv_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per (model, task, metric, condition): the long format of ``results.csv``."""
+    rows: list[dict[str, Any]] = []
+    kinds = {m["label"]: m["kind"] for m in results["models"]}
+
+    def add(model: str, task: str, metric: str, condition: str, value: Any, n: int) -> None:
+        row = {"model": model, "model_kind": kinds.get(model, ""), "task": task,
+               "metric": metric, "condition": condition, "n": n}
+        if isinstance(value, Interval):
+            row.update(estimate=value.estimate, low=value.low, high=value.high)
+        else:
+            row.update(estimate=value, low=None, high=None)
+        rows.append(row)
+
+    if "guess" in results:
+        for model, entry in results["guess"]["models"].items():
+            for kind, cell in entry["kinds"].items():
+                add(model, "guess", "top1", kind, cell["top1"], cell["n"])
+                if cell["mrr"] is not None:
+                    add(model, "guess", "mrr", kind, cell["mrr"], cell["n"])
+                add(model, "guess", "invalid_rate", kind, cell["invalid_rate"], cell["n"])
+    if "decoy" in results:
+        for model, entry in results["decoy"]["models"].items():
+            add(model, "decoy", "vote_share", "", entry["vote_share"], entry["n"])
+            add(model, "decoy", "drew_vote", "", entry["drew_vote"], entry["n"])
+            add(model, "decoy", "invalid_rate", "", entry["invalid_rate"], entry["n"])
+    if "tell" in results:
+        for model, entry in results["tell"]["models"].items():
+            add(model, "tell", "success", "", entry["success"], entry["n"])
+            add(model, "tell", "guess_rate", "", entry["guess_rate"], entry["n"])
+            add(model, "tell", "target_gap", "", entry["target_gap"], entry["n"])
+            add(model, "tell", "ece", "", entry["ece"], entry["n"])
+            add(model, "tell", "invalid_rate", "", entry["invalid_rate"], entry["n"])
+    return rows
+
+
+CSV_COLUMNS = ["model", "model_kind", "task", "metric", "condition", "estimate", "low", "high",
+               "n"]
+
+
+def report(results: dict[str, Any], plots: dict[str, str], timing: dict[str, Any] | None
+           ) -> str:
+    """The Markdown report: settings, tables, plots, definitions."""
+    run = results["run"]
+    lines = [f"# Benchmark `{run['name']}` (seed {run['seed']})", ""]
+    lines.append(f"Deck `{run['deck']['spec']}` ({run['deck']['size']} cards, fingerprint "
+                 f"`{run['deck']['fingerprint'][:16]}`), {run['items']} items per task and "
+                 f"clue kind, tables under `{run['edition']}` rules. Models: "
+                 + ", ".join(f"`{m['label']}` ({m['kind']})" for m in results["models"]) + ".")
+    if run.get("reference"):
+        ref = run["reference"]
+        lines.append(f"Reference population: `{ref['embedder']}` players, guess model "
+                     f"temperature {ref['guess_model']['temperature']:.4g}, bias "
+                     f"{ref['guess_model']['bias']:.4g}.")
+    lines.append("")
+    shown: set[str] = set()
+    for title, columns, rows in leaderboards(results):
+        lines += [f"## {title}", "", markdown_table(columns, rows)]
+        task = title.split(":")[0].split()[0]
+        if task in plots and task not in shown:
+            shown.add(task)
+            lines += [f"![{task}]({plots[task]})", ""]
+        if task == "tell" and "calibration" in plots:
+            lines += [f"![calibration]({plots['calibration']})", ""]
+    lines += ["## What the tasks measure", "",
+              "- **guess**: boards of a target and decoys sharing no object with it; a clue "
+              "(the full caption, one object's name, a hand-written association, or a clue a "
+              "storyteller under test told); top-1 accuracy and mean reciprocal rank. Agents "
+              "vote in a real vote-phase view (their own card on the board too). An invalid "
+              "answer scores 0.",
+              "- **decoy**: a clue about the storyteller's card and a hand of 6; the model's "
+              "decoy is shuffled in with the storyteller's card and three reference players' "
+              "decoys; vote share = expected fraction of reference guessers that vote for it.",
+              "- **tell**: a hand of 6; the storyteller's (card, clue) against four reference "
+              "players (decoys and calibrated votes, averaged over deals); success = some but "
+              "not all find the card; ECE of the predicted guess rates (10 bins).",
+              "- The reference players are built on the reference embedder: a model or agent "
+              "on that same embedder plays on home ground in the decoy and tell tasks (its "
+              "best decoy is the reference guessers' favourite by construction).", ""]
+    if timing:
+        lines += ["## Timing", "",
+                  f"Model inference {timing['inference_s']:.2f} s "
+                  f"({timing['items_encoded']} images/texts encoded), loading "
+                  f"{timing['load_s']:.2f} s, whole run {timing['total_s']:.2f} s.", ""]
+    lines += ["Every figure is recomputed from `records.jsonl` by "
+              "`dixit-ai bench --analyse <this folder>`.", ""]
+    return "\n".join(lines)
+
+
+def analyse(folder: str | Path, *, show: bool = True) -> dict[str, Any]:
+    """Recompute every figure of a run folder from its records; write and print them.
+
+    Writes ``results.json``, ``results.csv``, the plots and ``report.md`` into the folder.
+
+    Returns:
+        The results (intervals as :class:`~dixit_ai.reporting.Interval`).
+    """
+    path = Path(folder)
+    header, records = read_run(path)
+    results = compute(header, records)
+    write_json(path / "results.json", results)
+    write_csv(path / "results.csv", csv_rows(results), CSV_COLUMNS)
+    plots = write_plots(path, results)
+    timing_path = path / "timing.json"
+    timing = json.loads(timing_path.read_text()) if timing_path.is_file() else None
+    write_text(path / "report.md", report(results, plots, timing))
+    if show:
+        for title, columns, rows in leaderboards(results):
+            print_table(title, columns, rows, digits=2)
+    return results

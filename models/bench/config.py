@@ -1,0 +1,180 @@
+"""What a benchmark run is: models, tasks, items, seed; from the command line or a YAML file."""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+TASKS = ("guess", "decoy", "tell")
+"""The benchmark's tasks, in the order they run."""
+
+EMBEDDER_PREFIXES = ("openclip:", "hf:", "default:", "oracle:")
+ORACLE_PREFIX = "oracle:"
+"""``oracle:EMBEDDER``: the text-only oracle, cards seen through their true caption (an upper
+bound: ``oracle:default`` is the default model's text tower reading each card's caption)."""
+
+ModelKind = Literal["embedder", "agent"]
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One model under test.
+
+    Attributes:
+        label: Its name in tables and records (unique in a run).
+        name: An embedder name (``default``, ``openclip:...``, ``hf:...``), the text-only oracle
+            ``oracle:EMBEDDER`` (cards replaced by their captions), or a registry agent.
+        kind: ``"embedder"`` or ``"agent"``.
+        kwargs: Overrides for the agent's registry entry, or options of the embedder.
+    """
+
+    label: str
+    name: str
+    kind: ModelKind
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+def is_embedder_name(name: str) -> bool:
+    """Whether ``name`` names an embedder rather than an agent."""
+    return name == "default" or name.startswith(EMBEDDER_PREFIXES)
+
+
+def resolve_model(entry: str | Mapping[str, Any]) -> ModelSpec:
+    """A :class:`ModelSpec` from a name or a mapping ``{name, label?, kwargs?}``.
+
+    Raises:
+        ValueError: not an embedder name and no registered agent by that name (the message lists
+            both kinds of name).
+    """
+    if isinstance(entry, Mapping):
+        unknown = sorted(set(entry) - {"name", "label", "kwargs"})
+        if unknown or "name" not in entry:
+            raise ValueError(f"a model entry takes name, label and kwargs, not {dict(entry)!r}")
+        name = str(entry["name"]).strip()
+        label = str(entry.get("label") or name)
+        kwargs = dict(entry.get("kwargs") or {})
+    else:
+        name = label = str(entry).strip()
+        kwargs = {}
+    if not name:
+        raise ValueError("an empty model name")
+    if is_embedder_name(name):
+        return ModelSpec(label, name, "embedder", kwargs)
+    from dixit_ai.agents import agent_spec, list_agents
+
+    try:
+        agent_spec(name)
+    except ValueError:
+        agents = ", ".join(spec.name for spec in list_agents())
+        raise ValueError(
+            f"unknown model {name!r}: a model is an embedder ('default', 'openclip:ARCH@TAG', "
+            f"'openclip:local-dir:/path', 'hf:MODEL_OR_FOLDER'), a text-only oracle "
+            f"('oracle:default') or a registered agent "
+            f"({agents}; add one with a YAML file in configs/agents/)"
+        ) from None
+    return ModelSpec(label, name, "agent", kwargs)
+
+
+@dataclass
+class BenchConfig:
+    """A benchmark run's settings (the defaults are the README's benchmark).
+
+    Attributes:
+        models: Names, or ``{name, label, kwargs}`` mappings, of the models under test.
+        tasks: Which of ``guess``, ``decoy``, ``tell`` to run.
+        seed: Seed of the items, the agents' generators and the bootstrap.
+        items: Items per task (per clue kind for ``guess``).
+        name: The run's name (its folder is ``runs/bench__<name>__<seed>__<time>``).
+        deck: The deck spec; agents with a ``deck`` argument are given this deck.
+        board_size: Cards on a guess board (target and decoys; 3 to 7).
+        reference: The embedder of the reference population (decoy and tell tasks).
+        reference_deals: Deals of the reference players' hands averaged per item.
+        device: Where embedders run (``cpu``, ``cuda``, ``auto``).
+        bootstrap: Bootstrap resamples of every interval.
+        out: The folder under which run folders are made.
+    """
+
+    models: list[Any] = field(default_factory=lambda: ["default"])
+    tasks: list[str] = field(default_factory=lambda: list(TASKS))
+    seed: int = 0
+    items: int = 50
+    name: str = "bench"
+    deck: str = "dream"
+    board_size: int = 6
+    reference: str = "default"
+    reference_deals: int = 8
+    device: str = "cpu"
+    bootstrap: int = 2000
+    out: str = "runs"
+
+    def validate(self) -> list[ModelSpec]:
+        """Check every setting; return the resolved models.
+
+        Raises:
+            ValueError: a bad setting (the message names it and the accepted values).
+        """
+        if isinstance(self.tasks, str):
+            self.tasks = [t.strip() for t in self.tasks.split(",") if t.strip()]
+        unknown = [t for t in self.tasks if t not in TASKS]
+        if unknown:
+            raise ValueError(f"unknown task(s) {', '.join(map(repr, unknown))}; "
+                             f"tasks are {', '.join(TASKS)}")
+        if not self.tasks:
+            raise ValueError(f"no task given; tasks are {', '.join(TASKS)}")
+        self.tasks = [t for t in TASKS if t in self.tasks]
+        if isinstance(self.items, bool) or not isinstance(self.items, int) or self.items < 1:
+            raise ValueError(f"items must be an integer of at least 1, not {self.items!r}")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, not {self.seed!r}")
+        if not 3 <= self.board_size <= 7:
+            raise ValueError(f"board_size must be between 3 and 7, not {self.board_size}")
+        if self.reference_deals < 1:
+            raise ValueError(f"reference_deals must be at least 1, not {self.reference_deals}")
+        if self.bootstrap < 1:
+            raise ValueError(f"bootstrap must be at least 1, not {self.bootstrap}")
+        if not is_embedder_name(self.reference) or self.reference.startswith(ORACLE_PREFIX):
+            raise ValueError(f"reference must be an embedder name, not {self.reference!r}")
+        if isinstance(self.models, str):
+            self.models = [m.strip() for m in self.models.split(",") if m.strip()]
+        if not self.models:
+            raise ValueError("no model given (e.g. --models default,clip-greedy)")
+        specs = [resolve_model(entry) for entry in self.models]
+        labels = [spec.label for spec in specs]
+        twice = sorted({label for label in labels if labels.count(label) > 1})
+        if twice:
+            raise ValueError(f"model label(s) given twice: {', '.join(twice)} (give each a "
+                             f"'label' in the config)")
+        return specs
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def load_bench_config(path: str | os.PathLike[str], **overrides: Any) -> BenchConfig:
+    """Read a bench YAML file (keys as :class:`BenchConfig`'s fields); ``overrides`` win.
+
+    Raises:
+        ValueError: the file is not a mapping, or has an unknown key (the message names it).
+    """
+    yaml = importlib.import_module("yaml")
+    data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a bench config is a mapping of settings")
+    known = set(BenchConfig.__dataclass_fields__)
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ValueError(f"{path}: unknown key(s) {', '.join(unknown)}; "
+                         f"known: {', '.join(sorted(known))}")
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    return BenchConfig(**data)
+
+
+def split_names(text: str | Sequence[str]) -> list[str]:
+    """``"a,b"`` -> ``["a", "b"]`` (lists pass through)."""
+    if isinstance(text, str):
+        return [part.strip() for part in text.split(",") if part.strip()]
+    return [str(part) for part in text]

@@ -1,0 +1,441 @@
+"""Running a benchmark: models answer every item; each answer is written as a record.
+
+The run folder gets ``bench.json`` (the settings, the models as they describe themselves, the
+reference population, versions), ``records.jsonl`` (one line per model and item: what it was
+shown, what it answered, how it scored), then :func:`models.bench.analysis.analyse` computes every
+figure from those two files (``results.csv``, ``results.json``, plots, ``report.md``), which is
+what ``dixit-ai bench --analyse RUN_FOLDER`` redoes.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dixit_ai.reporting import run_folder, write_json
+from dixit_ai.rules import RuleSet, Tell, Vote
+from models.bench.config import ORACLE_PREFIX, BenchConfig, ModelSpec
+from models.bench.items import DeckFacts, GuessItem, ItemSets, item_seed
+from models.bench.tables import ask, laid, round_start, told
+from models.bench.timing import InferenceTimer
+from models.evaluation import QUERY_KINDS
+
+EDITION = "refresh-2021"
+"""The rules of every bench table (one vote per guesser at every table size used)."""
+
+
+@dataclass
+class Contestant:
+    """A model under test, loaded: an embedder (with its card vectors) or an agent."""
+
+    spec: ModelSpec
+    embedder: Any = None
+    agent: Any = None
+    card_vectors: dict[int, np.ndarray] = field(default_factory=dict)
+    texts: dict[str, np.ndarray] = field(default_factory=dict)
+    decision_seconds: float = 0.0
+    workers: list[Any] = field(default_factory=list)
+    """Further instances of the agent, to answer items in parallel (HTTP agents)."""
+
+    @property
+    def label(self) -> str:
+        return self.spec.label
+
+    @property
+    def is_agent(self) -> bool:
+        return self.spec.kind == "agent"
+
+    def prepare_texts(self, clues: Iterable[str]) -> None:
+        """Embed clues (through the cache) in one batch."""
+        from models.cache import embed_texts_cached
+
+        missing = [c for c in dict.fromkeys(clues) if c not in self.texts]
+        if missing and self.embedder is not None:
+            vectors = embed_texts_cached(self.embedder, missing, progress=False)
+            self.texts.update(zip(missing, vectors, strict=True))
+
+    def scores(self, clue: str, cards: Iterable[int]) -> np.ndarray:
+        """Cosine similarity of each card to the clue (embedders)."""
+        self.prepare_texts([clue])
+        vector = self.texts[clue]
+        return np.array([float(self.card_vectors[int(c)] @ vector) for c in cards])
+
+    def describe(self) -> dict[str, Any]:
+        entry: dict[str, Any] = {"label": self.label, "name": self.spec.name,
+                                 "kind": self.spec.kind, "kwargs": self.spec.kwargs}
+        if self.embedder is not None:
+            entry["fingerprint"] = self.embedder.fingerprint
+            if self.spec.name.startswith(ORACLE_PREFIX):
+                entry["cards"] = "first caption (text-only oracle)"
+            entry["info"] = getattr(self.embedder, "info", {})
+        else:
+            entry["agent"] = self.agent.describe()
+        return entry
+
+
+def load_contestant(spec: ModelSpec, config: BenchConfig, deck: Any) -> Contestant:
+    """Load an embedder (and embed the deck, through the cache) or make an agent."""
+    if spec.kind == "embedder":
+        from models.cache import embed_deck, embed_texts_cached
+        from models.registry import load_embedder
+
+        ids = [int(c) for c in deck.card_ids]
+        if spec.name.startswith(ORACLE_PREFIX):
+            # The text-only oracle: each card is its first caption, read by the text tower.
+            embedder = load_embedder(spec.name[len(ORACLE_PREFIX):] or "default",
+                                     device=config.device, **spec.kwargs)
+            captions = [deck.captions(c) for c in ids]
+            if not all(captions):
+                raise ValueError(f"{spec.name}: the text-only oracle needs a caption for "
+                                 f"every card, and {config.deck} has cards without")
+            vectors = embed_texts_cached(embedder, [c[0] for c in captions], progress=False)
+        else:
+            embedder = load_embedder(spec.name, device=config.device, **spec.kwargs)
+            vectors = embed_deck(embedder, deck, ids, progress=False)
+        return Contestant(spec, embedder=embedder,
+                          card_vectors=dict(zip(ids, vectors, strict=True)))
+    from dixit_ai.agents import agent_spec, make_agent
+
+    kwargs = dict(spec.kwargs)
+    if "deck" in agent_spec(spec.name).kwargs and "deck" not in kwargs:
+        kwargs["deck"] = config.deck  # the agent must know the benchmark's deck
+    agent = make_agent(spec.name, **kwargs)
+    # An agent that says how many requests it may have in flight (an HTTP agent) answers that
+    # many items at once, one instance per thread; the others answer one item at a time.
+    parallel = int(getattr(agent, "concurrency", 1) or 1)
+    workers = [make_agent(spec.name, **kwargs) for _ in range(parallel - 1)]
+    return Contestant(spec, agent=agent, workers=workers)
+
+
+@dataclass
+class BenchRun:
+    """What :func:`run_bench` returns: the run folder, the results and the timings."""
+
+    folder: Path
+    results: dict[str, Any]
+    timing: dict[str, Any]
+
+
+class _Recorder:
+    """Appends records to ``records.jsonl`` as items are answered."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.handle = path.open("w", encoding="utf-8")
+        self.count = 0
+
+    def write(self, record: dict[str, Any]) -> None:
+        self.handle.write(json.dumps(record, sort_keys=False) + "\n")
+        self.count += 1
+
+    def close(self) -> None:
+        self.handle.close()
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
+              log: Callable[[str], None] | None = print) -> BenchRun:
+    """Run a benchmark and analyse it; returns the run folder, results and timings.
+
+    Args:
+        config: The settings (checked first: nothing runs, and no folder is made, on a bad
+            setting).
+        progress: Show a progress bar.
+        show: Print the leaderboard.
+        log: Where one-line messages go (``None``: nowhere).
+
+    Raises:
+        ValueError: a bad setting (unknown model or task, items < 1, ...).
+    """
+    from dixit_ai.decks import load_deck
+    from models.bench.analysis import analyse
+
+    say = log or (lambda _message: None)
+    specs = config.validate()
+    started = time.perf_counter()
+    deck = load_deck(config.deck)
+    facts = DeckFacts.of(deck)
+    item_sets = ItemSets(facts, seed=config.seed, items=config.items,
+                         board_size=config.board_size, reference_deals=config.reference_deals)
+    rules = RuleSet.edition(EDITION)
+
+    with InferenceTimer() as timer:
+        load_start = time.perf_counter()
+        contestants = [load_contestant(spec, config, deck) for spec in specs]
+        agents = [c for c in contestants if c.is_agent]
+        reference = None
+        if "decoy" in config.tasks or "tell" in config.tasks:
+            from models.bench.reference import ReferencePopulation
+            from models.registry import load_embedder
+
+            reference = ReferencePopulation(
+                load_embedder(config.reference, device=config.device), deck)
+        load_seconds = time.perf_counter() - load_start
+
+        folder = run_folder("bench", config.name, config.seed, root=config.out)
+        recorder = _Recorder(folder / "records.jsonl")
+        guess_items = item_sets.guess_items() if "guess" in config.tasks else {}
+        tell_items = (item_sets.tell_items()
+                      if "tell" in config.tasks or ("guess" in config.tasks and agents) else [])
+        decoy_items = item_sets.decoy_items() if "decoy" in config.tasks else []
+        total = (len(agents) * len(tell_items)
+                 + len(contestants) * (sum(len(v) for v in guess_items.values())
+                                       + len(agents) * len(tell_items))
+                 + len(contestants) * len(decoy_items))
+        bar = _progress(total, progress)
+        try:
+            stories = _tell(agents, tell_items, rules, config, deck, reference, recorder, bar)
+            if "guess" in config.tasks:
+                for storyteller in agents:
+                    kind = f"story:{storyteller.label}"
+                    guess_items[kind] = item_sets.story_items(kind, stories[storyteller.label])
+                _guess(contestants, guess_items, rules, config, deck, recorder, bar)
+            if decoy_items:
+                assert reference is not None
+                _decoy(contestants, decoy_items, rules, config, deck, reference, recorder, bar)
+        finally:
+            bar.close()
+            recorder.close()
+
+    total_seconds = time.perf_counter() - started
+    timing = {
+        **timer.to_dict(),
+        "load_s": round(load_seconds, 4),
+        "total_s": round(total_seconds, 4),
+        "decisions_s": {c.label: round(c.decision_seconds, 4) for c in contestants},
+        "records": recorder.count,
+    }
+    header = {
+        "format": 1,
+        "config": config.to_dict(),
+        "edition": EDITION,
+        "deck": {"spec": config.deck, "name": deck.name, "fingerprint": deck.fingerprint,
+                 "size": len(deck)},
+        "models": [c.describe() for c in contestants],
+        "reference": reference.describe() if reference is not None else None,
+        "items": {"guess": {k: len(v) for k, v in guess_items.items()},
+                  "decoy": len(decoy_items), "tell": len(tell_items)},
+        "versions": {"dixit-ai": _version("dixit-ai"), "numpy": np.__version__},
+    }
+    write_json(folder / "bench.json", header)
+    write_json(folder / "timing.json", timing)
+    say(f"inference {timing['inference_s']:.2f} s of {total_seconds:.2f} s "
+        f"({timing['items_encoded']} images/texts encoded; the rest came from the cache)")
+    results = analyse(folder, show=show)
+    say(f"run folder: {folder}")
+    return BenchRun(folder, results, timing)
+
+
+def _progress(total: int, enabled: bool) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc="bench", unit="item", disable=not enabled, leave=False)
+
+
+@dataclass(frozen=True)
+class _Question:
+    """One decision asked of an agent: a state, the seat, and the seed of its generator."""
+
+    state: Any
+    seat: int
+    seed: np.random.SeedSequence
+
+
+def _ask_all(contestant: Contestant, questions: list[_Question], bar: Any
+             ) -> list[tuple[Any, dict[str, Any], float | None, str | None]]:
+    """Ask every question (in parallel for HTTP agents); answers in question order."""
+
+    def answer(agent: Any, question: _Question) -> Any:
+        agent.reset(seat=question.seat, rng=np.random.default_rng(question.seed))
+        return ask(agent, question.state, question.seat)
+
+    start = time.perf_counter()
+    answers: list[Any] = [None] * len(questions)
+    try:
+        if not contestant.workers:
+            for k, question in enumerate(questions):
+                answers[k] = answer(contestant.agent, question)
+                bar.update(1)
+            return answers
+        import queue
+        from concurrent.futures import ThreadPoolExecutor
+
+        idle: queue.Queue[Any] = queue.Queue()
+        for agent in [contestant.agent, *contestant.workers]:
+            idle.put(agent)
+
+        def job(k: int) -> None:
+            agent = idle.get()
+            try:
+                answers[k] = answer(agent, questions[k])
+            finally:
+                idle.put(agent)
+                bar.update(1)
+
+        with ThreadPoolExecutor(max_workers=1 + len(contestant.workers)) as pool:
+            list(pool.map(job, range(len(questions))))
+        return answers
+    finally:
+        contestant.decision_seconds += time.perf_counter() - start
+
+
+def _seed(config: BenchConfig, task: str, index: int, kind: str) -> np.random.SeedSequence:
+    return item_seed(config.seed, task, index, f"{kind}/agent")
+
+
+# ---------------------------------------------------------------------- tell
+
+
+def _tell(agents: list[Contestant], items: list[Any], rules: RuleSet, config: BenchConfig,
+          deck: Any, reference: Any, recorder: _Recorder, bar: Any
+          ) -> dict[str, list[tuple[int, int, str] | None]]:
+    """Every agent tells on every tell item; returns ``(item, card, clue)`` per agent."""
+    stories: dict[str, list[tuple[int, int, str] | None]] = {}
+    deck_ids = [int(c) for c in deck.card_ids]
+    questions = [_Question(round_start(rules, [item.hand, *item.deals[0]], deck_ids), 0,
+                           _seed(config, "tell", item.index, "tell")) for item in items]
+    scored = reference is not None and "tell" in config.tasks
+    for contestant in agents:
+        answers = _ask_all(contestant, questions, bar)
+        description = contestant.agent.describe()
+        target = (description.get("target_guess_rate")
+                  if description.get("mode", "target") == "target" else None)
+        if scored:
+            reference.prepare([a.clue for a, _, _, _ in answers if isinstance(a, Tell)])
+        told_list: list[tuple[int, int, str] | None] = []
+        for item, (action, _notes, predicted, error) in zip(items, answers, strict=True):
+            record: dict[str, Any] = {
+                "task": "tell", "model": contestant.label, "item": item.index,
+                "hand": list(item.hand), "card": None, "clue": None,
+                "predicted": None if predicted is None else float(predicted),
+                "target": None if target is None else float(target),
+                "observed": None, "success": None, "invalid": error is not None,
+                "error": error}
+            if isinstance(action, Tell):
+                record["card"], record["clue"] = int(action.card), action.clue
+                told_list.append((item.index, int(action.card), action.clue))
+                if scored:
+                    observed, success = reference.story_outcome(action.clue, action.card,
+                                                                item.deals)
+                    record["observed"], record["success"] = observed, success
+            else:
+                told_list.append(None)
+            if "tell" in config.tasks:
+                recorder.write(record)
+        stories[contestant.label] = told_list
+    return stories
+
+
+# ---------------------------------------------------------------------- guess
+
+
+def _guess(contestants: list[Contestant], items: dict[str, list[GuessItem]], rules: RuleSet,
+           config: BenchConfig, deck: Any, recorder: _Recorder, bar: Any) -> None:
+    deck_ids = [int(c) for c in deck.card_ids]
+    kinds = [k for k in QUERY_KINDS if k in items] + [k for k in items if k not in QUERY_KINDS]
+    flat = [item for kind in kinds for item in items[kind]]
+    questions: list[_Question] = []
+    if any(c.is_agent for c in contestants):
+        for item in flat:
+            hands = [(item.target,), (item.own_card, *item.own_hand),
+                     *[(d,) for d in item.distractors]]
+            state = told(round_start(rules, hands, deck_ids), item.target, item.clue)
+            state = laid(state, [item.own_card, *item.distractors], np.random.default_rng(
+                item_seed(config.seed, "guess", item.index, item.kind)))
+            questions.append(_Question(state, 1, _seed(config, "guess", item.index, item.kind)))
+    for contestant in contestants:
+        if contestant.is_agent:
+            records = [_guess_agent(item, question, answer) for item, question, answer in
+                       zip(flat, questions, _ask_all(contestant, questions, bar), strict=True)]
+        else:
+            start = time.perf_counter()
+            contestant.prepare_texts([item.clue for item in flat])
+            records = []
+            for item in flat:
+                records.append(_guess_embedder(contestant, item))
+                bar.update(1)
+            contestant.decision_seconds += time.perf_counter() - start
+        for item, record in zip(flat, records, strict=True):
+            recorder.write({"task": "guess", "model": contestant.label, "kind": item.kind,
+                            "item": item.index, "clue": item.clue, "target": item.target,
+                            **record})
+
+
+def _guess_embedder(contestant: Contestant, item: GuessItem) -> dict[str, Any]:
+    cards = item.cards
+    sims = contestant.scores(item.clue, cards)
+    best = sims.max()
+    tied = np.flatnonzero(sims >= best - 1e-7)
+    correct = 1.0 / len(tied) if 0 in tied else 0.0
+    rank = 1 + int((sims > sims[0]).sum())
+    return {"board": list(cards), "answer": int(cards[int(np.argmax(sims))]),
+            "scores": [round(float(s), 6) for s in sims], "correct": correct, "rank": rank,
+            "invalid": False, "error": None}
+
+
+def _guess_agent(item: GuessItem, question: _Question, answer: Any) -> dict[str, Any]:
+    action, _notes, _predicted, error = answer
+    state = question.state
+    chosen = None
+    if isinstance(action, Vote):
+        chosen = int(state.board[action.positions[0]])
+    return {"board": list(state.board), "own_card": item.own_card, "answer": chosen,
+            "scores": None, "correct": 1.0 if chosen == item.target else 0.0, "rank": None,
+            "invalid": error is not None, "error": error}
+
+
+# ---------------------------------------------------------------------- decoy
+
+
+def _decoy(contestants: list[Contestant], items: list[Any], rules: RuleSet,
+           config: BenchConfig, deck: Any, reference: Any, recorder: _Recorder, bar: Any
+           ) -> None:
+    deck_ids = [int(c) for c in deck.card_ids]
+    reference.prepare([item.clue for item in items])
+    outcomes = [[reference.decoy_outcome(item.clue, item.storyteller_card, card, item.deals)
+                 for card in item.hand] for item in items]
+    questions = [_Question(
+        told(round_start(rules, [(item.storyteller_card,), item.hand, *item.deals[0]],
+                         deck_ids), item.storyteller_card, item.clue),
+        1, _seed(config, "decoy", item.index, "decoy")) for item in items]
+    for contestant in contestants:
+        choices: list[int | None] = []
+        errors: list[str | None] = []
+        if contestant.is_agent:
+            for action, _notes, _predicted, error in _ask_all(contestant, questions, bar):
+                choices.append(int(action.cards[0]) if action is not None else None)
+                errors.append(error)
+        else:
+            start = time.perf_counter()
+            contestant.prepare_texts([item.clue for item in items])
+            for item in items:
+                sims = contestant.scores(item.clue, item.hand)
+                choices.append(int(item.hand[int(np.argmax(sims))]))
+                errors.append(None)
+                bar.update(1)
+            contestant.decision_seconds += time.perf_counter() - start
+        for item, outcome, choice, error in zip(items, outcomes, choices, errors, strict=True):
+            shares = [round(s, 6) for s, _ in outcome]
+            drawn = [round(a, 6) for _, a in outcome]
+            chosen = item.hand.index(choice) if choice is not None else None
+            recorder.write({
+                "task": "decoy", "model": contestant.label, "item": item.index,
+                "clue": item.clue, "storyteller_card": item.storyteller_card,
+                "hand": list(item.hand), "choice": choice, "shares": shares,
+                "drew_vote": drawn,
+                "share": shares[chosen] if chosen is not None else 0.0,
+                "drew": drawn[chosen] if chosen is not None else 0.0,
+                "invalid": error is not None, "error": error})
