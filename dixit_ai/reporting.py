@@ -218,8 +218,12 @@ def markdown_table(columns: Sequence[str], rows: Iterable[Sequence[Any]], *,
 
 
 def print_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]], *,
-                digits: int = 3, file: Any = None) -> None:
-    """Print a table to the terminal with rich (a plain-text table where rich is absent)."""
+                digits: int = 3, file: Any = None, min_width: int = 100) -> None:
+    """Print a table to the terminal with rich (a plain-text table where rich is absent).
+
+    The table is laid out at least ``min_width`` characters wide (wider terminals use their
+    width), so that intervals are not wrapped when output goes to a file or a pipe.
+    """
     rows = [list(r) for r in rows]
     try:
         from rich.console import Console
@@ -233,7 +237,7 @@ def print_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]
         table.add_column(column, justify="left" if i == 0 else "right", no_wrap=i == 0)
     for row in rows:
         table.add_row(*(_format(v, digits) for v in row))
-    Console(file=file, width=max(100, Console(file=file).width)).print(table)
+    Console(file=file, width=max(min_width, Console(file=file).width)).print(table)
 
 
 def plot_intervals(path: str | os.PathLike[str], labels: Sequence[str],

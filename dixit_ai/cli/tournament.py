@@ -1,0 +1,189 @@
+"""``dixit-ai tournament``: seeded games among agents, seats rotated, rated, resumable.
+
+Examples::
+
+    dixit-ai tournament --agents clip-greedy,clip-expected,clip-obvious,random \\
+        --edition refresh-2021 --players 5 --games 500 --seed 0 --workers 2
+    dixit-ai tournament --config configs/tournaments/clip-four.yaml --backend ray
+    dixit-ai tournament --resume runs/tournament__clip-four__0__20261129T210000Z
+    dixit-ai tournament --analyse runs/tournament__clip-four__0__20261129T210000Z
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from dixit_ai.cli.simulate import parse_rule
+from dixit_ai.rules import EDITIONS
+from dixit_ai.tournament import (
+    TournamentConfig,
+    analyse_folder,
+    load_config,
+    print_leaderboard,
+    run_tournament,
+)
+from dixit_ai.tournament.config import split_names
+from dixit_ai.tournament.runner import BACKENDS
+from dixit_ai.tournament.schedule import balance_period
+from dixit_ai.tournament.store import read_config
+
+DEFAULTS: dict[str, Any] = {"edition": "refresh-2021", "players": 5, "games": 100, "seed": 0,
+                            "deck": "dream", "on_failure": "forfeit"}
+"""Defaults of the config options when neither a file nor a resumed run gives them."""
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "tournament", help="seeded games among agents, seats rotated, with ratings",
+        description=(
+            "Play a tournament among registered agents. Every agent plays every seat equally\n"
+            "often; the games of a deal share one seeded deal, seats rotated (duplicate deals);\n"
+            "with more agents than seats, tables are drawn balanced. Records are appended to\n"
+            "games.jsonl as games finish (resumable with --resume). The report (OpenSkill\n"
+            "ratings, win rate, points, storytelling, each with a 95% bootstrap interval) goes\n"
+            "to runs/tournament__<name>__<seed>__<time>/."),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="examples:" + __doc__.split("Examples::", 1)[1] if __doc__ else None)
+    what = parser.add_argument_group("the tournament (stored in config.json)")
+    what.add_argument("--config", type=Path, default=None, metavar="YAML",
+                      help="a tournament file (configs/tournaments/*.yaml); the options below "
+                           "override it")
+    what.add_argument("--agents", default=None,
+                      help="comma-separated registry names (dixit-ai agents lists them); "
+                           "LABEL=NAME enters one agent under another label")
+    what.add_argument("--edition", choices=EDITIONS, default=None,
+                      help=f"edition of the rules (default {DEFAULTS['edition']})")
+    what.add_argument("--players", type=int, default=None,
+                      help=f"seats per game (default {DEFAULTS['players']})")
+    what.add_argument("--games", type=int, default=None,
+                      help=f"games to play (default {DEFAULTS['games']})")
+    what.add_argument("--seed", type=int, default=None,
+                      help=f"seed of the tournament (default {DEFAULTS['seed']})")
+    what.add_argument("--deck", default=None, help=f"deck spec (default {DEFAULTS['deck']})")
+    what.add_argument("--rule", type=parse_rule, action="append", default=None,
+                      metavar="KEY=VALUE", help="override a rule parameter (repeatable)")
+    what.add_argument("--on-failure", choices=("abort", "forfeit"), default=None,
+                      help="what a failing agent costs: forfeit its move that round (default) "
+                           "or abort the game (left out of the ratings); always recorded")
+    what.add_argument("--max-rounds", type=int, default=None,
+                      help="truncate each game after this many rounds")
+    what.add_argument("--name", default=None, help="name of the run (default: the agents)")
+    how = parser.add_argument_group("how it runs (never changes a result)")
+    how.add_argument("--workers", type=int, default=1,
+                     help="worker processes (local) or actors (ray); 1 plays in this process "
+                          "(default 1)")
+    how.add_argument("--backend", choices=BACKENDS, default="local",
+                     help="local processes (default) or Ray (pip install 'dixit-ai[dist]')")
+    how.add_argument("--address", default=None,
+                     help="Ray cluster to join (default: RAY_ADDRESS, a `ray start` cluster on "
+                          "this machine, else a new local Ray)")
+    how.add_argument("--out", type=Path, default=Path("runs"),
+                     help="folder for the run folder (default: runs)")
+    how.add_argument("--resume", type=Path, default=None, metavar="RUN_DIR",
+                     help="continue the tournament of this run folder from its records")
+    how.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    report = parser.add_argument_group("the report")
+    report.add_argument("--analyse", "--analyze", type=Path, default=None, metavar="PATH",
+                        help="play nothing: recompute the report of a run folder (or of any "
+                             "games .jsonl file) from its records")
+    report.add_argument("--resamples", type=int, default=2000,
+                        help="bootstrap resamples (default 2000)")
+    report.add_argument("--rating-resamples", type=int, default=200,
+                        help="bootstrap resamples of the ratings, each re-rating every game "
+                             "(default 200; 0: no rating interval)")
+    parser.set_defaults(func=run)
+
+
+def explicit_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The config options given on the command line (``None``: not given)."""
+    options = {
+        "agents": split_names(args.agents) if args.agents is not None else None,
+        "edition": args.edition, "players": args.players, "games": args.games,
+        "seed": args.seed, "deck": args.deck, "on_failure": args.on_failure,
+        "max_rounds": args.max_rounds, "name": args.name,
+    }
+    return {key: value for key, value in options.items() if value is not None}
+
+
+def build_config(args: argparse.Namespace) -> TournamentConfig:
+    """The tournament the command line describes (a file, a resumed run, options)."""
+    explicit = explicit_options(args)
+    rules = dict(args.rule) if args.rule else None
+    if args.config is not None:
+        base = load_config(args.config)
+    elif args.resume is not None:
+        base = read_config(args.resume)
+    else:
+        if "agents" not in explicit:
+            raise ValueError("give the agents: --agents a,b,... (or --config FILE, or "
+                             "--resume RUN_DIR)")
+        values = {**DEFAULTS, **explicit}
+        return TournamentConfig(agents=tuple(values.pop("agents")), rules=rules or {},
+                                **values)
+    if rules is not None:
+        explicit["rules"] = {**base.rules, **rules}
+    return base.with_changes(**explicit)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.resamples < 1 or args.rating_resamples < 0:
+        raise ValueError("--resamples must be at least 1 and --rating-resamples at least 0")
+    if args.analyse is not None:
+        if args.resume is not None:
+            raise ValueError("--analyse and --resume do not go together")
+        results, files = analyse_folder(args.analyse, n_resamples=args.resamples,
+                                        rating_resamples=args.rating_resamples)
+        run_dir = args.analyse if args.analyse.is_dir() else args.analyse.parent
+        own_records = args.analyse.is_dir() or args.analyse.name == "games.jsonl"
+        name = (read_config(run_dir).name if own_records and (run_dir / "config.json").exists()
+                else args.analyse.name)
+        print_leaderboard(results, title=f"Tournament {name}")
+        _print_files(files)
+        return 0
+    if args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, not {args.workers}")
+    config = build_config(args)
+    config.validate()
+    period = balance_period(len(config.agents), config.players)
+    if config.games % period:
+        print(f"note: {config.games} games is not a multiple of {period}: the seats are "
+              f"balanced up to the last, incomplete rotation", file=sys.stderr)
+    folder: list[Path] = []
+
+    def announce(path: Path, already: int, total: int) -> None:
+        folder.append(path)
+        done = f" ({already} of {total} games already played)" if already else ""
+        print(f"run folder: {path}{done}", file=sys.stderr)
+
+    try:
+        outcome = run_tournament(
+            config, out=args.out, resume=args.resume, workers=args.workers,
+            backend=args.backend, address=args.address, progress=not args.no_progress,
+            n_resamples=args.resamples, rating_resamples=args.rating_resamples,
+            announce=announce)
+    except KeyboardInterrupt:
+        if folder:
+            print(f"\ninterrupted; the games played so far are in {folder[0]}; continue "
+                  f"with: dixit-ai tournament --resume {folder[0]}", file=sys.stderr)
+        return 130
+    except ImportError as error:
+        print(f"dixit-ai tournament: error: {error}", file=sys.stderr)
+        return 2
+    if outcome.dropped_bytes:
+        print(f"cut off an incomplete last record ({outcome.dropped_bytes} bytes) and "
+              "played that game again", file=sys.stderr)
+    rate = outcome.played / outcome.elapsed if outcome.elapsed > 0 else 0.0
+    print(f"played {outcome.played} games in {outcome.elapsed:.1f} s ({rate:.2f} games/s; "
+          f"{args.workers} worker(s), {args.backend})", file=sys.stderr)
+    if outcome.results is not None:
+        print_leaderboard(outcome.results, title=f"Tournament {config.name}")
+        _print_files(outcome.files)
+    return 0
+
+
+def _print_files(files: dict[str, Any]) -> None:
+    for kind, path in files.items():
+        print(f"{kind}: {path}")

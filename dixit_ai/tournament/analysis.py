@@ -1,0 +1,352 @@
+"""Standings computed from game records alone: ratings, win rates, points, storytelling.
+
+:func:`analyse` takes any game records (a tournament's ``games.jsonl``, or ``dixit-ai simulate
+--out``'s) and returns, per agent:
+
+- **rating**: OpenSkill Plackett-Luce (``openskill.models.PlackettLuce``, default parameters)
+  updated game by game in schedule order, each game ranked by its final scores (equal scores
+  tie). An agent that plays two seats of a game is rated on both: each seat is a separate entrant
+  carrying the agent's rating, and the agent's rating moves by the sum of its seats' updates
+  (its variance shrinks by the sum of their reductions);
+- **win rate**: the share of its seat-games won, a tie of ``k`` winners giving each ``1/k``
+  (chance: ``1/players``);
+- **mean points**: mean final score per seat-game;
+- **points per storytelling turn**: the points it scored in the rounds it told;
+- **storyteller success**: the share of its storytelling turns in which some but not all of the
+  voters found its card (the turns that score).
+
+Every figure carries a 95% percentile-bootstrap interval over **deals**: the games of one deal
+(same seed, seats rotated) are resampled together, because they share the luck of the deal.
+Records with no tournament entry are each their own deal unless they share a seed. The rating's
+interval comes from re-running the ratings on each resample (in schedule order), so it uses
+fewer resamples than the other figures (see :data:`RATING_RESAMPLES`).
+
+Aborted games (an agent failed under ``on_failure="abort"``) are left out and counted; truncated
+games (``max_rounds``) count, their winners being the seats with the top score.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dixit_ai.records import GameRecord
+from dixit_ai.reporting import DEFAULT_LEVEL, DEFAULT_RESAMPLES, Interval, bootstrap
+
+RATING_RESAMPLES = 200
+"""Bootstrap resamples of the ratings (each re-rates every game; the rest use 2000)."""
+
+METRICS = ("win_rate", "mean_points", "storyteller_points", "storyteller_success")
+"""The per-agent figures besides the rating, in report order."""
+
+METRIC_TITLES = {
+    "rating": "rating (OpenSkill mu)",
+    "win_rate": "win rate",
+    "mean_points": "mean points",
+    "storyteller_points": "points / storytelling turn",
+    "storyteller_success": "storyteller success",
+}
+
+
+@dataclass(frozen=True)
+class AgentStanding:
+    """One agent's figures (see the module docstring for their definitions).
+
+    Attributes:
+        agent: Its label.
+        games: Games it played (a game in which it held two seats counts once).
+        seat_games: Seats it held, over all games.
+        rating: OpenSkill mu, with a bootstrap interval.
+        sigma: OpenSkill sigma after all games.
+        ordinal: ``mu - 3 * sigma`` (OpenSkill's conservative display rating).
+        win_rate: Share of seat-games won (ties shared).
+        mean_points: Mean final score per seat-game.
+        storyteller_points: Mean points per storytelling turn.
+        storyteller_success: Share of storytelling turns with some but not all voters finding.
+        storytelling_turns: Its storytelling turns.
+        failures: Decisions it failed (raised or illegal), as recorded.
+    """
+
+    agent: str
+    games: int
+    seat_games: int
+    rating: Interval
+    sigma: float
+    ordinal: float
+    win_rate: Interval
+    mean_points: Interval
+    storyteller_points: Interval
+    storyteller_success: Interval
+    storytelling_turns: int
+    failures: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "agent": self.agent, "games": self.games, "seat_games": self.seat_games,
+            "rating": self.rating.to_dict(), "sigma": self.sigma, "ordinal": self.ordinal,
+            **{name: getattr(self, name).to_dict() for name in METRICS},
+            "storytelling_turns": self.storytelling_turns, "failures": self.failures,
+        }
+
+
+@dataclass(frozen=True)
+class TournamentResults:
+    """What :func:`analyse` finds.
+
+    Attributes:
+        standings: One entry per agent, best rating first.
+        games: Games analysed.
+        aborted: Aborted games left out.
+        deals: Distinct deals among the analysed games (the bootstrap's items).
+        players: Seats per game (``None`` if the games differ).
+        seat_points: Mean final score per seat (what sitting first is worth, say).
+        seat_win_rate: Win rate per seat (ties shared).
+        level: The intervals' confidence level.
+        n_resamples: Bootstrap resamples of the figures other than ratings.
+        rating_resamples: Bootstrap resamples of the ratings.
+        seed: The bootstrap's seed.
+    """
+
+    standings: list[AgentStanding]
+    games: int
+    aborted: int
+    deals: int
+    players: int | None
+    seat_points: list[float] = field(default_factory=list)
+    seat_win_rate: list[float] = field(default_factory=list)
+    level: float = DEFAULT_LEVEL
+    n_resamples: int = DEFAULT_RESAMPLES
+    rating_resamples: int = RATING_RESAMPLES
+    seed: int = 0
+
+    @property
+    def agents(self) -> list[str]:
+        """Agent labels, best first."""
+        return [s.agent for s in self.standings]
+
+    def standing(self, agent: str) -> AgentStanding:
+        """The standing of ``agent``."""
+        for s in self.standings:
+            if s.agent == agent:
+                return s
+        raise KeyError(agent)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "games": self.games, "aborted": self.aborted, "deals": self.deals,
+            "players": self.players,
+            "method": {
+                "rating": "OpenSkill Plackett-Luce over final scores (ties shared), "
+                          "games in schedule order",
+                "intervals": f"{self.level:.0%} percentile bootstrap over deals",
+                "n_resamples": self.n_resamples, "rating_resamples": self.rating_resamples,
+                "seed": self.seed,
+            },
+            "standings": [s.to_dict() for s in self.standings],
+            "seats": {"mean_points": self.seat_points, "win_rate": self.seat_win_rate},
+        }
+
+
+def seat_labels(record: GameRecord) -> list[str]:
+    """Each seat's agent label: the tournament's, else the name in the record's header."""
+    info = record.header.get("tournament")
+    if isinstance(info, dict) and isinstance(info.get("seats"), list):
+        return [str(label) for label in info["seats"]]
+    return [str(agent.get("name", "?")) for agent in record.header["agents"]]
+
+
+def _order_key(position: int, record: GameRecord) -> tuple[int, int]:
+    info = record.header.get("tournament")
+    if isinstance(info, dict) and isinstance(info.get("game"), int):
+        return (info["game"], position)
+    return (position, position)
+
+
+def _deal_key(record: GameRecord) -> tuple[str, int]:
+    info = record.header.get("tournament")
+    if isinstance(info, dict) and isinstance(info.get("deal"), int):
+        return ("deal", info["deal"])
+    return ("seed", record.seed)
+
+
+def _winner_shares(record: GameRecord) -> list[float]:
+    winners = list(record.winners)
+    if not winners and record.final_scores:  # truncated: the seats with the top score
+        top = max(record.final_scores)
+        winners = [seat for seat, score in enumerate(record.final_scores) if score == top]
+    shares = [0.0] * len(record.final_scores)
+    for seat in winners:
+        shares[seat] += 1.0 / len(winners)
+    return shares
+
+
+def rate_games(games: Sequence[tuple[Sequence[str], Sequence[float]]], agents: Sequence[str]
+               ) -> tuple[dict[str, float], dict[str, float]]:
+    """OpenSkill Plackett-Luce ratings (mu, sigma by agent) after ``games`` in order.
+
+    Each game is ``(seat labels, final scores)``; see the module docstring for an agent that
+    holds two seats. Agents that play no game keep the initial rating.
+    """
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    mu = {agent: float(model.mu) for agent in agents}
+    sigma = {agent: float(model.sigma) for agent in agents}
+    for labels, scores in games:
+        teams = [[model.rating(mu=mu[label], sigma=sigma[label])] for label in labels]
+        updated = model.rate(teams, scores=[float(s) for s in scores])
+        moves: dict[str, list[tuple[float, float]]] = {}
+        for label, team in zip(labels, updated, strict=True):
+            moves.setdefault(label, []).append((float(team[0].mu), float(team[0].sigma)))
+        for label, seats in moves.items():
+            if len(seats) == 1:
+                mu[label], sigma[label] = seats[0]
+                continue
+            old_mu, old_var = mu[label], sigma[label] ** 2
+            mu[label] = old_mu + sum(m - old_mu for m, _ in seats)
+            variance = old_var - sum(old_var - s * s for _, s in seats)
+            sigma[label] = math.sqrt(max(variance, 1e-6))
+    return mu, sigma
+
+
+def analyse(records: Iterable[GameRecord], *, n_resamples: int = DEFAULT_RESAMPLES,
+            rating_resamples: int = RATING_RESAMPLES, level: float = DEFAULT_LEVEL,
+            seed: int = 0) -> TournamentResults:
+    """Standings from game records (see the module docstring).
+
+    Args:
+        records: Game records, in any order (tournament records are sorted by schedule index).
+        n_resamples: Bootstrap resamples for the win rate, points and storytelling figures.
+        rating_resamples: Bootstrap resamples for the ratings (0: no rating interval).
+        level: Confidence level of the intervals.
+        seed: Seed of the bootstrap.
+
+    Raises:
+        ValueError: no complete (or truncated) game to analyse.
+    """
+    ordered = sorted(enumerate(records), key=lambda item: _order_key(*item))
+    kept = [record for _, record in ordered if record.status != "aborted"]
+    aborted = len(ordered) - len(kept)
+    if not kept:
+        raise ValueError(f"no game to analyse ({aborted} aborted)" if aborted
+                         else "no game to analyse")
+    labels_per_game = [seat_labels(record) for record in kept]
+    agents = sorted({label for labels in labels_per_game for label in labels})
+    column = {agent: i for i, agent in enumerate(agents)}
+    n_games, n_agents = len(kept), len(agents)
+
+    deal_index: dict[tuple[str, int], int] = {}
+    game_deal = np.array([deal_index.setdefault(_deal_key(r), len(deal_index)) for r in kept])
+    n_deals = len(deal_index)
+
+    # Per game and agent: seats, points, win shares, storytelling turns / points / successes.
+    tallies = {name: np.zeros((n_games, n_agents)) for name in
+               ("seats", "points", "wins", "turns", "story_points", "successes")}
+    failures = np.zeros(n_agents, dtype=int)
+    players = {record.n_players for record in kept}
+    width = max(players)
+    seat_points = np.zeros(width)
+    seat_wins = np.zeros(width)
+    seat_games = np.zeros(width)
+    for g, (record, labels) in enumerate(zip(kept, labels_per_game, strict=True)):
+        shares = _winner_shares(record)
+        for seat, label in enumerate(labels):
+            a = column[label]
+            tallies["seats"][g, a] += 1
+            tallies["points"][g, a] += record.final_scores[seat]
+            tallies["wins"][g, a] += shares[seat]
+            seat_points[seat] += record.final_scores[seat]
+            seat_wins[seat] += shares[seat]
+            seat_games[seat] += 1
+        for round_ in record.rounds:
+            a = column[labels[round_.storyteller]]
+            tallies["turns"][g, a] += 1
+            tallies["story_points"][g, a] += round_.points[round_.storyteller]
+            found = len(round_.finders)
+            tallies["successes"][g, a] += float(0 < found < len(round_.votes))
+        for failure in record.failures:
+            failures[column[labels[failure.seat]]] += 1
+
+    # Sum each tally over the games of each deal: the bootstrap resamples deals.
+    per_deal = {name: np.zeros((n_deals, n_agents)) for name in tallies}
+    for name, values in tallies.items():
+        np.add.at(per_deal[name], game_deal, values)
+    ratios = {
+        "win_rate": ("wins", "seats"),
+        "mean_points": ("points", "seats"),
+        "storyteller_points": ("story_points", "turns"),
+        "storyteller_success": ("successes", "turns"),
+    }
+
+    def ratio(numerator: str, denominator: str) -> Any:
+        def statistic(idx: np.ndarray) -> np.ndarray:
+            num = per_deal[numerator][idx].sum(axis=0)
+            den = per_deal[denominator][idx].sum(axis=0)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+        return statistic
+
+    intervals: dict[str, list[Interval]] = {}
+    for offset, (name, (numerator, denominator)) in enumerate(ratios.items()):
+        with warnings.catch_warnings():  # an agent that never told: NaN, not a warning
+            warnings.filterwarnings("ignore", "All-NaN slice", RuntimeWarning)
+            estimate, low, high = bootstrap(ratio(numerator, denominator), n_deals,
+                                            n_resamples=n_resamples, level=level,
+                                            seed=seed + offset)
+        intervals[name] = [Interval(float(e), float(lo), float(hi))
+                           for e, lo, hi in zip(estimate, low, high, strict=True)]
+
+    games = [(labels, record.final_scores) for labels, record in zip(labels_per_game, kept,
+                                                                     strict=True)]
+    deal_games: list[list[int]] = [[] for _ in range(n_deals)]
+    for g, d in enumerate(game_deal):
+        deal_games[int(d)].append(g)
+    mu, sigma = rate_games(games, agents)
+
+    def rating_statistic(idx: np.ndarray) -> np.ndarray:
+        chosen = [g for d in np.sort(idx) for g in deal_games[int(d)]]
+        sample_mu, _ = rate_games([games[g] for g in chosen], agents)
+        present = tallies["seats"][chosen].sum(axis=0) > 0
+        return np.where(present, [sample_mu[a] for a in agents], np.nan)
+
+    if rating_resamples > 0:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "All-NaN slice", RuntimeWarning)
+            _, low, high = bootstrap(rating_statistic, n_deals, n_resamples=rating_resamples,
+                                     level=level, seed=seed + len(ratios))
+    else:
+        low = high = np.full(n_agents, np.nan)
+    standings = []
+    for agent in agents:
+        a = column[agent]
+        standings.append(AgentStanding(
+            agent=agent,
+            games=int((tallies["seats"][:, a] > 0).sum()),
+            seat_games=int(tallies["seats"][:, a].sum()),
+            rating=Interval(mu[agent], float(low[a]), float(high[a])),
+            sigma=sigma[agent],
+            ordinal=mu[agent] - 3.0 * sigma[agent],
+            win_rate=intervals["win_rate"][a],
+            mean_points=intervals["mean_points"][a],
+            storyteller_points=intervals["storyteller_points"][a],
+            storyteller_success=intervals["storyteller_success"][a],
+            storytelling_turns=int(tallies["turns"][:, a].sum()),
+            failures=int(failures[a]),
+        ))
+    standings.sort(key=lambda s: (-s.rating.estimate, -_finite(s.win_rate.estimate), s.agent))
+    return TournamentResults(
+        standings=standings, games=n_games, aborted=aborted, deals=n_deals,
+        players=width if len(players) == 1 else None,
+        seat_points=[float(x) for x in seat_points / np.maximum(seat_games, 1)],
+        seat_win_rate=[float(x) for x in seat_wins / np.maximum(seat_games, 1)],
+        level=level, n_resamples=n_resamples, rating_resamples=rating_resamples, seed=seed,
+    )
+
+
+def _finite(value: float) -> float:
+    return value if math.isfinite(value) else -math.inf

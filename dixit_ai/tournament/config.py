@@ -1,0 +1,269 @@
+"""What a tournament is: its agents, its table and its games, as data (code or YAML).
+
+A :class:`TournamentConfig` holds everything that decides which games are played and how:
+the agents (registry names, or labelled registry entries with keyword overrides), the edition and
+rule overrides, the number of players per table, the number of games, the deck, the seed and the
+failure policy. How the games are run (workers, backend) is not part of it: it never changes a
+result. A YAML file (``configs/tournaments/*.yaml``) holds the same fields::
+
+    name: clip-four
+    agents: [clip-greedy, clip-expected, clip-obvious, random]
+    edition: refresh-2021
+    players: 5
+    games: 500
+    seed: 0
+    deck: dream
+    rules: {}              # rule overrides, as RuleSet.edition takes them
+    on_failure: forfeit    # or abort
+    max_rounds: null
+
+An agent may also be ``label=name`` (the same registry agent entered twice under two labels), or a
+mapping, to enter it with different settings::
+
+    agents:
+      - clip-greedy
+      - {label: greedy-t05, agent: clip-greedy, kwargs: {vote_temperature: 0.5}}
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from dixit_ai.agents import agent_spec
+from dixit_ai.rules import EDITIONS, RuleSet
+
+FailurePolicy = Literal["abort", "forfeit"]
+
+CONFIG_KEYS = ("name", "agents", "edition", "players", "games", "seed", "deck", "rules",
+               "on_failure", "max_rounds")
+"""The keys of a tournament file (and of ``config.json``'s ``config``)."""
+
+
+@dataclass(frozen=True)
+class AgentEntry:
+    """One tournament entrant.
+
+    Attributes:
+        label: The name it is ranked under (unique in the tournament).
+        agent: Its registry name (``dixit-ai agents`` lists them).
+        kwargs: Keyword overrides for :func:`dixit_ai.agents.make_agent`.
+    """
+
+    label: str
+    agent: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, item: Any) -> AgentEntry:
+        """An entry from a registry name, ``"label=name"``, or a ``{label, agent, kwargs}``
+        mapping.
+
+        Raises:
+            ValueError: neither a non-empty name nor a mapping with ``agent``.
+        """
+        if isinstance(item, AgentEntry):
+            return item
+        if isinstance(item, str):
+            label, _, name = item.rpartition("=")
+            name, label = name.strip(), label.strip() or name.strip()
+            if not name:
+                raise ValueError(f"an agent name is empty in {item!r}")
+            return cls(label, name)
+        if isinstance(item, dict):
+            unknown = sorted(set(item) - {"label", "agent", "kwargs"})
+            if unknown:
+                raise ValueError(f"agent entry {item!r}: unknown key(s) {', '.join(unknown)}")
+            if not isinstance(item.get("agent"), str) or not item["agent"].strip():
+                raise ValueError(f"agent entry {item!r} needs 'agent' (a registry name)")
+            kwargs = item.get("kwargs") or {}
+            if not isinstance(kwargs, dict):
+                raise ValueError(f"agent entry {item!r}: 'kwargs' must be a mapping")
+            if "name" in kwargs:
+                raise ValueError(f"agent entry {item!r}: give the name as 'label', not in "
+                                 "'kwargs'")
+            agent = item["agent"].strip()
+            return cls(str(item.get("label") or agent).strip(), agent, dict(kwargs))
+        raise ValueError(f"an agent is a registry name or a mapping, not {item!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"label": self.label, "agent": self.agent, "kwargs": dict(self.kwargs)}
+
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """Everything that decides a tournament's games (see the module docstring).
+
+    Attributes:
+        agents: The entrants (at least two; labels unique).
+        players: Seats per table (fewer entrants than seats: some play two seats).
+        games: How many games.
+        seed: The tournament's seed: deals and table draws derive from it.
+        edition: The rules' edition.
+        deck: A deck spec (``"dream"``, ``"folder:PATH"``, ...).
+        rules: Rule overrides, as :meth:`RuleSet.edition` takes them.
+        on_failure: ``"forfeit"`` (a failing seat's move is made by the rules and it scores
+            nothing that round; the default) or ``"abort"`` (the game stops and is left out of
+            the ratings). Failures are always recorded and counted per agent.
+        max_rounds: Truncate every game after this many rounds (``None``: no limit).
+        name: The run's name (the run folder is ``tournament__<name>__<seed>__<time>``).
+    """
+
+    agents: tuple[AgentEntry, ...]
+    players: int = 5
+    games: int = 100
+    seed: int = 0
+    edition: str = "refresh-2021"
+    deck: str = "dream"
+    rules: dict[str, Any] = field(default_factory=dict)
+    on_failure: FailurePolicy = "forfeit"
+    max_rounds: int | None = None
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "agents", tuple(AgentEntry.parse(a) for a in self.agents))
+        if not self.name:
+            object.__setattr__(self, "name", default_name(self.labels, self.players))
+
+    @property
+    def labels(self) -> list[str]:
+        """The entrants' labels, in the order given."""
+        return [entry.label for entry in self.agents]
+
+    def entry(self, label: str) -> AgentEntry:
+        """The entrant called ``label``."""
+        for entry in self.agents:
+            if entry.label == label:
+                return entry
+        raise KeyError(label)
+
+    def ruleset(self) -> RuleSet:
+        """The rules of every game."""
+        return RuleSet.edition(self.edition, **self.rules)
+
+    def validate(self) -> None:
+        """Check what can be checked before any game (no model is loaded).
+
+        Raises:
+            ValueError: too few agents, a repeated label, an unknown agent, a bad edition, rule,
+                player count, game count, seed, failure policy or round limit (the message says
+                which).
+        """
+        if len(self.agents) < 2:
+            raise ValueError(
+                f"a tournament needs at least 2 agents, got {len(self.agents)}: "
+                f"{', '.join(self.labels) or 'none'}")
+        seen: set[str] = set()
+        for label in self.labels:
+            if label in seen:
+                raise ValueError(f"agent {label!r} is entered twice; give each entry its own "
+                                 "label (e.g. {label: greedy-2, agent: clip-greedy})")
+            seen.add(label)
+        for entry in self.agents:
+            agent_spec(entry.agent)  # raises, listing the registered names
+        if self.edition not in EDITIONS:
+            raise ValueError(f"unknown edition {self.edition!r}; editions: {', '.join(EDITIONS)}")
+        _check_int("players", self.players, 1)
+        _check_int("games", self.games, 1)
+        _check_int("seed", self.seed, 0)
+        if self.on_failure not in ("abort", "forfeit"):
+            raise ValueError(f"on_failure must be 'abort' or 'forfeit', not {self.on_failure!r}")
+        if self.max_rounds is not None:
+            _check_int("max_rounds", self.max_rounds, 1)
+        self.ruleset().check_players(self.players)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict, as a tournament file holds it (entries as mappings)."""
+        return {
+            "name": self.name,
+            "agents": [entry.to_dict() for entry in self.agents],
+            "edition": self.edition,
+            "players": self.players,
+            "games": self.games,
+            "seed": self.seed,
+            "deck": self.deck,
+            "rules": dict(self.rules),
+            "on_failure": self.on_failure,
+            "max_rounds": self.max_rounds,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, source: str = "config") -> TournamentConfig:
+        """A config from a mapping (a parsed YAML file or ``config.json``'s ``config``).
+
+        Raises:
+            ValueError: unknown keys, no agents, or values of the wrong type.
+        """
+        if not isinstance(data, dict):
+            raise ValueError(f"{source}: a tournament config is a mapping")
+        unknown = sorted(set(data) - set(CONFIG_KEYS))
+        if unknown:
+            raise ValueError(f"{source}: unknown key(s) {', '.join(unknown)}; "
+                             f"known: {', '.join(CONFIG_KEYS)}")
+        agents = data.get("agents")
+        if isinstance(agents, str):
+            agents = split_names(agents)
+        if not isinstance(agents, list) or not agents:
+            raise ValueError(f"{source}: 'agents' must be a non-empty list")
+        values: dict[str, Any] = {k: data[k] for k in CONFIG_KEYS
+                                  if k in data and k != "agents" and data[k] is not None}
+        if "max_rounds" in data:
+            values["max_rounds"] = data["max_rounds"]
+        rules = values.get("rules", {})
+        if not isinstance(rules, dict):
+            raise ValueError(f"{source}: 'rules' must be a mapping of rule overrides")
+        try:
+            return cls(agents=tuple(AgentEntry.parse(a) for a in agents), **values)
+        except TypeError as error:
+            raise ValueError(f"{source}: {error}") from error
+
+    def with_changes(self, **changes: Any) -> TournamentConfig:
+        """A copy with some fields replaced (``None`` values are ignored; the name is kept
+        unless given)."""
+        kept = {k: v for k, v in changes.items() if v is not None}
+        if "agents" in kept:
+            kept["agents"] = tuple(AgentEntry.parse(a) for a in kept["agents"])
+        return replace(self, **kept)
+
+
+def _check_int(key: str, value: Any, minimum: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"{key} must be an int of at least {minimum}, not {value!r}")
+
+
+def split_names(text: str) -> list[str]:
+    """``"a, b,c"`` -> ``["a", "b", "c"]``."""
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def default_name(labels: list[str], players: int) -> str:
+    """The entrants joined by ``+`` when short, else their count and the table size."""
+    joined = "+".join(labels)
+    return joined if len(joined) <= 64 else f"{len(labels)}-agents-{players}p"
+
+
+def load_config(path: str | os.PathLike[str]) -> TournamentConfig:
+    """Read a tournament YAML file.
+
+    Raises:
+        ValueError: the file is not a tournament config (the message names it).
+        OSError: it cannot be read.
+    """
+    yaml = importlib.import_module("yaml")  # PyYAML, a core dependency, ships no stubs
+    text = Path(path).read_text(encoding="utf-8")
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise ValueError(f"{path}: not valid YAML: {error}") from error
+    return TournamentConfig.from_dict(data, source=str(path))
+
+
+def differences(a: TournamentConfig, b: TournamentConfig) -> list[str]:
+    """The fields in which two configs differ, as ``key: a != b`` lines."""
+    left, right = a.to_dict(), b.to_dict()
+    return [f"{f.name}: {left[f.name]!r} != {right[f.name]!r}"
+            for f in fields(TournamentConfig) if left[f.name] != right[f.name]]

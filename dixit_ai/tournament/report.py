@@ -1,0 +1,158 @@
+"""A tournament's report: leaderboard in the terminal, CSV, JSON, plots and Markdown.
+
+Everything here formats a :class:`~dixit_ai.tournament.analysis.TournamentResults`; the numbers
+come from the records (see :mod:`dixit_ai.tournament.analysis`), so rerunning the report on the
+same ``games.jsonl`` writes the same files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from dixit_ai.reporting import (
+    Interval,
+    markdown_table,
+    plot_intervals,
+    print_table,
+    write_csv,
+    write_json,
+    write_text,
+)
+from dixit_ai.tournament.analysis import METRICS, TournamentResults
+
+RESULTS_CSV = "results.csv"
+RESULTS_JSON = "results.json"
+RATINGS_PLOT = "ratings.png"
+WIN_RATE_PLOT = "win_rate.png"
+REPORT_MD = "report.md"
+
+FEW_DEALS = 10
+"""Below this many deals, the report says that its intervals are not reliable."""
+
+LEADERBOARD_COLUMNS = ("#", "agent", "rating", "win rate", "mean points", "points/story",
+                       "story success", "games")
+
+
+def _interval(value: Interval, digits: int) -> str:
+    return value.format(digits)
+
+
+def leaderboard_rows(results: TournamentResults) -> list[list[Any]]:
+    """One row per agent, best first, formatted for a table."""
+    return [[rank, s.agent, _interval(s.rating, 1), _interval(s.win_rate, 2),
+             _interval(s.mean_points, 1), _interval(s.storyteller_points, 2),
+             _interval(s.storyteller_success, 2), s.games]
+            for rank, s in enumerate(results.standings, start=1)]
+
+
+def summary_line(results: TournamentResults) -> str:
+    """How many games and deals, and what the intervals are."""
+    players = f"{results.players} players, " if results.players else ""
+    aborted = f", {results.aborted} aborted games left out" if results.aborted else ""
+    deals = f"{results.deals} deal{'s' if results.deals != 1 else ''}"
+    few = (f" (only {deals}: the intervals are not reliable)"
+           if results.deals < FEW_DEALS else "")
+    return (f"{results.games} game{'s' if results.games != 1 else ''} ({players}{deals})"
+            f"{aborted}; {results.level:.0%} bootstrap intervals over deals{few}")
+
+
+def print_leaderboard(results: TournamentResults, *, title: str = "Tournament",
+                      file: Any = None) -> None:
+    """The leaderboard as a rich table, and a summary line under it."""
+    print_table(f"{title}: {summary_line(results)}", LEADERBOARD_COLUMNS,
+                leaderboard_rows(results), file=file, min_width=140)
+    failures = {s.agent: s.failures for s in results.standings if s.failures}
+    if failures:
+        print("agent failures (recorded; see games.jsonl): "
+              + ", ".join(f"{agent} {n}" for agent, n in failures.items()), file=file)
+
+
+def csv_rows(results: TournamentResults) -> list[dict[str, Any]]:
+    """One flat row per agent: each interval as estimate, low and high columns."""
+    rows = []
+    for rank, s in enumerate(results.standings, start=1):
+        row: dict[str, Any] = {"rank": rank, "agent": s.agent, "games": s.games,
+                               "seat_games": s.seat_games}
+        for name in ("rating", *METRICS):
+            value: Interval = getattr(s, name)
+            row[name], row[f"{name}_low"], row[f"{name}_high"] = (value.estimate, value.low,
+                                                                  value.high)
+        row.update(sigma=s.sigma, ordinal=s.ordinal, storytelling_turns=s.storytelling_turns,
+                   failures=s.failures)
+        rows.append(row)
+    return rows
+
+
+def write_report(folder: str | Path, results: TournamentResults, *,
+                 config: Mapping[str, Any] | None = None, title: str = "Tournament"
+                 ) -> dict[str, Path]:
+    """Write ``results.csv``, ``results.json``, the plots and ``report.md`` into ``folder``.
+
+    Returns:
+        The written files by kind (``csv``, ``json``, ``ratings_plot``, ``win_rate_plot``,
+        ``report``).
+    """
+    folder = Path(folder)
+    labels = results.agents
+    paths = {
+        "csv": write_csv(folder / RESULTS_CSV, csv_rows(results)),
+        "json": write_json(folder / RESULTS_JSON,
+                           {"config": dict(config) if config else None, **results.to_dict()}),
+        "ratings_plot": plot_intervals(
+            folder / RATINGS_PLOT, labels, [s.rating for s in results.standings],
+            title=f"{title}: OpenSkill rating ({results.level:.0%} bootstrap interval)",
+            xlabel="OpenSkill Plackett-Luce mu (initial 25)"),
+        "win_rate_plot": plot_intervals(
+            folder / WIN_RATE_PLOT, labels, [s.win_rate for s in results.standings],
+            title=f"{title}: win rate ({results.level:.0%} bootstrap interval)",
+            xlabel="share of seat-games won (ties shared)",
+            reference=1.0 / results.players if results.players else None),
+    }
+    paths["report"] = write_text(folder / REPORT_MD, markdown_report(results, config=config,
+                                                                     title=title))
+    return paths
+
+
+def markdown_report(results: TournamentResults, *, config: Mapping[str, Any] | None = None,
+                    title: str = "Tournament") -> str:
+    """The Markdown report (it embeds the two plots by their file names)."""
+    lines = [f"# {title}", "", summary_line(results) + ".", ""]
+    if config:
+        agents = ", ".join(
+            entry["label"] if entry["label"] == entry["agent"] and not entry["kwargs"]
+            else f"{entry['label']} ({entry['agent']}, {entry['kwargs']})"
+            for entry in config.get("agents", []))
+        lines += [
+            f"- agents: {agents}",
+            f"- edition: {config.get('edition')}, {config.get('players')} players, deck "
+            f"{config.get('deck')}, rule overrides: {config.get('rules') or 'none'}",
+            f"- games: {config.get('games')}, seed {config.get('seed')}, on failure: "
+            f"{config.get('on_failure')}",
+            "",
+        ]
+    lines += ["## Leaderboard", "",
+              markdown_table(LEADERBOARD_COLUMNS, leaderboard_rows(results)),
+              f"![ratings]({RATINGS_PLOT})", "", f"![win rate]({WIN_RATE_PLOT})", "",
+              "## How these are computed", "",
+              "- **rating**: OpenSkill Plackett-Luce, updated game by game in schedule order, "
+              "each game ranked by its final scores (equal scores tie).",
+              "- **win rate**: share of seat-games won, ties shared"
+              + (f" (chance {1 / results.players:.3f})." if results.players else "."),
+              "- **points/story**: points scored per storytelling turn; **story success**: "
+              "share of storytelling turns in which some but not all voters found the card.",
+              f"- intervals: {results.level:.0%} percentile bootstrap over deals (the games "
+              f"of one deal are resampled together); {results.n_resamples} resamples, "
+              f"{results.rating_resamples} for the ratings; seed {results.seed}.",
+              "", "## By seat", "",
+              markdown_table(("seat", "mean points", "win rate"),
+                             [[seat, points, rate] for seat, (points, rate) in enumerate(
+                                 zip(results.seat_points, results.seat_win_rate, strict=True))]),
+              "## Details", "",
+              markdown_table(("agent", "games", "seat-games", "storytelling turns", "sigma",
+                              "ordinal", "failures"),
+                             [[s.agent, s.games, s.seat_games, s.storytelling_turns, s.sigma,
+                               s.ordinal, s.failures] for s in results.standings]),
+              "Recompute with `dixit-ai tournament --analyse <this folder>`.", ""]
+    return "\n".join(lines)

@@ -1,0 +1,249 @@
+"""Playing a schedule: in this process, on a pool of local processes, or on Ray actors.
+
+Every backend hands a :class:`GamePlayer` the scheduled games and gets each game's record back as
+one line of JSON. A player makes each agent once (from its registry name) and reuses it for every
+game, calling ``reset(seat=..., rng=...)`` at the start of each game as :func:`play_game` does;
+an agent that plays two seats of one game gets a second instance. Each game's randomness comes
+from its own seed, so which worker plays which game changes nothing: the records, and so the
+results, are the same for any backend and any number of workers (byte for byte).
+
+Results come back **in schedule order** (the parent writes them as they arrive), so a run's
+``games.jsonl`` is identical however it was computed.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from dixit_ai.agents import Agent, make_agent
+from dixit_ai.match import play_game
+from dixit_ai.tournament.config import TournamentConfig
+from dixit_ai.tournament.schedule import ScheduledGame
+
+Backend = Literal["local", "ray"]
+BACKENDS: tuple[str, ...] = ("local", "ray")
+
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+"""Set to 1 in worker processes (unless already set) so that N workers use N cores, not N^2."""
+
+
+@dataclass
+class GamePlayer:
+    """Plays scheduled games of one tournament, making each agent once.
+
+    Picklable (it holds the config, not the agents, until the first game), so that it can be
+    sent to a worker process or become a Ray actor.
+    """
+
+    config: TournamentConfig
+    _agents: dict[str, list[Agent]] = field(default_factory=dict, repr=False)
+    _deck: Any = field(default=None, repr=False)
+
+    def warm_up(self) -> None:
+        """Make one instance of every agent and load the deck (models load here, once)."""
+        self._load_deck()
+        for entry in self.config.agents:
+            agent = self._agent(entry.label, 0)
+            agent.describe()  # embedding players load their model and vectors here
+
+    def _load_deck(self) -> Any:
+        if self._deck is None:
+            from dixit_ai.decks import load_deck
+
+            self._deck = load_deck(self.config.deck)
+        return self._deck
+
+    def _agent(self, label: str, copy: int) -> Agent:
+        instances = self._agents.setdefault(label, [])
+        while len(instances) <= copy:
+            entry = self.config.entry(label)
+            agent = make_agent(entry.agent, **entry.kwargs)
+            agent.name = label  # ranked, and recorded, under its tournament label
+            instances.append(agent)
+        return instances[copy]
+
+    def play(self, game: ScheduledGame) -> str:
+        """Play one scheduled game; return its record as one line of JSON (no newline).
+
+        The record's header gains a ``"tournament"`` entry: the game's schedule index, deal,
+        seat labels and the tournament's name.
+        """
+        copies: dict[str, int] = {}
+        agents = []
+        for label in game.seats:
+            agents.append(self._agent(label, copies.get(label, 0)))
+            copies[label] = copies.get(label, 0) + 1
+        config = self.config
+        record = play_game(agents, edition=config.edition, deck=self._load_deck(),
+                           seed=game.seed, on_failure=config.on_failure,
+                           max_rounds=config.max_rounds, **config.rules)
+        record.header["tournament"] = {"name": config.name, "game": game.index,
+                                       "deal": game.deal, "seats": list(game.seats)}
+        return record.to_json()
+
+    def play_many(self, games: Sequence[ScheduledGame]) -> list[str]:
+        """Play several games in order (one round trip for a batch)."""
+        return [self.play(game) for game in games]
+
+
+# ---------------------------------------------------------------------- local processes
+
+_WORKER: GamePlayer | None = None
+_WORKER_ERROR: BaseException | None = None
+
+
+def _init_worker(config: TournamentConfig) -> None:
+    # An error here is kept and raised by the first game, so that the parent gets it as is
+    # (an initializer that raises only breaks the pool, with a generic message).
+    global _WORKER, _WORKER_ERROR
+    try:
+        _WORKER = GamePlayer(config)
+        _WORKER.warm_up()
+    except Exception as error:
+        _WORKER_ERROR = error
+
+
+def _play_in_worker(game: ScheduledGame) -> str:
+    if _WORKER_ERROR is not None:
+        raise _WORKER_ERROR
+    if _WORKER is None:  # pragma: no cover - the pool's initializer sets it
+        raise RuntimeError("worker used before its initializer ran")
+    return _WORKER.play(game)
+
+
+@contextmanager
+def _single_threaded_children() -> Iterator[None]:
+    """Set the thread-count variables for processes started inside the block."""
+    saved = {name: os.environ.get(name) for name in THREAD_VARIABLES}
+    for name in THREAD_VARIABLES:
+        os.environ.setdefault(name, "1")
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def play_local(config: TournamentConfig, games: Sequence[ScheduledGame], *,
+               workers: int = 1, player: GamePlayer | None = None) -> Iterator[str]:
+    """Yield each game's record (JSON), in the order of ``games``.
+
+    ``workers=1`` plays in this process (with ``player`` if given, so a caller can reuse its
+    loaded agents); more starts a pool of that many processes (``spawn``: nothing of this
+    process's state, threads or loaded models is inherited), each making its agents once. A
+    worker that cannot start (an agent that cannot be made) fails the run with its error.
+    """
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, not {workers}")
+    if not games:
+        return
+    if workers == 1:
+        player = player or GamePlayer(config)
+        for game in games:
+            yield player.play(game)
+        return
+    context = multiprocessing.get_context("spawn")
+    with _single_threaded_children():  # workers start at the first submission
+        executor = ProcessPoolExecutor(min(workers, len(games)), mp_context=context,
+                                       initializer=_init_worker, initargs=(config,))
+        try:
+            yield from executor.map(_play_in_worker, games)
+        finally:
+            executor.shutdown(wait=True, cancel_futures=True)
+
+
+# ---------------------------------------------------------------------- Ray
+
+def ray_module() -> Any:
+    """``import ray``, or an ImportError that names the extra to install."""
+    try:
+        import ray
+    except ImportError as error:
+        raise ImportError(
+            "--backend ray needs Ray; install it with: pip install 'dixit-ai[dist]' "
+            f"({error})") from error
+    return ray
+
+
+def play_ray(config: TournamentConfig, games: Sequence[ScheduledGame], *, workers: int = 1,
+             address: str | None = None) -> Iterator[str]:
+    """Yield each game's record (JSON), in the order of ``games``, played by Ray actors.
+
+    Uses the running Ray if this process already called ``ray.init``; otherwise calls
+    ``ray.init(address)``: with no address, Ray joins the cluster named by ``RAY_ADDRESS`` or
+    started on this machine with ``ray start``, else starts a local one with ``workers`` CPUs.
+    ``workers`` actors (one CPU each) make their agents once and play games handed out in turn.
+    The machines of a cluster need dixit-ai (and the agents' extras) installed.
+    """
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, not {workers}")
+    if not games:
+        return
+    ray = ray_module()
+    from ray.util import ActorPool
+
+    started_here = False
+    if not ray.is_initialized():
+        options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+        if address is None and not os.environ.get("RAY_ADDRESS"):
+            try:
+                ray.init(num_cpus=workers, **options)
+            except (ValueError, RuntimeError):  # a `ray start` cluster exists: join it
+                ray.init(**options)
+        else:
+            ray.init(address=address, **options)
+        started_here = True
+    actors: list[Any] = []
+    try:
+        remote_player = ray.remote(num_cpus=1)(_RayPlayer)
+        actors = [remote_player.remote(config) for _ in range(min(workers, len(games)))]
+        pool = ActorPool(actors)
+        yield from pool.map(lambda actor, game: actor.play.remote(game), list(games))
+    finally:
+        for actor in actors:
+            ray.kill(actor)
+        if started_here:
+            ray.shutdown()
+
+
+class _RayPlayer:
+    """The Ray actor: one :class:`GamePlayer`, warmed up when the actor starts."""
+
+    def __init__(self, config: TournamentConfig) -> None:
+        self.player = GamePlayer(config)
+        self.player.warm_up()
+
+    def play(self, game: ScheduledGame) -> str:
+        return self.player.play(game)
+
+
+def check_backend(backend: str, workers: int, address: str | None) -> None:
+    """Raise ``ValueError`` for an unknown backend, a worker count below 1, or an address
+    without Ray; ``ImportError`` (naming the extra) for Ray when it is not installed."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown backend {backend!r}; backends: {', '.join(BACKENDS)}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be at least 1, not {workers!r}")
+    if address is not None and backend != "ray":
+        raise ValueError("--address is for --backend ray")
+    if backend == "ray":
+        ray_module()  # before any run folder is made: a missing extra is named at once
+
+
+def play_games(config: TournamentConfig, games: Sequence[ScheduledGame], *,
+               backend: Backend = "local", workers: int = 1, address: str | None = None,
+               player: GamePlayer | None = None) -> Iterator[str]:
+    """Yield the records (JSON) of ``games`` in order, on the chosen backend."""
+    check_backend(backend, workers, address)
+    if backend == "ray":
+        return play_ray(config, games, workers=workers, address=address)
+    return play_local(config, games, workers=workers, player=player)

@@ -1,0 +1,175 @@
+"""The schedule: which agents sit where in every game, and which deal each game plays.
+
+A schedule is computed from ``(agents, seats, n_games, seed)`` alone, so every worker, every
+backend and every resumed run agrees on it. It is made of *deals*, each of ``seats`` games:
+
+- **Duplicate deals.** The games of one deal share one seed, hence one deal of the cards (and the
+  same rules stream): the luck of the deal is the same for everyone and cancels out of the
+  comparison.
+- **Seat rotation.** A deal seats a *lineup* (one agent per seat) and rotates it one seat per game
+  (game ``j`` of the deal gives seat ``s`` to ``lineup[(s + j) % seats]``), a Latin square: within
+  a deal, every lineup member plays every seat, hence every seat's hand, exactly once. The lineup's
+  order is shuffled per deal (seeded), so that who sits after whom varies too.
+- **Balanced table draws.** With more agents than seats, each deal's lineup is drawn greedily:
+  the agents that have played least so far first, then those that have met the already seated
+  agents least, ties broken at random (seeded). Every agent plays about equally often and every
+  pair meets about equally often. With fewer agents than seats, every agent sits at every table
+  and the extra seats go, in turn, to the agents that have had fewest (an agent then plays two
+  seats, as two independent players).
+
+When the number of games is a multiple of ``seats`` (with fewer agents than seats: of
+``seats * agents / gcd(seats, agents)``), every agent plays every seat exactly equally often;
+otherwise the last deal is cut short and the balance is off by at most one deal.
+
+>>> games = make_schedule(["a", "b", "c"], seats=3, n_games=6, seed=0)
+>>> [g.deal for g in games], len({g.seed for g in games})
+([0, 0, 0, 1, 1, 1], 2)
+>>> sorted(games[0].seats) == ["a", "b", "c"]
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from dixit_ai.match import game_seeds
+
+SCHEDULE_VERSION = 1
+"""Bumped whenever the same inputs would give a different schedule."""
+
+_DRAW_STREAM = 0x7A6C
+"""Mixed into the tournament seed for the table draws' generator (the deals use ``seed``)."""
+
+
+@dataclass(frozen=True)
+class ScheduledGame:
+    """One game of a schedule.
+
+    Attributes:
+        index: Its position in the schedule (the key of its record).
+        deal: The deal it plays (games of one deal share ``seed``).
+        seed: The game's seed, passed to :func:`dixit_ai.play_game`.
+        seats: The agent label of each seat.
+    """
+
+    index: int
+    deal: int
+    seed: int
+    seats: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, object]:
+        return {"game": self.index, "deal": self.deal, "seed": self.seed,
+                "seats": list(self.seats)}
+
+
+def balance_period(n_agents: int, seats: int) -> int:
+    """The number of games after which every agent has played every seat equally often.
+
+    With at least as many agents as seats this is one deal (exact seat balance within each
+    lineup member; across agents, balance in *how often* each plays is approximate for more
+    agents than seats, see the module docstring).
+    """
+    if n_agents >= seats:
+        return seats
+    return seats * (n_agents // math.gcd(n_agents, seats))
+
+
+def draw_lineups(agents: Sequence[str], seats: int, n_deals: int,
+                 rng: np.random.Generator) -> list[tuple[str, ...]]:
+    """One lineup (an agent per seat) per deal, balanced as the module docstring says."""
+    appearances = Counter({agent: 0 for agent in agents})
+    meetings: Counter[tuple[str, str]] = Counter()
+    lineups = []
+    for _ in range(n_deals):
+        chosen: list[str] = []
+        for _ in range(seats):
+            noise = rng.random(len(agents))
+
+            def key(i: int, chosen: list[str] = chosen, noise: np.ndarray = noise
+                    ) -> tuple[int, int, int, float]:
+                agent = agents[i]
+                met = sum(meetings[_pair(agent, other)] for other in chosen if other != agent)
+                return (chosen.count(agent), appearances[agent], met, float(noise[i]))
+
+            pick = agents[min(range(len(agents)), key=key)]
+            chosen.append(pick)
+            appearances[pick] += 1
+        for a, b in itertools.combinations(sorted(set(chosen)), 2):
+            meetings[(a, b)] += 1
+        order = rng.permutation(seats)
+        lineups.append(tuple(chosen[i] for i in order))
+    return lineups
+
+
+def _pair(a: str, b: str) -> tuple[str, str]:
+    return (a, b) if a < b else (b, a)
+
+
+def make_schedule(agents: Sequence[str], *, seats: int, n_games: int,
+                  seed: int) -> list[ScheduledGame]:
+    """The tournament's games, in order (see the module docstring).
+
+    Args:
+        agents: Distinct agent labels (at least two).
+        seats: Players per game.
+        n_games: Games in the tournament.
+        seed: The tournament's seed (non-negative).
+
+    Raises:
+        ValueError: fewer than two agents, a repeated label, or a non-positive count.
+    """
+    agents = list(agents)
+    if len(agents) < 2:
+        raise ValueError(f"a schedule needs at least 2 agents, got {len(agents)}")
+    if len(set(agents)) != len(agents):
+        raise ValueError(f"agent labels must be distinct, got {agents}")
+    if seats < 1 or n_games < 1:
+        raise ValueError(f"seats and n_games must be positive, got {seats} and {n_games}")
+    if seed < 0:
+        raise ValueError(f"seed must be non-negative, got {seed}")
+    n_deals = -(-n_games // seats)
+    deal_seeds = game_seeds(seed, n_deals)
+    rng = np.random.default_rng([seed, _DRAW_STREAM])
+    lineups = draw_lineups(agents, seats, n_deals, rng)
+    games = []
+    for index in range(n_games):
+        deal, turn = divmod(index, seats)
+        lineup = lineups[deal]
+        games.append(ScheduledGame(
+            index=index, deal=deal, seed=deal_seeds[deal],
+            seats=tuple(lineup[(seat + turn) % seats] for seat in range(seats))))
+    return games
+
+
+def schedule_fingerprint(games: Sequence[ScheduledGame]) -> str:
+    """A SHA-256 of the schedule (version, and every game's seed and seats)."""
+    payload = json.dumps([SCHEDULE_VERSION, [g.to_dict() for g in games]],
+                         separators=(",", ":"))
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def seat_counts(games: Sequence[ScheduledGame]) -> dict[str, list[int]]:
+    """How often each agent sits in each seat."""
+    seats = len(games[0].seats) if games else 0
+    counts: dict[str, list[int]] = {}
+    for game in games:
+        for seat, agent in enumerate(game.seats):
+            counts.setdefault(agent, [0] * seats)[seat] += 1
+    return counts
+
+
+def pair_counts(games: Sequence[ScheduledGame]) -> Counter[tuple[str, str]]:
+    """How many games each pair of distinct agents shares a table."""
+    counts: Counter[tuple[str, str]] = Counter()
+    for game in games:
+        for a, b in itertools.combinations(sorted(set(game.seats)), 2):
+            counts[(a, b)] += 1
+    return counts

@@ -1,0 +1,182 @@
+"""A tournament's run folder: ``config.json`` and ``games.jsonl``, appended to as games finish.
+
+``config.json`` holds the tournament's config and its schedule's fingerprint; ``games.jsonl`` one
+record per line, each keyed by its schedule index (``header["tournament"]["game"]``). One writer
+(the parent process) appends, flushes and fsyncs each record, so a crash loses at most the game
+being written. Reading a run back:
+
+- a last line with no newline is the game that was being written when the run stopped: it is cut
+  off (the file is truncated to its last complete line) and the game is played again;
+- any other line that is not a record of this tournament (bad JSON, an index outside the schedule,
+  a game whose seed or seats differ from the schedule, an index seen twice) is an error: the
+  folder is not resumed, and the message says which line is wrong.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from dixit_ai import __version__
+from dixit_ai.records import GameRecord
+from dixit_ai.reporting import write_json
+from dixit_ai.tournament.config import TournamentConfig, differences
+from dixit_ai.tournament.schedule import (
+    SCHEDULE_VERSION,
+    ScheduledGame,
+    make_schedule,
+    schedule_fingerprint,
+)
+
+CONFIG_FILE = "config.json"
+GAMES_FILE = "games.jsonl"
+RUN_KIND = "dixit-ai tournament"
+
+
+class ResumeError(ValueError):
+    """A run folder cannot be resumed (not a tournament, another tournament, corrupt records)."""
+
+
+@dataclass
+class StoredGames:
+    """What a run folder's ``games.jsonl`` holds.
+
+    Attributes:
+        lines: Record JSON by schedule index.
+        dropped_bytes: Bytes of an incomplete last line that were cut off (0 if none).
+    """
+
+    lines: dict[int, str]
+    dropped_bytes: int = 0
+
+
+def write_config(folder: Path, config: TournamentConfig, schedule: list[ScheduledGame]) -> Path:
+    """Write ``config.json``: the config, the schedule's fingerprint and the versions."""
+    return write_json(folder / CONFIG_FILE, {
+        "kind": RUN_KIND,
+        "config": config.to_dict(),
+        "schedule": {"version": SCHEDULE_VERSION, "games": len(schedule),
+                     "fingerprint": schedule_fingerprint(schedule)},
+        "versions": {"dixit-ai": __version__},
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+    })
+
+
+def read_config(folder: str | os.PathLike[str]) -> TournamentConfig:
+    """The config of a run folder, checked against its schedule fingerprint.
+
+    Raises:
+        ResumeError: no folder, no ``config.json``, not a tournament's, or a schedule that this
+            version of dixit-ai would compute differently.
+    """
+    path = Path(folder)
+    if not path.is_dir():
+        raise ResumeError(f"{path}: no such run folder")
+    config_path = path / CONFIG_FILE
+    if not config_path.is_file():
+        raise ResumeError(f"{path}: not a tournament run folder (no {CONFIG_FILE})")
+    try:
+        data = json.loads(config_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise ResumeError(f"{config_path}: not valid JSON ({error})") from error
+    if not isinstance(data, dict) or data.get("kind") != RUN_KIND:
+        raise ResumeError(f"{config_path}: not a tournament's config")
+    config = TournamentConfig.from_dict(data["config"], source=str(config_path))
+    stored = data.get("schedule", {}).get("fingerprint")
+    schedule = make_schedule(config.labels, seats=config.players, n_games=config.games,
+                             seed=config.seed)
+    if stored != schedule_fingerprint(schedule):
+        raise ResumeError(
+            f"{config_path}: its schedule differs from the one this version of dixit-ai "
+            f"computes from the same config (schedule version {SCHEDULE_VERSION}); "
+            "finish it with the version that started it")
+    return config
+
+
+def check_same_config(stored: TournamentConfig, given: TournamentConfig, folder: Path) -> None:
+    """Refuse to resume ``folder`` (run with ``stored``) as another tournament (``given``).
+
+    Raises:
+        ResumeError: the configs differ (the message lists how).
+    """
+    diff = differences(stored, given)
+    if diff:
+        raise ResumeError(f"{folder} holds another tournament; differences (stored != given): "
+                          + "; ".join(diff))
+
+
+def read_games(folder: str | os.PathLike[str], schedule: list[ScheduledGame], *,
+               repair: bool = False) -> StoredGames:
+    """The records of a run folder, by schedule index, checked against ``schedule``.
+
+    Args:
+        folder: The run folder.
+        schedule: The tournament's schedule.
+        repair: Truncate an incomplete last line off the file (else only skip it).
+
+    Raises:
+        ResumeError: a complete line is not a record of this schedule (see the module docstring).
+    """
+    path = Path(folder) / GAMES_FILE
+    if not path.exists():
+        return StoredGames({})
+    data = path.read_bytes()
+    complete = data.rfind(b"\n") + 1
+    dropped = len(data) - complete
+    if dropped and repair:
+        with open(path, "r+b") as handle:
+            handle.truncate(complete)
+            handle.flush()
+            os.fsync(handle.fileno())
+    lines: dict[int, str] = {}
+    for number, raw in enumerate(data[:complete].split(b"\n")[:-1], start=1):
+        text = raw.decode("utf-8", errors="replace")
+        if not text.strip():
+            continue
+        where = f"{path}, line {number}"
+        try:
+            record = GameRecord.from_json(text)
+        except ValueError as error:
+            raise ResumeError(f"{where}: {error}") from error
+        info = record.header.get("tournament")
+        if not isinstance(info, dict) or not isinstance(info.get("game"), int):
+            raise ResumeError(f"{where}: a game record without a tournament index")
+        index = info["game"]
+        if not 0 <= index < len(schedule):
+            raise ResumeError(f"{where}: game {index} is outside the schedule "
+                              f"(0..{len(schedule) - 1})")
+        if index in lines:
+            raise ResumeError(f"{where}: game {index} is recorded twice")
+        expected = schedule[index]
+        if record.seed != expected.seed or list(info.get("seats", [])) != list(expected.seats):
+            raise ResumeError(f"{where}: game {index} does not match the schedule "
+                              f"(seed {record.seed}, seats {info.get('seats')}; expected seed "
+                              f"{expected.seed}, seats {list(expected.seats)})")
+        lines[index] = text
+    return StoredGames(lines, dropped)
+
+
+class GamesWriter:
+    """Appends records to ``games.jsonl``: one line each, flushed and fsynced."""
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / GAMES_FILE
+        self._handle: IO[str] = open(self.path, "a", encoding="utf-8", newline="\n")
+
+    def append(self, line: str) -> None:
+        self._handle.write(line + "\n")
+        self._handle.flush()
+        os.fsync(self._handle.fileno())
+
+    def close(self) -> None:
+        self._handle.close()
+
+    def __enter__(self) -> GamesWriter:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

@@ -1,0 +1,145 @@
+"""How long a tournament of the clip agents takes, with 1 and with 2 worker processes.
+
+The issue's targets, on a 2-core machine with warm caches: a 500-game tournament of four
+``clip-*`` agents on 5 seats in under 10 minutes, and ``--workers 2`` at least 1.7x faster than
+``--workers 1``. Each configuration runs as its own ``dixit-ai tournament`` process, timed from
+start to exit (Python start, imports, model loading in every worker, games, report), after one
+short warm-up tournament that fills the embedding caches. The runs' ``games.jsonl`` must be
+identical, byte for byte (seeds are per game).
+
+    python scripts/bench_tournament.py                  # the measurement (500 games, ~10 min)
+    python scripts/bench_tournament.py --games 20       # a quick check
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_AGENTS = "clip-greedy,clip-expected,clip-obvious,clip-cryptic"
+
+
+@dataclass
+class Args:
+    """Command-line arguments (see ``--help``)."""
+
+    games: int
+    """games per tournament (the target is stated for 500)"""
+    agents: str
+    """comma-separated registry names"""
+    players: int
+    """seats per game"""
+    edition: str
+    """edition of the rules"""
+    seed: int
+    """seed of the tournament"""
+    workers: list[int]
+    """worker counts to time, in order (the first is the speed-up's reference)"""
+    out: Path | None
+    """where the run folders go (default: a temporary folder, removed afterwards)"""
+    target_minutes: float
+    """time target for the largest worker count, scaled to 500 games"""
+    target_speedup: float
+    """speed-up target of the largest worker count over the first"""
+
+
+def parse_args(argv: list[str] | None = None) -> Args:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=500,
+                        help="games per tournament (default 500; the targets are stated for 500)")
+    parser.add_argument("--agents", default=DEFAULT_AGENTS,
+                        help=f"comma-separated registry names (default {DEFAULT_AGENTS})")
+    parser.add_argument("--players", type=int, default=5, help="seats per game (default 5)")
+    parser.add_argument("--edition", default="refresh-2021", help="edition (default refresh-2021)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the tournament (default 0)")
+    parser.add_argument("--workers", default="1,2",
+                        help="worker counts to time, comma-separated (default 1,2)")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="keep the run folders here (default: a temporary folder)")
+    parser.add_argument("--target-minutes", type=float, default=10.0,
+                        help="target for the fastest run, scaled to 500 games (default 10)")
+    parser.add_argument("--target-speedup", type=float, default=1.7,
+                        help="target speed-up of the last worker count (default 1.7)")
+    ns = parser.parse_args(argv)
+    workers = [int(w) for w in ns.workers.split(",") if w.strip()]
+    if ns.games < 1 or not workers or min(workers) < 1:
+        parser.error("--games and every worker count must be at least 1")
+    return Args(ns.games, ns.agents, ns.players, ns.edition, ns.seed, workers, ns.out,
+                ns.target_minutes, ns.target_speedup)
+
+
+def tournament(args: Args, out: Path, games: int, workers: int) -> tuple[float, float, Path]:
+    """Run one ``dixit-ai tournament`` process.
+
+    Returns:
+        Its wall time, the time it reports for playing the games (workers started, models
+        loaded and games played; not Python's start, imports or the report), and its run folder.
+    """
+    folder = out / f"workers-{workers}-games-{games}"
+    command = [sys.executable, "-m", "dixit_ai.cli", "tournament", "--agents", args.agents,
+               "--players", str(args.players), "--edition", args.edition, "--games", str(games),
+               "--seed", str(args.seed), "--workers", str(workers), "--out", str(folder),
+               "--no-progress"]
+    started = time.perf_counter()
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - started
+    if result.returncode != 0:
+        sys.exit(f"{' '.join(command)} failed:\n{result.stdout}\n{result.stderr}")
+    (run,) = folder.glob("tournament__*")
+    played = re.search(r"played \d+ games in ([0-9.]+) s", result.stderr)
+    return elapsed, float(played.group(1)) if played else float("nan"), run
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    with tempfile.TemporaryDirectory(prefix="bench-tournament-") as scratch:
+        out = args.out or Path(scratch)
+        out.mkdir(parents=True, exist_ok=True)
+        print(f"warm-up: a {args.players}-game tournament fills the caches ...", flush=True)
+        warm, _, _ = tournament(args, out / "warm-up", args.players, 1)
+        print(f"  {warm:.1f} s")
+        timings: list[tuple[int, float, Path]] = []
+        for workers in args.workers:
+            print(f"{args.games} games, {workers} worker(s) ...", flush=True)
+            elapsed, playing, run = tournament(args, out, args.games, workers)
+            timings.append((workers, elapsed, run))
+            print(f"  {elapsed:.1f} s end to end, {playing:.1f} s of it starting workers and "
+                  f"playing ({args.games / elapsed:.2f} games/s end to end)", flush=True)
+
+        reference = timings[0]
+        identical = all(filecmp.cmp(reference[2] / "games.jsonl", run / "games.jsonl",
+                                    shallow=False) for _, _, run in timings[1:])
+        print()
+        print(f"{args.games} games of {args.agents} on {args.players} seats "
+              f"({args.edition}, seed {args.seed}), {os.cpu_count()} CPUs")
+        print(f"{'workers':>7}  {'seconds':>8}  {'games/s':>7}  {'speed-up':>8}  "
+              f"{'500 games (min)':>15}")
+        for workers, elapsed, _ in timings:
+            print(f"{workers:>7}  {elapsed:>8.1f}  {args.games / elapsed:>7.2f}  "
+                  f"{reference[1] / elapsed:>7.2f}x  {elapsed * 500 / args.games / 60:>15.1f}")
+        fastest = min(elapsed for _, elapsed, _ in timings)
+        minutes = fastest * 500 / args.games / 60
+        speedup = reference[1] / timings[-1][1]
+        print(f"records identical across worker counts: {identical}")
+        print(f"target: 500 games under {args.target_minutes:g} min: "
+              f"{'met' if minutes < args.target_minutes else 'NOT met'} ({minutes:.1f} min"
+              f"{'' if args.games == 500 else ', extrapolated from ' + str(args.games)})")
+        if len(timings) > 1:
+            print(f"target: {timings[-1][0]} workers at least {args.target_speedup:g}x "
+                  f"faster than {reference[0]}: "
+                  f"{'met' if speedup >= args.target_speedup else 'NOT met'} ({speedup:.2f}x)")
+        return 0 if identical else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""``dixit-ai tournament``: a smoke run writing every output, analyse, resume, errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from dixit_ai.cli import main
+
+ARGS = ["tournament", "--agents", "random,b=random,c=random", "--players", "4", "--games",
+        "8", "--seed", "1", "--no-progress", "--resamples", "100", "--rating-resamples", "10"]
+OUTPUTS = ("config.json", "games.jsonl", "results.csv", "results.json", "ratings.png",
+           "win_rate.png", "report.md")
+
+
+def test_a_tournament_writes_every_output(tmp_path, capsys):
+    assert main([*ARGS, "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr()
+    (folder,) = tmp_path.glob("tournament__random-b-c__1__*")
+    for name in OUTPUTS:
+        assert (folder / name).stat().st_size > 0, name
+    assert "Tournament random+b+c" in out.out and "win rate" in out.out
+    assert f"run folder: {folder}" in out.err and "played 8 games" in out.err
+    results = json.loads((folder / "results.json").read_text())
+    assert {s["agent"] for s in results["standings"]} == {"random", "b", "c"}
+    assert results["config"]["games"] == 8 and results["games"] == 8
+    report = (folder / "report.md").read_text()
+    assert "![ratings](ratings.png)" in report and "| # | agent | rating |" in report
+    assert (folder / "results.csv").read_text().startswith("rank,agent,games,seat_games,rating")
+
+    # --analyse recomputes the same report from the records
+    before = {name: (folder / name).read_bytes() for name in ("results.json", "report.md")}
+    (folder / "results.json").unlink()
+    assert main(["tournament", "--analyse", str(folder), "--resamples", "100",
+                 "--rating-resamples", "10"]) == 0
+    assert {name: (folder / name).read_bytes() for name in before} == before
+    assert main(["tournament", "--analyse", str(folder / "games.jsonl"), "--resamples", "100",
+                 "--rating-resamples", "10"]) == 0
+    assert {name: (folder / name).read_bytes() for name in before} == before
+    # ... and from a bare records file elsewhere (the report goes next to it)
+    bare = tmp_path / "elsewhere" / "some.jsonl"
+    bare.parent.mkdir()
+    bare.write_bytes((folder / "games.jsonl").read_bytes())
+    assert main(["tournament", "--analyse", str(bare), "--resamples", "100",
+                 "--rating-resamples", "0"]) == 0
+    assert (bare.parent / "report.md").read_text().startswith("# Games of some.jsonl")
+
+    # --resume of a finished run plays nothing; with another config it is refused
+    assert main(["tournament", "--resume", str(folder), "--no-progress"]) == 0
+    assert "played 0 games" in capsys.readouterr().err
+    assert main(["tournament", "--resume", str(folder), "--games", "8", "--workers", "2",
+                 "--no-progress"]) == 0  # the same value again, and how it runs, are fine
+    assert main(["tournament", "--resume", str(folder), "--games", "12"]) == 2
+    assert "holds another tournament; differences (stored != given): games: 8 != 12" in (
+        capsys.readouterr().err)
+
+
+def test_a_tournament_file_and_overrides(tmp_path, capsys):
+    config = tmp_path / "t.yaml"
+    config.write_text("name: mine\nagents: [random, {label: calm, agent: random, kwargs: "
+                      "{second_vote_rate: 0.0}}]\nplayers: 3\ngames: 4\nseed: 2\n"
+                      "rules: {score_limit: 10}\n")
+    assert main(["tournament", "--config", str(config), "--out", str(tmp_path / "runs"),
+                 "--no-progress", "--rating-resamples", "0", "--resamples", "50",
+                 "--rule", "score_limit=12"]) == 0
+    (folder,) = (tmp_path / "runs").glob("tournament__mine__2__*")
+    stored = json.loads((folder / "config.json").read_text())["config"]
+    assert stored["rules"] == {"score_limit": 12} and stored["players"] == 3
+    assert stored["agents"][1] == {"label": "calm", "agent": "random",
+                                   "kwargs": {"second_vote_rate": 0.0}}
+    capsys.readouterr()
+
+
+def test_errors_are_one_clear_line(tmp_path, capsys):
+    assert main(["tournament", "--agents", "random,nobody", "--out", str(tmp_path)]) == 2
+    assert "dixit-ai tournament: error: no agent named 'nobody'" in capsys.readouterr().err
+    assert main(["tournament", "--out", str(tmp_path)]) == 2
+    assert "give the agents" in capsys.readouterr().err
+    assert main(["tournament", "--resume", str(tmp_path / "nope")]) == 2
+    assert "no such run folder" in capsys.readouterr().err
+    assert main(["tournament", "--agents", "random,b=random", "--workers", "0",
+                 "--out", str(tmp_path)]) == 2
+    assert "--workers must be at least 1" in capsys.readouterr().err
+    assert main(["tournament", "--agents", "random,b=random", "--address", "x:1",
+                 "--out", str(tmp_path)]) == 2
+    assert "--address is for --backend ray" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
+
+
+def test_the_bench_script_runs_small(tmp_path):
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run(
+        [sys.executable, str(root / "scripts" / "bench_tournament.py"), "--games", "4",
+         "--agents", "random,b=random", "--players", "4", "--workers", "1,2",
+         "--out", str(tmp_path)],
+        cwd=root, capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "records identical across worker counts: True" in result.stdout
+    assert "speed-up" in result.stdout and "target: 500 games under 10 min" in result.stdout

@@ -1,0 +1,227 @@
+"""Running tournaments: the same records for any worker count, resumes, and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from dixit_ai.agents.random_agent import CLUE_WORDS
+from dixit_ai.records import GameRecord
+from dixit_ai.replay import replay_record
+from dixit_ai.tournament import (
+    GamePlayer,
+    ResumeError,
+    TournamentConfig,
+    load_config,
+    make_schedule,
+    run_tournament,
+)
+from tests.tournament.helpers import random_config
+
+ROOT = Path(__file__).resolve().parents[2]
+QUICK = {"progress": False, "n_resamples": 100, "rating_resamples": 10}
+
+
+def files_of(folder: Path) -> dict[str, bytes]:
+    return {name: (folder / name).read_bytes()
+            for name in ("games.jsonl", "results.json", "results.csv", "report.md")}
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> Path:
+    """An uninterrupted run of :func:`random_config` in this process."""
+    run = run_tournament(random_config(), out=tmp_path_factory.mktemp("reference"), **QUICK)
+    return run.folder
+
+
+def test_a_run_writes_records_keyed_by_schedule_index(reference):
+    lines = (reference / "games.jsonl").read_text().splitlines()
+    config = random_config()
+    schedule = make_schedule(config.labels, seats=4, n_games=12, seed=3)
+    assert len(lines) == 12
+    for line, scheduled in zip(lines, schedule, strict=True):
+        record = GameRecord.from_json(line)
+        info = record.header["tournament"]
+        assert info["game"] == scheduled.index and info["seats"] == list(scheduled.seats)
+        assert record.seed == scheduled.seed
+        assert [a["name"] for a in record.header["agents"]] == list(scheduled.seats)
+        replay_record(record)  # the rules agree with every record
+    stored = json.loads((reference / "config.json").read_text())
+    assert stored["config"] == config.to_dict() and stored["schedule"]["games"] == 12
+    assert reference.name.startswith("tournament__random-b-cautious__3__")
+
+
+def test_two_workers_give_the_same_files(reference, tmp_path):
+    run = run_tournament(random_config(), out=tmp_path, workers=2, **QUICK)
+    assert files_of(run.folder) == files_of(reference)
+
+
+def test_resume_after_an_interruption_and_a_torn_last_line(reference, tmp_path):
+    config = random_config()
+    first = run_tournament(config, out=tmp_path, stop_after=5, **QUICK)
+    assert first.played == 5 and first.results is None
+    assert not (first.folder / "results.json").exists()
+    games = first.folder / "games.jsonl"
+    torn = (reference / "games.jsonl").read_text().splitlines()[5][:300]
+    with open(games, "a") as handle:  # the crash came in the middle of writing game 5
+        handle.write(torn)
+    second = run_tournament(config, resume=first.folder, stop_after=3, **QUICK)
+    assert second.dropped_bytes == 300 and second.already == 5 and second.played == 3
+    third = run_tournament(config, resume=first.folder, workers=2, **QUICK)
+    assert third.already == 8 and third.played == 4 and third.dropped_bytes == 0
+    assert files_of(first.folder) == files_of(reference)
+    again = run_tournament(config, resume=first.folder, **QUICK)  # nothing left to play
+    assert again.played == 0 and files_of(first.folder) == files_of(reference)
+
+
+def test_resume_after_a_kill(reference, tmp_path):
+    config = random_config(games=100, agents=("random", "b=random"))
+    command = [sys.executable, "-m", "dixit_ai.cli", "tournament", "--agents",
+               "random,b=random", "--players", "4", "--games", "100", "--seed", "3",
+               "--out", str(tmp_path / "killed"), "--no-progress", "--rating-resamples", "10",
+               "--resamples", "100"]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    games: list[Path] = []
+    while time.monotonic() < deadline and process.poll() is None:
+        games = list((tmp_path / "killed").glob("*/games.jsonl"))
+        if games and games[0].read_bytes().count(b"\n") >= 3:
+            break
+        time.sleep(0.02)
+    process.kill()
+    process.wait()
+    assert games, "the tournament never started"
+    folder = games[0].parent
+    resumed = run_tournament(config, resume=folder, **QUICK)
+    assert resumed.already + resumed.played == 100 and resumed.played > 0
+    whole = run_tournament(config, out=tmp_path / "whole", **QUICK)
+    assert files_of(folder) == files_of(whole.folder)
+
+
+def test_reusing_agents_across_games_changes_nothing():
+    config = random_config()
+    schedule = make_schedule(config.labels, seats=4, n_games=8, seed=3)
+    reused = GamePlayer(config)
+    assert [reused.play(g) for g in schedule] == [GamePlayer(config).play(g) for g in schedule]
+
+
+def test_clip_agents_reused_across_games_play_as_fresh_ones():
+    """The property behind "any worker count, same records", for the embedding players.
+
+    On vectors (no model to load): the players' logic is the shipped one.
+    """
+    pytest.importorskip("models.players")
+    from tests.players.conftest import vector_resources
+
+    resources = vector_resources(n_cards=84)
+    shared = {"deck": resources, "calibration": None, "n_simulations": 8, "pair_clues": 2}
+    config = TournamentConfig(
+        agents=({"label": "greedy", "agent": "clip-greedy", "kwargs": shared},
+                {"label": "expected", "agent": "clip-expected", "kwargs": shared}, "random"),
+        players=4, games=8, seed=1, max_rounds=5)
+    schedule = make_schedule(config.labels, seats=4, n_games=8, seed=1)
+    reused = GamePlayer(config)
+    played = [reused.play(g) for g in schedule]
+    assert played == [GamePlayer(config).play(g) for g in schedule]
+    assert any(r.clue not in CLUE_WORDS for r in GameRecord.from_json(played[0]).rounds)
+
+
+# ---------------------------------------------------------------------- bad input
+
+@pytest.mark.parametrize(("changes", "match"), [
+    ({"agents": ("random", "nobody")}, r"no agent named 'nobody'; registered agents: .*random"),
+    ({"agents": ("random",)}, r"at least 2 agents"),
+    ({"agents": ("random", "random")}, r"'random' is entered twice"),
+    ({"players": 9}, r"player"),
+    ({"games": 0}, r"games must be an int of at least 1"),
+    ({"seed": -1}, r"seed must be"),
+    ({"edition": "monopoly"}, r"unknown edition"),
+    ({"on_failure": "ignore"}, r"on_failure"),
+    ({"deck": "dream:size=20"}, r"card"),
+])
+def test_bad_configs_are_refused_before_any_game(changes, match, tmp_path):
+    with pytest.raises(ValueError, match=match):
+        run_tournament(random_config(**changes), out=tmp_path, **QUICK)
+    assert not list(tmp_path.iterdir())  # no run folder made
+
+
+def test_an_agent_that_cannot_be_made_fails_the_run_with_its_error(tmp_path):
+    bad = {"label": "bad", "agent": "random", "kwargs": {"no_such_option": 1}}
+    config = random_config(agents=("random", bad))
+    for workers in (1, 2):
+        with pytest.raises(TypeError, match="no_such_option"):
+            run_tournament(config, out=tmp_path / str(workers), workers=workers, **QUICK)
+
+
+def test_bad_agent_entries():
+    with pytest.raises(ValueError, match="needs 'agent'"):
+        TournamentConfig(agents=({"label": "x"}, "random"))
+    with pytest.raises(ValueError, match="unknown key"):
+        TournamentConfig(agents=({"agent": "random", "seats": 2}, "random"))
+    with pytest.raises(ValueError, match="'label'"):
+        TournamentConfig(agents=({"agent": "random", "kwargs": {"name": "x"}}, "random"))
+
+
+def test_resume_refuses_what_is_not_this_tournament(reference, tmp_path):
+    config = random_config()
+    with pytest.raises(ResumeError, match="no such run folder"):
+        run_tournament(config, resume=tmp_path / "missing", **QUICK)
+    with pytest.raises(ResumeError, match=r"not a tournament run folder \(no config.json\)"):
+        run_tournament(config, resume=tmp_path, **QUICK)
+    with pytest.raises(ResumeError, match=r"another tournament.*games: 12 != 24"):
+        run_tournament(random_config(games=24), resume=reference, **QUICK)
+    with pytest.raises(ResumeError, match=r"another tournament.*agents"):
+        run_tournament(random_config(agents=("random", "c=random")), resume=reference, **QUICK)
+
+
+def copy_run(reference: Path, target: Path, lines: list[str]) -> Path:
+    target.mkdir()
+    (target / "config.json").write_bytes((reference / "config.json").read_bytes())
+    (target / "games.jsonl").write_text("".join(line + "\n" for line in lines))
+    return target
+
+
+def test_resume_refuses_corrupt_records(reference, tmp_path):
+    config = random_config()
+    lines = (reference / "games.jsonl").read_text().splitlines()
+    broken = copy_run(reference, tmp_path / "broken", [lines[0], lines[1][:-9], lines[2]])
+    with pytest.raises(ResumeError, match=r"games.jsonl, line 2: not valid JSON"):
+        run_tournament(config, resume=broken, **QUICK)
+    twice = copy_run(reference, tmp_path / "twice", [lines[0], lines[1], lines[1]])
+    with pytest.raises(ResumeError, match=r"line 3: game 1 is recorded twice"):
+        run_tournament(config, resume=twice, **QUICK)
+    record = json.loads(lines[1])
+    record["header"]["seed"] += 1
+    other = copy_run(reference, tmp_path / "other", [lines[0], json.dumps(record)])
+    with pytest.raises(ResumeError, match=r"line 2: game 1 does not match the schedule"):
+        run_tournament(config, resume=other, **QUICK)
+    stored = json.loads((reference / "config.json").read_text())
+    stored["schedule"]["fingerprint"] = "0" * 64
+    changed = copy_run(reference, tmp_path / "changed", lines[:2])
+    (changed / "config.json").write_text(json.dumps(stored))
+    with pytest.raises(ResumeError, match="schedule differs"):
+        run_tournament(config, resume=changed, **QUICK)
+
+
+def test_the_shipped_tournament_file():
+    config = load_config(ROOT / "configs" / "tournaments" / "clip-four.yaml")
+    config.validate()
+    assert config.labels == ["clip-greedy", "clip-expected", "clip-obvious", "random"]
+    assert (config.players, config.games, config.name) == (5, 500, "clip-four")
+    assert os.path.basename(str(config.deck)) == "dream"
+
+
+def test_the_package_imports_no_model_code():
+    code = ("import sys, dixit_ai.tournament, dixit_ai.cli.tournament; "
+            "heavy = {'torch', 'models', 'envs', 'ray', 'matplotlib', 'openskill'}; "
+            "print(sorted(heavy & set(sys.modules)))")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
+                            text=True, check=True)
+    assert result.stdout.strip() == "[]"
