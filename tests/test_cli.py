@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from dixit_ai.cli import main
+from dixit_ai.cli import build_parser, main
 from dixit_ai.records import read_records
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -19,9 +20,13 @@ def test_every_command_has_help(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(["--help"])
     assert exit_.value.code == 0
-    commands = [line.split()[0] for line in capsys.readouterr().out.splitlines()
-                if line.startswith("    ") and line.split()]
-    assert {"simulate", "replay", "agents"} <= set(commands)
+    listing = capsys.readouterr().out
+    parser = build_parser()
+    (subparsers,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    commands = list(subparsers.choices)
+    assert set(commands) >= {"simulate", "replay", "deck", "bench", "tournament", "train",
+                             "serve", "play", "agents", "cache"}  # design.md's commands
+    assert all(command in listing for command in commands)
     for command in commands:
         with pytest.raises(SystemExit) as exit_:
             main([command, "--help"])

@@ -6,9 +6,20 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from dixit_ai.cli import agents, cache, deck, play, replay, simulate, train
+from dixit_ai.cli import (
+    agents,
+    bench,
+    cache,
+    deck,
+    play,
+    replay,
+    serve,
+    simulate,
+    tournament,
+    train,
+)
 
-SUBCOMMANDS = (simulate, replay, deck, agents, train, cache, play)
+SUBCOMMANDS = (simulate, replay, deck, agents, train, cache, play, serve, bench, tournament)
 
 
 def build_parser() -> argparse.ArgumentParser:
