@@ -174,18 +174,9 @@ def play_game(
     for seat, agent in enumerate(players):
         agent.reset(seat=seat, rng=np.random.default_rng(streams[seat + 1]))
 
-    header = {
-        "format": RECORD_FORMAT,
-        "edition": rules.name,
-        "rules": rules.parameters(),
-        "n_players": n_players,
-        "seed": int(seed),
-        "deck": deck_entry,
-        "agents": [agent.describe() for agent in players],
-        "on_failure": on_failure,
-        "max_rounds": max_rounds,
-        "versions": {"dixit-ai": _version("dixit-ai"), "numpy": np.__version__},
-    }
+    header = record_header(rules, n_players, int(seed), deck_entry,
+                           [agent.describe() for agent in players], on_failure=on_failure,
+                           max_rounds=max_rounds)
     rounds: list[RoundRecord] = []
     failures: list[Failure] = []
     status: Literal["complete", "aborted", "truncated"] = "complete"
@@ -219,7 +210,7 @@ def play_game(
             notes.setdefault(str(seat), {})[phase.value] = seat_notes
         state = next_state
         if len(state.results) > len(rounds):
-            rounds.append(_round_record(state, prediction, notes))
+            rounds.append(round_record(state, prediction, notes))
             notes, prediction = {}, None
 
     return GameRecord(
@@ -232,8 +223,27 @@ def play_game(
     )
 
 
-def _round_record(state: GameState, prediction: float | None,
-                  notes: dict[str, Any]) -> RoundRecord:
+def record_header(rules: RuleSet, n_players: int, seed: int, deck_entry: dict[str, Any],
+                  agents: Sequence[dict[str, Any]], *, on_failure: FailurePolicy,
+                  max_rounds: int | None) -> dict[str, Any]:
+    """A game record's header: edition, rules, seed, deck, agents and versions."""
+    return {
+        "format": RECORD_FORMAT,
+        "edition": rules.name,
+        "rules": rules.parameters(),
+        "n_players": n_players,
+        "seed": seed,
+        "deck": deck_entry,
+        "agents": list(agents),
+        "on_failure": on_failure,
+        "max_rounds": max_rounds,
+        "versions": {"dixit-ai": _version("dixit-ai"), "numpy": np.__version__},
+    }
+
+
+def round_record(state: GameState, prediction: float | None,
+                 notes: dict[str, Any]) -> RoundRecord:
+    """The record of the round ``state`` has just revealed (its last result)."""
     result = state.results[-1]
     return RoundRecord(
         round=result.round,

@@ -19,14 +19,13 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import metadata
 from typing import Any, Literal
 
 import numpy as np
 
 from dixit_ai.agents import Agent
-from dixit_ai.match import decide, fallback_action, game_streams
-from dixit_ai.records import RECORD_FORMAT, Failure, GameRecord, RoundRecord
+from dixit_ai.match import decide, fallback_action, game_streams, record_header, round_record
+from dixit_ai.records import Failure, GameRecord, RoundRecord
 from dixit_ai.rules import (
     Action,
     GameState,
@@ -244,7 +243,7 @@ class Session:
         if event.get("failure"):
             self.failures.append(Failure(**event["failure"]))
         if len(self.state.results) > len(self.rounds):
-            self.rounds.append(_round_record(self.state, self._prediction, self._notes))
+            self.rounds.append(round_record(self.state, self._prediction, self._notes))
             self._notes, self._prediction = {}, None
         if (self.state.phase, self.state.round) != (before.phase, before.round):
             self.phase_start = self.state
@@ -275,22 +274,12 @@ class Session:
         Args:
             agents: One description per seat (``Agent.describe()`` for bots).
         """
-        header = {
-            "format": RECORD_FORMAT,
-            "edition": self.rules.name,
-            "rules": self.rules.parameters(),
-            "n_players": self.n_players,
-            "seed": self.seed,
-            "deck": self.deck_entry,
-            "agents": list(agents),
-            "on_failure": "forfeit",
-            "max_rounds": None,
-            "versions": {"dixit-ai": _version("dixit-ai"), "numpy": np.__version__},
-            "web": {
-                "players": [seat.name for seat in self.seats],
-                "controllers": [seat.controller for seat in self.seats],
-                "takeovers": list(self.takeovers),
-            },
+        header = record_header(self.rules, self.n_players, self.seed, self.deck_entry,
+                               agents, on_failure="forfeit", max_rounds=None)
+        header["web"] = {
+            "players": [seat.name for seat in self.seats],
+            "controllers": [seat.controller for seat in self.seats],
+            "takeovers": list(self.takeovers),
         }
         over = self.state.is_over
         return GameRecord(
@@ -343,36 +332,6 @@ def failure_event(seat: int, phase_state: GameState, error: Exception,
                     "penalty": "forfeit"}}
     result: dict[str, Any] = to_json_ready(event)
     return result
-
-
-def _version(package: str) -> str:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return "unknown"
-
-
-def _round_record(state: GameState, prediction: float | None,
-                  notes: dict[str, Any]) -> RoundRecord:
-    result = state.results[-1]
-    return RoundRecord(
-        round=result.round,
-        storyteller=result.storyteller,
-        clue=result.clue,
-        clue_kind=result.clue_kind,
-        predicted_guess_rate=prediction,
-        storyteller_card=result.storyteller_card,
-        played=[list(cards) for cards in result.played],
-        board=list(result.board),
-        board_owner=list(result.board_owner),
-        votes={seat: list(result.votes[seat]) for seat in range(state.n_players)
-               if result.votes[seat]},
-        points=list(result.points),
-        scores=list(result.scores),
-        forfeits=list(result.forfeits),
-        reshuffled=result.reshuffled,
-        notes=notes,
-    )
 
 
 __all__ = [
