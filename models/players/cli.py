@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import runpy
+import sys
 import types
 import typing
 from pathlib import Path
@@ -24,6 +25,9 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
+"""The scripts of a source checkout or editable install."""
+INSTALLED_SCRIPTS = Path(sys.prefix) / "share" / "dixit-ai" / "scripts"
+"""Where a wheel installs the same scripts (``data-files`` in ``pyproject.toml``)."""
 
 
 def _parser_for(cls: type, description: str) -> argparse.ArgumentParser:
@@ -64,8 +68,17 @@ def parse_args(cls: type[T], argv: list[str] | None = None, description: str = "
     return cls(**vars(namespace))
 
 
+def script_path(name: str) -> Path:
+    """The path of ``scripts/<name>``, in a checkout or where a wheel installed it."""
+    for folder in (SCRIPTS, INSTALLED_SCRIPTS):
+        if (folder / name).is_file():
+            return folder / name
+    raise FileNotFoundError(f"scripts/{name} is neither in {SCRIPTS} nor in {INSTALLED_SCRIPTS}; "
+                            "reinstall dixit-ai")
+
+
 def _script_main(name: str) -> Any:
-    module = runpy.run_path(str(SCRIPTS / name), run_name="dixit_ai_script")
+    module = runpy.run_path(str(script_path(name)), run_name="dixit_ai_script")
     return module["main"]
 
 
