@@ -15,6 +15,7 @@ import math
 import os
 import re
 import tempfile
+import textwrap
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -272,7 +273,7 @@ def plot_intervals(path: str | os.PathLike[str], labels: Sequence[str],
         ax.axvline(reference, color="grey", linestyle="--", linewidth=1, label=reference_label)
     ax.set_yticks(np.arange(n)[::-1], labels)
     ax.set_xlabel(xlabel)
-    ax.set_title(title)
+    ax.set_title(textwrap.fill(title, 72), fontsize="medium")
     ax.grid(axis="x", alpha=0.3)
     if k > 1 or reference is not None:
         ax.legend(loc="best", fontsize="small")
