@@ -12,6 +12,7 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -72,9 +73,9 @@ def register(subparsers: Any) -> None:
                       help="truncate each game after this many rounds")
     what.add_argument("--name", default=None, help="name of the run (default: the agents)")
     how = parser.add_argument_group("how it runs (never changes a result)")
-    how.add_argument("--workers", type=int, default=1,
+    how.add_argument("--workers", type=int, default=None,
                      help="worker processes (local) or actors (ray); 1 plays in this process "
-                          "(default 1)")
+                          "(default: one per CPU core, at most the number of games)")
     how.add_argument("--backend", choices=BACKENDS, default="local",
                      help="local processes (default) or Ray (pip install 'dixit-ai[dist]')")
     how.add_argument("--address", default=None,
@@ -143,10 +144,12 @@ def run(args: argparse.Namespace) -> int:
         print_leaderboard(results, title=f"Tournament {name}")
         _print_files(files)
         return 0
-    if args.workers < 1:
+    if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be at least 1, not {args.workers}")
     config = build_config(args)
     config.validate()
+    if args.workers is None:
+        args.workers = max(1, min(os.cpu_count() or 1, config.games))
     period = balance_period(len(config.agents), config.players)
     if config.games % period:
         print(f"note: {config.games} games is not a multiple of {period}: the seats are "
