@@ -47,10 +47,11 @@ def test_towers_are_checked_against_pinned_hashes(monkeypatch):
 def test_quality_on_held_out_cards():
     """A fast version of the issue's table on 100 held-out cards (seed 9002, never trained on).
 
-    The committed head measures 0.988 / 0.704 / 0.382 here (0.985 / 0.701 / 0.382 on the 600
-    cards of seed 9001); the issue's bar is 0.95 / 0.70 / 0.40. The thresholds sit at the bar for
-    captions and three points below the measured figures otherwise (numerical differences across
-    machines), so a head that falls visibly short of today's fails.
+    The committed head (12,000 training cards) measures 0.994 / 0.726 / 0.389 here (0.992 /
+    0.714 / 0.403 on the 600 cards of seed 9001); the issue's bar is 0.95 / 0.70 / 0.40. The
+    thresholds sit at the bar for captions and three points below the measured figures otherwise
+    (numerical differences across machines; 100 cards are a noisy sample), so a head that falls
+    visibly short of today's fails.
     """
     from dixit_ai.decks import load_deck
     from models.cache import embed_deck
@@ -67,8 +68,8 @@ def test_quality_on_held_out_cards():
     )
     scores = score_boards(boards, vectors, embedder.embed_texts)
     assert scores["caption"]["accuracy"] >= 0.95
-    assert scores["object"]["accuracy"] >= 0.67
-    assert scores["association"]["accuracy"] >= 0.35
+    assert scores["object"]["accuracy"] >= 0.69
+    assert scores["association"]["accuracy"] >= 0.36
 
 
 def test_photographs_are_ranked_well_above_chance():
