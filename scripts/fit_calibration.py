@@ -1,4 +1,5 @@
-"""Fit the guess model (temperature, bias) to recorded games and draw a reliability diagram.
+"""Fit the guess model (temperature, bias, vote correlation) to recorded games; draw a reliability
+diagram.
 
 Reads game records (JSON Lines written by ``dixit-ai simulate`` or the web table, or played here
 with ``--play-games``), fits :class:`models.players.GuessModel` to every recorded vote by maximum
@@ -24,6 +25,7 @@ from pathlib import Path
 from dixit_ai import read_records, write_records
 from models.players.agent import DEFAULT_CALIBRATION
 from models.players.calibration import (
+    fit_correlation,
     fit_guess_model,
     log_likelihood,
     plot_reliability,
@@ -87,11 +89,14 @@ def main(argv: list[str] | None = None) -> int:
     resources = load_resources(args.embedder, deck, vocabulary_size=300 if args.smoke else None)
     observations = vote_observations(records, resources.cards, resources.texts)
     model = fit_guess_model(observations, fit_bias=args.fit_bias)
+    correlation, between = fit_correlation(records, resources.cards, resources.texts, model)
+    model = GuessModel(model.temperature, model.bias, correlation)
     before = GuessModel()
     summary = {
         "votes": len(observations), "rounds": sum(len(r.rounds) for r in records),
         "games": len(records), "embedder": resources.fingerprint, "deck": deck,
-        "fitted": {"temperature": model.temperature, "bias": model.bias},
+        "fitted": {"temperature": model.temperature, "bias": model.bias,
+                   "correlation": model.correlation, "correlation_evidence": between},
         "log_likelihood": {"fitted": log_likelihood(observations, model.temperature, model.bias),
                            "built-in": log_likelihood(observations, before.temperature,
                                                       before.bias)},
@@ -102,7 +107,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.write_default:
         model.save(DEFAULT_CALIBRATION, **notes)
     print(f"fitted temperature {model.temperature:.4f}, bias {model.bias:.3f} "
-          f"on {len(observations)} votes; wrote {out}")
+          f"on {len(observations)} votes; correlation {model.correlation:.2f} (rounds with 2 to "
+          f"n-1 finders: {between['between_observed']:.0f} observed, "
+          f"{between['between_independent']:.1f} if votes were independent); wrote {out}")
 
     predicted, observed, _ = predictions_of(records)
     if predicted:

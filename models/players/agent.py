@@ -9,11 +9,21 @@ outside the agent's deck raises an error that says so.
 
 What an agent knows: only its :class:`~dixit_ai.rules.View` and what it remembers of earlier
 views. Cards it has not seen, from which a storyteller deals the opponents' simulated hands, are
-the deck minus its hand, the discard pile, the board and its own played cards.
+the deck minus its hand, the discard pile, the board and its own played cards. It also
+remembers the revealed rounds (``view.last_round``): an opponent who played card ``d`` as a decoy
+for clue ``X`` held no card more similar to ``X`` than ``d`` at that time, so such a card is in
+its hand now only if it drew it since (:meth:`ClipAgent.hand_weights`), which the storyteller's
+simulated deals take into account.
+
+The calibration file (``models/data/guess_model.json``) names the embedder fingerprint it was
+fitted for; an agent over another embedder warns (:class:`CalibrationMismatchWarning`) and still
+uses it, since similarities of another model live on another scale: refit it with
+``scripts/fit_calibration.py --embedder NAME``.
 """
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -40,21 +50,53 @@ def _resolve_path(path: str | Path) -> Path:
     return Path(__file__).resolve().parents[2] / candidate
 
 
+HAND_ODDS_FLOOR = 0.05
+"""The least odds that an opponent holds a card that earlier rounds ruled out."""
+
+
+class CalibrationMismatchWarning(UserWarning):
+    """A guess model fitted for one embedder is used with another."""
+
+
+def calibration_path(calibration: str | Path | None) -> Path | None:
+    """The calibration file an agent's ``calibration`` argument names (``None``: none)."""
+    if calibration == "default":
+        return DEFAULT_CALIBRATION if DEFAULT_CALIBRATION.exists() else None
+    return None if calibration is None else _resolve_path(calibration)
+
+
 def load_guess_model(calibration: str | Path | None, temperature: float | None,
                      bias: float | None) -> tuple[GuessModel, str]:
     """The guess model from a calibration file and/or explicit parameters, and its source."""
     model, source = GuessModel(), "built-in"
-    if calibration == "default":
-        if DEFAULT_CALIBRATION.exists():
-            model, source = GuessModel.load(DEFAULT_CALIBRATION), str(DEFAULT_CALIBRATION.name)
-    elif calibration is not None:
-        path = _resolve_path(calibration)
-        model, source = GuessModel.load(path), str(path)
+    path = calibration_path(calibration)
+    if path is not None:
+        model = GuessModel.load(path)
+        source = str(path.name) if calibration == "default" else str(path)
     if temperature is not None or bias is not None:
         model = GuessModel(model.temperature if temperature is None else float(temperature),
-                           model.bias if bias is None else float(bias))
+                           model.bias if bias is None else float(bias), model.correlation)
         source += " (overridden)"
     return model, source
+
+
+def check_calibration_embedder(calibration: str | Path | None, fingerprint: str) -> bool:
+    """Warn (:class:`CalibrationMismatchWarning`) when the calibration file was fitted for
+    another embedder than ``fingerprint``; ``True`` when it matches or says nothing."""
+    path = calibration_path(calibration)
+    if path is None:
+        return True
+    fitted = GuessModel.fitted_for(path)
+    if fitted is None or fitted == fingerprint:
+        return True
+    warnings.warn(
+        f"the guess model in {path} was fitted for embedder {fitted}, but this agent uses "
+        f"{fingerprint}: its temperature and bias are on another model's similarity scale, so "
+        "predicted guess rates may be miscalibrated. Refit it for this embedder: python "
+        "scripts/fit_calibration.py --embedder NAME --play-games 40 --out FILE, then pass "
+        "calibration=FILE (or guess_temperature=... and guess_bias=...).",
+        CalibrationMismatchWarning, stacklevel=3)
+    return False
 
 
 class ClipAgent:
@@ -83,6 +125,8 @@ class ClipAgent:
         policy: Path to a learned policy checkpoint (``scripts/train_storyteller.py``).
         policy_greedy: Whether the policy picks its most probable candidate (else samples).
         text_generator: Path to a local causal language model proposing extra clues.
+        infer_hands: The storyteller deals the opponents' simulated hands with what earlier
+            rounds revealed about them (:meth:`hand_weights`); else uniformly.
         seed: When given, the agent's generator derives from ``(seed, seat)`` instead of the
             match's stream.
     """
@@ -111,6 +155,7 @@ class ClipAgent:
         policy: str | None = None,
         policy_greedy: bool = True,
         text_generator: str | None = None,
+        infer_hands: bool = True,
         seed: int | None = None,
     ) -> None:
         self.name = name
@@ -139,10 +184,15 @@ class ClipAgent:
             generator=generator,
         )
         self.avoid_repeats = avoid_repeats
+        self.infer_hands = infer_hands
         self.seed = seed
         self.seat = -1
         self.rng: np.random.Generator | None = None
         self._resources: PlayerResources | None = None
+        self._calibration_arg = calibration
+        self._calibration_checked = guess_temperature is not None and guess_bias is not None
+        self._history: dict[int, Any] = {}
+        self._piles: dict[int, int] = {}
         self._told: set[str] = set()
         self._seen_played: set[int] = set()
         self.last_story: StoryDecision | None = None
@@ -155,6 +205,9 @@ class ClipAgent:
         if self._resources is None:
             self._resources = load_resources(self.embedder, self.deck, self.vocabulary,
                                              self.vocabulary_size, self.device)
+        if not self._calibration_checked:
+            self._calibration_checked = True
+            check_calibration_embedder(self._calibration_arg, self._resources.fingerprint)
         return self._resources
 
     def _generator(self) -> np.random.Generator:
@@ -167,19 +220,67 @@ class ClipAgent:
         seen = set(view.hand) | set(view.discard) | set(view.board) | set(view.my_cards)
         return [card for card in self.resources.card_ids if card not in seen]
 
+    def _remember(self, view: View) -> None:
+        """Keep the revealed rounds (forgetting them when the discard pile was reshuffled)."""
+        last = view.last_round
+        self._piles.setdefault(view.round, view.draw_pile_size)
+        if last is None or last.round in self._history:
+            return
+        if last.reshuffled:
+            self._history.clear()
+        self._history[last.round] = last
+
+    def hand_weights(self, view: View, unseen: list[int]) -> np.ndarray | None:
+        """Relative odds that each opponent (seat order after this one) holds each unseen card.
+
+        An opponent who played ``d`` (the most similar card of its hand, as decoy pickers do)
+        for clue ``X`` in round ``t`` then held no card more similar to ``X``; such a card can
+        be in its hand now only if it drew it since, which it did ``r - t`` times (``r`` the
+        current round), against ``hand_size`` chances for a card never ruled out: odds
+        ``(r - t) / hand_size`` (at most 1). ``None`` when nothing is known, in team games
+        (partners do not vote) and once the discard pile was reshuffled.
+        """
+        rules = view.rules
+        if not self._history or not unseen or rules.teams:
+            return None
+        opponents = [(self.seat + i) % view.n_players for i in range(1, view.n_players)]
+        hand_size = rules.hand_size_for(view.n_players)
+        weights = np.ones((len(opponents), len(unseen)))
+        resources = self.resources
+        for t, past in self._history.items():
+            draws = sum(1 for r in range(t, view.round) if self._piles.get(r, 1) > 0)
+            # Never quite 0: a player who does not play its most similar card (a human, a
+            # bluffing bot) may still hold a card ruled out this way.
+            odds = max(HAND_ODDS_FLOOR, min(1.0, draws / hand_size))
+            if odds >= 1.0:
+                continue
+            sims = resources.clue_similarities(past.clue, unseen)
+            for g, seat in enumerate(opponents):
+                if seat == past.storyteller or seat >= len(past.played) or not past.played[seat]:
+                    continue
+                played = resources.clue_similarities(past.clue, list(past.played[seat]))
+                ruled_out = sims > float(played.min()) + 1e-6
+                weights[g, ruled_out] = np.minimum(weights[g, ruled_out], odds)
+        return weights
+
     # ------------------------------------------------------------------ the protocol
 
     def reset(self, *, seat: int, rng: np.random.Generator) -> None:
         self.seat = seat
         self.rng = rng if self.seed is None else np.random.default_rng([self.seed, seat])
         self._told = set()
+        self._history = {}
+        self._piles = {}
         self.last_story = None
 
     def tell(self, view: View) -> Story:
+        self._remember(view)
+        unseen = self.unseen_cards(view)
         decision = self.storyteller.decide(
             view, self.resources, self.model, self._generator(),
             told=self._told if self.avoid_repeats else frozenset(),
-            unseen=self.unseen_cards(view))
+            unseen=unseen,
+            hand_weights=self.hand_weights(view, unseen) if self.infer_hands else None)
         self._told.add(decision.clue)
         self.last_story = decision
         kind = "word" if " " not in decision.clue else "sentence"
@@ -187,6 +288,7 @@ class ClipAgent:
                      predicted_guess_rate=round(decision.guess_rate, 4), info=decision.info)
 
     def play(self, view: View) -> Choice:
+        self._remember(view)
         if view.clue is None:
             raise ValueError("play() needs the clue")
         resources = self.resources
@@ -199,6 +301,7 @@ class ClipAgent:
         return Choice(tuple(view.hand[i] for i in picks), info)
 
     def vote(self, view: View) -> Choice:
+        self._remember(view)
         if view.clue is None or not view.board:
             raise ValueError("vote() needs the clue and the board")
         resources = self.resources
@@ -217,7 +320,9 @@ class ClipAgent:
             "vocabulary": {"name": resources.vocabulary.name, "size": len(resources.vocabulary),
                            "fingerprint": resources.vocabulary.fingerprint[:16]},
             "guess_model": {"temperature": self.model.temperature, "bias": self.model.bias,
+                            "correlation": self.model.correlation,
                             "source": self.calibration},
+            "infer_hands": self.infer_hands,
             "vote_temperature": self.guesser.temperature,
             "bluff": self.decoys.bluff,
             "mode": story.mode, "target_guess_rate": story.target_guess_rate,

@@ -203,3 +203,45 @@ def plot_reliability(result: Reliability, path: Any, title: str) -> bool:
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return True
+
+
+def fit_correlation(records: Iterable[Any], card_vectors: Any, text_vectors: Any,
+                    model: GuessModel) -> tuple[float, dict[str, float]]:
+    """Estimate how much of the voters' noise is shared within a round (``correlation``).
+
+    With shared noise (correlation 1) the finders of a round are nobody, one voter or everyone
+    (:mod:`models.players.simulation`); independent voters also produce "between" counts (2 to
+    ``n - 1`` finders). Given each voter's probability of finding the card on the recorded
+    board (the guess model, the voter's own cards excluded), independent voters would give an
+    expected number ``E`` of such rounds; the mixture gives ``(1 - correlation) * E``. The
+    estimate is ``1 - observed / E``, clipped to ``[0, 1]`` (``1`` when ``E`` is too small to
+    tell, under one round).
+
+    Returns:
+        ``(correlation, {"between_observed", "between_independent", "rounds"})``.
+    """
+    observed, expected, rounds = 0, 0.0, 0
+    for record in records:
+        for rnd in record.rounds:
+            voters = [int(s) for s, v in rnd.votes.items() if v]
+            if len(voters) < 3 or rnd.storyteller_card not in rnd.board:
+                continue
+            sims = card_vectors(rnd.board) @ text_vectors([rnd.clue])[0]
+            target = rnd.board.index(rnd.storyteller_card)
+            dist = np.zeros(len(voters) + 1)
+            dist[0] = 1.0
+            for seat in voters:
+                legal = [i for i, owner in enumerate(rnd.board_owner) if owner != seat]
+                p = model.vote_probabilities(sims[legal], legal.index(target))[
+                    legal.index(target)]
+                dist[1:] = dist[1:] * (1 - p) + dist[:-1] * p
+                dist[0] *= 1 - p
+            finders = sum(target in v for v in rnd.votes.values() if v)
+            rounds += 1
+            expected += float(dist[2:-1].sum())
+            observed += int(1 < finders < len(voters))
+    notes = {"between_observed": float(observed), "between_independent": expected,
+             "rounds": float(rounds)}
+    if expected < 1.0:
+        return 1.0, notes
+    return float(np.clip(1.0 - observed / expected, 0.0, 1.0)), notes

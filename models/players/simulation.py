@@ -13,11 +13,29 @@ guess rate (the probability that a guesser finds ``c``) and its expected points,
 cards the storyteller has not seen; each opponent plays its best decoy(s) for clue ``k`` (the
 hand card(s) most similar to it, as the decoy picker would with ``bluff=0``); each voter then
 votes by the guess model, never for its own card(s). Votes are not sampled: the probability that
-voter ``g`` finds the card is used directly (the expectation of a sampled vote, with less noise),
-and the number of finders is distributed as a sum of independent Bernoulli variables given the
-deal. The same deals serve every candidate (common random numbers), so candidates are compared
-on equal footing. Everything is one array expression over ``(simulations, voters, hand cards,
+voter ``g`` finds the card is used directly (the expectation of a sampled vote, with less noise).
+The same deals serve every candidate (common random numbers), so candidates are compared on
+equal footing. Everything is one array expression over ``(simulations, voters, hand cards,
 candidates)``: no Python loop over candidates.
+
+**Correlated votes.** The voters of one round read the same clue on the same board, so their
+errors are not independent: when the storyteller's card and a decoy are nearly tied, they all
+lean the same way. The guess model's ``correlation`` (``rho``) mixes two joint models with the
+same per-voter probabilities:
+
+* *shared* (``rho = 1``): one noisy reading of the board serves every voter. It is the
+  softmax's own random-utility form (a Gumbel perturbation of each board card's logit, the
+  Plackett-Luce ranking), drawn once per round; each voter then votes for the top card it may
+  vote for. Voter ``g`` finds the card iff every card ranked above it is ``g``'s, so the
+  finders are nobody, one voter (``g``, whose decoy(s) alone beat the card) or everyone.
+  Closed form, from ``P(card above every card of a set A) = w_card / (w_card + w(A))``:
+  ``P(all find) = p_all``, the card beats every decoy, and ``P(only g finds) = p_g - p_all``,
+  ``p_g`` the probability that voter ``g`` finds it (it beats every decoy but ``g``'s).
+* *independent* (``rho = 0``): every voter draws its own Gumbel noise; the number of finders
+  is a sum of independent Bernoulli variables given the deal.
+
+Deterministic guessers reading the same similarities (the bots) are the shared case; human
+tables lie in between. Either way the guess rate is the mean of the ``p_g``.
 """
 
 from __future__ import annotations
@@ -47,14 +65,19 @@ class GuessModel:
     Attributes:
         temperature: Softmax temperature over cosine similarities (``> 0``).
         bias: Logit added to the storyteller's card.
+        correlation: How much of the voters' noise is shared within a round, in ``[0, 1]``
+            (``1``: one reading of the board for every voter; ``0``: independent voters).
     """
 
     temperature: float = 0.03
     bias: float = 0.0
+    correlation: float = 1.0
 
     def __post_init__(self) -> None:
         if not self.temperature > 0:
             raise ValueError(f"temperature must be positive, not {self.temperature}")
+        if not 0.0 <= self.correlation <= 1.0:
+            raise ValueError(f"correlation must be in [0, 1], not {self.correlation}")
 
     def save(self, path: str | Path, **extra: object) -> None:
         """Write the parameters (and ``extra`` notes) as JSON."""
@@ -63,9 +86,17 @@ class GuessModel:
 
     @classmethod
     def load(cls, path: str | Path) -> GuessModel:
-        """Read parameters written by :meth:`save` (other keys are ignored)."""
+        """Read parameters written by :meth:`save` (other keys are ignored; a file without a
+        ``correlation`` gets the default, shared votes)."""
         data = json.loads(Path(path).read_text())
-        return cls(float(data["temperature"]), float(data.get("bias", 0.0)))
+        return cls(float(data["temperature"]), float(data.get("bias", 0.0)),
+                   float(data.get("correlation", 1.0)))
+
+    @staticmethod
+    def fitted_for(path: str | Path) -> str | None:
+        """The embedder fingerprint a calibration file was fitted for (``None``: not said)."""
+        value = json.loads(Path(path).read_text()).get("embedder")
+        return None if value is None else str(value)
 
     def vote_probabilities(self, sims: np.ndarray, storyteller_index: int | None = None
                            ) -> np.ndarray:
@@ -122,19 +153,35 @@ class SimulationResult:
 
 
 def draw_deals(rng: np.random.Generator, pool_size: int, n_simulations: int, n_opponents: int,
-               hand_size: int) -> np.ndarray:
+               hand_size: int, weights: np.ndarray | None = None) -> np.ndarray:
     """``(n_simulations, n_opponents, hand)`` indices into the pool, distinct within a deal.
 
     The hand is ``min(hand_size, pool_size // n_opponents)`` cards (at least one; when the pool is
     smaller than one card per opponent, cards are drawn with replacement).
+
+    Args:
+        weights: ``(n_opponents, pool_size)`` relative odds that each opponent holds each pool
+            card (what the storyteller inferred from earlier rounds), or ``None``: uniform.
+            Hands are then drawn opponent after opponent, each without replacement with these
+            odds (Gumbel top-k) from the cards not yet dealt.
     """
     if pool_size < 1:
         raise ValueError("no unseen cards to deal to the opponents")
     hand = max(1, min(hand_size, pool_size // max(n_opponents, 1)))
     if pool_size < n_opponents * hand:
         return rng.integers(0, pool_size, size=(n_simulations, n_opponents, hand))
-    order = rng.random((n_simulations, pool_size)).argsort(axis=1)[:, : n_opponents * hand]
-    return np.ascontiguousarray(order.reshape(n_simulations, n_opponents, hand))
+    if weights is None:
+        order = rng.random((n_simulations, pool_size)).argsort(axis=1)[:, : n_opponents * hand]
+        return np.ascontiguousarray(order.reshape(n_simulations, n_opponents, hand))
+    log_weights = np.log(np.maximum(np.asarray(weights, dtype=np.float64), 1e-12))
+    keys = log_weights[None, :, :] + rng.gumbel(size=(n_simulations, n_opponents, pool_size))
+    deals = np.empty((n_simulations, n_opponents, hand), dtype=np.int64)
+    rows = np.arange(n_simulations)[:, None]
+    for g in range(n_opponents):
+        if g:
+            keys[rows, g, deals[:, :g].reshape(n_simulations, -1)] = -np.inf
+        deals[:, g] = np.argpartition(-keys[:, g], hand - 1, axis=1)[:, :hand]
+    return deals
 
 
 def simulate(
@@ -194,24 +241,33 @@ def simulate(
     log_card = (hand_sims * inverse + model.bias).astype(np.float32)              # (h, K)
 
     # Voter by voter (a handful), each over (S, h, K): P(voter finds the card | deal).
+    rho = float(getattr(model, "correlation", 1.0))
+    independent = rho < 1.0
     rate_sum = np.zeros(hand_sims.shape, dtype=np.float64)
     shape = (n_sims, *hand_sims.shape)
     odds, found = _buffer("odds", shape), _buffer("found", shape)    # exp(L_g - l_c), P(find)
     middle = points_by_finders[1:-1]
     simple = n_voters < 2 or bool(np.all(middle == middle[0]))
     p_all = p_none = dist = None
-    for g in range(n_voters):
-        np.subtract(log_others[:, g, None, :], log_card[None, :, :], out=odds)
+
+    def finds(log_rest: np.ndarray) -> None:
+        """``found = 1 / (1 + exp(log_rest - l_c))`` and ``odds = 1 - found``, in place."""
+        np.subtract(log_rest[:, None, :], log_card[None, :, :], out=odds)
         # Log-odds beyond +-60 change probabilities by less than 1e-26; clipping them keeps
         # every number a normal float32 (denormals are many times slower).
         np.clip(odds, -60.0, 60.0, out=odds)
         with np.errstate(over="ignore", invalid="ignore"):
             np.exp(odds, out=odds)
             np.add(odds, 1.0, out=found)
-            np.reciprocal(found, out=found)                  # P(voter g finds), (S, h, K)
-        np.subtract(1.0, found, out=odds)                    # P(voter g misses)
+            np.reciprocal(found, out=found)
+        np.subtract(1.0, found, out=odds)
         np.maximum(odds, _FLOOR, out=odds)  # 1 - found: 0 when found rounds to 1
+
+    for g in range(n_voters):
+        finds(log_others[:, g])                              # P(voter g finds), (S, h, K)
         rate_sum += found.sum(axis=0)
+        if not independent:
+            continue
         np.maximum(found, _FLOOR, out=found)
         if simple:
             if p_all is None:
@@ -231,19 +287,40 @@ def simulate(
             dist[1:] = dist[1:] * odds + dist[:-1] * found
             dist[0] *= odds
     guess_rate = rate_sum / (n_sims * n_voters)
-    if simple:
-        assert p_all is not None and p_none is not None
-        mid_points = float(middle[0]) if len(middle) else 0.0
-        # Everything below is linear in p_all and p_none: average over deals first.
-        mean_all = p_all.sum(axis=0, dtype=np.float64) / n_sims
-        mean_none = p_none.sum(axis=0, dtype=np.float64) / n_sims
-        success_rate = 1.0 - mean_all - mean_none
-        expected_points = (mid_points * success_rate + points_by_finders[0] * mean_none
-                           + points_by_finders[-1] * mean_all)
+
+    # Shared reading of the board: nobody, exactly one voter, or everyone finds the card.
+    with np.errstate(divide="ignore"):
+        log_total = (np.log(suffix) + shift * inverse).astype(np.float32)         # (S, K)
+    finds(log_total)                                         # P(the card beats every decoy)
+    mean_found = rate_sum / n_sims                           # E[sum over voters of p_g]
+    if n_voters > 1:
+        all_shared = found.sum(axis=0, dtype=np.float64) / n_sims
+        one_shared = np.maximum(mean_found - n_voters * all_shared, 0.0)
     else:
-        assert dist is not None
-        success_rate = (1.0 - dist[0] - dist[-1]).mean(axis=0)
-        expected_points = np.tensordot(points_by_finders, dist, axes=1).mean(axis=0)
+        all_shared, one_shared = mean_found, np.zeros_like(mean_found)
+    none_shared = np.maximum(1.0 - all_shared - one_shared, 0.0)
+    success_rate = one_shared
+    expected_points = (float(points_by_finders[1]) * one_shared
+                       + float(points_by_finders[-1]) * all_shared
+                       + float(points_by_finders[0]) * none_shared)
+
+    if independent:
+        if simple:
+            assert p_all is not None and p_none is not None
+            mid_points = float(middle[0]) if len(middle) else 0.0
+            # Everything below is linear in p_all and p_none: average over deals first.
+            mean_all = p_all.sum(axis=0, dtype=np.float64) / n_sims
+            mean_none = p_none.sum(axis=0, dtype=np.float64) / n_sims
+            success_independent = 1.0 - mean_all - mean_none
+            points_independent = (mid_points * success_independent
+                                  + points_by_finders[0] * mean_none
+                                  + points_by_finders[-1] * mean_all)
+        else:
+            assert dist is not None
+            success_independent = (1.0 - dist[0] - dist[-1]).mean(axis=0)
+            points_independent = np.tensordot(points_by_finders, dist, axes=1).mean(axis=0)
+        success_rate = rho * success_rate + (1.0 - rho) * success_independent
+        expected_points = rho * expected_points + (1.0 - rho) * points_independent
     best_decoy = decoys.max(axis=2).max(axis=1).mean(axis=0)                # (K,)
     return SimulationResult(
         guess_rate=guess_rate,
@@ -251,3 +328,53 @@ def simulate(
         success_rate=success_rate,
         decoy_gap=hand_sims - best_decoy[None, :],
     )
+
+
+def sharp_outcomes(hand_sims: np.ndarray, pool_sims: np.ndarray, *, n_opponents: int,
+                   hand_size: int, bias_similarity: float = 0.0
+                   ) -> tuple[np.ndarray, np.ndarray] | None:
+    """Exact outcome probabilities for sharp guessers who share one reading of the board.
+
+    The limit of :func:`simulate` as the temperature goes to 0 with shared votes, averaged over
+    *every* deal instead of sampled ones (so with no sampling noise): voter ``g`` finds the card
+    iff no card of another opponent beats it, so what counts is the number ``b`` of unseen cards
+    more similar to the clue than the storyteller's card (its *beaters*). With ``U`` unseen
+    cards dealt ``H`` to each of ``G`` opponents (hypergeometric), everyone finds the card when
+    no beater was dealt, and exactly one voter finds it when the beaters dealt all went to one
+    opponent. Only for one decoy per opponent and every opponent voting.
+
+    Args:
+        hand_sims: ``(h, K)`` similarities of the hand cards to the candidate clues.
+        pool_sims: ``(U, K)`` similarities of the unseen cards.
+        n_opponents: ``G``.
+        hand_size: Cards per opponent's hand (capped as :func:`draw_deals` caps it).
+        bias_similarity: The guess model's bias times its temperature (added to the card).
+
+    Returns:
+        ``(p_one, p_all)``, each ``(h, K)``: the probabilities that exactly one voter, and that
+        every voter, finds the card; ``None`` when the pool is too small to deal the hands.
+    """
+    from math import comb
+
+    u = len(pool_sims)
+    g = max(n_opponents, 1)
+    hand = max(1, min(hand_size, u // g))
+    if u < g * hand:
+        return None
+    one = np.zeros(u + 1)
+    every = np.zeros(u + 1)
+    for b in range(u + 1):
+        every[b] = comb(u - b, g * hand) / comb(u, g * hand)
+        rest = u - hand
+        total = 0.0
+        for j in range(1, min(b, hand) + 1):
+            if rest < b - j:  # more beaters left than cards outside this hand
+                continue
+            first = comb(b, j) * comb(u - b, hand - j) / comb(u, hand)
+            others = comb(rest - (b - j), (g - 1) * hand) / comb(rest, (g - 1) * hand)
+            total += first * others
+        one[b] = g * total
+    sorted_pool = np.sort(np.asarray(pool_sims, dtype=np.float32), axis=0)          # (U, K)
+    card = np.asarray(hand_sims, dtype=np.float32) + np.float32(bias_similarity)
+    beaters = (sorted_pool[None, :, :] > card[:, None, :]).sum(axis=1)              # (h, K)
+    return one[beaters], every[beaters]

@@ -10,6 +10,12 @@ clues proposed by a local text generator (:mod:`models.players.textgen`). Every
   those within ``tolerance`` of the closest, the one with the most expected points);
 - ``mode="expected_points"``: the candidate with the most expected points;
 - or, given a learned :class:`~models.players.policy.LinearCluePolicy`, the policy's choice.
+
+The search estimates every candidate on ``n_simulations`` deals; its best ``refine`` candidates,
+and the best ``sharp_shortlist`` ones by the exact sharp-guesser estimate (every deal, no
+sampling noise: :func:`~models.players.simulation.sharp_outcomes`), are estimated again on
+``refine_simulations`` fresh deals, and the choice is made on those. The opponents' simulated
+hands follow what the agent inferred from earlier rounds (``hand_weights``) when it is given.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from models.players.simulation import (
     GuessModel,
     SimulationResult,
     draw_deals,
+    sharp_outcomes,
     simulate,
     storyteller_points_by_finders,
 )
@@ -73,6 +80,11 @@ class ClipStoryteller:
         refine: How many of the best candidates of the search are estimated again, on
             ``refine_simulations`` fresh deals, before choosing (``0``: choose on the search).
         refine_simulations: Deals of that second estimate.
+        sharp_shortlist: How many candidates the exact sharp-guesser estimate
+            (:func:`~models.players.simulation.sharp_outcomes`: every deal, no sampling noise)
+            adds to the shortlist that is estimated again (``0``: none). The choice is still
+            made on the calibrated simulation; this only keeps good candidates that 64 noisy
+            deals ranked too low from being lost.
         confirm_simulations: Fresh deals on which the chosen candidate and the runner-ups are
             simulated again: the recorded prediction then carries no selection bias (choosing
             the best of thousands of noisy estimates favours those that were overestimated).
@@ -89,6 +101,7 @@ class ClipStoryteller:
     runner_ups: int = 3
     refine: int = 48
     refine_simulations: int = 512
+    sharp_shortlist: int = 48
     confirm_simulations: int = 256
     policy: LinearCluePolicy | None = None
     generator: Any = None
@@ -136,6 +149,7 @@ class ClipStoryteller:
         *,
         told: set[str] | frozenset[str] = frozenset(),
         unseen: list[int],
+        hand_weights: np.ndarray | None = None,
     ) -> StoryDecision:
         """Choose the card and clue for ``view`` (the storyteller's view).
 
@@ -146,6 +160,9 @@ class ClipStoryteller:
             rng: The agent's generator (deals, policy sampling).
             told: Clues not to tell again.
             unseen: Cards the storyteller has not seen (the opponents' hands come from these).
+            hand_weights: ``(opponents, len(unseen))`` relative odds that each opponent holds
+                each unseen card (:meth:`models.players.ClipAgent.hand_weights`); ``None``:
+                uniform.
         """
         hand = list(view.hand)
         hand_vectors = resources.cards(hand)
@@ -175,8 +192,11 @@ class ClipStoryteller:
             columns = resources.clue_columns(extra)
             hand_sims = np.concatenate([hand_sims, columns[resources.rows(hand)]], axis=1)
             pool_sims = np.concatenate([pool_sims, columns[pool_rows]], axis=1)
+        if hand_weights is not None and (not unseen or hand_weights.shape != (n_players - 1,
+                                                                             len(unseen))):
+            hand_weights = None
         deals = draw_deals(rng, len(pool_rows), self.n_simulations, n_players - 1,
-                           rules.hand_size_for(n_players))
+                           rules.hand_size_for(n_players), hand_weights)
         result = simulate(hand_sims, pool_sims, deals, n_voters=n_voters,
                           cards_per_guesser=view.cards_to_play, model=model,
                           points_by_finders=storyteller_points_by_finders(rules, n_players,
@@ -192,14 +212,24 @@ class ClipStoryteller:
         def resimulate(cards: np.ndarray, clues: np.ndarray, n: int
                        ) -> tuple[np.ndarray, np.ndarray]:
             """Guess rates and points of the pairs (cards[i], clues[i]) on n fresh deals."""
-            deals = draw_deals(rng, len(pool_sims), n, n_players - 1, hand_size)
+            deals = draw_deals(rng, len(pool_sims), n, n_players - 1, hand_size, hand_weights)
             fresh = simulate(hand_sims[cards, clues][None, :], pool_sims[:, clues], deals,
                              n_voters=n_voters, cards_per_guesser=view.cards_to_play,
                              model=model, points_by_finders=points_by_finders)
             return fresh.guess_rate[0], fresh.expected_points[0]
 
+        sharp = None
+        if self.sharp_shortlist > 0 and view.cards_to_play == 1 and n_voters == n_players - 1:
+            outcomes = sharp_outcomes(hand_sims, pool_sims, n_opponents=n_players - 1,
+                                      hand_size=hand_size,
+                                      bias_similarity=model.bias * model.temperature)
+            if outcomes is not None:
+                one, every = outcomes
+                points = (points_by_finders[1] * one + points_by_finders[-1] * every
+                          + points_by_finders[0] * (1.0 - one - every))
+                sharp = ((one + n_voters * every) / n_voters, points)
         return self._select(hand, texts, is_pair, hand_sims, result, allowed, rng, sources,
-                            resimulate)
+                            resimulate, sharp)
 
     def _order(self, rate: np.ndarray, points: np.ndarray, allowed: np.ndarray) -> np.ndarray:
         """Flat candidate indices, best first, by the storyteller's rule."""
@@ -214,8 +244,8 @@ class ClipStoryteller:
 
     def _select(self, hand: list[int], texts: list[str], is_pair: np.ndarray,
                 hand_sims: np.ndarray, result: SimulationResult, allowed: np.ndarray,
-                rng: np.random.Generator, sources: list[str], resimulate: Any
-                ) -> StoryDecision:
+                rng: np.random.Generator, sources: list[str], resimulate: Any,
+                sharp: tuple[np.ndarray, np.ndarray] | None = None) -> StoryDecision:
         shape = result.guess_rate.shape
         allowed2 = np.broadcast_to(allowed[None, :], shape)
         features = None
@@ -231,8 +261,11 @@ class ClipStoryteller:
             cards, clues = np.unravel_index(order[: self.runner_ups + 1], shape)
         else:
             order = self._order(result.guess_rate, result.expected_points, allowed2)
-            cards, clues = np.unravel_index(order[: max(self.refine, self.runner_ups + 1)],
-                                            shape)
+            shortlist = order[: max(self.refine, self.runner_ups + 1)]
+            if sharp is not None and self.refine > 0 and self.refine_simulations > 0:
+                extra = self._order(sharp[0], sharp[1], allowed2)[: self.sharp_shortlist]
+                shortlist = np.concatenate([shortlist, extra[~np.isin(extra, shortlist)]])
+            cards, clues = np.unravel_index(shortlist, shape)
             if self.refine > 0 and self.refine_simulations > 0:
                 # The best of thousands of noisy estimates is mostly the luckiest: estimate the
                 # shortlist again on more, fresh deals and choose on those estimates.

@@ -197,3 +197,76 @@ def test_shipped_vocabulary():
         vocabulary.categories)
     small = vocabulary.limit(70)
     assert len(small) == 70 and len(set(small.categories)) == 7
+
+
+def test_calibration_for_another_embedder_warns(resources, tmp_path):
+    from models.players.agent import CalibrationMismatchWarning
+    from models.players.simulation import GuessModel
+
+    other = tmp_path / "other.json"
+    GuessModel(0.02, 0.1).save(other, embedder="default-0123456789")
+    agent = ClipAgent(deck=resources, calibration=str(other), **SMALL)
+    with pytest.warns(CalibrationMismatchWarning, match="fitted for embedder default-0123"):
+        agent.describe()
+    assert agent.model == GuessModel(0.02, 0.1)  # still used, but not silently
+
+    mine = tmp_path / "mine.json"
+    GuessModel(0.02, 0.1).save(mine, embedder=resources.fingerprint)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CalibrationMismatchWarning)
+        ClipAgent(deck=resources, calibration=str(mine), **SMALL).describe()
+
+
+def test_shipped_calibration_names_the_default_embedder():
+    from models.players.agent import DEFAULT_CALIBRATION
+    from models.players.simulation import GuessModel
+
+    fitted = GuessModel.fitted_for(DEFAULT_CALIBRATION)
+    assert fitted is not None and fitted.startswith("default-")
+    pytest.importorskip("torch")
+    pytest.importorskip("timm")
+    from models import load_embedder
+
+    # Refit (scripts/fit_calibration.py --write-default) whenever the default head changes.
+    assert load_embedder("default", device="cpu").fingerprint == fitted
+
+
+def test_hand_inference_rules_out_cards_an_opponent_did_not_play(resources):
+    """An opponent that played d for clue X held nothing more similar to X, unless drawn since."""
+    import dataclasses
+
+    from dixit_ai.rules import RoundResult
+
+    agent = clip(resources)
+    agent.reset(seat=0, rng=np.random.default_rng(0))
+    cards = list(resources.card_ids)
+    clue = resources.vocabulary.texts[0]
+    order = [cards[i] for i in np.argsort(-resources.clue_similarities(clue, cards))]
+    played = ((order[50],), (order[10],), (order[60],), (order[70],))  # seat 1 played order[10]
+    agent._history[0] = RoundResult(
+        round=0, storyteller=0, clue=clue, clue_kind=None, storyteller_card=order[50],
+        played=played, board=tuple(p[0] for p in played), board_owner=(0, 1, 2, 3),
+        votes=((), (0,), (0,), (0,)), points=(0,) * 4, scores=(0,) * 4, forfeits=(),
+        reshuffled=False)
+    agent._piles = {0: 50}
+    view = observe(new_game(RuleSet.edition("refresh-2021"), 4, cards, np.random.default_rng(0)), 0)
+    unseen = order[:10] + order[11:40]
+    weights = agent.hand_weights(dataclasses.replace(view, round=1), unseen)
+    assert weights is not None and weights.shape == (3, len(unseen))
+    # Seat 1 (the first opponent) held none of the 10 cards above its decoy, but drew once
+    # since (odds 1/6); seats 2 and 3 played cards below all of these, so held none of them.
+    np.testing.assert_allclose(weights[0, :10], 1 / 6)
+    np.testing.assert_allclose(weights[0, 10:], 1.0)
+    np.testing.assert_allclose(weights[1:], 1 / 6)
+    # Six draws later, anything may have been drawn: no information left.
+    later = agent.hand_weights(dataclasses.replace(view, round=6), unseen)
+    np.testing.assert_allclose(later, 1.0)
+    # With these odds, simulated deals rarely give seat 1 those 10 cards.
+    from models.players.simulation import draw_deals
+
+    deals = draw_deals(np.random.default_rng(0), len(unseen), 4000, 3, 6, weights)
+    held = np.isin(deals[:, 0], np.arange(10)).mean()
+    assert held < 0.6 * np.isin(deals[:, 1], np.arange(10, 39)).mean()
+    assert all(len(set(deal.ravel())) == deal.size for deal in deals[:50])

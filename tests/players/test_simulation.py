@@ -17,12 +17,27 @@ from models.players.simulation import (
 )
 
 
+def shared_finders(weights, n_voters):
+    """Exact distribution of the number of finders when one Plackett-Luce ranking of the board
+    (item 0 the storyteller's card, item 1 + g voter g's decoy) serves every voter: every
+    ranking, its probability, and each voter's vote (its top card other than its own)."""
+    dist = np.zeros(n_voters + 1)
+    for order in itertools.permutations(range(len(weights))):
+        p = 1.0
+        for position, item in enumerate(order):
+            p *= weights[item] / sum(weights[i] for i in order[position:])
+        finders = sum(next(i for i in order if i != 1 + g) == 0 for g in range(n_voters))
+        dist[finders] += p
+    return dist
+
+
 def brute_force(hand_sims, pool_sims, hand, n_opponents, n_voters, model, points_by_finders):
     """Every deal of the pool to the opponents, every vote outcome, with plain loops."""
     h, k_count = hand_sims.shape
     u = len(pool_sims)
     rate = np.zeros((h, k_count))
     points = np.zeros((h, k_count))
+    success = np.zeros((h, k_count))
     deals = list(itertools.permutations(range(u), n_opponents * hand))
     for deal in deals:
         hands = [deal[g * hand:(g + 1) * hand] for g in range(n_opponents)]
@@ -36,24 +51,33 @@ def brute_force(hand_sims, pool_sims, hand, n_opponents, n_voters, model, points
                                 for j, d in enumerate(decoys) if j != g]
                     found.append(weights[0] / sum(weights))
                 rate[c, k] += np.mean(found) / len(deals)
+                independent = np.zeros(n_voters + 1)
                 for outcome in itertools.product((0, 1), repeat=n_voters):
                     p = np.prod([f if o else 1 - f for f, o in zip(found, outcome, strict=True)])
-                    points[c, k] += p * points_by_finders[sum(outcome)] / len(deals)
-    return rate, points, np.asarray(deals).reshape(len(deals), n_opponents, hand)
+                    independent[sum(outcome)] += p
+                top = max(hand_sims[c, k], *decoys) / model.temperature
+                board = [np.exp(hand_sims[c, k] / model.temperature + model.bias - top)]
+                board += [np.exp(d / model.temperature - top) for d in decoys]
+                shared = shared_finders(board, n_voters)
+                dist = model.correlation * shared + (1 - model.correlation) * independent
+                points[c, k] += dist @ points_by_finders / len(deals)
+                success[c, k] += (1 - dist[0] - dist[-1]) / len(deals)
+    return rate, points, success, np.asarray(deals).reshape(len(deals), n_opponents, hand)
 
 
+@pytest.mark.parametrize("correlation", [1.0, 0.0, 0.4])
 @pytest.mark.parametrize(("points_by_finders", "temperature"), [
     (np.asarray([0.0, 3.0, 3.0, 0.0]), 0.1),
     (np.asarray([0.0, 4.0, 3.0, 0.0]), 0.1),
     # Sharp guessers and similarities far apart: weights span hundreds of orders of magnitude.
     (np.asarray([0.0, 3.0, 3.0, 0.0]), 0.004),
 ])
-def test_simulation_agrees_with_brute_force(points_by_finders, temperature):
+def test_simulation_agrees_with_brute_force(points_by_finders, temperature, correlation):
     rng = np.random.default_rng(0)
     hand_sims = rng.uniform(0.1, 0.5, (2, 3))
     pool_sims = rng.uniform(0.1, 0.5, (6, 3))
-    model = GuessModel(temperature=temperature, bias=0.3)
-    rate, points, all_deals = brute_force(hand_sims, pool_sims, hand=2, n_opponents=3,
+    model = GuessModel(temperature=temperature, bias=0.3, correlation=correlation)
+    rate, points, success, all_deals = brute_force(hand_sims, pool_sims, hand=2, n_opponents=3,
                                           n_voters=3, model=model,
                                           points_by_finders=points_by_finders)
     kwargs = {"n_voters": 3, "cards_per_guesser": 1, "model": model,
@@ -61,6 +85,7 @@ def test_simulation_agrees_with_brute_force(points_by_finders, temperature):
     exact = simulate(hand_sims, pool_sims, all_deals, **kwargs)
     np.testing.assert_allclose(exact.guess_rate, rate, rtol=1e-3, atol=1e-6)
     np.testing.assert_allclose(exact.expected_points, points, rtol=1e-3, atol=1e-6)
+    np.testing.assert_allclose(exact.success_rate, success, rtol=1e-3, atol=1e-6)
     sampled = simulate(hand_sims, pool_sims, draw_deals(rng, 6, 4000, 3, 2), **kwargs)
     np.testing.assert_allclose(sampled.guess_rate, rate, atol=0.01)
     np.testing.assert_allclose(sampled.expected_points, points, atol=0.05)
@@ -121,9 +146,101 @@ def test_reliability_of_calibrated_predictions_is_small():
     assert reliability(predicted, 1 - observed).ece > 0.3
 
 
+def test_shared_votes_leave_no_room_for_two_or_three_finders():
+    """With one reading of the board, a near tie of the card and one decoy is all or nothing
+    for the voters who do not own that decoy: independent voters would split instead."""
+    hand_sims = np.asarray([[0.300]])
+    pool_sims = np.asarray([[0.3005], [0.1], [0.1], [0.1]])
+    deals = np.asarray([[[0], [1], [2], [3]]])
+    points = np.asarray([0.0, 3.0, 3.0, 3.0, 0.0])
+    kwargs = {"n_voters": 4, "cards_per_guesser": 1, "points_by_finders": points}
+    shared = simulate(hand_sims, pool_sims, deals, model=GuessModel(0.001, 0.0, 1.0), **kwargs)
+    apart = simulate(hand_sims, pool_sims, deals, model=GuessModel(0.001, 0.0, 0.0), **kwargs)
+    np.testing.assert_allclose(shared.guess_rate, apart.guess_rate)
+    # The card beats the decoy with probability 1/(1 + e^0.5) = 0.38: then everyone finds it;
+    # otherwise only the decoy's owner does (success).
+    assert shared.success_rate[0, 0] == pytest.approx(1 - 1 / (1 + np.exp(0.5)), abs=1e-4)
+    assert apart.success_rate[0, 0] > 0.9
+
+
 def test_guess_model_round_trips(tmp_path):
-    model = GuessModel(0.02, -0.5)
-    model.save(tmp_path / "g.json", votes=10)
+    model = GuessModel(0.02, -0.5, 0.7)
+    model.save(tmp_path / "g.json", votes=10, embedder="default-abc")
     assert GuessModel.load(tmp_path / "g.json") == model
+    assert GuessModel.fitted_for(tmp_path / "g.json") == "default-abc"
+    (tmp_path / "old.json").write_text('{"temperature": 0.02}')
+    assert GuessModel.load(tmp_path / "old.json") == GuessModel(0.02, 0.0, 1.0)
+    assert GuessModel.fitted_for(tmp_path / "old.json") is None
     with pytest.raises(ValueError):
         GuessModel(0.0)
+    with pytest.raises(ValueError):
+        GuessModel(0.02, 0.0, 1.5)
+
+
+def test_sharp_outcomes_count_every_deal():
+    """The exact sharp-guesser outcomes against every deal, voters voting by plain argmax."""
+    from models.players.simulation import sharp_outcomes
+
+    rng = np.random.default_rng(3)
+    hand_sims = rng.uniform(0.1, 0.5, (3, 4))
+    pool_sims = rng.uniform(0.1, 0.5, (7, 4))
+    n_opponents, hand = 3, 2
+    one = np.zeros((3, 4))
+    every = np.zeros((3, 4))
+    deals = list(itertools.permutations(range(7), n_opponents * hand))
+    for deal in deals:
+        for c, k in itertools.product(range(3), range(4)):
+            decoys = [max(pool_sims[i, k] for i in deal[g * hand:(g + 1) * hand])
+                      for g in range(n_opponents)]
+            finders = sum(hand_sims[c, k] > max(d for j, d in enumerate(decoys) if j != g)
+                          for g in range(n_opponents))
+            one[c, k] += (finders == 1) / len(deals)
+            every[c, k] += (finders == n_opponents) / len(deals)
+    result = sharp_outcomes(hand_sims, pool_sims, n_opponents=n_opponents, hand_size=hand)
+    assert result is not None
+    np.testing.assert_allclose(result[0], one, atol=1e-9)
+    np.testing.assert_allclose(result[1], every, atol=1e-9)
+    # The sampled simulation of sharp, shared voters converges to it.
+    model = GuessModel(temperature=0.001, correlation=1.0)
+    sampled = simulate(hand_sims, pool_sims, draw_deals(rng, 7, 6000, n_opponents, hand),
+                       n_voters=3, cards_per_guesser=1, model=model,
+                       points_by_finders=np.asarray([0.0, 3.0, 3.0, 0.0]))
+    np.testing.assert_allclose(sampled.success_rate, result[0], atol=0.03)
+
+
+def test_correlation_fit_tells_shared_from_independent_votes():
+    """Synthetic rounds of 4 voters: one shared Gumbel reading per round vs one per voter."""
+    from types import SimpleNamespace
+
+    from models.players.calibration import fit_correlation
+
+    rng = np.random.default_rng(0)
+    model = GuessModel(temperature=0.05)
+    vectors = {card: rng.standard_normal(8) for card in range(5)}
+    clue = rng.standard_normal(8)
+
+    def card_vectors(cards):
+        return np.stack([vectors[c] for c in cards]) / 3.0
+
+    def text_vectors(texts):
+        return clue[None, :] / np.linalg.norm(clue)
+
+    def rounds(shared):
+        out = []
+        sims = card_vectors(range(5)) @ text_vectors(["x"])[0]
+        for _ in range(400):
+            noise = rng.gumbel(size=5)
+            votes = {}
+            for seat in range(1, 5):  # seat s owns board position s; the storyteller is 0
+                mine = noise if shared else rng.gumbel(size=5)
+                scores = sims / model.temperature + mine
+                scores[seat] = -np.inf
+                votes[seat] = [int(np.argmax(scores))]
+            out.append(SimpleNamespace(votes=votes, storyteller_card=0, board=[0, 1, 2, 3, 4],
+                                       board_owner=[0, 1, 2, 3, 4], clue="x"))
+        return [SimpleNamespace(rounds=out)]
+
+    shared, _ = fit_correlation(rounds(True), card_vectors, text_vectors, model)
+    apart, notes = fit_correlation(rounds(False), card_vectors, text_vectors, model)
+    assert shared == 1.0
+    assert apart < 0.3 and notes["between_independent"] > 20
