@@ -415,5 +415,5 @@ def analyse(folder: str | Path, *, show: bool = True) -> dict[str, Any]:
     write_text(path / "report.md", report(results, plots, timing))
     if show:
         for title, columns, rows in leaderboards(results):
-            print_table(title, columns, rows, digits=2)
+            print_table(title, columns, rows, digits=2, min_width=140)
     return results
