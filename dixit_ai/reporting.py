@@ -233,7 +233,7 @@ def print_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]
         print(title, file=file)
         print(markdown_table(columns, rows, digits=digits), file=file)
         return
-    table = Table(title=title, title_justify="left", min_width=len(title))
+    table = Table(title=title, title_justify="left", min_width=min(len(title), 100))
     for i, column in enumerate(columns):
         table.add_column(column, justify="left" if i == 0 else "right", no_wrap=i == 0)
     for row in rows:
