@@ -126,6 +126,14 @@ def model_config(folder: Path) -> dict[str, Any]:
     }
 
 
+
+def _load_all_but(target: Any, source: Any, dropped_prefix: str, problem: str) -> None:
+    """Load ``source``'s weights (less those under ``dropped_prefix``) into ``target``, exactly."""
+    state = {k: v for k, v in source.state_dict().items() if not k.startswith(dropped_prefix)}
+    missing, unexpected = target.load_state_dict(state, strict=False)
+    if missing or unexpected:
+        raise ExportError(f"{problem}: missing {missing[:5]}, unexpected {unexpected[:5]}")
+
 def export_default_openclip(
     out: str | Path, head_path: str | Path | None = None, *, trained_path_only: bool = False
 ) -> dict[str, Any]:
@@ -174,12 +182,8 @@ def export_default_openclip(
     model_cfg = json.loads(json.dumps(config["model_cfg"]))
     model_cfg.pop("custom_text")
     model = open_clip.CustomTextCLIP(**model_cfg)
-    trunk = {k: v for k, v in image_tower.model.state_dict().items()
-             if not k.startswith("classifier.")}
-    missing, unexpected = model.visual.trunk.load_state_dict(trunk, strict=False)
-    if missing or unexpected:
-        raise ExportError(f"efficientnet_lite0 weights do not fit open_clip's trunk: "
-                          f"missing {missing[:5]}, unexpected {unexpected[:5]}")
+    _load_all_but(model.visual.trunk, image_tower.model, "classifier.",
+                  "efficientnet_lite0 weights do not fit open_clip's trunk")
     weight, bias = folded_linear(head)
     with torch.no_grad():
         model.visual.head.proj.weight.copy_(torch.from_numpy(weight))
@@ -187,12 +191,8 @@ def export_default_openclip(
         temperature = head.metadata.get("learned_temperature")
         if temperature:
             model.logit_scale.fill_(math.log(1.0 / float(temperature)))
-    text_state = {k: v for k, v in text_tower.model.state_dict().items()
-                  if not k.startswith("pooler.")}
-    missing, unexpected = model.text.transformer.load_state_dict(text_state, strict=False)
-    if missing or unexpected:
-        raise ExportError(f"MiniLM weights do not fit open_clip's HF text tower: missing "
-                          f"{missing[:5]}, unexpected {unexpected[:5]}")
+    _load_all_but(model.text.transformer, text_tower.model, "pooler.",
+                  "MiniLM weights do not fit open_clip's HF text tower")
     torch.save({k: v.detach().contiguous() for k, v in model.state_dict().items()},
                folder / "open_clip_pytorch_model.bin")
 
