@@ -551,7 +551,7 @@ function renderEnd(stage, game) {
     el("td", {}, rabbit(seatColour(seat)), " ", seatName(seat)), el("td", { class: "num final-score", text: String(score) })));
   const record = play.state.table.record_url;
   stage.replaceChildren(el("div", { class: "final" },
-    rabbit("#f2c14e", "trophy"),
+    rabbit(game.winners.length === 1 ? seatColour(game.winners[0]) : "#f2c14e", "trophy"),
     el("h2", { id: "winners", text: title }),
     el("table", { class: "points", id: "final-scores" }, el("tbody", {}, rows)),
     el("div", { class: "actions" },
