@@ -33,3 +33,15 @@ def test_rules_core_imports_nothing_heavy() -> None:
     result = run(sys.executable, "-c", code)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_the_core_and_the_command_line_import_no_optional_heavyweights() -> None:
+    """The core installs without torch, the web stack or Ray: they load only when used."""
+    code = ("import sys, dixit_ai, dixit_ai.tournament, dixit_ai.web, dixit_ai.reporting, "
+            "dixit_ai.agents.http_agent; from dixit_ai.cli import build_parser; build_parser(); "
+            "heavy = {'torch', 'open_clip', 'transformers', 'fastapi', 'uvicorn', 'ray', "
+            "'gymnasium', 'pettingzoo', 'envs'}; "
+            "print(sorted(heavy & set(sys.modules)))")
+    result = run(sys.executable, "-c", code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
