@@ -143,15 +143,11 @@ class HumanAgent:
             votes = ", ".join(voters.get(position, [])) or "no votes"
             self._say(f"  {position + 1}. {self._label(card)}: {self._seat_name(owner)}{tag}"
                       f" <- {votes}")
-        found = sum(any(result.board_owner[p] == result.storyteller for p in positions)
-                    for positions in result.votes)
-        guessers = sum(1 for positions in result.votes if positions)
-        if found == 0:
-            reason = "nobody found the storyteller's card"
-        elif found >= guessers:
-            reason = "everybody found the storyteller's card"
-        else:
-            reason = f"{found} of {guessers} guessers found the storyteller's card"
+        found, guessers = len(result.finders), len(result.voters)
+        reason = {"none": "nobody found the storyteller's card",
+                  "all": "everybody found the storyteller's card",
+                  "some": f"{found} of {guessers} guessers found the storyteller's card",
+                  }[result.outcome]
         self._say(f"  {reason}")
         self._say("  points: " + ", ".join(
             f"{self._seat_name(s)} +{p}" for s, p in enumerate(result.points)))

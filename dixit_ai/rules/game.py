@@ -109,6 +109,24 @@ class RoundResult:
     forfeits: tuple[int, ...]
     reshuffled: bool
 
+    @property
+    def voters(self) -> tuple[int, ...]:
+        """The seats that voted this round, in seat order."""
+        return tuple(seat for seat, positions in enumerate(self.votes) if positions)
+
+    @property
+    def finders(self) -> tuple[int, ...]:
+        """The voters with a vote on the storyteller's card, in seat order."""
+        mine = {i for i, owner in enumerate(self.board_owner) if owner == self.storyteller}
+        return tuple(seat for seat, positions in enumerate(self.votes)
+                     if mine.intersection(positions))
+
+    @property
+    def outcome(self) -> str:
+        """``"none"``, ``"some"`` or ``"all"``: how many voters found the storyteller's card."""
+        found = len(self.finders)
+        return "none" if found == 0 else "all" if found == len(self.voters) else "some"
+
 
 @dataclass(frozen=True)
 class GameState:

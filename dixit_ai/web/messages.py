@@ -51,17 +51,6 @@ def game_payload(view: View) -> dict[str, Any]:
 
 def round_payload(rules: RuleSet, n_players: int, result: RoundResult) -> dict[str, Any]:
     """A revealed round, everything public, with the points of each seat and their reasons."""
-    voters = [seat for seat in range(n_players) if result.votes[seat]]
-    storyteller_positions = [i for i, owner in enumerate(result.board_owner)
-                             if owner == result.storyteller]
-    finders = [seat for seat in voters
-               if set(storyteller_positions).intersection(result.votes[seat])]
-    if not finders:
-        outcome = "none"
-    elif len(finders) == len(voters):
-        outcome = "all"
-    else:
-        outcome = "some"
     return {
         "round": result.round,
         "storyteller": result.storyteller,
@@ -70,9 +59,9 @@ def round_payload(rules: RuleSet, n_players: int, result: RoundResult) -> dict[s
         "storyteller_card": result.storyteller_card,
         "board": list(result.board),
         "board_owner": list(result.board_owner),
-        "votes": {str(seat): list(result.votes[seat]) for seat in voters},
-        "finders": finders,
-        "outcome": outcome,
+        "votes": {str(seat): list(result.votes[seat]) for seat in result.voters},
+        "finders": list(result.finders),
+        "outcome": result.outcome,
         "points": list(result.points),
         "scores": list(result.scores),
         "forfeits": list(result.forfeits),
@@ -90,9 +79,7 @@ def explain_points(rules: RuleSet, n_players: int,
     n = n_players
     unit = [rules.team_of(seat, n) for seat in range(n)]
     storyteller = result.storyteller
-    voters = [seat for seat in range(n) if result.votes[seat]]
-    mine = {i for i, owner in enumerate(result.board_owner) if owner == storyteller}
-    finders = [seat for seat in voters if mine.intersection(result.votes[seat])]
+    voters, finders = result.voters, result.finders
     parts: dict[int, list[dict[str, Any]]] = {u: [] for u in set(unit)}
 
     def add(u: int, points: int, reason: str) -> None:
