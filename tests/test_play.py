@@ -167,3 +167,20 @@ def test_installed_agent_configs_are_found_outside_a_source_checkout(tmp_path, m
     assert registry.agent_config_dirs() == [tmp_path / "share"]
     monkeypatch.setattr(registry, "REPOSITORY_CONFIGS", tmp_path)
     assert registry.agent_config_dirs() == [tmp_path]
+
+
+def test_agents_that_read_a_deck_are_given_the_games_deck():
+    from dixit_ai.agents import make_agent_for_deck, register_agent
+
+    register_agent("deck-reader-test", "tests.test_play:_DeckReader", overwrite=True,
+                   deck="dream")
+    assert make_agent_for_deck("deck-reader-test", "dream:size=30").deck == "dream:size=30"
+    assert make_agent_for_deck("deck-reader-test", "dream:size=30",
+                               deck="folder:x").deck == "folder:x"
+    assert isinstance(make_agent_for_deck("random", "dream:size=30"), RandomAgent)
+
+
+class _DeckReader(RandomAgent):
+    def __init__(self, *, deck: str, name: str = "deck-reader") -> None:
+        super().__init__(name=name)
+        self.deck = deck

@@ -11,6 +11,7 @@ from dixit_ai.agents.registry import (
     list_agents,
     load_agent_configs,
     make_agent,
+    make_agent_for_deck,
     register_agent,
 )
 
@@ -26,5 +27,6 @@ __all__ = [
     "list_agents",
     "load_agent_configs",
     "make_agent",
+    "make_agent_for_deck",
     "register_agent",
 ]

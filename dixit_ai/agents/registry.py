@@ -187,6 +187,15 @@ def make_agent(name: str, **overrides: Any) -> Agent:
     return agent
 
 
+def make_agent_for_deck(name: str, game_deck: Any, /, **overrides: Any) -> Agent:
+    """:func:`make_agent` for a game on ``game_deck``: an agent whose entry takes a ``deck``
+    (the CLIP players embed its cards) is given the game's deck, unless ``overrides`` names one.
+    """
+    if "deck" in agent_spec(name).kwargs:
+        overrides.setdefault("deck", game_deck)
+    return make_agent(name, **overrides)
+
+
 register_agent(
     "random",
     "dixit_ai.agents.random_agent:RandomAgent",

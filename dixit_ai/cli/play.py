@@ -13,7 +13,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from dixit_ai.agents import agent_spec, make_agent
+from dixit_ai.agents import agent_spec, make_agent_for_deck
 from dixit_ai.agents.base import Agent
 from dixit_ai.agents.human import HumanAgent
 from dixit_ai.cli.simulate import parse_rule
@@ -54,8 +54,7 @@ def make_seat_agents(seats: list[str], deck_spec: str, *, images: Path | None,
             agents.append(HumanAgent(deck=deck if deck is not None else deck_spec,
                                      images_dir=images, seat_names=seats))
         else:
-            overrides = {"deck": deck_spec} if "deck" in agent_spec(name).kwargs else {}
-            agents.append(make_agent(name, **overrides))
+            agents.append(make_agent_for_deck(name, deck_spec))
     return agents
 
 

@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
-from dixit_ai.agents import Agent, agent_spec, list_agents, make_agent
+from dixit_ai.agents import Agent, agent_spec, list_agents, make_agent_for_deck
 from dixit_ai.decks import Deck, load_deck
 from dixit_ai.match import resolve_deck
 from dixit_ai.rules import EDITIONS, IllegalAction, RuleSet, observe
@@ -539,9 +539,8 @@ class TableManager:
 
     async def _make_agent(self, table: Table, name: str) -> Agent:
         """Make a bot for ``table``; a bot that reads a deck gets the table's deck."""
-        options = {"deck": table.config.deck} if "deck" in agent_spec(name).kwargs else {}
         try:
-            return await self._work(lambda: make_agent(name, **options))
+            return await self._work(lambda: make_agent_for_deck(name, table.config.deck))
         except (ValueError, ImportError) as error:
             raise WebError(400, f"bot {name!r} cannot play: {error}") from None
 

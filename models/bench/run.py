@@ -101,16 +101,14 @@ def load_contestant(spec: ModelSpec, config: BenchConfig, deck: Any) -> Contesta
             vectors = embed_deck(embedder, deck, ids, progress=False)
         return Contestant(spec, embedder=embedder,
                           card_vectors=dict(zip(ids, vectors, strict=True)))
-    from dixit_ai.agents import agent_spec, make_agent
+    from dixit_ai.agents import make_agent_for_deck
 
-    kwargs = dict(spec.kwargs)
-    if "deck" in agent_spec(spec.name).kwargs and "deck" not in kwargs:
-        kwargs["deck"] = config.deck  # the agent must know the benchmark's deck
-    agent = make_agent(spec.name, **kwargs)
+    agent = make_agent_for_deck(spec.name, config.deck, **spec.kwargs)
     # An agent that says how many requests it may have in flight (an HTTP agent) answers that
     # many items at once, one instance per thread; the others answer one item at a time.
     parallel = int(getattr(agent, "concurrency", 1) or 1)
-    workers = [make_agent(spec.name, **kwargs) for _ in range(parallel - 1)]
+    workers = [make_agent_for_deck(spec.name, config.deck, **spec.kwargs)
+               for _ in range(parallel - 1)]
     return Contestant(spec, agent=agent, workers=workers)
 
 
