@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from dixit_ai.agents import Agent, make_agent
+from dixit_ai.agents import Agent, make_agent_for_deck
 from dixit_ai.match import play_game
 from dixit_ai.tournament.config import TournamentConfig
 from dixit_ai.tournament.schedule import ScheduledGame
@@ -63,7 +63,7 @@ class GamePlayer:
         instances = self._agents.setdefault(label, [])
         while len(instances) <= copy:
             entry = self.config.entry(label)
-            agent = make_agent(entry.agent, **entry.kwargs)
+            agent = make_agent_for_deck(entry.agent, self.config.deck, **entry.kwargs)
             agent.name = label  # ranked, and recorded, under its tournament label
             instances.append(agent)
         return instances[copy]

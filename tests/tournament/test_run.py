@@ -225,3 +225,15 @@ def test_the_package_imports_no_model_code():
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                             text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_agents_that_read_a_deck_get_the_tournaments_deck():
+    from dixit_ai.agents import register_agent
+    from dixit_ai.tournament.runner import GamePlayer
+
+    register_agent("tournament-deck-reader", "tests.test_play:_DeckReader", overwrite=True,
+                   deck="dream")
+    config = random_config(agents=("random", "tournament-deck-reader", "b=random"),
+                           deck="dream:size=60,seed=2")
+    player = GamePlayer(config)
+    assert player._agent("tournament-deck-reader", 0).deck == "dream:size=60,seed=2"
