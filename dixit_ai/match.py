@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from dixit_ai.agents import Agent, Choice, Story, as_choice, make_agent
+from dixit_ai.agents import Agent, Choice, Story, as_choice, make_agent, make_agent_for_deck
 from dixit_ai.records import RECORD_FORMAT, Failure, GameRecord, RoundRecord
 from dixit_ai.rules import (
     Action,
@@ -166,7 +166,10 @@ def play_game(
     n_players = len(agents)
     rules.check_players(n_players)
     card_ids, deck_entry = resolve_deck(deck)
-    players: list[Agent] = [make_agent(a) if isinstance(a, str) else a for a in agents]
+    # Agents named by string are made for this game's deck where it is given as a spec.
+    players: list[Agent] = [
+        (make_agent_for_deck(a, deck) if isinstance(deck, str) else make_agent(a))
+        if isinstance(a, str) else a for a in agents]
 
     streams = game_streams(int(seed), n_players)
     rng = np.random.default_rng(streams[0])

@@ -184,3 +184,16 @@ class _DeckReader(RandomAgent):
     def __init__(self, *, deck: str, name: str = "deck-reader") -> None:
         super().__init__(name=name)
         self.deck = deck
+
+    def describe(self):
+        return {**super().describe(), "deck": self.deck}
+
+
+def test_play_game_makes_named_agents_for_its_deck():
+    from dixit_ai.agents import register_agent
+
+    register_agent("deck-reader-test", "tests.test_play:_DeckReader", overwrite=True,
+                   deck="dream")
+    record = play_game(["deck-reader-test", "random", "random"], edition="refresh-2021",
+                       deck="dream:size=60,seed=2", seed=1, max_rounds=1)
+    assert record.header["agents"][0]["deck"] == "dream:size=60,seed=2"

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from dixit_ai.agents import make_agent
+from dixit_ai.agents import make_agent_for_deck
 from dixit_ai.decks import load_deck
 from dixit_ai.match import game_seeds, play_game
 from dixit_ai.records import GameRecord
@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         seeds = game_seeds(args.seed, args.games)
         for seed in tqdm(seeds, desc="games", unit="game", disable=args.no_progress,
                          file=sys.stderr):
-            agents = [make_agent(name) for name in names]
+            agents = [make_agent_for_deck(name, args.deck) for name in names]
             record = play_game(agents, edition=args.edition, deck=deck, seed=seed,
                                on_failure=args.on_failure, max_rounds=args.max_rounds,
                                **overrides)
