@@ -22,6 +22,7 @@ from dixit_ai.rules.game import (
     apply_action,
     check_action,
     check_clue,
+    leaders,
     new_game,
 )
 from dixit_ai.rules.observer import View, observe
@@ -47,6 +48,7 @@ __all__ = [
     "check_action",
     "check_clue",
     "check_vote",
+    "leaders",
     "new_game",
     "observe",
     "score_round",

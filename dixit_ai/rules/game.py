@@ -177,8 +177,13 @@ class GameState:
     @property
     def winners(self) -> tuple[int, ...]:
         """Seats with the most points (ties share the victory; partners win together)."""
-        best = max(self.scores)
-        return tuple(seat for seat, score in enumerate(self.scores) if score == best)
+        return leaders(self.scores)
+
+
+def leaders(scores: Sequence[int]) -> tuple[int, ...]:
+    """Seats with the most points: the winners once the game is over (ties share)."""
+    best = max(scores)
+    return tuple(seat for seat, score in enumerate(scores) if score == best)
 
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dixit_ai.rules import Phase, RoundResult, RuleSet, View
+from dixit_ai.rules import Phase, RoundResult, RuleSet, View, leaders
 
 COLOURS: tuple[str, ...] = (
     "#e4572e", "#29a3d6", "#f2c14e", "#6bbf59", "#9b5de5", "#f78fb3",
@@ -22,7 +22,6 @@ COLOURS: tuple[str, ...] = (
 def game_payload(view: View) -> dict[str, Any]:
     """The JSON of what ``view``'s seat may know of the game right now."""
     over = view.phase is Phase.OVER
-    best = max(view.scores)
     return {
         "phase": view.phase.value,
         "round": view.round,
@@ -43,7 +42,7 @@ def game_payload(view: View) -> dict[str, Any]:
         "scores": list(view.scores),
         "draw_pile_size": view.draw_pile_size,
         "score_limit": view.rules.score_limit,
-        "winners": [s for s, score in enumerate(view.scores) if score == best] if over else [],
+        "winners": list(leaders(view.scores)) if over else [],
         "last_round": (None if view.last_round is None
                        else round_payload(view.rules, view.n_players, view.last_round)),
     }
