@@ -14,6 +14,13 @@ changed afterwards, so any number of processes may read and write the same cache
 a shard entirely or not at all. When a folder holds many shards, a writer merges them into one
 (the merged shard is written before the old ones are removed; readers that miss a removed shard
 rescan).
+
+Computing what is missing happens under a cross-process lock per (fingerprint, kind)
+(:meth:`EmbeddingCache.locked`, a ``flock`` on ``<fingerprint>/<kind>.lock``): a process that
+finds vectors missing takes the lock, looks again, and computes only what no other process wrote
+meanwhile, so that N workers starting together embed each card once, not N times. Before the disk
+cache is consulted for misses, :func:`cached_vectors` also reads the embeddings that ship with the
+package (:mod:`models.shipped`), so the default model's vocabulary and dream deck cost nothing.
 """
 
 from __future__ import annotations
@@ -26,7 +33,8 @@ import shutil
 import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,7 +44,7 @@ from PIL import Image
 
 from dixit_ai.decks.base import image_content_hash
 from dixit_ai.decks.cache import atomic_write_bytes, atomic_write_json, cache_root
-from models.base import Embedder, l2_normalise
+from models.base import Embedder, l2_normalise, progress_step
 
 KINDS = ("images", "texts")
 #: Merge a folder's shards into one when it holds more than this many.
@@ -73,6 +81,7 @@ class EmbeddingCache:
         self.root = Path(root) if root is not None else embeddings_dir()
         self._tables: dict[tuple[str, str], _Table] = {}
         self._lock = threading.Lock()
+        self._compute_lock = threading.RLock()
 
     def folder(self, fingerprint: str, kind: str) -> Path:
         """Where the shards of one fingerprint and kind live."""
@@ -146,6 +155,31 @@ class EmbeddingCache:
         with self._lock:
             self._table(fingerprint, kind).shards = {name}
 
+    @contextmanager
+    def locked(self, fingerprint: str, kind: str) -> Iterator[None]:
+        """Hold the cross-process lock of one fingerprint and kind (blocking).
+
+        Works across threads and processes of one machine (an advisory ``flock``, or
+        ``msvcrt.locking`` on Windows); where the cache folder cannot be written, it only
+        serialises this process's threads.
+        """
+        folder = self.folder(fingerprint, kind)
+        with self._compute_lock:
+            try:
+                folder.parent.mkdir(parents=True, exist_ok=True)
+                handle = open(folder.parent / f"{kind}.lock", "a+b")
+            except OSError:
+                yield
+                return
+            try:
+                _lock_file(handle)
+                try:
+                    yield
+                finally:
+                    _unlock_file(handle)
+            finally:
+                handle.close()
+
     def _table(self, fingerprint: str, kind: str) -> _Table:
         return self._tables.setdefault((fingerprint, kind), _Table({}, set()))
 
@@ -214,6 +248,34 @@ class EmbeddingCache:
         return freed
 
 
+def _lock_file(handle: Any) -> None:
+    if os.name == "nt":  # pragma: no cover - Windows
+        import msvcrt
+
+        handle.seek(0)
+        while True:
+            try:
+                msvcrt.locking(handle.fileno(), msvcrt.LK_LOCK, 1)
+                return
+            except OSError:
+                time.sleep(0.05)
+    import fcntl
+
+    fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+
+
+def _unlock_file(handle: Any) -> None:
+    if os.name == "nt":  # pragma: no cover - Windows
+        import msvcrt
+
+        handle.seek(0)
+        msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
+        return
+    import fcntl
+
+    fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
 def _folder_bytes(folder: Path) -> int:
     total = 0
     for path in folder.rglob("*"):
@@ -244,10 +306,18 @@ def cached_vectors(
     embedder: Embedder,
     kind: str,
     keys: Sequence[str],
-    compute: Any,
+    compute: Callable[[list[int]], np.ndarray],
     cache: EmbeddingCache | None = None,
+    *,
+    what: str | None = None,
+    shipped: bool | None = None,
 ) -> np.ndarray:
     """Vectors for ``keys``, computing (``compute(missing_indices) -> vectors``) only the misses.
+
+    Misses are computed under the cache's cross-process lock (:meth:`EmbeddingCache.locked`),
+    after looking again, so concurrent processes compute each vector once. Computing is a
+    one-time step reported as a progress line (``"embedding 84 cards ... 6.2 s"``, see
+    :func:`models.base.progress_to`).
 
     Args:
         embedder: Gives the fingerprint and dimension.
@@ -255,31 +325,53 @@ def cached_vectors(
         keys: Content hashes, one per item.
         compute: Called once with the indices of the items not cached, in order.
         cache: Defaults to :func:`default_cache`.
+        what: What the items are, for the progress line (default: ``kind``).
+        shipped: Also read the embeddings shipped with the package (:mod:`models.shipped`);
+            ``None``: when ``cache`` is the default cache (an explicit cache stands alone).
 
     Returns:
         ``(len(keys), dim)`` float32, normalised rows.
     """
+    if shipped is None:
+        shipped = cache is None
     cache = cache or default_cache()
     out = np.empty((len(keys), embedder.dim), dtype=np.float32)
-    found = cache.lookup(embedder.fingerprint, kind, keys)
+    found = _known(cache, embedder, kind, keys, shipped)
     missing = [i for i, key in enumerate(keys) if key not in found]
-    for i, key in enumerate(keys):
-        if key in found:
-            out[i] = found[key]
     if missing:
-        vectors = l2_normalise(compute(missing))
-        out[missing] = vectors
-        unique: dict[str, np.ndarray] = {}
-        for i, vector in zip(missing, vectors, strict=True):
-            unique.setdefault(keys[i], vector)
-        cache.store(
-            embedder.fingerprint,
-            kind,
-            list(unique),
-            np.stack(list(unique.values())),
-            about=_about(embedder),
-        )
+        with cache.locked(embedder.fingerprint, kind):
+            found.update(cache.lookup(embedder.fingerprint, kind, [keys[i] for i in missing]))
+            missing = [i for i in missing if keys[i] not in found]
+            if missing:
+                unique_count = len({keys[i] for i in missing})
+                warm = getattr(embedder, "warm", None)
+                if warm is not None:
+                    warm(kind)
+                with progress_step(f"embedding {unique_count} {what or kind}"):
+                    vectors = l2_normalise(compute(missing))
+                unique: dict[str, np.ndarray] = {}
+                for i, vector in zip(missing, vectors, strict=True):
+                    unique.setdefault(keys[i], vector)
+                cache.store(embedder.fingerprint, kind, list(unique),
+                            np.stack(list(unique.values())), about=_about(embedder))
+                found.update(unique)
+    for i, key in enumerate(keys):
+        out[i] = found[key]
     return out
+
+
+def _known(cache: EmbeddingCache, embedder: Embedder, kind: str, keys: Sequence[str],
+           shipped: bool) -> dict[str, np.ndarray]:
+    """Vectors of ``keys`` found in the shipped embeddings, then in the disk cache."""
+    found: dict[str, np.ndarray] = {}
+    if shipped:
+        from models.shipped import shipped_vectors
+
+        found = shipped_vectors(embedder.fingerprint, kind, keys)
+    rest = [key for key in keys if key not in found]
+    if rest:
+        found.update(cache.lookup(embedder.fingerprint, kind, rest))
+    return found
 
 
 def embed_images_cached(
@@ -307,6 +399,7 @@ def embed_images_cached(
         keys,
         lambda idx: embedder.embed_images([images[i] for i in idx], progress=progress),
         cache,
+        what="images",
     )
 
 
@@ -316,8 +409,12 @@ def embed_texts_cached(
     *,
     cache: EmbeddingCache | None = None,
     progress: bool | None = None,
+    what: str = "texts",
 ) -> np.ndarray:
-    """:meth:`Embedder.embed_texts` through the cache (clue vocabularies, captions)."""
+    """:meth:`Embedder.embed_texts` through the cache (clue vocabularies, captions).
+
+    ``what`` names the texts in the progress line (``"clues"``, ``"captions"``).
+    """
     texts = list(texts)
     return cached_vectors(
         embedder,
@@ -325,6 +422,7 @@ def embed_texts_cached(
         [text_key(t) for t in texts],
         lambda idx: embedder.embed_texts([texts[i] for i in idx], progress=progress),
         cache,
+        what=what,
     )
 
 
@@ -339,7 +437,9 @@ def embed_deck(
     """Embeddings of a deck's cards (at the deck's own card size), through the cache.
 
     Cards are keyed by ``deck.card_hash(card_id)``, which decks remember on disk, so a warm call
-    reads neither images nor the model: it is a lookup.
+    reads neither images nor the model: it is a lookup. For a deck whose embeddings ship with the
+    package (the default dream deck, drawn by the same renderer and libraries), the shipped card
+    hashes are used, so that not even the images are drawn.
 
     Args:
         embedder: Any embedder.
@@ -352,11 +452,18 @@ def embed_deck(
         ``(len(card_ids), dim)`` float32, normalised rows, in the order of ``card_ids``.
     """
     ids = list(deck.card_ids if card_ids is None else card_ids)
-    keys = [deck.card_hash(card_id) for card_id in ids]
+    known = None
+    if cache is None:
+        from models.shipped import shipped_card_hashes
+
+        known = shipped_card_hashes(embedder.fingerprint, deck)
+    keys = ([known[int(card_id)] for card_id in ids] if known is not None
+            else [deck.card_hash(card_id) for card_id in ids])
     return cached_vectors(
         embedder,
         "images",
         keys,
         lambda idx: embedder.embed_images([deck.image(ids[i]) for i in idx], progress=progress),
         cache,
+        what="cards",
     )

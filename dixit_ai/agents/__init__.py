@@ -12,6 +12,7 @@ from dixit_ai.agents.registry import (
     load_agent_configs,
     make_agent,
     make_agent_for_deck,
+    prepare_agents,
     register_agent,
 )
 
@@ -28,5 +29,6 @@ __all__ = [
     "load_agent_configs",
     "make_agent",
     "make_agent_for_deck",
+    "prepare_agents",
     "register_agent",
 ]

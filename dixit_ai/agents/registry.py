@@ -15,7 +15,12 @@ source checkout and an editable install; a wheel installs the same files under
     entry_point: models.players:ClipAgent
     extra: models
     description: one line for `dixit-ai agents`
+    prepare: models.players.resources:prepare
     kwargs: {target_guess_rate: 0.5}
+
+``prepare`` (optional) names a function that makes what the agent needs for a deck ready
+ahead of play (for the clip players: every card and clue embedding, in the on-disk cache);
+:func:`prepare_agents` runs it.
 
 An entry registered in code, or found in an earlier folder, wins over a later file of the same
 name. :func:`load_agent_configs` reads a folder explicitly.
@@ -30,6 +35,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +53,8 @@ class AgentSpec:
         kwargs: Default keyword arguments, overridable in :func:`make_agent`.
         description: One line for ``dixit-ai agents``.
         extra: The pip extra that installs what the entry point imports, if any.
+        prepare: ``"module:attr"`` of a function that makes what the agent needs for a deck
+            ready ahead of play (see :func:`prepare_agents`), or ``None``.
     """
 
     name: str
@@ -54,6 +62,7 @@ class AgentSpec:
     kwargs: dict[str, Any] = field(default_factory=dict)
     description: str = ""
     extra: str | None = None
+    prepare: str | None = None
 
 
 _REGISTRY: dict[str, AgentSpec] = {}
@@ -76,19 +85,25 @@ def register_agent(
     description: str = "",
     extra: str | None = None,
     overwrite: bool = False,
+    prepare: str | None = None,
     **kwargs: Any,
 ) -> AgentSpec:
     """Add an entry to the registry.
 
     Raises:
-        ValueError: the name is taken (unless ``overwrite``) or the entry point is malformed.
+        ValueError: the name is taken (unless ``overwrite``), or the entry point or the prepare
+            step is malformed.
     """
     if name in _REGISTRY and not overwrite:
         raise ValueError(f"an agent named {name!r} is already registered")
-    module, _, attr = entry_point.partition(":")
-    if not module or not attr:
-        raise ValueError(f"entry point {entry_point!r} must look like 'package.module:attr'")
-    spec = AgentSpec(name, entry_point, dict(kwargs), description, extra)
+    for what, point in (("entry point", entry_point), ("prepare", prepare)):
+        if point is None:
+            continue
+        module, _, attr = str(point).partition(":")
+        if not module or not attr:
+            raise ValueError(f"{what} {point!r} must look like 'package.module:attr'")
+    spec = AgentSpec(name, entry_point, dict(kwargs), description, extra,
+                     None if prepare is None else str(prepare))
     _REGISTRY[name] = spec
     return spec
 
@@ -116,7 +131,8 @@ def load_agent_configs(folder: str | os.PathLike[str], *, overwrite: bool = Fals
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
         if not isinstance(data, dict) or "name" not in data or "entry_point" not in data:
             raise ValueError(f"{path}: an agent file needs at least 'name' and 'entry_point'")
-        unknown = sorted(set(data) - {"name", "entry_point", "description", "extra", "kwargs"})
+        unknown = sorted(set(data) - {"name", "entry_point", "description", "extra", "kwargs",
+                                      "prepare"})
         if unknown:
             raise ValueError(f"{path}: unknown key(s) {', '.join(unknown)}")
         name = str(data["name"])
@@ -124,7 +140,8 @@ def load_agent_configs(folder: str | os.PathLike[str], *, overwrite: bool = Fals
             continue
         added.append(register_agent(
             name, str(data["entry_point"]), description=str(data.get("description", "")),
-            extra=data.get("extra"), overwrite=overwrite, **dict(data.get("kwargs") or {})))
+            extra=data.get("extra"), overwrite=overwrite, prepare=data.get("prepare"),
+            **dict(data.get("kwargs") or {})))
     return added
 
 
@@ -168,23 +185,73 @@ def make_agent(name: str, **overrides: Any) -> Agent:
             message names the extra to install).
     """
     spec = agent_spec(name)
-    module_name, _, attr = spec.entry_point.partition(":")
+    factory = _import_point(spec, spec.entry_point)
+    kwargs = {**spec.kwargs, **overrides}
+    kwargs.setdefault("name", name)
+    agent: Agent = factory(**kwargs)
+    return agent
+
+
+def _import_point(spec: AgentSpec, point: str) -> Any:
+    """The object a ``"module:attr"`` of ``spec`` names (ImportError naming the extra)."""
+    module_name, _, attr = point.partition(":")
     try:
         module = importlib.import_module(module_name)
     except ImportError as error:
         hint = (f"; install it with: pip install 'dixit-ai[{spec.extra}]'" if spec.extra
                 else "")
         raise ImportError(
-            f"agent {name!r} needs {module_name!r}, which could not be imported "
+            f"agent {spec.name!r} needs {module_name!r}, which could not be imported "
             f"({error}){hint}"
         ) from error
-    factory = getattr(module, attr, None)
-    if factory is None:
-        raise ImportError(f"agent {name!r}: {module_name!r} has no attribute {attr!r}")
-    kwargs = {**spec.kwargs, **overrides}
-    kwargs.setdefault("name", name)
-    agent: Agent = factory(**kwargs)
-    return agent
+    target = getattr(module, attr, None)
+    if target is None:
+        raise ImportError(f"agent {spec.name!r}: {module_name!r} has no attribute {attr!r}")
+    return target
+
+
+def prepare_agents(
+    names: Iterable[str | tuple[str, Mapping[str, Any]]],
+    *,
+    deck: Any,
+    progress: Callable[[str], None] | None = None,
+) -> None:
+    """Make what the named agents need for ``deck`` ready ahead of play, once per machine.
+
+    For each agent whose registry entry declares a ``prepare`` step, runs it with the entry's
+    keyword arguments (and the given overrides), the game's ``deck`` for agents that read one,
+    and ``progress``. For the clip players this puts every card and clue embedding the agent
+    will need (cards, vocabulary, pair clues) in the on-disk embedding cache, computing only
+    what is missing, once, under the cache's cross-process lock: run it before starting workers
+    (a tournament) or at server start (the web's bots), and each worker then only reads.
+    Agents without a prepare step are skipped. The same entry and arguments are prepared once.
+
+    Args:
+        names: Registry names, or ``(name, overrides)`` pairs (as a tournament's agents).
+        deck: The game's deck: a spec (``"dream"``) or a ``Deck``.
+        progress: Called with one line per one-time step (``"loading model default ... 3.1
+            s"``, ``"embedding 84 cards ... 6.2 s"``); ``None``: the lines go only to the
+            ``models.progress`` logger.
+
+    Raises:
+        ValueError: an unknown agent name.
+        ImportError: a prepare step needs an optional dependency that is not installed (the
+            message names the extra).
+    """
+    done: list[tuple[str, dict[str, Any]]] = []
+    for item in names:
+        name, overrides = (item, {}) if isinstance(item, str) else (item[0], dict(item[1]))
+        spec = agent_spec(name)
+        if spec.prepare is None:
+            continue
+        kwargs = {**spec.kwargs, **overrides}
+        if "deck" in spec.kwargs and "deck" not in overrides:
+            kwargs["deck"] = deck
+        kwargs.pop("name", None)
+        if (spec.prepare, kwargs) in done:
+            continue
+        done.append((spec.prepare, kwargs))
+        _import_point(spec, spec.prepare)(progress=progress, **kwargs)
 
 
 def make_agent_for_deck(name: str, game_deck: Any, /, **overrides: Any) -> Agent:

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from dixit_ai.agents import Agent, make_agent_for_deck
+from dixit_ai.agents import Agent, make_agent_for_deck, prepare_agents
 from dixit_ai.match import play_game
 from dixit_ai.tournament.config import TournamentConfig
 from dixit_ai.tournament.schedule import ScheduledGame
@@ -244,6 +244,8 @@ def play_games(config: TournamentConfig, games: Sequence[ScheduledGame], *,
                player: GamePlayer | None = None) -> Iterator[str]:
     """Yield the records (JSON) of ``games`` in order, on the chosen backend."""
     check_backend(backend, workers, address)
+    # Embeddings the agents need are computed here, once, before any worker starts.
+    prepare_agents([(entry.agent, entry.kwargs) for entry in config.agents], deck=config.deck)
     if backend == "ray":
         return play_ray(config, games, workers=workers, address=address)
     return play_local(config, games, workers=workers, player=player)

@@ -7,6 +7,13 @@ loads the embedder, embeds the deck's card images and the clue vocabulary throug
 embedding cache (:func:`models.embed_deck`, :func:`models.embed_texts_cached`) and keeps them in
 memory, shared by every player of the process with the same embedder, deck and vocabulary.
 
+Vectors come from the embeddings shipped with the package (:mod:`models.shipped`: the default
+model's vocabulary, the default dream deck and its pair clues), then from the disk cache; the
+embedder (torch) is loaded only the first time something unknown must be embedded (a new clue, a
+user's card), so a player whose vectors are all known never imports torch. :func:`prepare` (the
+``prepare`` step of the clip agents' registry entries, run by
+:func:`dixit_ai.agents.prepare_agents`) makes every vector a player will need present at once.
+
 Players only ever read card *images* (through their embeddings) and card ids: never captions or
 descriptions.
 """
@@ -14,7 +21,7 @@ descriptions.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -122,7 +129,8 @@ class PlayerResources:
                 raise ValueError(f"no embedder to embed {missing[:3]} (resources from vectors)")
             from models.cache import embed_texts_cached
 
-            vectors = embed_texts_cached(self.embedder, missing, progress=False)
+            vectors = embed_texts_cached(self.embedder, missing, progress=False,
+                                         what="clues")
             self._texts.update(zip(missing, vectors, strict=True))
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
@@ -188,8 +196,46 @@ def load_resources(embedder: Any = "default", deck: Any = "dream",
     with _lock:
         if key not in _shared:
             cards = embed_deck(model, loaded, progress=False)
-            texts = embed_texts_cached(model, list(words.texts), progress=False)
+            texts = embed_texts_cached(model, list(words.texts), progress=False, what="clues")
             _shared[key] = PlayerResources(
                 tuple(int(c) for c in loaded.card_ids), cards, words, texts, model,
                 model.fingerprint, getattr(loaded, "source", None) or loaded.name)
         return _shared[key]
+
+
+def prepare(*, deck: Any = "dream", embedder: Any = "default", vocabulary: Any = "default",
+            vocabulary_size: int | None = None, device: str = "cpu", pair_clues: int = 12,
+            progress: Callable[[str], None] | None = None, **_agent_options: Any
+            ) -> PlayerResources:
+    """Make every vector a clip player needs for ``deck`` present (the registry's prepare step).
+
+    Loads the player's resources (card and vocabulary vectors: shipped, cached, or computed
+    once under the cache's cross-process lock) and the pair clues its storyteller composes for
+    every card of the deck, so that later decisions, in this process or any other, are lookups.
+
+    Args:
+        deck: The game's deck (a spec or a ``Deck``).
+        embedder: As for :class:`~models.players.ClipAgent`.
+        vocabulary: As for :class:`~models.players.ClipAgent`.
+        vocabulary_size: As for :class:`~models.players.ClipAgent`.
+        device: As for :class:`~models.players.ClipAgent`.
+        pair_clues: Pair clues per card (as the agent's storyteller composes them).
+        progress: Receives a line per one-time step ("embedding 84 cards ... 6.2 s").
+        **_agent_options: The agent's other options (ignored: they need no vectors).
+
+    Returns:
+        The (process-wide, shared) resources.
+    """
+    from models.base import progress_to
+
+    with progress_to(progress):
+        resources = load_resources(embedder, deck, vocabulary, vocabulary_size, device)
+        if pair_clues > 0:
+            from models.players.storyteller import ClipStoryteller
+
+            storyteller = ClipStoryteller(pair_clues=int(pair_clues))
+            texts: list[str] = []
+            for card, vector in zip(resources.card_ids, resources.card_vectors, strict=True):
+                texts.extend(storyteller.pair_candidates(resources, card, vector))
+            resources.texts(texts)
+    return resources
