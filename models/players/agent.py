@@ -33,8 +33,9 @@ from dixit_ai.agents import Choice, Story
 from dixit_ai.rules import View
 from models.players.decoy import DecoyPicker
 from models.players.guesser import ClipGuesser
+from models.players.panel_models import load_member_resources
 from models.players.policy import LinearCluePolicy
-from models.players.resources import PlayerResources, load_resources
+from models.players.resources import PlayerResources
 from models.players.simulation import GuessModel
 from models.players.storyteller import ClipStoryteller, Mode, StoryDecision
 
@@ -203,8 +204,8 @@ class ClipAgent:
     def resources(self) -> PlayerResources:
         """Card and clue vectors, loaded on first use."""
         if self._resources is None:
-            self._resources = load_resources(self.embedder, self.deck, self.vocabulary,
-                                             self.vocabulary_size, self.device)
+            self._resources = load_member_resources(self.embedder, self.deck, self.vocabulary,
+                                                    self.vocabulary_size, self.device)
         if not self._calibration_checked:
             self._calibration_checked = True
             check_calibration_embedder(self._calibration_arg, self._resources.fingerprint)

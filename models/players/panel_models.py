@@ -1,0 +1,208 @@
+"""Embedders of the guesser panel that the project can make from what it ships today.
+
+A panel member is a guesser on a model other than the default (:mod:`models.players.panel`).
+Three are derived here from the default model's parts; further members are any name that
+:func:`models.load_embedder` accepts (the model family's shipped embedders):
+
+===========================  =================================================================
+name                         what it is
+===========================  =================================================================
+``panel:sibling``            the default towers and the shipped trained head with the name pull,
+                             the ImageNet zero-shot blend and the gate removed: the trained
+                             linear path alone (as good on captions as the default, but its
+                             quirks differ)
+``panel:imagenet-zeroshot``  the ImageNet zero-shot path alone: an image is the mean of MiniLM's
+                             embeddings of the ImageNet class names, weighted by the image
+                             tower's class probabilities (knows objects, not the dream cards)
+``panel:caption-reader``     a text-only *caption reader*: each card is its full caption, read
+                             by a text tower. It reads **ground truth** (a stand-in for a person
+                             who sees the picture perfectly but thinks in its own words); it is a
+                             panel guesser only, never part of a storyteller's simulation
+===========================  =================================================================
+
+``panel:caption-reader`` reads with the default's text tower (all-MiniLM-L6-v2) unless
+``panel:caption-reader@NAME`` names another embedder whose text tower reads the captions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from models.base import Embedder, EmbedderError, fingerprint_of
+
+PANEL_PREFIX = "panel:"
+VARIANTS = ("sibling", "imagenet-zeroshot", "caption-reader")
+"""The panel embedders made here (after ``panel:``)."""
+
+READS_GROUND_TRUTH = ("caption-reader",)
+"""Members that read the cards' captions: never in a storyteller's simulation."""
+
+
+def is_panel_name(name: Any) -> bool:
+    """Whether ``name`` names an embedder of this module (``panel:...``)."""
+    return isinstance(name, str) and name.startswith(PANEL_PREFIX)
+
+
+def reads_ground_truth(name: Any) -> bool:
+    """Whether the embedder named ``name`` reads captions instead of images."""
+    return is_panel_name(name) and name[len(PANEL_PREFIX):].split("@")[0] in READS_GROUND_TRUTH
+
+
+class HeadVariantEmbedder(Embedder):
+    """The default model with parts of its head removed (``sibling``, ``imagenet-zeroshot``).
+
+    Args:
+        variant: ``"sibling"`` or ``"imagenet-zeroshot"``.
+        device: Where the towers run.
+    """
+
+    def __init__(self, variant: str, *, device: str = "cpu", batch_size: int = 32) -> None:
+        from models.default_model import DefaultEmbedder
+
+        if variant not in ("sibling", "imagenet-zeroshot"):
+            raise EmbedderError(f"unknown head variant {variant!r}")
+        self.base = DefaultEmbedder(device=device, batch_size=batch_size)
+        head = self.base.head
+        if variant == "sibling":
+            self.head = dataclasses.replace(head, blend=0.0, gate_low=float("inf"),
+                                            gate_high=float("inf"), snap_weight=0.0)
+        else:
+            self.head = head
+        self.variant = variant
+        self.device = device
+        self.name = PANEL_PREFIX + variant
+        self.dim = self.base.dim
+        self.batch_size = int(batch_size)
+        self.info = {**self.base.info, "backend": "panel", "variant": variant,
+                     "architecture": ("efficientnet_lite0+all-MiniLM-L6-v2+linear-head-alone"
+                                      if variant == "sibling" else
+                                      "efficientnet_lite0-imagenet-zeroshot+all-MiniLM-L6-v2")}
+        self.fingerprint = fingerprint_of(self.info)
+
+    def _encode_image_batch(self, images: list[Any]) -> np.ndarray:
+        from models.default_model import embed_from_features, zero_shot_embeddings
+
+        features, logits = self.base.features(images)
+        if self.variant == "imagenet-zeroshot":
+            return zero_shot_embeddings(logits, self.head.class_embeddings,
+                                        self.head.zero_shot_temperature).astype(np.float32)
+        h = self.head
+        return embed_from_features(
+            features, logits, weight=h.weight, bias=h.bias, feature_mean=h.feature_mean,
+            feature_std=h.feature_std, class_embeddings=h.class_embeddings, blend=0.0,
+            temperature=h.zero_shot_temperature, hidden_weight=h.hidden_weight,
+            hidden_bias=h.hidden_bias)
+
+    def _encode_text_batch(self, texts: list[str]) -> np.ndarray:
+        return self.base._encode_text_batch(texts)
+
+
+class CaptionReader(Embedder):
+    """Cards are read through their full caption (ground truth) by another embedder's texts.
+
+    Args:
+        reader: The embedder whose text tower reads captions and clues.
+    """
+
+    def __init__(self, reader: Embedder) -> None:
+        self.reader = reader
+        self.name = PANEL_PREFIX + "caption-reader" + (
+            "" if reader.name == "default" else f"@{reader.name}")
+        self.dim = reader.dim
+        self.device = reader.device
+        self.batch_size = getattr(reader, "batch_size", 32)
+        self.info = {"backend": "panel", "variant": "caption-reader",
+                     "reader": reader.fingerprint, "cards": "first caption (ground truth)"}
+        self.fingerprint = fingerprint_of(self.info)
+
+    def _encode_image_batch(self, images: list[Any]) -> np.ndarray:
+        raise EmbedderError(f"{self.name} reads cards' captions, not images: "
+                            "use card_vectors(deck)")
+
+    def _encode_text_batch(self, texts: list[str]) -> np.ndarray:
+        return self.reader.embed_texts(texts)
+
+    def card_vectors(self, deck: Any) -> np.ndarray:
+        """``(n_cards, dim)``: each card's first caption, embedded (through the cache)."""
+        from models.cache import embed_texts_cached
+
+        captions = [deck.captions(c) for c in deck.card_ids]
+        if not all(captions):
+            raise ValueError(f"{self.name} needs a caption for every card, and "
+                             f"{getattr(deck, 'name', deck)} has cards without")
+        return embed_texts_cached(self.reader, [c[0] for c in captions], progress=False)
+
+
+_loaded: dict[tuple[str, str], Embedder] = {}
+
+
+def load_panel_embedder(name: str, *, device: str = "cpu") -> Embedder:
+    """The embedder named ``panel:VARIANT`` (once per process).
+
+    Raises:
+        EmbedderError: an unknown variant (the message lists them).
+    """
+    if not is_panel_name(name):
+        raise EmbedderError(f"{name!r} is not a panel embedder name ('panel:VARIANT')")
+    variant, _, reader = name[len(PANEL_PREFIX):].partition("@")
+    if variant not in VARIANTS:
+        raise EmbedderError(f"unknown panel embedder {name!r}; known: "
+                            + ", ".join(PANEL_PREFIX + v for v in VARIANTS))
+    if reader and variant != "caption-reader":
+        raise EmbedderError(f"{name!r}: only panel:caption-reader takes '@EMBEDDER'")
+    key = (name, device)
+    if key not in _loaded:
+        if variant == "caption-reader":
+            from models.registry import load_embedder
+
+            _loaded[key] = CaptionReader(load_embedder(reader or "default", device=device))
+        else:
+            _loaded[key] = HeadVariantEmbedder(variant, device=device)
+    return _loaded[key]
+
+
+def resolve_embedder(name: Any, *, device: str = "cpu") -> Embedder:
+    """An embedder from a name: ``panel:...`` here, anything else by :func:`load_embedder`;
+    an ``Embedder`` passes through."""
+    if not isinstance(name, str):
+        return name  # type: ignore[no-any-return]
+    if is_panel_name(name):
+        return load_panel_embedder(name, device=device)
+    from models.registry import load_embedder
+
+    return load_embedder(name, device=device)
+
+
+def load_member_resources(embedder: Any, deck: Any, vocabulary: Any = None,
+                          vocabulary_size: int | None = None, device: str = "cpu") -> Any:
+    """:func:`models.players.load_resources` for any embedder name, ``panel:...`` included
+    (a caption reader's card vectors are its captions' embeddings)."""
+    from models.players.resources import PlayerResources, load_resources
+
+    if isinstance(deck, PlayerResources):
+        return deck
+    model = resolve_embedder(embedder, device=device)
+    if not isinstance(model, CaptionReader):
+        return load_resources(model, deck, vocabulary, vocabulary_size, device)
+    from dixit_ai.decks import load_deck
+    from models.cache import embed_texts_cached
+    from models.players.vocabulary import Vocabulary, load_vocabulary
+
+    loaded = load_deck(deck) if isinstance(deck, str) else deck
+    words = (vocabulary.limit(vocabulary_size) if isinstance(vocabulary, Vocabulary)
+             else load_vocabulary(vocabulary, vocabulary_size))
+    key = (model.fingerprint, loaded.fingerprint, words.fingerprint)
+    if key not in _readers:
+        cards = model.card_vectors(loaded)
+        texts = embed_texts_cached(model.reader, list(words.texts), progress=False)
+        _readers[key] = PlayerResources(
+            tuple(int(c) for c in loaded.card_ids), np.asarray(cards, dtype=np.float32), words,
+            np.asarray(texts, dtype=np.float32), model, model.fingerprint,
+            getattr(loaded, "source", None) or loaded.name)
+    return _readers[key]
+
+
+_readers: dict[tuple[str, str, str], Any] = {}
