@@ -113,8 +113,8 @@ async def one_table(index: int, base: str, args: Args) -> TableResult:
     async with httpx.AsyncClient(base_url=base, timeout=30) as http:
         response = await http.post("/api/tables", json={
             "name": f"load-{index}", "seats": args.seats, "edition": args.edition,
-            "deck": args.deck, "bots": args.bot, "score_limit": args.score_limit,
-            "seed": args.seed + index})
+            "deck": "load", "bots": args.bot, "score_limit": args.score_limit,
+            "seed": args.seed + index, "experiment": True})
         response.raise_for_status()
         made = response.json()
         async with connect(base.replace("http", "ws", 1) + "/ws", max_size=2**22) as ws:
@@ -187,7 +187,7 @@ def start_server(args: Args, folder: Path) -> tuple[subprocess.Popen[bytes], str
     port = free_port()
     command = [sys.executable, "-m", "dixit_ai.cli", "serve", "--port", str(port),
                "--db", str(folder / "load.sqlite3"), "--bot-delay", str(args.bot_delay),
-               "--log-level", "warning"]
+               "--log-level", "warning", "--deck", f"load={args.deck}", "--bot", args.bot]
     if args.fast_commits:
         command.append("--fast-commits")
     process = subprocess.Popen(command, cwd=ROOT)
@@ -213,7 +213,8 @@ async def warm_up(base: str, args: Args) -> None:
     """The first table of a deck renders its cards (once per machine): not part of the test."""
     async with httpx.AsyncClient(base_url=base, timeout=120) as http:
         await http.post("/api/tables", json={"name": "warm-up", "seats": args.seats,
-                                             "deck": args.deck, "edition": args.edition})
+                                             "deck": "load", "edition": args.edition,
+                                             "bots": args.bot})
 
 
 async def run_all(base: str, args: Args) -> list[TableResult | BaseException]:

@@ -31,6 +31,20 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--fast-commits", action="store_true",
                         help="do not sync each commit to disk (survives a killed server, "
                              "not a power cut)")
+    parser.add_argument("--deck", action="append", default=None, metavar="NAME=SPEC",
+                        help="a deck tables may use, by name (repeat; default dream=dream); "
+                             "tables can use no other")
+    parser.add_argument("--bot", action="append", default=None, metavar="NAME",
+                        help="a bot tables may seat (repeat; default: every installed agent); "
+                             "each is warmed up at start")
+    parser.add_argument("--idle-cleanup", type=float, default=None, metavar="SECONDS",
+                        help="drop tables idle this long from memory (records kept)")
+    parser.add_argument("--reveal-seconds", type=float, default=None, metavar="SECONDS",
+                        help="longest reading time of a reveal before a move timer starts "
+                             "(default 60)")
+    parser.add_argument("--config", type=Path, default=None, metavar="FILE",
+                        help="a TOML file of the above (decks, bots, idle_cleanup, "
+                             "reveal_seconds, allow_fixed_seeds); flags win")
     parser.add_argument("--log-level", default="info",
                         choices=("critical", "error", "warning", "info", "debug"),
                         help="uvicorn's log level (default %(default)s)")
@@ -53,9 +67,19 @@ def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from dixit_ai.web.app import create_app
+    from dixit_ai.web.config import server_config_from_options
+    from dixit_ai.web.store import DatabaseInUse, ensure_free
 
+    server = server_config_from_options(config=args.config, decks=args.deck, bots=args.bot,
+                                        idle_cleanup=args.idle_cleanup,
+                                        reveal_seconds=args.reveal_seconds)
+    try:
+        ensure_free(args.db)
+    except DatabaseInUse as error:
+        print(f"dixit-ai serve: error: {error}", file=sys.stderr)
+        return 2
     app = create_app(args.db, durable=not args.fast_commits, bot_delay=args.bot_delay,
-                     bot_workers=args.bot_workers)
+                     bot_workers=args.bot_workers, server=server)
     print(f"dixit-ai tables on http://{args.host}:{args.port}/ (database {args.db})",
           flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,

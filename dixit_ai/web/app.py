@@ -2,35 +2,50 @@
 
 Routes:
 
-- ``GET /``, ``GET /join/{invite}``, ``GET /play``: the page (``static/index.html``);
-- ``GET /api/options``: editions and bots for the create-table form;
-- ``POST /api/tables``: create a table (the creator's seat token comes back);
+- ``GET /``, ``GET /join/{invite}``, ``GET /play``, ``GET /watch/{watch}``: the page
+  (``static/index.html``);
+- ``GET /api/options``: editions, the host's decks, bots (ready or warming up) and limits;
+- ``POST /api/tables``: create a table (the creator's seat token and recovery code come back);
 - ``GET /api/invites/{invite}``, ``POST /api/invites/{invite}/join``: see and join a table;
-- ``GET /api/state``, ``POST /api/action``: a seat's state and moves over plain HTTP (header
-  ``X-Seat-Token``), for scripts and tests;
+  ``POST /api/invites/{invite}/recover``: a new token for a seat's recovery code;
+- ``GET /api/state``, ``POST /api/action``, ``GET /api/history``: a seat's state, moves and the
+  game's revealed rounds over plain HTTP (header ``X-Seat-Token``), for scripts and tests;
+- ``GET /api/watch/{watch}``: a spectator's state (public information only);
 - ``GET /api/tables/{table_id}/cards/{card_id}``: a card's image, by id alone;
+  ``GET /api/tables/{table_id}/captions``: the cards' captions (alt text);
 - ``GET /api/tables/{table_id}/record.json``: the finished game's record;
-- ``WS /ws``: the first message is ``{"type": "hello", "token": ...}``; then the client sends
-  moves (``tell``, ``play``, ``vote``, ``start``, ``leave``, ``reclaim``) and receives ``state``
-  messages after every change, ``ack`` for its own moves and ``error`` for refused ones.
+- ``WS /ws``: the first message is ``{"type": "hello", "token": ...}`` (a seat) or
+  ``{"type": "hello", "watch": ...}`` (a spectator); then a seat sends moves (``tell``,
+  ``play``, ``vote``, ``start``, ``leave``, ``reclaim``, ``seen``, ``history``, ``rematch``,
+  ``ping``) and receives ``state`` messages after every change, ``ack`` for its own moves,
+  ``pong``, ``notice`` and ``error`` for refused ones. Binary frames and unknown types are
+  answered with an ``error`` (status 400); the socket stays open.
+
+Every refused request is answered ``{"error": message}`` with its HTTP status.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request, WebSocket, WebSocketDisconnect
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from dixit_ai.web.manager import Connection, TableManager, WebError
+from dixit_ai.web.config import ServerConfig, WebError
+from dixit_ai.web.connections import Connection
+from dixit_ai.web.manager import TableManager
 from dixit_ai.web.store import Store
 
 STATIC = Path(__file__).resolve().parent / "static"
+log = logging.getLogger("dixit_ai.web")
 
 
 async def _json_body(request: Request) -> dict[str, Any]:
@@ -54,22 +69,56 @@ def _token(request: Request) -> str | None:
     return None
 
 
+def _error(status: int, message: str) -> dict[str, Any]:
+    return {"type": "error", "ref": None, "message": message, "status": status}
+
+
+def _parse(frame: dict[str, Any]) -> Any:
+    """The JSON of a received WebSocket frame.
+
+    Raises:
+        WebError: (400) a binary frame or malformed JSON.
+    """
+    if frame.get("text") is None:
+        raise WebError(400, "binary frames are not accepted: send each message as a JSON text "
+                            "frame")
+    try:
+        return json.loads(frame["text"])
+    except json.JSONDecodeError as error:
+        raise WebError(400, f"malformed JSON: {error}") from None
+
+
 def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 0.0,
-               bot_workers: int = 4) -> FastAPI:
+               bot_workers: int = 4, server: ServerConfig | None = None) -> FastAPI:
     """The web application over the SQLite database ``db_path``.
 
     Args:
-        db_path: The database file; created if missing, resumed if not.
+        db_path: The database file; created if missing, resumed if not. One server per file:
+            a second one refuses to start (before reading anything).
         durable: Sync every commit to disk (see :mod:`dixit_ai.web.store`).
         bot_delay: Seconds each bot waits before it moves.
         bot_workers: Threads in which bots decide.
+        server: What the host offers (decks, bots, idle clean-up); the default offers the
+            dream deck and every installed bot.
     """
     holder: dict[str, TableManager] = {}
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        manager = TableManager(Store(db_path, durable=durable), bot_delay=bot_delay,
-                               bot_workers=bot_workers)
+        if not log.handlers and not logging.getLogger().handlers:
+            handler = logging.StreamHandler()
+            handler.setFormatter(logging.Formatter("%(asctime)s dixit-ai: %(message)s"))
+            log.addHandler(handler)
+            log.setLevel(logging.INFO)
+        store = Store(db_path, durable=durable)  # takes the database's lock first
+        manager = TableManager(store, bot_delay=bot_delay, bot_workers=bot_workers,
+                               server=server)
+        try:
+            await manager.check_decks()
+        except ValueError:
+            await manager.close()
+            raise
+        manager.start_warmup()
         await manager.restore()
         holder["manager"] = manager
         app.state.manager = manager
@@ -78,7 +127,8 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
         finally:
             await manager.close()
 
-    app = FastAPI(title="dixit-ai tables", lifespan=lifespan, docs_url=None, redoc_url=None)
+    app = FastAPI(title="dixit-ai tables", lifespan=lifespan, docs_url=None, redoc_url=None,
+                  openapi_url=None)
 
     def manager() -> TableManager:
         return holder["manager"]
@@ -86,6 +136,21 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
     @app.exception_handler(WebError)
     async def web_error(request: Request, error: WebError) -> JSONResponse:
         return JSONResponse({"error": error.message}, status_code=error.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, error: RequestValidationError) -> JSONResponse:
+        parts = []
+        for problem in error.errors():
+            where = ".".join(str(p) for p in problem.get("loc", ()) if p != "path")
+            parts.append(f"{where}: {problem.get('msg', 'invalid')}")
+        return JSONResponse({"error": "bad request: " + "; ".join(parts)}, status_code=400)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
+        message = {404: f"no such page or resource: {request.url.path}",
+                   405: f"{request.method} is not allowed on {request.url.path}"}.get(
+            error.status_code, str(error.detail))
+        return JSONResponse({"error": message}, status_code=error.status_code)
 
     page = STATIC / "index.html"
 
@@ -95,6 +160,10 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
 
     @app.get("/join/{invite}", include_in_schema=False)
     async def join_page(invite: str) -> FileResponse:
+        return FileResponse(page)
+
+    @app.get("/watch/{watch}", include_in_schema=False)
+    async def watch_page(watch: str) -> FileResponse:
         return FileResponse(page)
 
     @app.get("/play", include_in_schema=False)
@@ -119,10 +188,25 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
     async def join(invite: str, request: Request) -> dict[str, Any]:
         return await manager().join(invite, await _json_body(request))
 
+    @app.post("/api/invites/{invite}/recover")
+    async def recover(invite: str, request: Request) -> dict[str, Any]:
+        return await manager().recover(invite, await _json_body(request))
+
     @app.get("/api/state")
     async def state(request: Request) -> dict[str, Any]:
         table, seat = manager().authenticate(_token(request))
         return manager().state_for(table, seat)
+
+    @app.get("/api/history")
+    async def history(request: Request) -> dict[str, Any]:
+        table, _seat = manager().authenticate(_token(request))
+        return {"rounds": manager().history(table)}
+
+    @app.get("/api/watch/{watch}")
+    async def watch_state(watch: str) -> dict[str, Any]:
+        tables = manager()
+        table = tables.table_for_watch(watch)
+        return {**tables.spectator_for(table), "history": tables.history(table)}
 
     @app.post("/api/action")
     async def action(request: Request) -> dict[str, Any]:
@@ -135,6 +219,10 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
         return Response(image, media_type="image/jpeg",
                         headers={"Cache-Control": "public, max-age=86400, immutable"})
 
+    @app.get("/api/tables/{table_id}/captions")
+    async def captions(table_id: str) -> dict[str, str]:
+        return await manager().captions(table_id)
+
     @app.get("/api/tables/{table_id}/record.json")
     async def record(table_id: str) -> Response:
         text = await manager().record(table_id)
@@ -146,33 +234,45 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
         await websocket.accept()
         tables = manager()
         try:
-            hello = json.loads(await websocket.receive_text())
+            while True:  # until a good hello (a binary or malformed frame is answered)
+                frame = await websocket.receive()
+                if frame["type"] == "websocket.disconnect":
+                    return
+                try:
+                    hello = _parse(frame)
+                except WebError as error:
+                    await websocket.send_text(json.dumps(_error(error.status, error.message)))
+                    continue
+                break
+            if isinstance(hello, dict) and hello.get("watch") is not None:
+                watched = tables.table_for_watch(hello.get("watch"))
+                await _spectate(websocket, tables, watched)
+                return
             token = hello.get("token") if isinstance(hello, dict) else None
             table, seat = tables.authenticate(token)
         except WebSocketDisconnect:
             return
-        except (json.JSONDecodeError, WebError) as error:
-            message = error.message if isinstance(error, WebError) else "malformed JSON"
-            await websocket.send_text(json.dumps({"type": "error", "message": message,
-                                                  "status": 401}))
-            await websocket.close(code=4401)
+        except WebError as error:
+            await websocket.send_text(json.dumps(_error(error.status, error.message)))
+            await websocket.close(code=4000 + error.status)
             return
         connection = Connection(websocket.send_text)
         await tables.connect(table, seat, connection)
         try:
             while True:
-                text = await websocket.receive_text()
+                frame = await websocket.receive()
+                if frame["type"] == "websocket.disconnect":
+                    break
                 ref = None
                 try:
-                    try:
-                        message = json.loads(text)
-                    except json.JSONDecodeError as error:
-                        raise WebError(400, f"malformed JSON: {error}") from None
+                    message = _parse(frame)
                     ref = message.get("ref") if isinstance(message, dict) else None
                     table_now, seat_now = tables.authenticate(token)
                     if (table_now.id, seat_now) != (table.id, seat):
                         raise WebError(401, "this seat token is no longer valid here")
-                    await tables.handle(table, seat, message, connection)
+                    answer = await tables.handle(table, seat, message, connection)
+                    if answer["type"] != "ack":  # pong, history: answered to this socket
+                        tables.send(table, seat, connection, answer)
                 except WebError as error:
                     tables.send(table, seat, connection, {
                         "type": "error", "ref": ref, "message": error.message,
@@ -181,5 +281,36 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
             pass
         finally:
             await tables.disconnect(table, seat, connection)
+
+    async def _spectate(websocket: WebSocket, tables: TableManager, table: Any) -> None:
+        connection = Connection(websocket.send_text)
+        await tables.watch(table, connection)
+        try:
+            while True:
+                frame = await websocket.receive()
+                if frame["type"] == "websocket.disconnect":
+                    break
+                ref = None
+                try:
+                    message = _parse(frame)
+                    ref = message.get("ref") if isinstance(message, dict) else None
+                    kind = message.get("type") if isinstance(message, dict) else None
+                    if kind == "ping":
+                        answer: dict[str, Any] = {"type": "pong", "ref": ref}
+                    elif kind == "history":
+                        answer = {"type": "history", "ref": ref,
+                                  "rounds": tables.history(table)}
+                    else:
+                        raise WebError(403, "spectators watch: they cannot send "
+                                            f"{kind!r} (only ping and history)")
+                    tables.send(table, -1, connection, answer)
+                except WebError as error:
+                    tables.send(table, -1, connection, {
+                        "type": "error", "ref": ref, "message": error.message,
+                        "status": error.status})
+        except WebSocketDisconnect:
+            pass
+        finally:
+            await tables.unwatch(table, connection)
 
     return app

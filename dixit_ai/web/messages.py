@@ -48,6 +48,59 @@ def game_payload(view: View) -> dict[str, Any]:
     }
 
 
+PUBLIC_KEYS: tuple[str, ...] = (
+    "phase", "round", "storyteller", "pending", "clue", "clue_kind", "board", "scores",
+    "draw_pile_size", "score_limit", "winners", "last_round",
+)
+"""The parts of a seat's game payload every seat is told alike: what a spectator sees."""
+
+
+def public_payload(view: View) -> dict[str, Any]:
+    """What anyone may know of the game right now (a spectator's view): any seat's
+    :func:`game_payload` less what is that seat's own (hand, own cards and votes)."""
+    payload = game_payload(view)
+    return {key: payload[key] for key in PUBLIC_KEYS}
+
+
+def rules_help(rules: RuleSet, n_players: int) -> list[str]:
+    """The table's rules in a few lines, with this edition's numbers (the help panel)."""
+    votes = rules.votes_per_guesser(n_players)
+    cards = rules.cards_per_guesser if n_players != 3 else getattr(
+        rules, "cards_per_guesser_3p", rules.cards_per_guesser)
+    lines = [
+        f"{rules.name}, {n_players} players: {rules.hand_size_for(n_players)} cards in hand.",
+        "The storyteller picks a card from their hand and says a clue.",
+        f"Everyone else plays {cards} card{'s' if cards > 1 else ''} from their hand that "
+        "fits the clue; the cards are shuffled and laid out face up.",
+        ("Everyone but the storyteller votes for the card they think is the storyteller's"
+         + (f" (up to {votes} votes, never on one's own card)." if votes > 1
+            else " (one vote, never on one's own card).")),
+        f"If everyone or nobody finds it: the storyteller scores 0, everyone else "
+        f"{rules.all_or_none_points}.",
+        f"Otherwise the storyteller and each player who found it score "
+        f"{rules.storyteller_points}"
+        + (f" ({rules.finder_points} for a finder)"
+           if rules.finder_points != rules.storyteller_points else "") + ".",
+    ]
+    solo = rules.three_player_solo_points
+    if solo is not None and n_players == 3:
+        lines.append(f"With 3 players, when exactly one guesser finds the card, the storyteller "
+                     f"and that guesser score {solo}.")
+    if votes > 1 and rules.single_vote_bonus:
+        lines.append(f"A guesser who found the card with a single vote scores "
+                     f"{rules.single_vote_bonus} more.")
+    bonus = "Each other player scores 1 for every vote on their own card"
+    lines.append(bonus + (f" (at most {rules.bonus_cap} a round)." if rules.bonus_cap
+                          is not None else "."))
+    if rules.score_limit is not None:
+        lines.append(f"The game ends when someone reaches {rules.score_limit} points; "
+                     "the highest score wins, ties share the victory.")
+    else:
+        lines.append("The game ends when the draw pile runs out; the highest score wins, "
+                     "ties share the victory.")
+    return lines
+
+
 def round_payload(rules: RuleSet, n_players: int, result: RoundResult) -> dict[str, Any]:
     """A revealed round, everything public, with the points of each seat and their reasons."""
     return {

@@ -170,6 +170,9 @@ class Session:
     rounds: list[RoundRecord] = field(init=False, default_factory=list)
     failures: list[Failure] = field(init=False, default_factory=list)
     takeovers: list[dict[str, Any]] = field(init=False, default_factory=list)
+    bot_inputs: dict[int, list[tuple[int, GameState]]] = field(init=False, default_factory=dict)
+    """Per seat, ``(decision number, state at the phase's start)`` of every bot move in the
+    log: what a bot's memory of the game is rebuilt from."""
     _notes: dict[str, Any] = field(init=False, default_factory=dict)
     _prediction: float | None = field(init=False, default=None)
 
@@ -232,6 +235,8 @@ class Session:
                                    "phase": before.phase.value, "to": event["to"],
                                    "reason": event.get("reason", "")})
             return
+        if event.get("by") == "bot":
+            self.bot_inputs.setdefault(seat, []).append((self.decisions[seat], self.phase_start))
         self.decisions[seat] += 1
         self.rng.bit_generator.state = prepared.rng_state
         self.state = prepared.state
@@ -293,7 +298,8 @@ class Session:
 
 
 def decide_bot(agent: Agent, seed: int, seat: int, decision: int,
-               phase_state: GameState) -> dict[str, Any]:
+               phase_state: GameState, *, rng: np.random.Generator | None = None
+               ) -> dict[str, Any]:
     """The event of a bot's move: ``seat``'s decision number ``decision`` in game ``seed``.
 
     Deterministic: the agent sees the seat's view of ``phase_state`` (the state at the start of
@@ -301,8 +307,15 @@ def decide_bot(agent: Agent, seed: int, seat: int, decision: int,
     since the phase began and whenever it is asked. An agent that raises or returns an illegal
     move is recorded as a failure and the rules-defined fallback move is made in its name (the
     seat scores nothing that round). Pure: safe to run in a worker thread.
+
+    With ``rng`` (the generator the agent was reset with, once, for the whole game) the agent
+    keeps its memory of the game: ``rng`` is reseeded to :func:`bot_generator` of this decision
+    instead of resetting the agent (see :class:`dixit_ai.web.bots.BotMind`).
     """
-    agent.reset(seat=seat, rng=bot_generator(seed, seat, decision))
+    if rng is None:
+        agent.reset(seat=seat, rng=bot_generator(seed, seat, decision))
+    else:
+        rng.bit_generator.state = bot_generator(seed, seat, decision).bit_generator.state
     event: dict[str, Any] = {"kind": "action", "seat": seat, "by": "bot"}
     returned: Action | None = None
     try:

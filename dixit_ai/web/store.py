@@ -6,7 +6,11 @@ file with every accepted action. ``durable=True`` (the default) also syncs each 
 (``synchronous=FULL``), which survives a power cut too; ``durable=False`` (``NORMAL``) survives a
 killed process but may lose the last commits on a power cut, and commits far faster.
 
-Seat tokens are never stored: only their SHA-256 digest is.
+Seat tokens and recovery codes are never stored: only their SHA-256 digests are.
+
+One server per database: a :class:`Store` holds an exclusive lock on ``<db>.lock`` (``flock``)
+from the moment it opens, before anything is read, so a second server on the same file refuses
+at once (:class:`DatabaseInUse`) instead of restoring every table and then failing.
 
 One :class:`Store` holds one connection, used from one thread at a time (the web manager sends
 every call through a single-thread executor).
@@ -14,15 +18,17 @@ every call through a single-thread executor).
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 Statement = tuple[str, tuple[Any, ...]]
 """One SQL statement with its parameters."""
@@ -57,6 +63,25 @@ CREATE TABLE IF NOT EXISTS records (
 """
 
 
+MIGRATIONS: tuple[tuple[str, str, str], ...] = (
+    ("seats", "recovery_hash", "ALTER TABLE seats ADD COLUMN recovery_hash TEXT"),
+)
+"""Columns added since the first schema: ``(table, column, statement)``."""
+
+
+class DatabaseInUse(OSError):
+    """Another server holds the database."""
+
+
+def ensure_free(path: str | Path) -> None:
+    """Check that no server holds the database ``path`` (a clear early refusal).
+
+    Raises:
+        DatabaseInUse: another server holds it.
+    """
+    Store.acquire_lock(Path(path)).close()
+
+
 def token_digest(token: str) -> str:
     """The SHA-256 hex digest under which a seat token is stored."""
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
@@ -74,6 +99,10 @@ class StoredTable:
     seats: list[tuple[int, str | None, str | None]]
     events: list[dict[str, Any]]
     record: str | None
+    updated: float = 0.0
+    """When the table last changed (its newest event, or its creation)."""
+    recovery: list[str | None] | None = None
+    """Per seat, the digest of its recovery code."""
 
 
 class Store:
@@ -87,6 +116,8 @@ class Store:
     def __init__(self, path: str | Path, *, durable: bool = True) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
+        self.lock_path = self.path.with_name(self.path.name + ".lock")
+        self._lock_file = self.acquire_lock(self.path)
         self._db = sqlite3.connect(str(self.path), check_same_thread=False,
                                    isolation_level=None)
         mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
@@ -95,11 +126,41 @@ class Store:
         self._db.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
         self._db.execute("PRAGMA foreign_keys=ON")
         self._db.executescript(SCHEMA)
+        for table, column, statement in MIGRATIONS:
+            columns = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+            if column not in columns:
+                self._db.execute(statement)
+
+    @staticmethod
+    def acquire_lock(path: Path) -> IO[str]:
+        """Take the exclusive lock of database ``path`` (the open lock file holds it).
+
+        Raises:
+            DatabaseInUse: another server holds it.
+        """
+        lock_path = path.with_name(path.name + ".lock")
+        handle = open(lock_path, "a+", encoding="utf-8")  # held while serving
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.seek(0)
+            holder = handle.read().strip() or "unknown"
+            handle.close()
+            raise DatabaseInUse(
+                f"{path} is in use by another dixit-ai server (pid {holder}; lock "
+                f"{lock_path}): stop it first, or use another --db") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        return handle
 
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection and release the database's lock."""
         with self._lock:
             self._db.close()
+        fcntl.flock(self._lock_file, fcntl.LOCK_UN)
+        self._lock_file.close()
 
     def _transaction(self, statements: Sequence[Statement]) -> None:
         error = self.run_batches([statements])[0]
@@ -152,12 +213,52 @@ class Store:
         return statements
 
     @staticmethod
+    def insert_table_statements(table_id: str, invite: str, config: dict[str, Any], seed: int,
+                                seats: Sequence[tuple[str | None, str | None, str | None]]
+                                ) -> list[Statement]:
+        """Insert a table in the lobby whose seats ``(name, token digest, recovery digest)``
+        are already known (a rematch: the same people, their same tokens)."""
+        statements: list[Statement] = [(
+            "INSERT INTO tables (id, invite, config, seed, status, created) "
+            "VALUES (?, ?, ?, ?, 'lobby', ?)",
+            (table_id, invite, json.dumps(config, sort_keys=True), seed, time.time()))]
+        for seat, (name, digest, recovery) in enumerate(seats):
+            statements.append(("INSERT INTO seats (table_id, seat, name, token_hash, "
+                               "recovery_hash) VALUES (?, ?, ?, ?, ?)",
+                               (table_id, seat, name, digest, recovery)))
+        return statements
+
+    @staticmethod
+    def config_statements(table_id: str, config: dict[str, Any]) -> list[Statement]:
+        """Replace a table's stored settings (a rematch's link is added to them)."""
+        return [("UPDATE tables SET config = ? WHERE id = ?",
+                 (json.dumps(config, sort_keys=True), table_id))]
+
+    @staticmethod
     def seat_statements(table_id: str, seat: int, name: str | None, token: str | None
                         ) -> list[Statement]:
         """A person takes (``name`` and ``token``) or frees (``None``) a seat of the lobby."""
         digest = None if token is None else token_digest(token)
         return [("UPDATE seats SET name = ?, token_hash = ? WHERE table_id = ? AND seat = ?",
                  (name, digest, table_id, seat))]
+
+    @staticmethod
+    def recovery_statements(table_id: str, seat: int, code: str | None) -> list[Statement]:
+        """Set (or clear) a seat's recovery code."""
+        digest = None if code is None else token_digest(code)
+        return [("UPDATE seats SET recovery_hash = ? WHERE table_id = ? AND seat = ?",
+                 (digest, table_id, seat))]
+
+    @staticmethod
+    def token_statements(table_id: str, seat: int, digest: str | None) -> list[Statement]:
+        """Give a seat a new token digest (a recovered seat, or one moved to a rematch)."""
+        return [("UPDATE seats SET token_hash = ? WHERE table_id = ? AND seat = ?",
+                 (digest, table_id, seat))]
+
+    @staticmethod
+    def status_statements(table_id: str, status: str) -> list[Statement]:
+        """Change a table's status (``"closed"``: cleaned up while idle)."""
+        return [("UPDATE tables SET status = ? WHERE id = ?", (status, table_id))]
 
     @staticmethod
     def event_statements(table_id: str, index: int, event: dict[str, Any],
@@ -187,24 +288,56 @@ class Store:
 
     # ------------------------------------------------------------------ reads
 
-    def load_tables(self) -> list[StoredTable]:
-        """Every table with its seats, events (in order) and record."""
+    def load_tables(self, *, idle_before: float | None = None) -> list[StoredTable]:
+        """Every table to serve, with its seats, events (in order) and record.
+
+        Closed tables are left out, and so are finished ones last changed before
+        ``idle_before`` (a time): their records stay readable (:meth:`load_record`).
+        """
         with self._lock:
-            rows = self._db.execute(
-                "SELECT id, invite, config, seed, status FROM tables ORDER BY created").fetchall()
+            updated = dict(self._db.execute(
+                "SELECT t.id, MAX(t.created, COALESCE(MAX(e.created), 0)) FROM tables t "
+                "LEFT JOIN events e ON e.table_id = t.id GROUP BY t.id").fetchall())
+            rows = [row for row in self._db.execute(
+                "SELECT id, invite, config, seed, status FROM tables WHERE status != 'closed' "
+                "ORDER BY created").fetchall()
+                if idle_before is None or row[4] != "over" or updated[row[0]] >= idle_before]
+            wanted = {row[0] for row in rows}
             seats: dict[str, list[tuple[int, str | None, str | None]]] = {}
-            for table_id, seat, name, digest in self._db.execute(
-                    "SELECT table_id, seat, name, token_hash FROM seats ORDER BY table_id, seat"):
-                seats.setdefault(table_id, []).append((seat, name, digest))
+            recovery: dict[str, list[str | None]] = {}
+            for table_id, seat, name, digest, code in self._db.execute(
+                    "SELECT table_id, seat, name, token_hash, recovery_hash FROM seats "
+                    "ORDER BY table_id, seat"):
+                if table_id in wanted:
+                    seats.setdefault(table_id, []).append((seat, name, digest))
+                    recovery.setdefault(table_id, []).append(code)
             events: dict[str, list[dict[str, Any]]] = {}
             for table_id, data in self._db.execute(
                     "SELECT table_id, data FROM events ORDER BY table_id, idx"):
-                events.setdefault(table_id, []).append(json.loads(data))
-            records = dict(self._db.execute("SELECT table_id, record FROM records").fetchall())
+                if table_id in wanted:
+                    events.setdefault(table_id, []).append(json.loads(data))
+            records = {table_id: record for table_id, record in self._db.execute(
+                "SELECT table_id, record FROM records") if table_id in wanted}
         return [StoredTable(id=row[0], invite=row[1], config=json.loads(row[2]), seed=row[3],
                             status=row[4], seats=seats.get(row[0], []),
-                            events=events.get(row[0], []), record=records.get(row[0]))
+                            events=events.get(row[0], []), record=records.get(row[0]),
+                            updated=float(updated[row[0]]), recovery=recovery.get(row[0]))
                 for row in rows]
+
+    def load_record(self, table_id: str) -> str | None:
+        """A finished game's record, loaded or not."""
+        with self._lock:
+            row = self._db.execute("SELECT record FROM records WHERE table_id = ?",
+                                   (table_id,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def table_of_token(self, digest: str) -> tuple[str, str] | None:
+        """``(table_id, status)`` of the table whose seat has the token ``digest``."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT t.id, t.status FROM seats s JOIN tables t ON t.id = s.table_id "
+                "WHERE s.token_hash = ?", (digest,)).fetchone()
+        return None if row is None else (str(row[0]), str(row[1]))
 
     def count_events(self, table_id: str) -> int:
         """How many events a table has (for tests and checks)."""

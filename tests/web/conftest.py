@@ -13,13 +13,21 @@ try:  # the [web] extra; without it only the tests of the missing-extra message 
     from fastapi.testclient import TestClient
 
     from dixit_ai.web.app import create_app
+    from dixit_ai.web.config import ServerConfig
     from dixit_ai.web.manager import TableManager
 except ImportError:  # pragma: no cover - exercised on a core-only install
     collect_ignore_glob = ["test_api.py", "test_restart.py", "test_browser.py",
                            "test_load_script.py", "test_clip_bot.py"]
 
-SMALL_DECK = "dream:size=40"
-"""A small deck keeps the tests fast (the first use renders its cards once)."""
+SMALL_DECK = "small"
+"""The name of a small deck the test servers offer (fast: its cards render once)."""
+TEST_DECKS = {"small": "dream:size=40", "tiny": "dream:size=10", "mid": "dream:size=60"}
+"""The decks the test servers offer."""
+
+
+def server_offering(*bots: str, **options: Any) -> ServerConfig:
+    """A server config offering the test decks and ``bots`` (default: random)."""
+    return ServerConfig(decks=dict(TEST_DECKS), bots=bots or ("random",), **options)
 
 
 class Seat:
@@ -77,9 +85,11 @@ def app_factory(tmp_path: Path) -> Iterator[Callable[..., TestClient]]:
 
     def make(db: str = "tables.sqlite3", **options: Any) -> TestClient:
         options.setdefault("durable", False)
+        options.setdefault("server", server_offering())
         client = TestClient(create_app(tmp_path / db, **options))
         client.__enter__()
         clients.append(client)
+        assert manager_of(client).warmup.done.wait(120), "the bots did not warm up"
         return client
 
     yield make
@@ -100,7 +110,8 @@ def manager_of(client: TestClient) -> TableManager:
 def create(client: TestClient, **overrides: Any) -> tuple[dict[str, Any], Seat]:
     """Create a table (4 seats, random bots, a short game) and return it with its creator."""
     body: dict[str, Any] = {"name": "Ann", "seats": 4, "deck": SMALL_DECK, "bots": "random",
-                            "score_limit": 8, "seed": 11, "leave_grace": 600}
+                            "score_limit": 8, "seed": 11, "experiment": True,
+                            "leave_grace": 600}
     body.update(overrides)
     response = client.post("/api/tables", json=body)
     assert response.status_code == 200, response.text

@@ -31,7 +31,8 @@ class ServerProcess:
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = log or db.with_suffix(f".{self.port}.log")
         command = [sys.executable, "-m", "dixit_ai.cli", "serve", "--port", str(self.port),
-                   "--db", str(db), "--bot-delay", "0", "--log-level", "warning", *extra]
+                   "--db", str(db), "--bot-delay", "0", "--log-level", "warning",
+                   "--deck", "small=dream:size=40", "--bot", "random", *extra]
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self._log_file = open(self.log, "w", encoding="utf-8")
         self.process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=self._log_file,

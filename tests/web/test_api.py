@@ -18,7 +18,15 @@ from dixit_ai.replay import replay_record
 from dixit_ai.rules import EDITIONS, Game, RuleSet, observe
 from dixit_ai.web.messages import explain_points, game_payload
 from dixit_ai.web.session import Session
-from tests.web.conftest import SMALL_DECK, Seat, create, join, manager_of, simple_move
+from tests.web.conftest import (
+    SMALL_DECK,
+    Seat,
+    create,
+    join,
+    manager_of,
+    server_offering,
+    simple_move,
+)
 
 
 def play_out(seats: list[Seat], timeout: float = 20.0) -> dict[str, Any]:
@@ -83,12 +91,12 @@ def test_full_table_and_started_table_refuse_joins(client: TestClient) -> None:
     ({"bots": ["random", "no-such-bot", "random"]}, "no agent named"),
     ({"bots": ["random"]}, "one bot for each"),
     ({"score_limit": 0}, "score_limit"),
-    ({"deck": "nonsense:1"}, "deck"),
-    ({"deck": "dream:size=10"}, "too small"),
+    ({"deck": "nonsense:1"}, "not offered"),
+    ({"deck": "tiny"}, "too small"),
     ({"move_timer": 30, "takeover": False}, "needs takeover"),
     ({"name": ""}, "your name"),
     ({"name": "x" * 41}, "limit is 40"),
-    ({"seed": -1}, "seed"),
+    ({"seed": -1, "experiment": True}, "seed"),
 ])
 def test_bad_table_requests_are_refused(client: TestClient, body: dict[str, Any],
                                         words: str) -> None:
@@ -311,8 +319,9 @@ GAME_KEYS = {"phase", "round", "storyteller", "is_storyteller", "pending", "hand
              "legal_vote_positions", "cards_to_play", "max_votes", "scores", "draw_pile_size",
              "score_limit", "winners", "last_round"}
 META_KEYS = {"id", "title", "status", "edition", "n_players", "deck", "score_limit", "ends",
-             "second_vote", "move_timer", "deadline_in", "takeover", "seats", "record_url",
-             "broken", "invite_path"}
+             "second_vote", "move_timer", "reveal_seconds", "takeover", "seats", "spectators",
+             "record_url", "broken", "fairness", "rules_help", "rounds_played", "rematch",
+             "invite_path", "watch_path"}
 SEAT_KEYS = {"seat", "name", "kind", "bot", "person", "connected", "colour"}
 
 
@@ -426,7 +435,7 @@ def test_the_move_timer_hands_a_slow_seat_to_a_bot(client: TestClient) -> None:
     made, ann = create(client, move_timer=1, score_limit=5)
     ann.send({"type": "start"})
     state = ann.wait_turn()
-    assert 0 < state["table"]["deadline_in"] <= 1
+    assert 0 < state["you"]["deadline_in"] <= 1
     state = ann.wait(lambda s: s["you"]["controller"] == "bot", timeout=5)
     assert state["game"]["round"] >= 0
     final = ann.wait(lambda s: s["game"]["phase"] == "over", timeout=20)
@@ -455,8 +464,12 @@ class BrokenAgent(RandomAgent):
         raise RuntimeError("no idea")
 
 
-def test_a_failing_bot_is_recorded_never_silently_replaced(client: TestClient) -> None:
-    register_agent("broken-voter", "tests.web.test_api:BrokenAgent", overwrite=True)
+register_agent("broken-voter", "tests.web.test_api:BrokenAgent", overwrite=True)
+
+
+def test_a_failing_bot_is_recorded_never_silently_replaced(
+        app_factory: Callable[..., TestClient]) -> None:
+    client = app_factory(server=server_offering("random", "broken-voter"))
     made, ann = create(client, bots=["broken-voter", "random", "random"], score_limit=5)
     ann.send({"type": "start"})
     play_out([ann])

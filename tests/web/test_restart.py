@@ -17,7 +17,7 @@ from tests.web.conftest import SMALL_DECK, simple_move
 from tests.web.servers import ServerProcess
 
 TABLE = {"name": "Ann", "seats": 4, "deck": SMALL_DECK, "bots": ["random", "random", "random"],
-         "score_limit": 12, "seed": 2024,
+         "score_limit": 12, "seed": 2024, "experiment": True,
          "leave_grace": 600}  # these people play over HTTP only: no socket, yet not gone
 
 

@@ -1,0 +1,202 @@
+"""Bots at web tables: warmed at server start, one mind per seat, moves off the event loop.
+
+**Warm-up.** At start the server calls :func:`dixit_ai.agents.prepare_agents` for every offered
+bot and deck (models loaded, card and vocabulary embeddings in the on-disk cache), then makes
+each bot once for each deck so that what it loads stays in memory, logging each step. A bot is
+offered to new tables only once it is ready; the create form says "warming up" until then.
+
+**Memory.** A seat's bot is made and reset once per game and then keeps what it learnt (the
+clues it told, the rounds it saw). Its generator is reseeded for each decision to
+:func:`~dixit_ai.web.session.bot_generator` of that decision, and its memory is whatever the
+moves of the log showed it: a mind that is missing (a restart) or out of step (a decision thrown
+away) is rebuilt by showing a fresh agent every earlier bot move of the seat, in order, from the
+event log. So a resumed game is byte-identical to an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from dixit_ai.agents import Agent, make_agent_for_deck
+from dixit_ai.rules import GameState
+from dixit_ai.web.config import WebError
+from dixit_ai.web.session import bot_generator, decide_bot, failure_event
+from dixit_ai.web.table import Table
+
+log = logging.getLogger("dixit_ai.web")
+
+
+@dataclass
+class BotMind:
+    """One seat's bot for one game, with its memory.
+
+    Attributes:
+        agent: The agent, reset once for the game.
+        rng: The generator it was reset with (reseeded before each decision).
+        absorbed: How many of the seat's bot moves in the log the agent has made or been shown.
+    """
+
+    agent: Agent
+    seed: int
+    seat: int
+    rng: np.random.Generator = field(init=False)
+    absorbed: int = 0
+
+    def __post_init__(self) -> None:
+        self.rng = bot_generator(self.seed, self.seat, 0)
+        self.agent.reset(seat=self.seat, rng=self.rng)
+
+    def decide(self, history: Sequence[tuple[int, GameState]], decision: int,
+               phase_state: GameState) -> dict[str, Any]:
+        """The event of decision ``decision`` after catching up on ``history`` (the seat's
+        earlier bot moves, from the log). Runs in a worker thread."""
+        for number, state in history[self.absorbed:]:
+            decide_bot(self.agent, self.seed, self.seat, number, state, rng=self.rng)
+        self.absorbed = len(history)
+        event = decide_bot(self.agent, self.seed, self.seat, decision, phase_state,
+                           rng=self.rng)
+        self.absorbed += 1
+        return event
+
+
+class Warmup:
+    """The warm-up of the offered bots: each one ``"warming"``, ``"ready"`` or failed."""
+
+    def __init__(self, bots: Sequence[str], decks: Sequence[str]) -> None:
+        self.bots = list(bots)
+        self.decks = list(decks)
+        self.status: dict[str, str] = dict.fromkeys(self.bots, "warming")
+        self.errors: dict[str, str] = {}
+        self.seconds: float | None = None
+        self.done = threading.Event()
+
+    def ready(self, name: str) -> bool:
+        return self.status.get(name) == "ready"
+
+    def run(self, progress: Callable[[str], None]) -> None:
+        """Warm every bot (in a thread). A bot that cannot warm is reported, never offered."""
+        started = time.perf_counter()
+        try:
+            from dixit_ai.agents import prepare_agents
+        except ImportError as error:  # an older core: nothing can be prepared
+            for name in self.bots:
+                self.status[name], self.errors[name] = "failed", str(error)
+            self.done.set()
+            raise
+        for name in self.bots:
+            begun = time.perf_counter()
+            try:
+                for deck in self.decks:
+                    prepare_agents([name], deck=deck, progress=progress)
+                    make_agent_for_deck(name, deck).describe()  # loads what it needs now
+            except Exception as error:  # reported, and the bot is not offered
+                log.error("bot %s cannot warm up: %s", name, error)
+                self.status[name], self.errors[name] = "failed", f"{type(error).__name__}: {error}"
+                continue
+            self.status[name] = "ready"
+            progress(f"bot {name} ready ({time.perf_counter() - begun:.1f} s)")
+        self.seconds = time.perf_counter() - started
+        progress(f"bots warmed in {self.seconds:.1f} s")
+        self.done.set()
+
+    def check(self, names: Sequence[str]) -> None:
+        """Every named bot is ready.
+
+        Raises:
+            WebError: (409) one is still warming up; (503) one failed to warm up.
+        """
+        for name in names:
+            status = self.status.get(name)
+            if status == "warming":
+                raise WebError(409, f"bot {name!r} is still warming up; try again in a moment")
+            if status == "failed":
+                raise WebError(503, f"bot {name!r} is unavailable: {self.errors.get(name)}")
+
+
+class BotsMixin:
+    """The bots of :class:`~dixit_ai.web.manager.TableManager` (mixed in)."""
+
+    bot_delay: float
+    _work: Callable[..., Any]
+
+    async def _make_agent(self, table: Table, name: str) -> Agent:
+        """Make a bot for ``table``; a bot that reads a deck gets the table's deck."""
+        try:
+            agent: Agent = await self._work(lambda: make_agent_for_deck(name, table.config.deck))
+        except (ValueError, ImportError) as error:
+            raise WebError(400, f"bot {name!r} cannot play: {error}") from None
+        return agent
+
+    async def _mind(self, table: Table, seat: int) -> BotMind:
+        """The seat's bot mind, made (with its memory empty) if missing."""
+        mind = table.minds.get(seat)
+        if mind is None:
+            assert table.session is not None
+            agent = await self._make_agent(table, table.session.seats[seat].bot)
+            mind = table.minds[seat] = BotMind(agent, table.seed, seat)
+        return mind
+
+    async def _run_bots(self, table: Table) -> None:
+        try:
+            while True:
+                async with table.lock:
+                    session = table.session
+                    if session is None or session.state.is_over:
+                        return
+                    seats = session.bot_seats_to_act()
+                    if not seats:
+                        return
+                    seat = seats[0]
+                    phase_state = session.phase_start
+                    decision = session.decisions[seat]
+                    history = list(session.bot_inputs.get(seat, ()))
+                    unmade: WebError | None = None
+                    mind: BotMind | None = None
+                    try:
+                        mind = await self._mind(table, seat)
+                    except WebError as error:
+                        unmade = error
+                if self.bot_delay:
+                    await asyncio.sleep(self.bot_delay)
+                if mind is None:  # recorded as the bot's failure, never skipped
+                    assert unmade is not None
+                    event = failure_event(seat, phase_state, RuntimeError(unmade.message))
+                else:
+                    event = await self._work(mind.decide, history, decision, phase_state)
+                async with table.lock:
+                    if (table.session is not session or session.phase_start is not phase_state
+                            or session.decisions[seat] != decision
+                            or session.controllers[seat] != "bot"
+                            or seat not in session.state.pending):
+                        # The decision no longer applies (its person took the seat back, ...):
+                        # the mind saw a move the log will not hold, so it is rebuilt.
+                        table.minds.pop(seat, None)
+                        continue
+                    # Other seats' moves since do not change this decision's inputs.
+                    prepared = session.prepare(event)
+                    await self._commit(table, prepared)  # type: ignore[attr-defined]
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("table %s: the bots stopped", table.id)
+
+    async def _describe_bots(self, table: Table) -> list[dict[str, Any]]:
+        """One record description per seat (bots describe themselves)."""
+        session = table.session
+        assert session is not None
+        agents = []
+        for seat, plan in enumerate(session.seats):
+            if plan.controller == "bot":
+                mind = await self._mind(table, seat)
+                agents.append(await self._work(mind.agent.describe))
+            else:
+                agents.append({"name": "human", "player": plan.name})
+        return agents

@@ -1,0 +1,374 @@
+"""What a server offers and what a table may ask for: decks, bots, limits, and their checks.
+
+The host decides what tables may use (:class:`ServerConfig`: the decks by name, the bots, the
+clean-up time); a creator chooses among those (:func:`parse_config` checks a create-table request
+against them and against the bounds below, naming the limit in every refusal). Nothing a creator
+sends is ever read as a path or a deck spec.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import tomllib
+
+from dixit_ai.agents import agent_spec, list_agents
+from dixit_ai.rules import EDITIONS, RuleSet
+
+MAX_NAME_LENGTH = 40
+MAX_TITLE_LENGTH = 60
+SCORE_LIMIT_RANGE = (1, 300)
+"""Points a table may play to."""
+MOVE_TIMER_RANGE = (1, 3600)
+"""Seconds of a move timer (0 or none: no timer)."""
+LEAVE_GRACE_RANGE = (0, 86400)
+"""Seconds a disconnected person has before a bot takes over."""
+RULE_INT_RANGE = (0, 300)
+"""Every other integer rule a table may override."""
+MAX_DECK_OPTIONS = 32
+DEFAULT_DECKS = {"dream": "dream"}
+
+
+class WebError(Exception):
+    """A request the server refuses; nothing changed. ``status`` is the HTTP status."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+# ---------------------------------------------------------------------- the host's offer
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """What the host offers every table of a server.
+
+    Attributes:
+        decks: The decks a table may use, by name (``{"dream": "dream", "small":
+            "dream:size=60"}``); a table names one, never a spec.
+        bots: The bots (registry names) tables may seat; ``None``: every registered agent whose
+            dependencies are installed.
+        idle_cleanup: Seconds after which an idle table leaves memory (finished games) or is
+            closed (abandoned lobbies and games); its events and record stay in the database.
+            ``None``: never.
+        reveal_seconds: The longest a person may read a reveal before their move timer starts
+            anyway (the page shows the countdown).
+        allow_fixed_seeds: Whether a creator may fix the seed of a table marked as an
+            experiment (every player is told).
+    """
+
+    decks: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_DECKS))
+    bots: tuple[str, ...] | None = None
+    idle_cleanup: float | None = None
+    reveal_seconds: float = 60.0
+    allow_fixed_seeds: bool = True
+
+    def __post_init__(self) -> None:
+        if not self.decks:
+            raise ValueError("a server must offer at least one deck")
+        if len(self.decks) > MAX_DECK_OPTIONS:
+            raise ValueError(f"{len(self.decks)} decks offered; the limit is {MAX_DECK_OPTIONS}")
+        for name, spec in self.decks.items():
+            if not isinstance(name, str) or not name or not name.replace("-", "").replace(
+                    "_", "").isalnum() or len(name) > 40:
+                raise ValueError(f"deck name {name!r}: use 1-40 letters, digits, '-' or '_'")
+            if not isinstance(spec, str) or not spec.strip():
+                raise ValueError(f"deck {name!r}: the spec must be non-empty text")
+        if self.bots is not None and not self.bots:
+            raise ValueError("a server must offer at least one bot")
+        if self.idle_cleanup is not None and not self.idle_cleanup > 0:
+            raise ValueError(f"idle_cleanup must be above 0 seconds, not {self.idle_cleanup}")
+        if not 0 < self.reveal_seconds <= 3600:
+            raise ValueError(f"reveal_seconds must be in (0, 3600], not {self.reveal_seconds}")
+
+    def offered_bots(self) -> list[str]:
+        """The bots offered, in order (every installed registry agent when not listed)."""
+        if self.bots is not None:
+            return list(self.bots)
+        return [spec.name for spec in list_agents() if bot_problem(spec.name) is None]
+
+    def deck_spec(self, name: object) -> str:
+        """The spec of the offered deck ``name``.
+
+        Raises:
+            WebError: (400) not an offered deck (the message lists them).
+        """
+        if not isinstance(name, str) or name not in self.decks:
+            raise WebError(400, f"deck {name!r} is not offered here: choose one of "
+                                f"{', '.join(self.decks)}")
+        return self.decks[name]
+
+
+def parse_deck_option(text: str) -> tuple[str, str]:
+    """``"NAME=SPEC"`` (the ``--deck`` option) as ``(name, spec)``; a bare spec is its own name.
+
+    Raises:
+        ValueError: an empty name or spec.
+    """
+    name, sep, spec = text.partition("=")
+    if not sep:
+        name, spec = text.split(":")[0], text
+    name, spec = name.strip(), spec.strip()
+    if not name or not spec:
+        raise ValueError(f"--deck {text!r}: expected NAME=SPEC, e.g. small=dream:size=60")
+    return name, spec
+
+
+def load_server_config(path: str | Path, **overrides: Any) -> ServerConfig:
+    """Read a server's TOML config file; keyword ``overrides`` win over the file.
+
+    The file::
+
+        idle_cleanup = 86400      # seconds
+        reveal_seconds = 60
+        allow_fixed_seeds = true
+        bots = ["random", "clip-greedy"]
+
+        [decks]
+        dream = "dream"
+        small = "dream:size=60"
+
+    Raises:
+        ValueError: an unknown key or a bad value (the message names the file).
+    """
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise ValueError(f"{path}: {error}") from None
+    known = {f.name for f in fields(ServerConfig)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ValueError(f"{path}: unknown key(s) {', '.join(unknown)}; known: "
+                         f"{', '.join(sorted(known))}")
+    if "bots" in data:
+        data["bots"] = tuple(data["bots"])
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return ServerConfig(**data)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{path}: {error}") from None
+
+
+# ---------------------------------------------------------------------- one table
+
+
+@dataclass(frozen=True)
+class TableConfig:
+    """A table's settings, chosen by its creator among what the host offers.
+
+    Attributes:
+        title: The table's name.
+        edition: The edition of the rules.
+        n_players: Seats at the table (the creator's included).
+        rules: Rule overrides (``{"score_limit": 20}``, ...).
+        deck: The deck spec (the host's, looked up by ``deck_name``).
+        bots: For seats 1..n-1, the bot (registry name) that plays the seat if no person takes it.
+        takeover: Whether a bot takes over a person's seat when they leave, disconnect for longer
+            than ``leave_grace`` seconds, or let the move timer run out.
+        takeover_bot: The bot that takes a person's seat over.
+        move_timer: Seconds each person has to act in a phase (``None``: no timer).
+        leave_grace: Seconds a disconnected person has to come back before a bot takes over.
+        deck_name: The offered deck's name.
+        experiment: The creator fixed the seed (a replay or an experiment); every player is told,
+            and the seed is public from the start.
+    """
+
+    title: str
+    edition: str
+    n_players: int
+    rules: dict[str, Any]
+    deck: str
+    bots: tuple[str, ...]
+    takeover: bool
+    takeover_bot: str
+    move_timer: float | None
+    leave_grace: float
+    deck_name: str | None = None
+    experiment: bool = False
+
+    @functools.cached_property
+    def ruleset(self) -> RuleSet:
+        """The table's rules (built once)."""
+        return RuleSet.edition(self.edition, **self.rules)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (stored in the database)."""
+        data = asdict(self)
+        data["bots"] = list(self.bots)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TableConfig:
+        """Rebuild from :meth:`to_json` (older rows lack the newer fields)."""
+        known = {f.name for f in fields(cls)}
+        return cls(**{**{k: v for k, v in data.items() if k in known},
+                      "bots": tuple(data["bots"])})
+
+
+def bot_problem(name: str) -> str | None:
+    """Why the bot ``name`` cannot play here (unknown, or its extra is not installed), or None."""
+    try:
+        spec = agent_spec(name)
+    except ValueError as error:
+        return str(error)
+    package = spec.entry_point.partition(":")[0].split(".")[0]
+    if importlib.util.find_spec(package) is None:
+        hint = f"; install it with: pip install 'dixit-ai[{spec.extra}]'" if spec.extra else ""
+        return f"bot {name!r} needs {package!r}, which is not installed{hint}"
+    return None
+
+
+def text_field(value: object, what: str, *, default: str | None = None,
+               limit: int = 200) -> str:
+    """Non-empty text of at most ``limit`` characters (``default`` when missing)."""
+    if value is None and default is not None:
+        return default
+    if not isinstance(value, str) or not value.strip():
+        raise WebError(400, f"{what} must be non-empty text")
+    if len(value.strip()) > limit:
+        raise WebError(400, f"{what} has {len(value.strip())} characters; the limit is {limit}")
+    return value.strip()
+
+
+def number_field(value: object, what: str, bounds: tuple[float, float], *,
+                 integer: bool = False) -> float:
+    """A number within ``bounds`` (inclusive); the error names the bounds."""
+    low, high = bounds
+    if isinstance(value, bool) or not isinstance(value, int | float) or (
+            isinstance(value, float) and not math.isfinite(value)):
+        raise WebError(400, f"{what} must be a number between {low:g} and {high:g}, "
+                            f"not {value!r}")
+    if integer and not float(value).is_integer():
+        raise WebError(400, f"{what} must be a whole number between {low:g} and {high:g}, "
+                            f"not {value!r}")
+    if not low <= value <= high:
+        raise WebError(400, f"{what} must be between {low:g} and {high:g}, not {value:g}")
+    return float(value)
+
+
+def _rules_overrides(data: Mapping[str, Any]) -> dict[str, Any]:
+    rules = data.get("rules") or {}
+    if not isinstance(rules, dict):
+        raise WebError(400, "rules must be an object of rule parameters")
+    rules = dict(rules)
+    if "score_limit" in data:
+        rules["score_limit"] = data["score_limit"]
+    known = {f.name: f for f in fields(RuleSet)}
+    for key, value in rules.items():
+        if key not in known or key == "name":
+            raise WebError(400, f"unknown rule {key!r}")
+        if isinstance(value, bool) or value is None or not isinstance(value, int | float):
+            continue  # RuleSet checks the type
+        bounds = SCORE_LIMIT_RANGE if key == "score_limit" else RULE_INT_RANGE
+        rules[key] = int(number_field(value, key, bounds, integer=True))
+    return rules
+
+
+def parse_config(data: Mapping[str, Any], server: ServerConfig | None = None) -> TableConfig:
+    """Check a create-table request against ``server``'s offer and return the table's settings.
+
+    Raises:
+        WebError: (400) a bad edition, seat count, rule, bot, timer or deck, or a number out of
+            its bounds (the message names them).
+    """
+    server = server or ServerConfig()
+    edition = data.get("edition", "refresh-2021")
+    if edition not in EDITIONS:
+        raise WebError(400, f"unknown edition {edition!r}: choose one of {', '.join(EDITIONS)}")
+    n_players = data.get("seats", 4)
+    if isinstance(n_players, bool) or not isinstance(n_players, int):
+        raise WebError(400, f"seats must be an integer, not {n_players!r}")
+    rules = _rules_overrides(data)
+    try:
+        ruleset = RuleSet.edition(edition, **rules)
+        ruleset.check_players(n_players)
+    except (ValueError, TypeError) as error:
+        raise WebError(400, str(error)) from None
+    offered = server.offered_bots()
+    bots = data.get("bots", "random" if "random" in offered else offered[0])
+    if isinstance(bots, str):
+        bots = [bots] * (n_players - 1)
+    if not isinstance(bots, list) or len(bots) != n_players - 1:
+        raise WebError(400, f"bots must name one bot for each of the {n_players - 1} other "
+                            "seats")
+    takeover_bot = data.get("takeover_bot") or (bots[0] if bots else offered[0])
+    check_bots([*bots, takeover_bot], offered)
+    timer = data.get("move_timer")
+    move_timer = None if timer in (None, 0) else number_field(timer, "move_timer",
+                                                               MOVE_TIMER_RANGE)
+    takeover = data.get("takeover", True)
+    if not isinstance(takeover, bool):
+        raise WebError(400, f"takeover must be true or false, not {takeover!r}")
+    if move_timer is not None and not takeover:
+        raise WebError(400, "a move timer needs takeover: a bot plays for whoever runs out "
+                            "of time")
+    grace = number_field(data.get("leave_grace", 30), "leave_grace", LEAVE_GRACE_RANGE)
+    experiment = data.get("experiment", False)
+    if not isinstance(experiment, bool):
+        raise WebError(400, f"experiment must be true or false, not {experiment!r}")
+    deck_name = data.get("deck", next(iter(server.decks)))
+    spec = server.deck_spec(deck_name)
+    return TableConfig(
+        title=text_field(data.get("title"), "title", default="Dixit table",
+                         limit=MAX_TITLE_LENGTH),
+        edition=edition, n_players=n_players, rules=ruleset.parameters(),
+        deck=spec, bots=tuple(bots), takeover=takeover, takeover_bot=takeover_bot,
+        move_timer=move_timer, leave_grace=grace, deck_name=str(deck_name),
+        experiment=experiment)
+
+
+def check_bots(names: Iterable[object], offered: Sequence[str]) -> None:
+    """Every name is a bot this server offers.
+
+    Raises:
+        WebError: (400) a bot not offered here, or not installed.
+    """
+    for name in names:
+        if not isinstance(name, str):
+            raise WebError(400, f"a bot is named by text, not {name!r}")
+        problem = bot_problem(name)
+        if problem:
+            raise WebError(400, problem)
+        if name not in offered:
+            raise WebError(400, f"bot {name!r} is not offered here: choose one of "
+                                f"{', '.join(offered)}")
+
+
+def server_config_from_options(*, config: str | Path | None = None,
+                               decks: Sequence[str] | None = None,
+                               bots: Sequence[str] | None = None,
+                               idle_cleanup: float | None = None,
+                               reveal_seconds: float | None = None) -> ServerConfig:
+    """The :class:`ServerConfig` of ``dixit-ai serve``'s options (a config file, then flags).
+
+    Raises:
+        ValueError: a bad file, deck option or value; an unknown or uninstalled bot.
+    """
+    overrides: dict[str, Any] = {"idle_cleanup": idle_cleanup,
+                                 "reveal_seconds": reveal_seconds}
+    if decks:
+        offered: dict[str, str] = {}
+        for text in decks:
+            name, spec = parse_deck_option(text)
+            if name in offered:
+                raise ValueError(f"--deck {name!r} is given twice")
+            offered[name] = spec
+        overrides["decks"] = offered
+    if bots:
+        for name in bots:
+            problem = bot_problem(name)
+            if problem:
+                raise ValueError(f"--bot {name}: {problem}")
+        overrides["bots"] = tuple(bots)
+    if config is not None:
+        return load_server_config(config, **overrides)
+    return ServerConfig(**{k: v for k, v in overrides.items() if v is not None})

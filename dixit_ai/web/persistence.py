@@ -1,0 +1,96 @@
+"""Persistence of the web tables: one writer thread, group commits, and restoring tables.
+
+Every change is committed before it is acknowledged (:meth:`PersistenceMixin._write`); writes
+queued while the writer is busy share one transaction (one disk sync for many tables' moves).
+:meth:`PersistenceMixin._restore_table` rebuilds a table from its stored rows by replaying its
+event log through the rules.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from dixit_ai.web.config import TableConfig
+from dixit_ai.web.session import SeatPlan, Session
+from dixit_ai.web.store import Statement, Store, StoredTable
+from dixit_ai.web.table import Table
+
+log = logging.getLogger("dixit_ai.web")
+T = TypeVar("T")
+
+
+class PersistenceMixin:
+    """The database side of :class:`~dixit_ai.web.manager.TableManager` (mixed in)."""
+
+    store: Store
+    _db_pool: ThreadPoolExecutor
+    _writes: list[tuple[list[Statement], asyncio.Future[None]]]
+    _writer: asyncio.Task[None] | None
+
+    async def _db(self, function: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._db_pool, function, *args)
+
+    async def _write(self, statements: list[Statement]) -> None:
+        """Commit ``statements`` (all or nothing) before returning; group commit under load.
+
+        Writes queued while the writer thread is busy go to the database together, in one
+        transaction: one disk sync for many tables' moves, each still committed before it is
+        acknowledged.
+        """
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._writes.append((statements, future))
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.get_running_loop().create_task(self._write_loop())
+        await future
+
+    async def _write_loop(self) -> None:
+        while self._writes:
+            batch, self._writes = self._writes[:256], self._writes[256:]
+            errors: list[Exception | None]
+            try:
+                errors = await self._db(self.store.run_batches, [s for s, _ in batch])
+            except Exception as failure:  # the transaction itself failed: nothing was written
+                errors = [failure] * len(batch)
+            for (_, future), problem in zip(batch, errors, strict=True):
+                if future.done():
+                    continue
+                if problem is None:
+                    future.set_result(None)
+                else:
+                    future.set_exception(problem)
+
+    @staticmethod
+    def _new_session(table: Table, seats: list[SeatPlan]) -> Session:
+        return Session(rules=table.config.ruleset, seed=table.seed, seats=seats,
+                       card_ids=table.card_ids, deck_entry=table.deck_entry)
+
+    def _restore_table(self, stored: StoredTable) -> Table:
+        """The table of ``stored``, its game replayed from the event log (a damaged log marks
+        the table broken and leaves the others alone)."""
+        config = TableConfig.from_json(stored.config["table"])
+        table = Table(id=stored.id, invite=stored.invite, config=config, seed=stored.seed,
+                      deck_entry=stored.config["deck"], salt=stored.config.get("salt"),
+                      watch=stored.config.get("watch"), status=stored.status,
+                      names=[name for _, name, _ in stored.seats],
+                      tokens=[digest for _, _, digest in stored.seats],
+                      recovery=list(stored.recovery or [None] * len(stored.seats)),
+                      record_json=stored.record, rematch=stored.config.get("rematch"),
+                      last_active=stored.updated)
+        if not stored.events:
+            return table
+        try:
+            start = stored.events[0]
+            table.session = self._new_session(table, [SeatPlan(**s) for s in start["seats"]])
+            for event in stored.events[1:]:
+                table.session.apply(event)
+        except Exception as error:  # a damaged database: keep serving the other tables
+            log.exception("table %s cannot be restored", stored.id)
+            table.broken = f"this table could not be restored: {error}"
+        if table.session is not None and table.session.state.results:
+            table.reveal_round = table.session.state.results[-1].round
+            table.reveal_at = asyncio.get_running_loop().time()
+        return table
