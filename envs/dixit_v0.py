@@ -119,13 +119,14 @@ from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from dixit_ai.rules import IllegalAction, RoundResult, RuleSet, View
 from envs.core import (
-    DixitActionSpace,
     DixitCore,
     IllegalActionEvent,
     IllegalActionPolicy,
     SeedSource,
 )
+from envs.options import EnvOptions
 from envs.render import CardImages, agent_name, render_image, render_text
+from envs.rewards import round_rewards
 
 __all__ = ["DixitParallelEnv", "env", "parallel_env", "raw_env"]
 
@@ -221,6 +222,7 @@ class _Table:
         illegal_action: str,
         render_mode: str | None,
         rule_overrides: Mapping[str, Any],
+        options: EnvOptions | None = None,
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or one of "
@@ -234,10 +236,13 @@ class _Table:
         self.render_mode = render_mode
         self.illegal_action: IllegalActionPolicy = (
             "raise" if illegal_action == "raise" else "terminate")
+        self.options = options or EnvOptions()
+        self.encoding = self.options.encoding(self.core, deck)
+        self.reward_mode = self.options.reward_mode
         self.possible_agents = [agent_name(seat) for seat in range(n_players)]
         self.seat_of: dict[str, int] = {a: seat for seat, a in enumerate(self.possible_agents)}
-        self._action_spaces = {a: self.core.action_space() for a in self.possible_agents}
-        self._observation_spaces = {a: self.core.observation_space()
+        self._action_spaces = {a: self.encoding.action_space() for a in self.possible_agents}
+        self._observation_spaces = {a: self.encoding.observation_space()
                                     for a in self.possible_agents}
         self.state_space: spaces.Box = self.core.state_space()
         self.illegal_actions: list[IllegalActionEvent] = []
@@ -261,11 +266,11 @@ class _Table:
         """The ``card`` index that passes a second vote (``None`` where there is no second vote)."""
         return self.core.pass_index
 
-    def observation_space(self, agent: str) -> spaces.Dict:
+    def observation_space(self, agent: str) -> spaces.Space[Any]:
         """The observation space of ``agent`` (the same object all game long)."""
         return self._observation_spaces[agent]
 
-    def action_space(self, agent: str) -> DixitActionSpace:
+    def action_space(self, agent: str) -> spaces.Space[Any]:
         """The action space of ``agent`` (the same object all game long)."""
         return self._action_spaces[agent]
 
@@ -306,6 +311,11 @@ class _Table:
         return state
 
     # ------------------------------------------------------------------ shared steps
+
+    def _round_rewards(self, result: RoundResult) -> list[float]:
+        core = self.core
+        return round_rewards(self.reward_mode, points=result.points, scores=result.scores,
+                             over=core.state.is_over or core.is_truncated())
 
     def _seed_game(self, seed: int | None) -> None:
         self.core.reset(self._seeds.next(seed))
@@ -351,12 +361,28 @@ class raw_env(_Table, AECEnv):  # type: ignore[misc]
         max_rounds: int | None = None,
         illegal_action: str = "terminate",
         render_mode: str | None = None,
+        observation: str = "ids",
+        flatten: bool = False,
+        classic: bool = False,
+        actions: str = "dict",
+        reward: str = "points",
+        embeddings: Any = None,
+        embedder: str | None = None,
+        embedding_dim: int | None = None,
+        clues_per_card: int = 8,
+        clue_proposer: Any = None,
         **rule_overrides: Any,
     ) -> None:
         AECEnv.__init__(self)
         self._setup(edition=edition, n_players=n_players, deck=deck, clue_mode=clue_mode,
                     clue_vocab=clue_vocab, max_rounds=max_rounds, illegal_action=illegal_action,
-                    render_mode=render_mode, rule_overrides=rule_overrides)
+                    render_mode=render_mode, rule_overrides=rule_overrides,
+                    options=EnvOptions(observation=observation, flatten=flatten,
+                                       classic=classic, actions=actions, reward=reward,
+                                       embeddings=embeddings, embedder=embedder,
+                                       embedding_dim=embedding_dim,
+                                       clues_per_card=clues_per_card,
+                                       clue_proposer=clue_proposer))
         self._stale_rewards = False
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -372,10 +398,10 @@ class raw_env(_Table, AECEnv):  # type: ignore[misc]
         self._skip_agent_selection = None
         self.agent_selection = self.possible_agents[self.core.state.pending[0]]
 
-    def observe(self, agent: str) -> dict[str, Any]:
+    def observe(self, agent: str) -> Any:
         """What ``agent`` sees now (its ``action_mask`` is all zeros unless it is to act)."""
         acting = agent == self.agent_selection and self.terminations.get(agent) is False
-        return self.core.observation(self.seat_of[agent], acting)
+        return self.encoding.observe(self.seat_of[agent], acting)
 
     def step(self, action: Any) -> None:
         """Play ``action`` for ``agent_selection`` (``None`` for a finished agent)."""
@@ -386,7 +412,7 @@ class raw_env(_Table, AECEnv):  # type: ignore[misc]
         core = self.core
         seat = self.seat_of[agent]
         try:
-            result = core.commit(seat, core.build(seat, action))
+            result = core.commit(seat, core.build(seat, self.encoding.core_action(seat, action)))
         except IllegalAction as error:
             self._illegal(agent, action, error)
             return
@@ -403,8 +429,8 @@ class raw_env(_Table, AECEnv):  # type: ignore[misc]
 
     def _scored(self, result: RoundResult) -> None:
         rewards = self.rewards
-        for agent, points in zip(self.possible_agents, result.points, strict=True):
-            rewards[agent] = float(points)
+        for agent, reward in zip(self.possible_agents, self._round_rewards(result), strict=True):
+            rewards[agent] = reward
         self._accumulate_rewards()
         self._stale_rewards = True
         core = self.core
@@ -456,27 +482,57 @@ class DixitParallelEnv(_Table, ParallelEnv):  # type: ignore[misc]
         max_rounds: int | None = None,
         illegal_action: str = "terminate",
         render_mode: str | None = None,
+        observation: str = "ids",
+        flatten: bool = False,
+        classic: bool = False,
+        actions: str = "dict",
+        reward: str = "points",
+        embeddings: Any = None,
+        embedder: str | None = None,
+        embedding_dim: int | None = None,
+        clues_per_card: int = 8,
+        clue_proposer: Any = None,
+        acting_only: bool = False,
         **rule_overrides: Any,
     ) -> None:
         self._setup(edition=edition, n_players=n_players, deck=deck, clue_mode=clue_mode,
                     clue_vocab=clue_vocab, max_rounds=max_rounds, illegal_action=illegal_action,
-                    render_mode=render_mode, rule_overrides=rule_overrides)
+                    render_mode=render_mode, rule_overrides=rule_overrides,
+                    options=EnvOptions(observation=observation, flatten=flatten,
+                                       classic=classic, actions=actions, reward=reward,
+                                       embeddings=embeddings, embedder=embedder,
+                                       embedding_dim=embedding_dim,
+                                       clues_per_card=clues_per_card,
+                                       clue_proposer=clue_proposer))
+        if not isinstance(acting_only, bool):
+            raise ValueError(f"acting_only must be True or False, not {acting_only!r}")
+        self.acting_only = acting_only
         self.agents: list[str] = []
+        self._live: list[str] = []
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
         """Start a new game; return every agent's observation and info."""
         self._seed_game(seed)
-        self.agents = self.possible_agents[:]
-        core = self.core
-        observations = {agent: core.observation(seat, core.is_acting(seat))
-                        for seat, agent in enumerate(self.agents)}
-        return observations, {agent: {} for agent in self.agents}
+        self._live = self.possible_agents[:]
+        self.agents = self._live[:]
+        observations = self._observations()
+        return observations, {agent: {} for agent in observations}
+
+    def _observations(self) -> dict[str, Any]:
+        """Every live agent's observation; with ``acting_only``, those of the agents to act
+        (every agent's once the game is over)."""
+        core, encoding = self.core, self.encoding
+        if self.acting_only and not core.is_over() and not core.is_truncated():
+            return {self.possible_agents[seat]: encoding.observe(seat, True)
+                    for seat in core.state.pending}
+        return {agent: encoding.observe(self.seat_of[agent], core.is_acting(self.seat_of[agent]))
+                for agent in self._live}
 
     def acting_agents(self) -> list[str]:
         """The agents whose actions the next step reads."""
-        if not self.agents:
+        if not self._live:
             return []
         return [self.possible_agents[seat] for seat in self.core.state.pending]
 
@@ -485,10 +541,10 @@ class DixitParallelEnv(_Table, ParallelEnv):  # type: ignore[misc]
     ) -> tuple[dict[str, dict[str, Any]], dict[str, float], dict[str, bool], dict[str, bool],
                dict[str, dict[str, Any]]]:
         """Play the actions of the agents that act now; return observations, rewards, ..."""
-        if not self.agents:
+        if not self._live:
             return {}, {}, {}, {}, {}
         core = self.core
-        agents = self.agents
+        agents = self._live
         moves = []
         illegal: list[tuple[str, Any, IllegalAction]] = []
         for seat in core.state.pending:
@@ -498,7 +554,7 @@ class DixitParallelEnv(_Table, ParallelEnv):  # type: ignore[misc]
                     f"seat {seat} must act in this step but was given no action")))
                 continue
             try:
-                move = core.build(seat, actions[agent])
+                move = core.build(seat, self.encoding.core_action(seat, actions[agent]))
                 core.check(move)
             except IllegalAction as error:
                 illegal.append((agent, actions[agent], error))
@@ -521,17 +577,16 @@ class DixitParallelEnv(_Table, ParallelEnv):  # type: ignore[misc]
             for seat, move in moves:
                 result = core.commit(seat, move)
                 if result is not None:
-                    for agent, points in zip(self.possible_agents, result.points, strict=True):
-                        rewards[agent] = float(points)
+                    for agent, reward in zip(self.possible_agents, self._round_rewards(result),
+                                             strict=True):
+                        rewards[agent] = reward
             over = core.state.is_over
             truncated = core.is_truncated()
-        observations = {}
-        for agent in agents:
-            seat = self.seat_of[agent]
-            observations[agent] = core.observation(seat, core.is_acting(seat))
+        observations = self._observations()
         terminations = dict.fromkeys(agents, over)
         truncations = dict.fromkeys(agents, truncated)
         if over or truncated:
+            self._live = []
             self.agents = []
         if self.render_mode == "human":
             self.render()

@@ -1,16 +1,24 @@
 """A Gymnasium environment with one learning seat: ``dixit_ai/Dixit-v0``.
 
 The learner plays one seat; the other seats are played by ``dixit_ai`` agents (random agents by
-default), each seeded from the game's seed as :func:`dixit_ai.play_game` seeds it. The observation
-is the learner's observation of :mod:`envs.dixit_v0` without the mask, flattened into one ``int64``
-vector (``gymnasium.spaces.flatten`` over the ``Dict`` space: discrete fields one-hot, card ids and
-numbers as they are, a text clue as character indices); the mask over ``card`` indices is in
-``info["action_mask"]``. The action space is the AEC environment's (``clue_mode="vocab"`` makes it
-all-discrete, which is what most RL libraries want).
+default), each seeded from the game's seed as :func:`dixit_ai.play_game` seeds it, by the fast
+embedding players of :mod:`envs.policies` (``"embedding"``), or by a policy (:class:`SelfPlay`:
+the learner's own policy in other seats).
 
-The reward of a step is what the learner gained from its action until its next turn (the points of
-the rounds scored in between), -1 for an illegal action (which ends the episode, as in PettingZoo's
-classic games).
+Observations follow the environments' options (:mod:`envs.encoding`): with the default
+``observation="ids"`` (and no ``flatten``), the learner's observation of :mod:`envs.dixit_v0`
+without the mask, flattened into one ``int64`` vector (``gymnasium.spaces.flatten``: discrete
+fields one-hot, card ids and numbers as they are, a text clue as character indices), as before;
+with ``flatten=True`` or another mode, the encoding's flat ``float32`` vector (finite bounds);
+with ``observation="onehot"|"embedding"`` and ``flatten=False``, its ``Dict`` of fields. The mask
+is in ``info["action_mask"]`` and :meth:`DixitSingleAgentEnv.action_masks` (what sb3-contrib's
+``MaskablePPO`` reads). Once the episode is over the mask allows index 0 only (an ignored
+action), so a library that samples on the terminal observation never meets an all-zero mask.
+``actions="discrete"`` gives one ``Discrete(N)`` action (:mod:`envs.encoding`).
+
+The reward of a step is what the learner gained from its action until its next turn (by the
+``reward`` option: points, difference to the best opponent, win, rank; :mod:`envs.rewards`),
+-1 for an illegal action (which ends the episode, as in PettingZoo's classic games).
 
 >>> import envs, gymnasium
 >>> env = gymnasium.make("dixit_ai/Dixit-v0", deck=range(84), clue_mode="vocab")
@@ -21,20 +29,48 @@ classic games).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from dixit_ai.agents import Agent
 from envs.agent_player import AgentPlayer
-from envs.core import CLUE_CHARSET, DixitActionSpace
+from envs.core import CLUE_CHARSET
 from envs.dixit_v0 import METADATA, raw_env
+from envs.policies import EmbeddingAgent
 from envs.render import agent_name
+from envs.vectors import VectorTable, resolve_vector_table
 
 _CHARSET = frozenset(CLUE_CHARSET)
+
+Policy = Callable[[Any, np.ndarray], Any]
+"""``policy(observation, mask) -> action``, in the learner's observation and action formats."""
+
+
+class SelfPlay:
+    """An opponent seat played by a policy in the learner's own formats (self-play).
+
+    The seat sees its observation as the learner would (same encoding) and acts in the learner's
+    action format. Set :attr:`policy` (for example to a frozen copy of the learner) at any time.
+
+    Args:
+        policy: ``policy(observation, mask) -> action``; ``None`` until set.
+    """
+
+    def __init__(self, policy: Policy | None = None) -> None:
+        self.policy = policy
+
+    def act(self, observation: Any, mask: np.ndarray) -> Any:
+        """The policy's action.
+
+        Raises:
+            RuntimeError: no policy was set.
+        """
+        if self.policy is None:
+            raise RuntimeError("a SelfPlay seat has no policy: set seat.policy = fn(obs, mask)")
+        return self.policy(observation, mask)
 
 
 class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
@@ -59,8 +95,9 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
         self,
         *,
         seat: int = 0,
-        opponents: Sequence[Agent | str] | Mapping[int, Agent | str] | None = None,
+        opponents: Sequence[Any] | Mapping[int, Any] | str | None = None,
         render_mode: str | None = None,
+        opponent_options: Mapping[str, Any] | None = None,
         **config: Any,
     ) -> None:
         self.table = raw_env(render_mode=render_mode, **config)
@@ -69,9 +106,9 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
             raise ValueError(f"seat must be a seat of this {n}-player game (0-{n - 1}), "
                              f"not {seat!r}")
         others = [s for s in range(n) if s != seat]
-        chosen: dict[int, Agent | str]
-        if opponents is None:
-            chosen = dict.fromkeys(others, "random")
+        chosen: dict[int, Any]
+        if opponents is None or isinstance(opponents, str):
+            chosen = dict.fromkeys(others, opponents or "random")
         elif isinstance(opponents, Mapping):
             chosen = dict(opponents)
             if sorted(chosen) != others:
@@ -84,16 +121,49 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
             chosen = dict(zip(others, opponents, strict=True))
         self.seat = seat
         self.learner = agent_name(seat)
-        self.players = {agent_name(s): AgentPlayer(agent) for s, agent in chosen.items()}
+        self.encoding = self.table.encoding
+        self._opponent_options = dict(opponent_options or {})
+        self._vectors: VectorTable | None = self.encoding.table
+        self.players: dict[str, AgentPlayer] = {}
+        self.policies: dict[str, SelfPlay] = {}
+        for other, agent in chosen.items():
+            if isinstance(agent, SelfPlay):
+                self.policies[agent_name(other)] = agent
+            elif agent == "embedding":
+                self.players[agent_name(other)] = AgentPlayer(EmbeddingAgent(
+                    self.vector_table(), **self._opponent_options))
+            else:
+                self.players[agent_name(other)] = AgentPlayer(agent)
         self.render_mode = render_mode
-        self.action_space: DixitActionSpace = self.table.action_space(self.learner)
+        self.action_space: spaces.Space[Any] = self.table.action_space(self.learner)
         full = self.table.observation_space(self.learner)
+        assert isinstance(full, spaces.Dict)
+        self.legacy = self.encoding.legacy
         self.dict_space = spaces.Dict(
             {key: space for key, space in full.spaces.items() if key != "action_mask"})
-        flat = spaces.flatten_space(self.dict_space)
-        assert isinstance(flat, spaces.Box)
-        self.observation_space: spaces.Box = flat
-        self._mask = np.zeros(self.table.core.n_actions, dtype=np.int8)
+        if self.legacy:
+            flat = spaces.flatten_space(self.dict_space)
+            assert isinstance(flat, spaces.Box)
+            self.observation_space: spaces.Space[Any] = flat
+        else:
+            inner = full.spaces.get("observation")
+            self.observation_space = inner if inner is not None else self.dict_space
+        self._mask = np.zeros(self.encoding.n_actions, dtype=np.int8)
+        self._terminal_mask = np.zeros(self.encoding.n_actions, dtype=np.int8)
+        self._terminal_mask[0] = 1
+
+    def vector_table(self) -> VectorTable:
+        """The card and clue vectors of the embedding opponents (loaded on first use)."""
+        if self._vectors is None:
+            options = self.table.options
+            self._vectors = resolve_vector_table(options.embeddings, self.table.core.deck_source,
+                                                 options.embedder, None)
+        return self._vectors
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions now, as booleans (sb3-contrib's ``MaskablePPO`` API)."""
+        mask: np.ndarray = self._mask.astype(bool)
+        return mask
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -136,15 +206,31 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
         """Let the other seats play until the learner acts or the game ends; its rewards."""
         table = self.table
         reward = 0.0
+        players, policies = self.players, self.policies
         while not self._finished() and table.agent_selection != self.learner:
             agent = table.agent_selection
-            table.step(self.players[agent].act(table, agent))
+            player = players.get(agent)
+            if player is not None:
+                table.step(player.act(table, agent))
+            else:
+                observation = table.observe(agent)
+                mask = observation.pop("action_mask")
+                inner = observation.get("observation", observation) if not self.legacy else (
+                    self._legacy_flat(observation))
+                table.step(policies[agent].act(inner, mask))
             reward += float(table.rewards[self.learner])
         return reward
 
-    def _observation(self) -> np.ndarray:
+    def _observation(self) -> Any:
         observation = self.table.observe(self.learner)
-        self._mask = observation.pop("action_mask")
+        self._mask = (observation.pop("action_mask") if not self._finished()
+                      else self._terminal_mask.copy())
+        if not self.legacy:
+            inner = observation.get("observation")
+            return inner if inner is not None else observation
+        return self._legacy_flat(observation)
+
+    def _legacy_flat(self, observation: dict[str, Any]) -> np.ndarray:
         clue = observation["clue"]
         if isinstance(clue, str) and not _CHARSET.issuperset(clue):
             observation["clue"] = "".join(c if c in _CHARSET else "?" for c in clue)

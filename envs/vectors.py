@@ -164,7 +164,8 @@ class VectorTable:
         if embed is not None:
             def project(texts: list[str]) -> npt.ArrayLike:
                 vectors = np.asarray(embed(texts), dtype=np.float64)
-                return (vectors - mean) @ basis
+                projected: npt.NDArray[np.float64] = (vectors - mean) @ basis
+                return projected
         return VectorTable(self.card_ids, (self.card_vectors - mean) @ basis, self.clues,
                            (self.clue_vectors - mean) @ basis, embed_texts=project,
                            fingerprint=f"{self.fingerprint}|pca{dim}")

@@ -1,0 +1,376 @@
+"""Observation modes and the flat ``Discrete`` action of the environments.
+
+:class:`Encoding` turns what a seat may know (the rules' :class:`~dixit_ai.rules.View`, through
+:class:`~envs.core.DixitCore`) into one of three observation modes, and maps a flat action index
+back to the core's action:
+
+- ``observation="ids"``: card ids as numbers (today's ``Dict``, the default);
+- ``observation="onehot"``: every card slot one-hot over the deck, the clue one-hot over the clue
+  vocabulary (one extra column: a clue outside it);
+- ``observation="embedding"``: every card slot (hand, board, played, last board) and the clue as
+  vectors of an embedder (:mod:`envs.vectors`), plus each hand and board slot's cosine similarity
+  to the clue (what a guesser must compare, given as a feature: a policy network then learns to
+  read one number per slot instead of discovering a dot product of two 384-d inputs).
+
+Every mode also has ``scalars`` (phase one-hot, second-turn flag, storyteller flag, storyteller
+one-hot relative to the seat, scores and last round's points relative to the seat, scaled) and
+slot flags (``hand_present``, ``board_present``, ``board_own``: positions the seat may not vote
+for). All values are ``float32`` in finite bounds (``[-1, max_card_id]`` for ids, ``[-1, 1]`` for
+vectors and similarities, ``[0, 2]`` for scaled scores), so no normaliser is needed.
+
+``flatten=True`` gives one flat ``Box`` (the fields concatenated in :meth:`Encoding.layout`
+order), in PettingZoo classic form ``{"observation": Box, "action_mask": Box(int8)}``;
+``classic=True`` alone gives ``{"observation": Dict(fields), "action_mask": ...}``; otherwise the
+mask is the ``action_mask`` field of the ``Dict``, as today.
+
+``actions="discrete"`` makes the action one ``Discrete(N)`` whose mask covers the whole decision:
+on tell turns index ``i * C + j`` is hand card ``i`` with clue candidate ``j`` of the clue
+proposer (``C = clues_per_card`` candidates per card: the vector table's most specific clues for
+that card, or, without a table, the clue vocabulary itself); on play turns the hand index; on vote
+turns the board position (``A - 1``: pass a second vote where one exists).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
+
+from dixit_ai.rules import Phase, View
+from envs.core import PHASES, DixitCore, Mask
+from envs.policies import clue_candidates
+from envs.vectors import VectorTable
+
+ObservationMode = Literal["ids", "onehot", "embedding"]
+ActionMode = Literal["dict", "discrete"]
+OBSERVATION_MODES = ("ids", "onehot", "embedding")
+ACTION_MODES = ("dict", "discrete")
+SCORE_CAP = 2.0
+"""Scaled scores (``score / score_scale``) are clipped to ``[0, SCORE_CAP]``."""
+
+Floats = npt.NDArray[np.float32]
+CluePropose = Callable[[int], Sequence[str]]
+
+
+def _check_choice(name: str, value: Any, choices: Sequence[str]) -> str:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, not {value!r}")
+    return str(value)
+
+
+class Encoding:
+    """The observation and action formats of one environment (see the module docstring).
+
+    Args:
+        core: The environment's core.
+        observation: ``"ids"``, ``"onehot"`` or ``"embedding"``.
+        flatten: One flat ``Box`` observation (classic ``{"observation", "action_mask"}``).
+        classic: PettingZoo classic form with the fields kept as a ``Dict``.
+        actions: ``"dict"`` (``{"card", "clue"}``) or ``"discrete"``.
+        table: Card and clue vectors (needed by ``"embedding"``; gives the clue proposer).
+        clues_per_card: Clue candidates per hand card of the flat tell action.
+        clue_proposer: ``card id -> clues_per_card clues`` (default: the table's most specific
+            clues for the card, or the clue vocabulary without a table).
+
+    Raises:
+        ValueError: a bad option (the message names it and its choices).
+    """
+
+    def __init__(self, core: DixitCore, *, observation: str = "ids", flatten: bool = False,
+                 classic: bool = False, actions: str = "dict", table: VectorTable | None = None,
+                 clues_per_card: int = 8, clue_proposer: CluePropose | None = None) -> None:
+        self.core = core
+        self.mode: ObservationMode = _check_choice(  # type: ignore[assignment]
+            "observation", observation, OBSERVATION_MODES)
+        self.actions: ActionMode = _check_choice(  # type: ignore[assignment]
+            "actions", actions, ACTION_MODES)
+        for name, flag in (("flatten", flatten), ("classic", classic)):
+            if not isinstance(flag, bool):
+                raise ValueError(f"{name} must be True or False, not {flag!r}")
+        self.flatten = flatten
+        self.classic = classic or flatten
+        self.legacy = self.mode == "ids" and not flatten and not classic
+        if self.mode == "embedding" and table is None:
+            raise ValueError("observation='embedding' needs a vector table")
+        self.table = table
+        self.n_players = core.n_players
+        rules = core.rules
+        self.score_scale = float(rules.score_limit or 30)
+        self.vocabulary: tuple[str, ...] = (
+            table.clues if table is not None else core.vocab or _default_words())
+        self.vocabulary_index = (table.clue_row if table is not None
+                                 else {clue: i for i, clue in enumerate(self.vocabulary)})
+        self._setup_actions(clues_per_card, clue_proposer)
+        self._deck_row = {card: i for i, card in enumerate(core.card_ids)}
+        self._fields = self._field_spaces()
+        self._zeros = {key: np.zeros(space.shape, dtype=np.float32)
+                       for key, space in self._fields.items()}
+
+    # ------------------------------------------------------------------ actions
+
+    def _setup_actions(self, clues_per_card: int, proposer: CluePropose | None) -> None:
+        core = self.core
+        self.clues_per_card = 0
+        self.candidates: dict[int, tuple[str, ...]] = {}
+        self.n_actions = core.n_actions
+        if self.actions != "discrete":
+            return
+        if proposer is not None:
+            if isinstance(clues_per_card, bool) or not isinstance(clues_per_card, int) or (
+                    clues_per_card < 1):
+                raise ValueError(f"clues_per_card must be a positive int, not {clues_per_card!r}")
+            for card in core.card_ids:
+                clues = tuple(proposer(card))
+                if len(clues) != clues_per_card or not all(
+                        isinstance(c, str) and c.strip() for c in clues):
+                    raise ValueError(f"the clue proposer must give {clues_per_card} non-blank "
+                                     f"clues per card; for card {card} it gave {clues[:3]!r}...")
+                self.candidates[card] = clues
+            self.clues_per_card = clues_per_card
+        elif self.table is not None:
+            indices, _ = clue_candidates(self.table, clues_per_card)
+            clues = self.table.clues
+            for card in core.card_ids:
+                row = self.table.row.get(card)
+                if row is None:
+                    raise ValueError(f"card {card} of the deck is not in the vector table")
+                self.candidates[card] = tuple(clues[int(i)] for i in indices[row])
+            self.clues_per_card = clues_per_card
+        else:
+            words = self.vocabulary
+            self.candidates = dict.fromkeys(core.card_ids, words)
+            self.clues_per_card = len(words)
+        self.n_actions = max(core.hand_size * self.clues_per_card, core.n_actions)
+        self._tell_masks: dict[int, Mask] = {}
+        for size in range(core.hand_size + 1):
+            mask = np.zeros(self.n_actions, dtype=np.int8)
+            mask[: size * self.clues_per_card] = 1
+            self._tell_masks[size] = mask
+
+    def action_space(self) -> spaces.Space[Any]:
+        """A new action space: the core's ``Dict``, or ``Discrete(N)``."""
+        if self.actions == "dict":
+            return self.core.action_space()
+        return spaces.Discrete(self.n_actions)
+
+    def mask(self, seat: int, acting: bool) -> Mask:
+        """The ``int8`` mask of ``seat``'s actions (all zeros when it is not to act)."""
+        core = self.core
+        if self.actions == "dict":
+            return core.action_mask(seat) if acting else core._no_mask.copy()
+        if not acting or not core.is_acting(seat):
+            return np.zeros(self.n_actions, dtype=np.int8)
+        view = core.view(seat)
+        if view.phase is Phase.TELL:
+            tell: Mask = self._tell_masks[len(view.hand)].copy()
+            return tell
+        mask = np.zeros(self.n_actions, dtype=np.int8)
+        mask[: core.n_actions] = core.action_mask(seat)
+        return mask
+
+    def core_action(self, seat: int, action: Any) -> Any:
+        """The core's action for an environment action (a flat index becomes card and clue)."""
+        if self.actions == "dict" or isinstance(action, dict):
+            return action
+        core = self.core
+        if isinstance(action, np.ndarray) and action.shape == (1,):
+            action = action[0]
+        if isinstance(action, bool) or not isinstance(action, int | np.integer):
+            return action  # core.build names the problem
+        index = int(action)
+        if not 0 <= index < self.n_actions:
+            return {"card": -1 - abs(index), "clue": "?"}
+        if core.state.phase is Phase.TELL and seat in core.state.pending:
+            hand = core.view(seat).hand
+            position, candidate = divmod(index, self.clues_per_card)
+            if position >= len(hand):
+                return {"card": position, "clue": "?"}
+            return {"card": position, "clue": self.candidates[hand[position]][candidate],
+                    "clue_kind": "word"}
+        return index
+
+    def action_for(self, seat: int, card: int, clue: str | None) -> int | None:
+        """The flat index of telling ``card`` with ``clue`` (``None``: not a candidate)."""
+        hand = self.core.view(seat).hand
+        if card not in hand or clue not in self.candidates.get(card, ()):
+            return None
+        return hand.index(card) * self.clues_per_card + self.candidates[card].index(clue)
+
+    # ------------------------------------------------------------------ observations
+
+    def _field_spaces(self) -> dict[str, spaces.Box]:
+        core = self.core
+        n, hand, board, played = self.n_players, core.hand_size, core.board_size, core.played_size
+        scalars = len(PHASES) + 2 + 3 * n + 1
+
+        def box(shape: tuple[int, ...], low: float = 0.0, high: float = 1.0) -> spaces.Box:
+            return spaces.Box(low=low, high=high, shape=shape, dtype=np.float32)
+
+        fields: dict[str, spaces.Box] = {"scalars": box((scalars,), 0.0, SCORE_CAP)}
+        slots = {"hand": hand, "board": board, "played": played, "last_board": board}
+        if self.mode == "ids":
+            top = float(core.max_card_id)
+            for key, size in slots.items():
+                fields[key] = box((size,), -1.0, top)
+            fields["clue"] = box((1,), -1.0, float(len(self.vocabulary)))
+        elif self.mode == "onehot":
+            deck = len(core.card_ids)
+            for key, size in slots.items():
+                fields[key] = box((size * deck,))
+            fields["clue"] = box((len(self.vocabulary) + 1,))
+        else:
+            assert self.table is not None
+            dim = self.table.dim
+            for key, size in slots.items():
+                fields[key] = box((size * dim,), -1.0, 1.0)
+            fields["clue"] = box((dim,), -1.0, 1.0)
+            fields["hand_similarity"] = box((hand,), -1.0, 1.0)
+            fields["board_similarity"] = box((board,), -1.0, 1.0)
+        fields["clue_present"] = box((1,))
+        fields["hand_present"] = box((hand,))
+        fields["board_present"] = box((board,))
+        fields["board_own"] = box((board,))
+        return fields
+
+    def layout(self) -> list[tuple[str, int]]:
+        """The fields of the flat observation, ``(name, size)`` in order."""
+        return [(key, int(np.prod(space.shape))) for key, space in self._fields.items()]
+
+    def observation_space(self) -> spaces.Space[Any]:
+        """A new observation space in this encoding's format."""
+        mask = spaces.Box(low=0, high=1, shape=(self.n_actions,), dtype=np.int8)
+        if self.legacy:
+            legacy = self.core.observation_space()
+            return spaces.Dict({**legacy.spaces, "action_mask": mask})
+        inner: spaces.Space[Any]
+        if self.flatten:
+            size = sum(size for _, size in self.layout())
+            low = np.concatenate([s.low.ravel() for s in self._fields.values()])
+            high = np.concatenate([s.high.ravel() for s in self._fields.values()])
+            inner = spaces.Box(low=low, high=high, shape=(size,), dtype=np.float32)
+        else:
+            inner = spaces.Dict(dict(self._fields))
+        if self.classic:
+            return spaces.Dict({"observation": inner, "action_mask": mask})
+        assert isinstance(inner, spaces.Dict)
+        return spaces.Dict({**inner.spaces, "action_mask": mask})
+
+    def observe(self, seat: int, acting: bool) -> Any:
+        """``seat``'s observation in this encoding's format."""
+        core = self.core
+        if self.legacy:
+            observation = core.observation(seat, acting)
+            if self.actions == "discrete":
+                observation["action_mask"] = self.mask(seat, acting)
+            return observation
+        mask = self.mask(seat, acting)
+        fields = self.fields(seat)
+        if self.flatten:
+            flat = np.concatenate(list(fields.values()))
+            return {"observation": flat, "action_mask": mask}
+        if self.classic:
+            return {"observation": fields, "action_mask": mask}
+        fields["action_mask"] = mask  # type: ignore[assignment]
+        return fields
+
+    def flat(self, seat: int) -> Floats:
+        """``seat``'s flat observation (without the mask)."""
+        return np.concatenate(list(self.fields(seat).values()))
+
+    def fields(self, seat: int) -> dict[str, Floats]:
+        """``seat``'s observation fields (``float32`` arrays, :meth:`layout` order)."""
+        core = self.core
+        view = core.view(seat)
+        n = self.n_players
+        chosen = core.partial[seat]
+        phase = view.phase
+        hand = view.hand
+        board = view.board
+        if chosen and phase is Phase.PLAY:
+            played: tuple[int, ...] = chosen
+        else:
+            played = view.my_cards[-core.played_size:] if view.my_cards else ()
+        last = view.last_round
+        last_board = last.board if last is not None else ()
+
+        scalars = np.zeros(self._fields["scalars"].shape, dtype=np.float32)
+        scalars[PHASES.index(phase)] = 1.0
+        base = len(PHASES)
+        scalars[base] = 1.0 if chosen else 0.0
+        scalars[base + 1] = 1.0 if view.storyteller == seat else 0.0
+        scalars[base + 2 + (view.storyteller - seat) % n] = 1.0
+        order = [(seat + k) % n for k in range(n)]
+        scores = np.asarray([view.scores[s] for s in order], dtype=np.float32) / self.score_scale
+        scalars[base + 2 + n: base + 2 + 2 * n] = np.clip(scores, 0.0, SCORE_CAP)
+        if last is not None:
+            points = np.asarray([last.points[s] for s in order], dtype=np.float32) / 10.0
+            scalars[base + 2 + 2 * n: base + 2 + 3 * n] = np.clip(points, 0.0, SCORE_CAP)
+        scalars[-1] = min(view.round, 100) / 100.0
+
+        fields: dict[str, Floats] = {"scalars": scalars}
+        slots = (("hand", hand), ("board", board), ("played", played),
+                 ("last_board", last_board))
+        clue = view.clue
+        clue_vector: Floats | None = None
+        if self.mode == "embedding":
+            table = self.table
+            assert table is not None
+            dim = table.dim
+            if clue:
+                clue_vector = table.clue_vector(clue)
+            for key, cards in slots:
+                array = self._zeros[key].copy()
+                if cards:
+                    array[: len(cards) * dim] = table.card_vectors[table.rows(cards)].ravel()
+                fields[key] = array
+            fields["clue"] = (clue_vector.copy() if clue_vector is not None
+                              else self._zeros["clue"].copy())
+            for key, cards in (("hand_similarity", hand), ("board_similarity", board)):
+                array = self._zeros[key].copy()
+                if cards and clue_vector is not None:
+                    array[: len(cards)] = table.card_vectors[table.rows(cards)] @ clue_vector
+                fields[key] = array
+        elif self.mode == "onehot":
+            deck = len(core.card_ids)
+            rows = self._deck_row
+            for key, cards in slots:
+                array = self._zeros[key].copy()
+                for i, card in enumerate(cards):
+                    array[i * deck + rows[card]] = 1.0
+                fields[key] = array
+            array = self._zeros["clue"].copy()
+            if clue:
+                array[self.vocabulary_index.get(clue, len(self.vocabulary))] = 1.0
+            fields["clue"] = array
+        else:
+            for key, cards in slots:
+                array = np.full(self._fields[key].shape, -1.0, dtype=np.float32)
+                array[: len(cards)] = cards
+                fields[key] = array
+            index = self.vocabulary_index.get(clue, len(self.vocabulary)) if clue else -1
+            fields["clue"] = np.asarray([index], dtype=np.float32)
+        fields["clue_present"] = np.asarray([1.0 if clue else 0.0], dtype=np.float32)
+        present = self._zeros["hand_present"].copy()
+        present[: len(hand)] = 1.0
+        fields["hand_present"] = present
+        present = self._zeros["board_present"].copy()
+        present[: len(board)] = 1.0
+        fields["board_present"] = present
+        own = self._zeros["board_own"].copy()
+        if board:
+            own[list(view.team_positions)] = 1.0
+        fields["board_own"] = own
+        return {key: fields[key] for key in self._fields}
+
+    def view(self, seat: int) -> View:
+        """The rules' view of ``seat`` (what the fields are made from)."""
+        return self.core.view(seat)
+
+
+def _default_words() -> tuple[str, ...]:
+    from dixit_ai.agents.random_agent import CLUE_WORDS
+
+    return tuple(CLUE_WORDS)
