@@ -1,4 +1,9 @@
-"""The ``dixit-ai`` command: one subcommand per job, each with ``--help``."""
+"""The ``dixit-ai`` command: one subcommand per job, each with ``--help``.
+
+Every command exits with 0 (done), 1 (it ran and what it checked or played failed), 2 (bad
+input, named in the message; nothing written) or 130 (interrupted): see
+:mod:`dixit_ai.cli.common`.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +23,7 @@ from dixit_ai.cli import (
     tournament,
     train,
 )
+from dixit_ai.cli.common import EXIT_INTERRUPTED, EXIT_USAGE
 
 SUBCOMMANDS = (simulate, replay, deck, agents, train, cache, play, serve, bench, tournament)
 
@@ -44,12 +50,15 @@ def _version() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(argv)  # --help exits 0, a usage error 2 (argparse's SystemExit)
     try:
         status: int = args.func(args)
-    except (ValueError, OSError) as error:
+    except KeyboardInterrupt:
+        print(f"dixit-ai {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except (ValueError, OSError, ImportError) as error:
         print(f"dixit-ai {args.command}: error: {error}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     return status
 
 

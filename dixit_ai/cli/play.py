@@ -16,7 +16,7 @@ from typing import Any
 from dixit_ai.agents import agent_spec, make_agent_for_deck
 from dixit_ai.agents.base import Agent
 from dixit_ai.agents.human import HumanAgent
-from dixit_ai.cli.simulate import parse_rule
+from dixit_ai.cli.common import rule_argument
 from dixit_ai.decks import load_deck
 from dixit_ai.match import play_game
 from dixit_ai.rules import EDITIONS, RuleSet
@@ -36,7 +36,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--deck", default="dream", help="deck spec (default: dream)")
     parser.add_argument("--seed", type=int, default=None,
                         help="the game's seed (default: a fresh one, printed)")
-    parser.add_argument("--rule", type=parse_rule, action="append", default=[],
+    parser.add_argument("--rule", type=rule_argument, action="append", default=[],
                         metavar="KEY=VALUE", help="override a rule, e.g. --rule score_limit=15")
     parser.add_argument("--images", type=Path, default=Path("dixit-cards"),
                         help="folder for the card pictures shown to you (default: %(default)s)")

@@ -12,29 +12,14 @@ import numpy as np
 from tqdm import tqdm
 
 from dixit_ai.agents import make_agent_for_deck
+from dixit_ai.cli.common import EXIT_OK, failure_status, print_failures, rule_argument
 from dixit_ai.decks import load_deck
 from dixit_ai.match import game_seeds, play_game
 from dixit_ai.records import GameRecord
 from dixit_ai.rules import EDITIONS, RuleSet
 
-
-def parse_rule(text: str) -> tuple[str, Any]:
-    """Parse ``key=value`` into a rule override (ints, ``none``, ``true``/``false``, text)."""
-    key, sep, raw = text.partition("=")
-    if not sep or not key:
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
-    value: Any
-    lowered = raw.strip().lower()
-    if lowered in ("none", "null"):
-        value = None
-    elif lowered in ("true", "false"):
-        value = lowered == "true"
-    else:
-        try:
-            value = int(raw)
-        except ValueError:
-            value = raw
-    return key.strip().replace("-", "_"), value
+parse_rule = rule_argument
+"""``--rule KEY=VALUE``, typed by the RuleSet field (kept under its old name)."""
 
 
 def register(subparsers: Any) -> None:
@@ -51,12 +36,15 @@ def register(subparsers: Any) -> None:
                         help="comma-separated registry names, one per seat or one for all "
                              "(default: random)")
     parser.add_argument("--deck", default="dream", help="deck spec (default: dream)")
-    parser.add_argument("--rule", type=parse_rule, action="append", default=[],
+    parser.add_argument("--rule", type=rule_argument, action="append", default=[],
                         metavar="KEY=VALUE",
-                        help="override a rule parameter, e.g. --rule score_limit=20 "
+                        help="override a rule parameter, typed by the rule: e.g. --rule "
+                             "score_limit=20, --rule teams=true, --rule bonus_cap=none "
                              "(repeatable)")
-    parser.add_argument("--on-failure", choices=("abort", "forfeit"), default="abort",
-                        help="what a failing agent costs (always recorded; default abort)")
+    parser.add_argument("--on-failure", choices=("abort", "forfeit"), default=None,
+                        help="what a failing agent costs: abort the game (default) or "
+                             "forfeit its move that round; failures are always recorded and "
+                             "printed, and make the exit status 1 unless forfeit is chosen")
     parser.add_argument("--max-rounds", type=int, default=None,
                         help="truncate each game after this many rounds")
     parser.add_argument("--out", type=Path, default=None,
@@ -75,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
         names *= args.players
     if len(names) != args.players:
         raise ValueError(f"--agents names {len(names)} agents for {args.players} players")
+    chosen = args.on_failure is not None
+    on_failure = args.on_failure or "abort"
     overrides = dict(args.rule)
     rules = RuleSet.edition(args.edition, **overrides)
     rules.check_players(args.players)
@@ -93,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
                          file=sys.stderr):
             agents = [make_agent_for_deck(name, args.deck) for name in names]
             record = play_game(agents, edition=args.edition, deck=deck, seed=seed,
-                               on_failure=args.on_failure, max_rounds=args.max_rounds,
+                               on_failure=on_failure, max_rounds=args.max_rounds,
                                **overrides)
             records.append(record)
             if out:
@@ -102,11 +92,13 @@ def run(args: argparse.Namespace) -> int:
         if out:
             out.close()
     elapsed = time.perf_counter() - started
-    print_summary(records, elapsed, args)
-    return 0
+    print_summary(records, elapsed, args, names)
+    failures = print_failures(records)
+    return failure_status(failures, on_failure, chosen=chosen) if failures else EXIT_OK
 
 
-def print_summary(records: list[GameRecord], elapsed: float, args: argparse.Namespace) -> None:
+def print_summary(records: list[GameRecord], elapsed: float, args: argparse.Namespace,
+                  names: list[str]) -> None:
     rounds = sum(len(r.rounds) for r in records)
     scores = np.array([r.final_scores for r in records], dtype=float)
     wins = np.zeros(scores.shape[1])
@@ -120,9 +112,11 @@ def print_summary(records: list[GameRecord], elapsed: float, args: argparse.Name
     print(f"games: {len(records)} ({statuses['complete']} complete, {statuses['aborted']} "
           f"aborted, {statuses['truncated']} truncated); agent failures: {failures}")
     print(f"rounds: {rounds} (mean {rounds / len(records):.1f} per game)")
-    print("seat  mean score  win share")
+    width = max(5, *(len(name) for name in names))
+    print(f"seat  {'agent':<{width}}  mean score  win share")
     for seat in range(scores.shape[1]):
-        print(f"{seat:>4}  {scores[:, seat].mean():>10.2f}  {wins[seat] / len(records):>9.3f}")
+        print(f"{seat:>4}  {names[seat]:<{width}}  {scores[:, seat].mean():>10.2f}  "
+              f"{wins[seat] / len(records):>9.3f}")
     print(f"speed: {rounds / elapsed:,.0f} rounds/s, {len(records) / elapsed:,.1f} games/s "
           f"({elapsed:.2f} s)")
     if args.out:

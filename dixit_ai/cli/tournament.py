@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from dixit_ai.cli.simulate import parse_rule
+from dixit_ai.cli.common import rule_argument
 from dixit_ai.rules import EDITIONS
 from dixit_ai.tournament import (
     TournamentConfig,
@@ -64,8 +64,10 @@ def register(subparsers: Any) -> None:
     what.add_argument("--seed", type=int, default=None,
                       help=f"seed of the tournament (default {DEFAULTS['seed']})")
     what.add_argument("--deck", default=None, help=f"deck spec (default {DEFAULTS['deck']})")
-    what.add_argument("--rule", type=parse_rule, action="append", default=None,
-                      metavar="KEY=VALUE", help="override a rule parameter (repeatable)")
+    what.add_argument("--rule", type=rule_argument, action="append", default=None,
+                      metavar="KEY=VALUE",
+                      help="override a rule parameter, typed by the rule, e.g. --rule "
+                           "score_limit=20 (repeatable)")
     what.add_argument("--on-failure", choices=("abort", "forfeit"), default=None,
                       help="what a failing agent costs: forfeit its move that round (default) "
                            "or abort the game (left out of the ratings); always recorded")

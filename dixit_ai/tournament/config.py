@@ -13,7 +13,7 @@ result. A YAML file (``configs/tournaments/*.yaml``) holds the same fields::
     games: 500
     seed: 0
     deck: dream
-    rules: {}              # rule overrides, as RuleSet.edition takes them
+    rules: {}              # rule overrides, typed as RuleSet's fields: {teams: true}
     on_failure: forfeit    # or abort
     max_rounds: null
 
@@ -35,6 +35,7 @@ from typing import Any, Literal
 
 from dixit_ai.agents import agent_spec
 from dixit_ai.rules import EDITIONS, RuleSet
+from dixit_ai.rules.overrides import check_rules
 
 FailurePolicy = Literal["abort", "forfeit"]
 
@@ -174,6 +175,7 @@ class TournamentConfig:
             raise ValueError(f"on_failure must be 'abort' or 'forfeit', not {self.on_failure!r}")
         if self.max_rounds is not None:
             _check_int("max_rounds", self.max_rounds, 1)
+        check_rules(self.rules)
         self.ruleset().check_players(self.players)
 
     def to_dict(self) -> dict[str, Any]:
@@ -216,6 +218,7 @@ class TournamentConfig:
         rules = values.get("rules", {})
         if not isinstance(rules, dict):
             raise ValueError(f"{source}: 'rules' must be a mapping of rule overrides")
+        values["rules"] = check_rules(rules, source=f"{source}: rules")
         try:
             return cls(agents=tuple(AgentEntry.parse(a) for a in agents), **values)
         except TypeError as error:

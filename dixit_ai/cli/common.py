@@ -1,0 +1,102 @@
+"""What every ``dixit-ai`` command shares: exit statuses, ``--rule`` parsing, failure reports.
+
+Exit statuses (the same for every command):
+
+- ``0`` (:data:`EXIT_OK`): done;
+- ``1`` (:data:`EXIT_FAILED`): the command ran, and what it checked or played failed: a replay
+  mismatch, agent failures in the games (unless ``--on-failure forfeit`` was chosen), a game that
+  stopped;
+- ``2`` (:data:`EXIT_USAGE`): bad input (an option, a file, a record, a missing extra); the
+  message names it and nothing was written;
+- ``130`` (:data:`EXIT_INTERRUPTED`): interrupted (Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Iterable
+from typing import Any
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+FAILURES_SHOWN = 5
+"""How many agent failures a command prints one by one before giving only their count."""
+
+
+def rule_argument(text: str) -> tuple[str, Any]:
+    """``--rule KEY=VALUE`` for argparse: typed by the RuleSet field (see
+    :func:`dixit_ai.rules.overrides.parse_rule`)."""
+    from dixit_ai.rules.overrides import parse_rule
+
+    try:
+        return parse_rule(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def plain(text: str | None) -> str | None:
+    """Help text without reStructuredText markup: ````x```` and ```x``` become ``'x'``."""
+    if text is None:
+        return None
+    text = re.sub(r"``([^`]+)``", r"'\1'", text)
+    text = re.sub(r":\w+:`~?([^`]+)`", r"\1", text)
+    return re.sub(r"`([^`]+)`", r"'\1'", text)
+
+
+def failure_lines(records: Iterable[Any], *, limit: int = FAILURES_SHOWN) -> list[str]:
+    """One line per agent failure in ``records`` (game records), the first ``limit`` of them,
+    then a count of the rest.
+
+    Each line names the game (its position and seed), the seat and its agent, the round, the
+    phase, what the runner did and the reason.
+    """
+    lines: list[str] = []
+    total = 0
+    for number, record in enumerate(records, start=1):
+        agents = record.header.get("agents", [])
+        info = record.header.get("tournament")
+        game = (f"game {info['game']}" if isinstance(info, dict) and "game" in info
+                else f"game {number}")
+        for failure in record.failures:
+            total += 1
+            if total > limit:
+                continue
+            name = (agents[failure.seat].get("name", "?")
+                    if failure.seat < len(agents) else "?")
+            lines.append(f"  {game} (seed {record.header.get('seed')}), seat {failure.seat} "
+                         f"({name}), round {failure.round}, {failure.phase}: {failure.error}: "
+                         f"{failure.reason} [{failure.penalty}]")
+    if total > limit:
+        lines.append(f"  ... and {total - limit} more (every failure is in the records)")
+    if total:
+        lines.insert(0, f"agent failures: {total}")
+    return lines
+
+
+def print_failures(records: Iterable[Any], *, file: Any = None,
+                   limit: int = FAILURES_SHOWN) -> int:
+    """Print :func:`failure_lines` (to stderr by default); return how many failures there were."""
+    records = list(records)
+    lines = failure_lines(records, limit=limit)
+    for line in lines:
+        print(line, file=file or sys.stderr)
+    return sum(len(record.failures) for record in records)
+
+
+def failure_status(failures: int, on_failure: str, *, chosen: bool) -> int:
+    """The exit status of a command whose games had ``failures`` agent failures.
+
+    Failures make the command fail unless the user chose ``forfeit`` (then they are part of
+    the result: recorded, counted, and the games went on).
+    """
+    if failures and not (chosen and on_failure == "forfeit"):
+        if on_failure == "forfeit":
+            print(f"exit status {EXIT_FAILED}: {failures} agent failure(s) were forfeited by "
+                  "default; pass --on-failure forfeit to accept them", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
