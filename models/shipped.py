@@ -2,12 +2,12 @@
 
 A fresh install would otherwise load torch and the default model and spend about 12 s embedding
 the 84 cards and 3,527 clues before a CLIP bot's first move. These vectors are computed once,
-by ``scripts/build_shipped_embeddings.py``, and stored (float16) under
+by ``scripts/build_shipped_embeddings.py``, and stored under
 ``models/data/embeddings/<embedder fingerprint>/``::
 
     manifest.json   format, the embedder's fingerprint and description, one entry per file
                     (SHA-256, row count), and the decks whose card hashes are known
-    texts.npz       keys: (n, 32) uint8 SHA-256 digests of the texts; vectors: (n, dim) float16
+    texts.npz       keys: (n, 32) uint8 SHA-256 digests of the texts; vectors: (n, dim) float32
     images.npz      keys: (n, 32) uint8 content hashes of the card images; vectors: as above
 
 The manifest and each file are verified when first read: the folder, the manifest and the
@@ -18,9 +18,12 @@ when the deck is the same spec drawn by the same renderer and library versions (
 ``environment`` of :mod:`dixit_ai.decks.dream`, which includes the renderer version) and the
 hashes combine into the recorded deck fingerprint.
 
-Vectors are stored as float16 and returned as float32, renormalised; that decisions are the same
-as with float32 vectors is checked by ``scripts/build_shipped_embeddings.py`` (which records the
-check in the manifest) and by ``tests/models/test_shipped.py``.
+Vectors are stored as float32, exactly as the model gave them, so a player decides the same with
+shipped vectors as with vectors it computed: float16 (half the size) was tried and changes
+decisions (the storytellers' choices hinge on guess-rate differences smaller than float16's
+rounding): ``scripts/build_shipped_embeddings.py --dtype float16`` shows it, and refuses to
+write. The check's figures are recorded in the manifest; ``tests/models/test_shipped.py`` checks
+that shipped vectors equal the model's.
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ class ShippedEmbeddingsWarning(UserWarning):
 @dataclass
 class _ShippedTable:
     index: dict[str, int]
-    vectors: np.ndarray  # float16
+    vectors: np.ndarray  # float32 (or float16)
 
 
 def _warn(message: str) -> None:
@@ -129,7 +132,9 @@ def shipped_vectors(fingerprint: str, kind: str, keys: Sequence[str],
     hits = [(key, table.index[key]) for key in keys if key in table.index]
     if not hits:
         return {}
-    vectors = l2_normalise(table.vectors[[row for _, row in hits]].astype(np.float32))
+    vectors = table.vectors[[row for _, row in hits]]
+    if vectors.dtype != np.float32:
+        vectors = l2_normalise(vectors.astype(np.float32))
     return {key: vector for (key, _), vector in zip(hits, vectors, strict=True)}
 
 
@@ -137,26 +142,38 @@ def shipped_card_hashes(fingerprint: str, deck: Any,
                         root: Path | None = None) -> dict[int, str] | None:
     """Card id -> content hash of ``deck``'s cards when its vectors ship (see the module
     docstring); ``None`` otherwise (the deck's own hashes must then be read or computed)."""
+    entry = _deck_entry(fingerprint, deck, root)
+    if entry is None:
+        return None
+    return {int(card): str(h) for card, h in zip(deck.card_ids, entry["card_hashes"],
+                                                 strict=True)}
+
+
+def shipped_deck_fingerprint(fingerprint: str, deck: Any, root: Path | None = None) -> str | None:
+    """``deck``'s fingerprint when its vectors ship (known without drawing it), else ``None``."""
+    entry = _deck_entry(fingerprint, deck, root)
+    return None if entry is None else str(entry["fingerprint"])
+
+
+def _deck_entry(fingerprint: str, deck: Any, root: Path | None) -> dict[str, Any] | None:
     about = manifest(fingerprint, root)
     if about is None or not about.get("decks"):
         return None
-    source = getattr(deck, "source", None)
-    if not isinstance(source, str) or not source.startswith("dream:"):
+    environment = deck_environment(deck)
+    if environment is None:
         return None
     from dixit_ai.decks.base import combine_card_hashes
-    from dixit_ai.decks.dream import _environment
 
-    environment = _environment()
     for entry in about["decks"]:
-        if entry.get("source") != source or entry.get("environment") != environment:
+        if entry.get("source") != deck.source or entry.get("environment") != environment:
             continue
         hashes = entry.get("card_hashes")
         if (not isinstance(hashes, list) or len(hashes) != len(deck.card_ids)
                 or combine_card_hashes(hashes) != entry.get("fingerprint")):
-            _warn(f"shipped card hashes of {source} do not match their deck fingerprint; "
+            _warn(f"shipped card hashes of {deck.source} do not match their deck fingerprint; "
                   "not used")
             return None
-        return {int(card): str(h) for card, h in zip(deck.card_ids, hashes, strict=True)}
+        return dict(entry)
     return None
 
 
@@ -172,7 +189,8 @@ def deck_environment(deck: Any) -> dict[str, Any] | None:
 
 def write_shipped(folder: Path, *, fingerprint: str, embedder: dict[str, Any],
                   texts: dict[str, np.ndarray], images: dict[str, np.ndarray],
-                  decks: list[dict[str, Any]], extra: dict[str, Any] | None = None) -> Path:
+                  decks: list[dict[str, Any]], extra: dict[str, Any] | None = None,
+                  dtype: str = "float32") -> Path:
     """Write a shipped-embeddings folder (``scripts/build_shipped_embeddings.py`` calls it).
 
     Args:
@@ -183,6 +201,7 @@ def write_shipped(folder: Path, *, fingerprint: str, embedder: dict[str, Any],
         images: Content hash -> vector.
         decks: ``{"source", "environment", "fingerprint", "card_hashes"}`` per deck.
         extra: More to record in the manifest (how it was built, the decision check).
+        dtype: ``"float32"`` (exact) or ``"float16"`` (half the size; see the module docstring).
 
     Returns:
         The manifest's path.
@@ -194,19 +213,91 @@ def write_shipped(folder: Path, *, fingerprint: str, embedder: dict[str, Any],
     for kind, rows in (("texts", texts), ("images", images)):
         keys = sorted(rows)
         raw = np.frombuffer(b"".join(bytes.fromhex(k) for k in keys), dtype=np.uint8)
-        vectors = np.stack([rows[k] for k in keys]).astype(np.float16)
+        vectors = np.stack([rows[k] for k in keys]).astype(np.dtype(dtype))
         buffer = io.BytesIO()
-        np.savez_compressed(buffer, keys=raw.reshape(len(keys), 32), vectors=vectors)
+        # Uncompressed: float32 noise compresses by 7%, and reading is then a copy (git packs
+        # the file compressed anyway).
+        np.savez(buffer, keys=raw.reshape(len(keys), 32), vectors=vectors)
         payload = buffer.getvalue()
         (folder / f"{kind}.npz").write_bytes(payload)
         files[kind] = {"file": f"{kind}.npz", "sha256": hashlib.sha256(payload).hexdigest(),
-                       "count": len(keys), "dtype": "float16"}
+                       "count": len(keys), "dtype": str(dtype)}
     about = {"format": FORMAT, "fingerprint": fingerprint, "embedder": embedder,
              "files": files, "decks": decks, **(extra or {})}
     path = folder / "manifest.json"
     path.write_text(json.dumps(about, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     forget()
     return path
+
+
+def stored_as(vectors: np.ndarray, dtype: str) -> np.ndarray:
+    """What shipping in ``dtype`` does to vectors: read back as float32, renormalised."""
+    if np.dtype(dtype) == np.float32:
+        return np.asarray(vectors, dtype=np.float32)
+    return l2_normalise(np.asarray(vectors, dtype=np.dtype(dtype)).astype(np.float32))
+
+
+def compare_decisions(resources: Any, texts: dict[str, np.ndarray], *, agents: Sequence[str],
+                      games: int, seed: int, dtype: str) -> dict[str, Any]:
+    """Play seeded games with float32 vectors and with their copies stored in ``dtype``;
+    compare the decisions.
+
+    Args:
+        resources: Float32 :class:`~models.players.PlayerResources` (cards and vocabulary).
+        texts: Every other text the players may need (pair clues) -> float32 vector; a text
+            outside it and the vocabulary raises (the players have no embedder).
+        agents: Registry names of the players (one seat each, rotated from game to game).
+        games: How many games.
+        seed: Seeds the games (:func:`dixit_ai.match.game_seeds`).
+
+    Returns:
+        ``decisions`` (made with float32 vectors), ``different`` (rounds whose storyteller card,
+        clue, board, votes or points differ), ``games``, and ``max_rate_change`` (largest change
+        of a predicted guess rate in rounds that agree otherwise).
+    """
+    from dixit_ai.agents import make_agent
+    from dixit_ai.match import game_seeds, play_game
+    from models.players.resources import PlayerResources
+
+    def build(convert: Any) -> PlayerResources:
+        made = PlayerResources(resources.card_ids, convert(resources.card_vectors),
+                               resources.vocabulary, convert(resources.vocabulary_vectors), None,
+                               resources.fingerprint, resources.deck_name)
+        keys = list(texts)
+        made._texts.update(zip(keys, convert(np.stack([texts[k] for k in keys])), strict=True))
+        return made
+
+    exact = build(lambda v: np.asarray(v, dtype=np.float32))
+    rounded = build(lambda v: stored_as(v, dtype))
+    editions = ("refresh-2021", "original-2008")
+    decisions = different = 0
+    max_rate_change = 0.0
+    for index, game_seed in enumerate(game_seeds(seed, games)):
+        seats = [agents[(index + i) % len(agents)] for i in range(len(agents))]
+        records = []
+        for shared in (exact, rounded):
+            players = [make_agent(name, deck=shared) for name in seats]
+            records.append(play_game(players, edition=editions[index % 2],
+                                     deck=list(shared.card_ids), seed=game_seed))
+        first, second = records
+        n = len(seats)
+        decisions += len(first.rounds) * (2 * n - 1)
+        rounds = max(len(first.rounds), len(second.rounds))
+        for r in range(rounds):
+            if r >= len(first.rounds) or r >= len(second.rounds):
+                different += 1
+                continue
+            a, b = first.rounds[r], second.rounds[r]
+            same = (a.storyteller, a.clue, list(a.board), list(a.board_owner), a.votes,
+                    list(a.points)) == (b.storyteller, b.clue, list(b.board),
+                                        list(b.board_owner), b.votes, list(b.points))
+            if not same:
+                different += 1
+            elif a.predicted_guess_rate is not None and b.predicted_guess_rate is not None:
+                max_rate_change = max(max_rate_change,
+                                      abs(a.predicted_guess_rate - b.predicted_guess_rate))
+    return {"games": games, "decisions": decisions, "different": different,
+            "max_rate_change": round(max_rate_change, 6)}
 
 
 def forget() -> None:

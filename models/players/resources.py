@@ -192,7 +192,11 @@ def load_resources(embedder: Any = "default", deck: Any = "dream",
              else load_vocabulary(vocabulary, vocabulary_size))
     if isinstance(vocabulary, Vocabulary):
         words = words.limit(vocabulary_size)
-    key = (model.fingerprint, loaded.fingerprint, words.fingerprint)
+    from models.shipped import shipped_deck_fingerprint
+
+    # A shipped deck's fingerprint is known without drawing its cards (a fresh install).
+    deck_fingerprint = shipped_deck_fingerprint(model.fingerprint, loaded) or loaded.fingerprint
+    key = (model.fingerprint, deck_fingerprint, words.fingerprint)
     with _lock:
         if key not in _shared:
             cards = embed_deck(model, loaded, progress=False)
@@ -203,37 +207,32 @@ def load_resources(embedder: Any = "default", deck: Any = "dream",
         return _shared[key]
 
 
-def prepare(*, deck: Any = "dream", embedder: Any = "default", vocabulary: Any = "default",
-            vocabulary_size: int | None = None, device: str = "cpu", pair_clues: int = 12,
-            progress: Callable[[str], None] | None = None, **_agent_options: Any
+def prepare(*, progress: Callable[[str], None] | None = None, **agent_options: Any
             ) -> PlayerResources:
-    """Make every vector a clip player needs for ``deck`` present (the registry's prepare step).
+    """Make every vector a clip player needs for its deck present (the registry's prepare step).
 
-    Loads the player's resources (card and vocabulary vectors: shipped, cached, or computed
-    once under the cache's cross-process lock) and the pair clues its storyteller composes for
-    every card of the deck, so that later decisions, in this process or any other, are lookups.
+    Makes the player (a :class:`~models.players.ClipAgent` with ``agent_options``, the options
+    of its registry entry with the game's ``deck``), loads its resources the way its decisions
+    do (card and vocabulary vectors: shipped, cached, or computed once under the cache's
+    cross-process lock) and embeds the pair clues its storyteller composes for every card of the
+    deck, so that later decisions, in this process or any other, are lookups.
 
     Args:
-        deck: The game's deck (a spec or a ``Deck``).
-        embedder: As for :class:`~models.players.ClipAgent`.
-        vocabulary: As for :class:`~models.players.ClipAgent`.
-        vocabulary_size: As for :class:`~models.players.ClipAgent`.
-        device: As for :class:`~models.players.ClipAgent`.
-        pair_clues: Pair clues per card (as the agent's storyteller composes them).
         progress: Receives a line per one-time step ("embedding 84 cards ... 6.2 s").
-        **_agent_options: The agent's other options (ignored: they need no vectors).
+        **agent_options: Keyword arguments of :class:`~models.players.ClipAgent` (``deck``,
+            ``embedder``, ``vocabulary``, ``pair_clues``, ...).
 
     Returns:
         The (process-wide, shared) resources.
     """
     from models.base import progress_to
+    from models.players.agent import ClipAgent
 
     with progress_to(progress):
-        resources = load_resources(embedder, deck, vocabulary, vocabulary_size, device)
-        if pair_clues > 0:
-            from models.players.storyteller import ClipStoryteller
-
-            storyteller = ClipStoryteller(pair_clues=int(pair_clues))
+        agent = ClipAgent(**agent_options)
+        resources = agent.resources
+        storyteller = agent.storyteller
+        if storyteller.pair_clues > 0:
             texts: list[str] = []
             for card, vector in zip(resources.card_ids, resources.card_vectors, strict=True):
                 texts.extend(storyteller.pair_candidates(resources, card, vector))

@@ -1,0 +1,111 @@
+"""Benchmark a clip bot's start-up: a fresh process's first decision, warm and on a fresh install.
+
+Each case runs in a fresh Python process (``python -c``), which makes a ``clip-greedy`` agent,
+deals a 5-player refresh-2021 game and asks the storyteller (the heaviest decision) for its
+first clue, then plays one round of a game of five such agents through ``play_game`` (deck
+``dream``, which also reads the deck's fingerprint for the record). Printed per case: wall time
+from starting the process to the first decision (the interpreter's start-up and every import
+included, the process's exit not), the in-process time of that decision, the time of the
+``play_game`` round, peak RSS of the whole process, and whether torch was imported.
+
+* ``warm``: the machine's cache as it is (run the script once, or any clip game, to warm it);
+* ``fresh install``: an empty cache folder (``DIXIT_AI_CACHE_DIR``): what ships with the package
+  is all there is (the dream deck is drawn, the card and clue vectors come from
+  ``models/data/embeddings/``);
+* ``cold`` (with ``--cold``): an empty cache and shipped embeddings ignored: torch, the model,
+  and embedding the deck and the vocabulary.
+
+Targets (issue 17): warm <= 1.0 s and <= 300 MB, torch not imported; fresh install <= 3 s.
+
+    python scripts/bench_startup.py [--repeat 3] [--cold]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CHILD = r"""
+import json, resource, sys, time
+start = time.perf_counter()
+if {no_shipped}:
+    import models.shipped
+    models.shipped.SHIPPED_DIR = models.shipped.SHIPPED_DIR / "(ignored)"
+import numpy as np
+from dixit_ai.agents import make_agent
+from dixit_ai.match import play_game
+from dixit_ai.rules import RuleSet, new_game, observe
+rules = RuleSet.edition("refresh-2021")
+state = new_game(rules, 5, list(range(84)), np.random.default_rng(7))
+agent = make_agent("clip-greedy")
+agent.reset(seat=state.storyteller, rng=np.random.default_rng(1))
+view = observe(state, state.storyteller)
+decide = time.perf_counter()
+story = agent.tell(view)
+first = time.perf_counter()
+record = play_game([make_agent("clip-greedy") for _ in range(5)], edition="refresh-2021",
+                   deck="dream", seed=3, max_rounds=1)
+done = time.perf_counter()
+print(json.dumps({{"import_and_load": decide - start, "first_decision": first - decide,
+                  "round": done - first,
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "torch": "torch" in sys.modules, "clue": story.clue}}))
+"""
+
+
+def run_case(cache_dir: str | None, no_shipped: bool = False) -> dict[str, float]:
+    env = dict(os.environ, HF_HUB_OFFLINE="1")
+    if cache_dir is not None:
+        env["DIXIT_AI_CACHE_DIR"] = cache_dir
+    start = time.perf_counter()
+    result = subprocess.run(
+        [sys.executable, "-c", CHILD.format(no_shipped=no_shipped)], cwd=ROOT, env=env,
+        capture_output=True, text=True, timeout=600, check=False)
+    wall = time.perf_counter() - start
+    if result.returncode:
+        raise SystemExit(f"the child failed:\n{result.stderr[-3000:]}")
+    figures = json.loads(result.stdout.strip().splitlines()[-1])
+    figures["wall_to_first_decision"] = wall - figures["round"]
+    figures["wall"] = wall
+    return figures
+
+
+def show(name: str, runs: list[dict[str, float]]) -> None:
+    best = min(runs, key=lambda r: r["wall_to_first_decision"])
+    walls = ", ".join(f"{r['wall_to_first_decision']:.2f}" for r in runs)
+    print(f"{name:>14}: first decision {best['wall_to_first_decision']:.2f} s wall (runs: "
+          f"{walls}); in process {best['first_decision']:.3f} s; then a play_game round "
+          f"{best['round']:.2f} s; peak RSS "
+          f"{max(r['peak_rss_mb'] for r in runs):.0f} MB; torch imported: "
+          f"{any(r['torch'] for r in runs)}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3, help="runs per case (best wall shown)")
+    parser.add_argument("--cold", action="store_true", help="also the cold case (about 25 s)")
+    args = parser.parse_args()
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; clip-greedy storyteller, "
+          "5 players, refresh-2021")
+    run_case(None)  # warms the machine's cache (and the OS's file cache)
+    show("warm", [run_case(None) for _ in range(args.repeat)])
+    fresh = []
+    for _ in range(args.repeat):
+        with tempfile.TemporaryDirectory(prefix="dixit-fresh-") as folder:
+            fresh.append(run_case(folder))
+    show("fresh install", fresh)
+    if args.cold:
+        with tempfile.TemporaryDirectory(prefix="dixit-cold-") as folder:
+            show("cold", [run_case(folder, no_shipped=True)])
+
+
+if __name__ == "__main__":
+    main()
