@@ -36,9 +36,9 @@ def tower_feature_fingerprint(tower: ImageTower, crops: str = "whole") -> str:
     """Cache fingerprint of the frozen image tower's raw features (pooled + logits)."""
     return fingerprint_of(
         {
-            "backend": "efficientnet_lite0-features",
+            "backend": f"{getattr(tower, 'arch', 'efficientnet_lite0')}-features",
             "weights": tower.sha256,
-            "sizes": IMAGE_SIZES,
+            "sizes": getattr(tower, "sizes", IMAGE_SIZES),
             "crops": crops,
             "dtype": str(tower.dtype),
             "version": 1,
@@ -73,12 +73,14 @@ def extract_features(
     keys = [deck.card_hash(card_id) for card_id in card_ids]
     found = cache.lookup(fingerprint, "images", keys)
     missing = [i for i, key in enumerate(keys) if key not in found]
-    out = np.empty((len(keys), FEATURE_DIM + N_CLASSES), dtype=np.float32)
+    feature_dim = int(getattr(tower, "feature_dim", FEATURE_DIM))
+    out = np.empty((len(keys), feature_dim + N_CLASSES), dtype=np.float32)
     for i, key in enumerate(keys):
         if key in found:
             out[i] = found[key]
     if missing:
-        about = {"name": "efficientnet_lite0 features", "backend": "features"}
+        about = {"name": f"{getattr(tower, 'arch', 'efficientnet_lite0')} features",
+                 "backend": "features"}
         bar = tqdm(total=len(missing), desc="image features", unit="card", disable=not progress)
         for start in range(0, len(missing), batch_size * 8):
             chunk = missing[start : start + batch_size * 8]
@@ -93,7 +95,7 @@ def extract_features(
             out[chunk] = vectors
             cache.store(fingerprint, "images", [keys[i] for i in chunk], vectors, about=about)
         bar.close()
-    return out[:, :FEATURE_DIM], out[:, FEATURE_DIM:]
+    return out[:, :feature_dim], out[:, feature_dim:]
 
 
 def embed_unique_texts(
@@ -107,7 +109,8 @@ def embed_unique_texts(
     from tqdm.auto import tqdm
 
     vocabulary = sorted(set(texts))
-    vectors = np.empty((len(vocabulary), TEXT_DIM), dtype=np.float32)
+    vectors = np.empty((len(vocabulary), int(getattr(text_tower, "dim", TEXT_DIM))),
+                       dtype=np.float32)
     for start in tqdm(
         range(0, len(vocabulary), batch_size), desc="text embeddings", disable=not progress
     ):
@@ -203,14 +206,15 @@ def train_head(
         torch.stack([texts[ids].mean(dim=0) for ids in data.caption_ids]), dim=-1
     )
 
+    feature_dim, text_dim = data.features.shape[1], data.text_vectors.shape[1]
     if config.hidden:
         linear: Any = torch.nn.Sequential(
-            torch.nn.Linear(FEATURE_DIM, config.hidden),
+            torch.nn.Linear(feature_dim, config.hidden),
             torch.nn.GELU(approximate="tanh"),
-            torch.nn.Linear(config.hidden, TEXT_DIM),
+            torch.nn.Linear(config.hidden, text_dim),
         )
     else:
-        linear = torch.nn.Linear(FEATURE_DIM, TEXT_DIM)
+        linear = torch.nn.Linear(feature_dim, text_dim)
     log_scale = torch.nn.Parameter(torch.tensor(float(np.log(1.0 / config.init_temperature))))
     optimiser = torch.optim.AdamW(
         [

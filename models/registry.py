@@ -8,6 +8,9 @@ name                        backend
 ``openclip:...``            :mod:`models.openclip_backend` (``ARCH@TAG``, ``ARCH@/file``,
                             ``local-dir:/folder``, ``hf-hub:org/repo``, ``ARCH@random``)
 ``hf:...``                  :mod:`models.hf_backend` (a hub id or a ``save_pretrained`` folder)
+``lite2-mpnet``, ...        the model family (:mod:`models.family`: ``lite2-mpnet``,
+                            ``lite1-minilm``, ``lite1-mpnet``, ``imagenet-zeroshot``,
+                            ``caption-reader``); also ``family:NAME``
 ==========================  ===================================================================
 """
 
@@ -18,7 +21,7 @@ from typing import Any
 
 from models.base import Embedder, EmbedderError
 
-BACKENDS = ("default", "openclip", "hf")
+BACKENDS = ("default", "openclip", "hf", "family")
 
 _loaded: dict[tuple[Any, ...], Embedder] = {}
 _lock = threading.RLock()
@@ -33,6 +36,10 @@ def split_name(name: str) -> tuple[str, str]:
     """
     name = str(name).strip()
     backend, _, spec = name.partition(":")
+    from models.family import FAMILY_NAMES
+
+    if backend in FAMILY_NAMES:
+        return "family", name
     if backend not in BACKENDS:
         raise EmbedderError(
             f"unknown embedder {name!r}: names start with one of "
@@ -77,9 +84,8 @@ def load_embedder(
     backend, spec = split_name(name)
     resolved = _resolve_device(device)
     _check_dtype(dtype, resolved)
-    _reject(options, {"default": (), "openclip": ("seed",), "hf": ("local_files_only", "revision")}[
-        backend
-    ], name)
+    _reject(options, {"default": (), "openclip": ("seed",), "hf": ("local_files_only", "revision"),
+                      "family": ()}[backend], name)
     key = (backend, spec, resolved, str(dtype), int(batch_size), tuple(sorted(options.items())))
     with _lock:
         if key in _loaded:
@@ -91,6 +97,13 @@ def load_embedder(
 
             embedder = DefaultEmbedder(
                 spec or None, device=resolved, dtype=dtype, batch_size=batch_size
+            )
+        elif backend == "family":
+            from models.family import load_member
+
+            member, _, member_spec = spec.partition(":")
+            embedder = load_member(
+                member, member_spec, device=resolved, dtype=dtype, batch_size=batch_size
             )
         elif backend == "openclip":
             _reject(options, ("seed",), name)
