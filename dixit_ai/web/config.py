@@ -335,12 +335,12 @@ def check_bots(names: Iterable[object], offered: Sequence[str]) -> None:
     for name in names:
         if not isinstance(name, str):
             raise WebError(400, f"a bot is named by text, not {name!r}")
-        problem = bot_problem(name)
-        if problem:
-            raise WebError(400, problem)
         if name not in offered:
             raise WebError(400, f"bot {name!r} is not offered here: choose one of "
                                 f"{', '.join(offered)}")
+        problem = bot_problem(name)
+        if problem:
+            raise WebError(400, problem)
 
 
 def server_config_from_options(*, config: str | Path | None = None,

@@ -88,7 +88,7 @@ def test_full_table_and_started_table_refuse_joins(client: TestClient) -> None:
     ({"edition": "dixit-9000"}, "unknown edition"),
     ({"seats": 2}, "3-8 players"),
     ({"seats": 9}, "3-8 players"),
-    ({"bots": ["random", "no-such-bot", "random"]}, "no agent named"),
+    ({"bots": ["random", "no-such-bot", "random"]}, "not offered"),
     ({"bots": ["random"]}, "one bot for each"),
     ({"score_limit": 0}, "score_limit"),
     ({"deck": "nonsense:1"}, "not offered"),
