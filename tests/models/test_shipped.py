@@ -1,0 +1,150 @@
+"""Shipped embeddings and the torch-free warm path of the clip players.
+
+Each start-up case runs in a fresh interpreter (``python -c``) with an empty cache folder of
+its own, so that what it imports and reads is what a user's first process would.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from models import shipped
+from models.cache import EmbeddingCache, text_key
+
+ROOT = Path(__file__).resolve().parents[2]
+
+GAME = """
+import json, sys
+from dixit_ai.agents import make_agent
+from dixit_ai.match import play_game
+agents = [make_agent(name) for name in ("clip-greedy", "clip-expected", "clip-greedy")]
+record = play_game(agents, edition="refresh-2021", deck=list(range(84)), seed=5, max_rounds=2)
+loaded = sorted(m for m in ("torch", "timm", "transformers", "torchvision") if m in sys.modules)
+out = {"rounds": len(record.rounds), "clues": [r.clue for r in record.rounds], "loaded": loaded}
+"""
+
+
+def run_child(code: str, cache: Path, *, no_shipped: bool = False) -> dict:
+    prelude = ""
+    if no_shipped:
+        prelude = ("import models.shipped as s\n"
+                   "s.SHIPPED_DIR = s.SHIPPED_DIR / 'ignored'\n")
+    env = dict(os.environ, DIXIT_AI_CACHE_DIR=str(cache), HF_HUB_OFFLINE="1")
+    result = subprocess.run([sys.executable, "-c", prelude + code + "\nprint(json.dumps(out))"],
+                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+                            check=False)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def default_fingerprint() -> str:
+    from models.registry import load_embedder
+
+    return load_embedder("default", device="cpu").fingerprint
+
+
+def test_shipped_embeddings_are_for_the_default_embedder_and_cover_its_players() -> None:
+    fingerprint = default_fingerprint()
+    about = shipped.manifest(fingerprint)
+    assert about is not None, (
+        f"no shipped embeddings for the default embedder {fingerprint}: rebuild them with "
+        "python scripts/build_shipped_embeddings.py")
+    assert about["fingerprint"] == fingerprint
+    from models.players.vocabulary import load_vocabulary
+
+    vocabulary = load_vocabulary("default")
+    keys = [text_key(t) for t in vocabulary.texts]
+    found = shipped.shipped_vectors(fingerprint, "texts", keys)
+    assert len(found) == len(keys), "the shipped vocabulary is not the current one: rebuild it"
+    vectors = np.stack([found[k] for k in keys])
+    assert vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    entry = about["decks"][0]
+    assert entry["source"] == "dream:size=84,seed=0"
+    images = shipped.shipped_vectors(fingerprint, "images", entry["card_hashes"])
+    assert len(images) == 84
+
+
+def test_a_damaged_shipped_file_is_refused_with_a_warning(tmp_path: Path) -> None:
+    folder = tmp_path / "fake-fp"
+    vector = np.ones(4, dtype=np.float32) / 2
+    shipped.write_shipped(folder, fingerprint="fake-fp", embedder={"name": "fake"},
+                          texts={text_key("whale"): vector}, images={"ab" * 32: vector},
+                          decks=[])
+    assert shipped.shipped_vectors("fake-fp", "texts", [text_key("whale")], root=tmp_path)
+    shipped.forget()
+    payload = bytearray((folder / "texts.npz").read_bytes())
+    payload[-1] ^= 1
+    (folder / "texts.npz").write_bytes(bytes(payload))
+    with pytest.warns(shipped.ShippedEmbeddingsWarning, match="SHA-256"):
+        assert shipped.shipped_vectors("fake-fp", "texts", [text_key("whale")],
+                                       root=tmp_path) == {}
+    # Another fingerprint asking never reads this folder's files.
+    assert shipped.manifest("other-fp", root=tmp_path) is None
+    shipped.forget()
+
+
+def test_fresh_install_plays_clip_bots_without_torch(tmp_path: Path) -> None:
+    out = run_child(GAME, tmp_path / "cache")
+    assert out["rounds"] == 2 and all(out["clues"])
+    assert out["loaded"] == []
+    # Nothing was computed: no vectors were written to the cache.
+    assert EmbeddingCache(tmp_path / "cache" / "embeddings").summary() == []
+
+
+@pytest.mark.slow
+def test_a_warm_disk_cache_plays_without_torch(tmp_path: Path) -> None:
+    """Without shipped vectors, vectors cached on disk are enough (the deck is drawn once)."""
+    cache_dir = tmp_path / "cache"
+    fingerprint = default_fingerprint()
+    about = shipped.manifest(fingerprint)
+    assert about is not None
+    cache = EmbeddingCache(cache_dir / "embeddings")
+    for kind in ("texts", "images"):
+        with np.load(shipped.SHIPPED_DIR / fingerprint / f"{kind}.npz") as data:
+            keys = [bytes(row).hex() for row in data["keys"]]
+            cache.store(fingerprint, kind, keys, data["vectors"])
+    out = run_child(GAME.replace("deck=list(range(84))", 'deck="dream"'), cache_dir,
+                    no_shipped=True)
+    assert out["rounds"] == 2 and out["loaded"] == []
+
+
+@pytest.mark.slow
+def test_an_unknown_clue_loads_the_model_lazily(tmp_path: Path) -> None:
+    code = GAME + """
+before = "torch" in sys.modules
+agents[0].resources.texts(["a clue that ships nowhere, 7421"])
+out.update(before=before, after="torch" in sys.modules)
+"""
+    out = run_child(code, tmp_path / "cache")
+    assert out["before"] is False and out["after"] is True
+    summary = EmbeddingCache(tmp_path / "cache" / "embeddings").summary()
+    assert [(entry["texts"], entry["images"]) for entry in summary] == [(1, 0)]
+
+
+@pytest.mark.slow
+def test_shipped_vectors_are_the_models(tmp_path: Path) -> None:
+    from dixit_ai.decks import load_deck
+    from models.cache import embed_deck, embed_texts_cached
+    from models.players.vocabulary import load_vocabulary
+    from models.registry import load_embedder
+
+    embedder = load_embedder("default", device="cpu")
+    cache = EmbeddingCache(tmp_path)  # an explicit cache: computed by the model
+    texts = list(load_vocabulary("default").texts[::400])
+    computed = embed_texts_cached(embedder, texts, cache=cache)
+    found = shipped.shipped_vectors(embedder.fingerprint, "texts", [text_key(t) for t in texts])
+    np.testing.assert_allclose(np.stack([found[text_key(t)] for t in texts]), computed,
+                               atol=2e-6)
+    deck = load_deck("dream")
+    cards = embed_deck(embedder, deck, [0, 41, 83], cache=cache)
+    images = shipped.shipped_vectors(embedder.fingerprint, "images",
+                                     [deck.card_hash(c) for c in (0, 41, 83)])
+    np.testing.assert_allclose(np.stack(list(images.values())), cards, atol=2e-6)
