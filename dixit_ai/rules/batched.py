@@ -1,0 +1,628 @@
+"""Many games of Dixit in lockstep, as numpy arrays.
+
+:class:`BatchedGames` plays ``n_games`` games of the same rules and player count at once: every
+game is in the same phase, and one call advances all of them (the seats of a phase act together,
+as in the PettingZoo parallel API). Each game is exactly the game the scalar engine
+(:mod:`dixit_ai.rules.game`) plays with the same seed and the same moves: the deal, every board
+and every reshuffle come from the same random stream (:mod:`dixit_ai.rules.batched_random`), the
+scoring, refill and end follow the same rules. A finished game's rounds are kept as arrays and
+convert to a :class:`~dixit_ai.records.GameRecord` (:mod:`dixit_ai.batched.records`) that
+``dixit-ai replay`` verifies through the scalar engine.
+
+Cards are *deck indices* (positions in ``card_ids``); hands have ``H`` slots and a move names
+slots. Arrays are indexed ``[game, seat, ...]``. A round is three calls:
+
+1. :meth:`BatchedGames.tell`: each storyteller's hand slot and clue id (``(G,)`` each);
+2. :meth:`BatchedGames.play`: each guesser's hand slot(s), ``(G, n, K)`` (``K`` = 2 with 3
+   players); the storyteller's row is ignored;
+3. :meth:`BatchedGames.vote`: each guesser's board position(s), ``(G, n, M)`` (``M`` = 2 where a
+   second vote is allowed; ``-1``: no second vote); the storyteller's row is ignored.
+
+The last call scores the round, refills the hands and starts the next round; a game that ends is
+replaced by the next game of the run (``auto_reset``) until ``total_games`` have started, then
+its slot stays inactive (``active`` is ``False``; its moves are ignored). Every call checks the
+moves of every active game against the legality masks (:meth:`legal_tell`, :meth:`legal_play`,
+:meth:`legal_vote`) and raises :class:`~dixit_ai.rules.IllegalAction` naming the game, the seat and
+the reason, changing nothing. The team variant and Dixit Party are refused.
+
+>>> from dixit_ai.rules import RuleSet
+>>> games = BatchedGames(RuleSet.edition("refresh-2021"), 4, 3, seed=1, total_games=3)
+>>> games.phase.value, games.hands.shape
+('tell', (3, 4, 6))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from dixit_ai.rules.batched_random import DrawSchedule, GameDraws, draw_games
+from dixit_ai.rules.errors import IllegalAction
+from dixit_ai.rules.game import Phase
+from dixit_ai.rules.ruleset import RuleSet
+
+Ints = npt.NDArray[np.int64]
+Bools = npt.NDArray[np.bool_]
+
+__all__ = ["BatchedGames", "FinishedGame", "RoundArrays", "batch_game_seeds"]
+
+
+def batch_game_seeds(seed: int, count: int) -> list[int]:
+    """The seeds of the first ``count`` games of a run seeded with ``seed``.
+
+    The same as :func:`dixit_ai.match.game_seeds`: game ``k`` of a batched run is game ``k`` of
+    ``dixit-ai simulate`` with the same seed.
+    """
+    words = np.random.SeedSequence(seed).generate_state(count, dtype=np.uint64)
+    return [int(w >> np.uint64(1)) for w in words]
+
+
+@dataclass(frozen=True)
+class RoundArrays:
+    """One lockstep round of every slot: what a record needs (deck indices, ``-1`` padding).
+
+    Attributes:
+        storyteller: ``(G,)``.
+        clue: ``(G,)`` clue ids.
+        played: ``(G, n, K)`` each seat's played cards (the storyteller's first, then ``-1``).
+        board: ``(G, B)`` the board's cards.
+        board_owner: ``(G, B)`` their owners.
+        votes: ``(G, n, M)`` board positions (``-1``: none).
+        points: ``(G, n)`` the round's points.
+        scores: ``(G, n)`` the scores after it.
+        reshuffled: ``(G,)`` whether the discard pile was reshuffled in the refill.
+    """
+
+    storyteller: Ints
+    clue: Ints
+    played: Ints
+    board: Ints
+    board_owner: Ints
+    votes: Ints
+    points: Ints
+    scores: Ints
+    reshuffled: Bools
+
+
+@dataclass(frozen=True)
+class FinishedGame:
+    """Where a finished (or cut-off) game's rounds lie in the round log.
+
+    Attributes:
+        number: The game's number in the run (0, 1, ...).
+        seed: Its seed.
+        slot: The slot it was played in.
+        first_row: Its first round's row in the log.
+        end_row: One past its last round's row.
+        complete: Whether the rules ended it (``False``: cut off by :meth:`BatchedGames.finish`).
+    """
+
+    number: int
+    seed: int
+    slot: int
+    first_row: int
+    end_row: int
+    complete: bool
+
+
+class BatchedGames:
+    """``n_games`` games of Dixit advanced in lockstep.
+
+    Args:
+        rules: The edition's rules (not the team variant, not Dixit Party).
+        n_players: Players in every game.
+        n_games: Games played at once (slots).
+        seed: The run's seed; game ``k`` has seed ``batch_game_seeds(seed, k + 1)[k]``.
+        deck: Card ids (default ``range(84)``).
+        total_games: Games to start in all (``None``: no end; slots restart forever).
+        auto_reset: Start the next game in a slot as soon as its game ends.
+        record: Keep every round's arrays so that finished games convert to records.
+        cohort: Games whose random draws are computed together (larger is faster per game).
+        rounds_ahead: Rounds of draws computed at a game's start (more on demand).
+
+    Raises:
+        ValueError: rules this engine does not implement, a bad player count, deck or size.
+    """
+
+    def __init__(self, rules: RuleSet, n_players: int, n_games: int, *, seed: int,
+                 deck: Any = None, total_games: int | None = None, auto_reset: bool = True,
+                 record: bool = True, cohort: int = 4096, rounds_ahead: int = 40) -> None:
+        if rules.teams:
+            raise ValueError("the batched engine does not implement the team variant "
+                             "(teams=True); play it with the scalar engine")
+        if getattr(rules, "mode", "standard") != "standard":
+            raise ValueError(f"the batched engine does not implement mode "
+                             f"{getattr(rules, 'mode', None)!r}; play it with the scalar engine")
+        rules.check_players(n_players)
+        card_ids = np.asarray(list(range(84) if deck is None else deck), dtype=np.int64)
+        if card_ids.ndim != 1 or len(np.unique(card_ids)) != len(card_ids) or (
+                len(card_ids) and card_ids.min() < 0):
+            raise ValueError("the deck must be distinct non-negative card ids")
+        if len(card_ids) > 32767:
+            raise ValueError(f"the batched engine takes decks of at most 32767 cards, "
+                             f"not {len(card_ids)}")
+        rules.check_deck(n_players, len(card_ids))
+        for name, value, low in (("n_games", n_games, 1), ("cohort", cohort, 1),
+                                 ("rounds_ahead", rounds_ahead, 1)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ValueError(f"{name} must be an int >= {low}, not {value!r}")
+        if total_games is not None and (isinstance(total_games, bool) or not isinstance(
+                total_games, int) or total_games < 1):
+            raise ValueError(f"total_games must be None or an int >= 1, not {total_games!r}")
+        if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
+            raise ValueError(f"seed must be a non-negative int, not {seed!r}")
+        self.rules = rules
+        self.n_players = n = n_players
+        self.card_ids = card_ids
+        self.seed = int(seed)
+        self.total_games = total_games
+        self.auto_reset = auto_reset
+        self.record = record
+        self.cohort = cohort
+        self.hand_size = rules.hand_size_for(n)
+        self.cards_per_guesser = rules.cards_per_guesser_for(n)
+        self.board_size = rules.board_size(n)
+        self.max_votes = rules.votes_per_guesser(n)
+        self.n_rounds = rules.n_rounds_for(n) if hasattr(rules, "n_rounds_for") else None
+        self.n_slots = g_count = n_games if total_games is None else min(n_games, total_games)
+        self._rows = np.arange(g_count)
+        self._schedule = DrawSchedule.build(rules, n, len(card_ids), rounds=rounds_ahead)
+        self._seeds: list[int] = []
+        self._cohort_start = 0
+        self._cohort: GameDraws | None = None
+        self._next_game = 0
+        # The laid-out order (seat by seat, the storyteller's one card at its seat) for each
+        # storyteller: index into the (n, K) played array, and the owner of each laid card.
+        k = self.cards_per_guesser
+        self._laid_index = np.zeros((n, self.board_size), dtype=np.int64)
+        self._laid_owner = np.zeros((n, self.board_size), dtype=np.int64)
+        for teller in range(n):
+            index = [seat * k + c for seat in range(n)
+                     for c in range(1 if seat == teller else k)]
+            self._laid_index[teller] = index
+            self._laid_owner[teller] = [i // k for i in index]
+        # Refill: the draws go clockwise from the storyteller's left, the storyteller last.
+        self._draw_order = np.zeros((n, n, k), dtype=np.int64)  # [teller, seat, c]
+        for teller in range(n):
+            for seat in range(n):
+                turn = (seat - teller) % n
+                for c in range(k):
+                    self._draw_order[teller, seat, c] = (
+                        self.board_size - 1 if turn == 0 else (turn - 1) * k + c)
+        capacity = len(card_ids) - n * self.hand_size + self.board_size
+        self.hands = np.zeros((g_count, n, self.hand_size), dtype=np.int64)
+        self.pile = np.zeros((g_count, capacity), dtype=np.int64)
+        self.pile_size = np.zeros(g_count, dtype=np.int64)
+        self.discard = np.zeros((g_count, capacity), dtype=np.int64)
+        self.discard_size = np.zeros(g_count, dtype=np.int64)
+        self.scores = np.zeros((g_count, n), dtype=np.int64)
+        self.round = np.zeros(g_count, dtype=np.int64)
+        self.storyteller = np.zeros(g_count, dtype=np.int64)
+        self.active = np.zeros(g_count, dtype=bool)
+        self.game_number = np.full(g_count, -1, dtype=np.int64)
+        self.first_row = np.zeros(g_count, dtype=np.int64)
+        rounds = self._schedule.rounds
+        self._boards = np.zeros((g_count, rounds, self.board_size), dtype=np.int16)
+        # A window of ``rounds`` rounds can hold one reshuffle more than the first one does.
+        self._reshuffles = np.zeros(
+            (g_count, self._schedule.n_reshuffles + (self._schedule.n_reshuffles > 0),
+             self._schedule.reshuffle_size), dtype=np.int16)
+        self._window = np.zeros(g_count, dtype=np.int64)  # first round held in _boards
+        self._reshuffle_base = np.zeros(g_count, dtype=np.int64)  # first reshuffle held
+        self._reshuffle_index = np.asarray(self._schedule.reshuffle_index, dtype=np.int64)
+        self.extensions = 0
+        self.phase = Phase.TELL
+        self.log: list[RoundArrays] = []
+        self._finished: list[tuple[Ints, Ints, Ints, int, bool]] = []
+        self._log_offset = 0
+        self.rounds_played = 0
+        self.told_slot = np.zeros(g_count, dtype=np.int64)
+        self.clue = np.zeros(g_count, dtype=np.int64)
+        self.played_slots = np.zeros((g_count, n, k), dtype=np.int64)
+        self.played_cards = np.zeros((g_count, n, k), dtype=np.int64)
+        self.board = np.zeros((g_count, self.board_size), dtype=np.int64)
+        self.board_owner = np.zeros((g_count, self.board_size), dtype=np.int64)
+        self.storyteller_position = np.zeros(g_count, dtype=np.int64)
+        self._start_games(np.arange(g_count))
+
+    # ------------------------------------------------------------------ games and draws
+
+    def _seed_of(self, number: int) -> int:
+        if number >= len(self._seeds):
+            self._seeds = batch_game_seeds(self.seed, max(2 * len(self._seeds), number + 1,
+                                                          self.cohort))
+        return self._seeds[number]
+
+    def _draws_for(self, numbers: Ints) -> GameDraws:
+        """The draws of games ``numbers`` (consecutive), computed a cohort at a time."""
+        first, last = int(numbers[0]), int(numbers[-1])
+        cohort = self._cohort
+        if cohort is None or first < self._cohort_start or (
+                last >= self._cohort_start + len(cohort.deal)):
+            start = first
+            self._seed_of(start + self.cohort)
+            cohort = draw_games(self._schedule, self._seeds[start:start + self.cohort])
+            self._cohort, self._cohort_start = cohort, start
+        at = numbers - self._cohort_start
+        return GameDraws(deal=cohort.deal[at], first_storyteller=cohort.first_storyteller[at],
+                         boards=cohort.boards[at], reshuffles=cohort.reshuffles[at])
+
+    def _start_games(self, slots: Ints) -> None:
+        """Start the next games of the run in ``slots`` (or leave them inactive)."""
+        if self.total_games is not None:
+            slots = slots[:max(0, self.total_games - self._next_game)]
+        if not len(slots):
+            return
+        numbers = np.arange(self._next_game, self._next_game + len(slots))
+        self._next_game += len(slots)
+        if self._cohort is not None and numbers[-1] >= self._cohort_start + self.cohort:
+            split = self._cohort_start + self.cohort - int(numbers[0])
+            if split > 0:
+                self._place(slots[:split], numbers[:split])
+                slots, numbers = slots[split:], numbers[split:]
+        self._place(slots, numbers)
+
+    def _place(self, slots: Ints, numbers: Ints) -> None:
+        draws = self._draws_for(numbers)
+        n, hand = self.n_players, self.hand_size
+        deck_size = len(self.card_ids)
+        order = draws.deal.astype(np.int64)  # the scalar engine's shuffled deck, as indices
+        # Seat s holds order[-hand * (s + 1): deck_size - hand * s], in order.
+        for seat in range(n):
+            low, high = deck_size - hand * (seat + 1), deck_size - hand * seat
+            self.hands[slots, seat] = order[:, low:high]
+        pile = deck_size - n * hand
+        self.pile[slots, :pile] = order[:, :pile]
+        self.pile_size[slots] = pile
+        self.discard_size[slots] = 0
+        self.scores[slots] = 0
+        self.round[slots] = 0
+        self.storyteller[slots] = draws.first_storyteller
+        self.active[slots] = True
+        self.game_number[slots] = numbers
+        self.first_row[slots] = self.rounds_played
+        self._boards[slots] = draws.boards
+        self._reshuffles[slots, :draws.reshuffles.shape[1]] = draws.reshuffles
+        self._window[slots] = 0
+        self._reshuffle_base[slots] = 0
+
+    def _reshuffles_before(self, rounds: Ints) -> Ints:
+        """How many reshuffles come before each of ``rounds`` (the schedule grown on demand)."""
+        top = int(rounds.max()) + 1
+        if top > len(self._reshuffle_index):
+            longer = DrawSchedule.build(self.rules, self.n_players, len(self.card_ids),
+                                        rounds=max(top, 2 * len(self._reshuffle_index)))
+            self._reshuffle_index = np.asarray(longer.reshuffle_index, dtype=np.int64)
+        found: Ints = self._reshuffle_index[rounds]
+        return found
+
+    def _extend_draws(self, slots: Ints) -> None:
+        """Games in ``slots`` outlived the rounds drawn for them: draw the next window."""
+        held = self._boards.shape[1]
+        for start in np.unique(self.round[slots]).tolist():
+            group = slots[self.round[slots] == start]
+            schedule = DrawSchedule.build(self.rules, self.n_players, len(self.card_ids),
+                                          rounds=start + held)
+            draws = draw_games(schedule, [self._seed_of(int(k))
+                                          for k in self.game_number[group]])
+            base = int(self._reshuffles_before(np.asarray([start]))[0])
+            window = draws.boards[:, start:start + held]
+            self._boards[group, :window.shape[1]] = window
+            kept = draws.reshuffles[:, base:base + self._reshuffles.shape[1]]
+            self._reshuffles[group, :kept.shape[1]] = kept
+            self._window[group] = start
+            self._reshuffle_base[group] = base
+            self.extensions += len(group)
+
+    # ------------------------------------------------------------------ masks
+
+    def legal_tell(self) -> Bools:
+        """``(G, H)``: the hand slots each storyteller may tell (all, in an active game)."""
+        mask: Bools = np.broadcast_to(self.active[:, None], (self.n_slots, self.hand_size))
+        if self.phase is not Phase.TELL:
+            mask = np.zeros((self.n_slots, self.hand_size), dtype=bool)
+        return mask
+
+    def guessers(self) -> Bools:
+        """``(G, n)``: the seats that play and vote this round (every seat but the storyteller)."""
+        seats = np.arange(self.n_players)
+        guessing: Bools = (seats[None, :] != self.storyteller[:, None]) & self.active[:, None]
+        return guessing
+
+    def legal_play(self) -> Bools:
+        """``(G, n, H)``: the hand slots each seat may play (guessers of active games)."""
+        if self.phase is not Phase.PLAY:
+            return np.zeros((self.n_slots, self.n_players, self.hand_size), dtype=bool)
+        mask: Bools = np.broadcast_to(self.guessers()[:, :, None],
+                                      (self.n_slots, self.n_players, self.hand_size))
+        return mask
+
+    def legal_vote(self) -> Bools:
+        """``(G, n, B)``: the board positions each seat may vote for (never its own card)."""
+        if self.phase is not Phase.VOTE:
+            return np.zeros((self.n_slots, self.n_players, self.board_size), dtype=bool)
+        seats = np.arange(self.n_players)
+        mask: Bools = (self.board_owner[:, None, :] != seats[None, :, None]) & (
+            self.guessers()[:, :, None])
+        return mask
+
+    # ------------------------------------------------------------------ moves
+
+    def _fail(self, bad: Bools, why: str) -> None:
+        where = np.argwhere(bad)[0]
+        slot = int(where[0])
+        seat = f", seat {int(where[1])}" if len(where) > 1 else ""
+        raise IllegalAction(f"game {int(self.game_number[slot])} (slot {slot}{seat}, round "
+                            f"{int(self.round[slot])}): {why}")
+
+    def _check_phase(self, phase: Phase) -> None:
+        if self.phase is not phase:
+            raise IllegalAction(f"the games are in the {self.phase.value} phase, not "
+                                f"{phase.value}")
+
+    def tell(self, slots: npt.ArrayLike, clues: npt.ArrayLike | None = None) -> None:
+        """Each storyteller tells the card in hand slot ``slots[g]`` with clue id ``clues[g]``.
+
+        Raises:
+            IllegalAction: outside the tell phase, a slot out of range, a negative clue id.
+            ValueError: arrays of the wrong shape.
+        """
+        self._check_phase(Phase.TELL)
+        told = _as_ints(slots, (self.n_slots,), "tell slots")
+        clue = np.zeros(self.n_slots, dtype=np.int64) if clues is None else _as_ints(
+            clues, (self.n_slots,), "clue ids")
+        active = self.active
+        self._check_range(active, told, self.hand_size, "tells from hand slot")
+        if (active & (clue < 0)).any():
+            self._fail(active & (clue < 0), "a clue id must be non-negative")
+        self.told_slot = np.where(active, told, 0)
+        self.clue = clue
+        self.phase = Phase.PLAY
+
+    def _check_range(self, where: Bools, values: Ints, size: int, what: str) -> None:
+        bad = where & ((values < 0) | (values >= size))
+        if bad.any():
+            index = tuple(np.argwhere(bad)[0])
+            self._fail(bad, f"{what} {int(values[index])}; there are {size} (0-{size - 1})")
+
+    def play(self, slots: npt.ArrayLike) -> None:
+        """Each guesser plays the card(s) in hand slots ``slots[g, seat]`` (``(G, n, K)``).
+
+        The storyteller's row is ignored. Raises :class:`IllegalAction` for a slot out of range
+        or the same slot twice; ``ValueError`` for a wrong shape.
+        """
+        self._check_phase(Phase.PLAY)
+        n, k, games = self.n_players, self.cards_per_guesser, self.n_slots
+        chosen = _as_ints(slots, (games, n, k), "play slots")
+        guessing = self.guessers()
+        self._check_range(guessing[:, :, None] & np.ones(k, dtype=bool), chosen, self.hand_size,
+                          "plays hand slot")
+        if k > 1:
+            same = np.zeros((games, n), dtype=bool)
+            for a in range(k):
+                for b in range(a + 1, k):
+                    same |= chosen[:, :, a] == chosen[:, :, b]
+            if (guessing & same).any():
+                self._fail(guessing & same, "plays the same hand slot twice")
+        teller = self.storyteller
+        rows = self._rows
+        chosen = np.where(guessing[:, :, None], chosen, 0)
+        chosen[rows, teller] = self.told_slot[:, None]
+        self.played_slots = chosen
+        cards = np.take_along_axis(self.hands, chosen, axis=2)  # (G, n, k)
+        laid_index = self._laid_index[teller]
+        laid = np.take_along_axis(cards.reshape(games, n * k), laid_index, axis=1)
+        owner = self._laid_owner[teller]
+        held = np.clip(self.round - self._window, 0, self._boards.shape[1] - 1)
+        perm = self._boards[rows, held].astype(np.int64)
+        self.board = np.take_along_axis(laid, perm, axis=1)
+        played = cards.copy()
+        played[rows, teller, 1:] = -1
+        self.played_cards = played
+        self.board_owner = np.take_along_axis(owner, perm, axis=1)
+        self.storyteller_position = np.argmax(self.board_owner == teller[:, None], axis=1)
+        self.phase = Phase.VOTE
+
+    def vote(self, positions: npt.ArrayLike) -> Bools:
+        """Each guesser votes for ``positions[g, seat]`` (``(G, n, M)``, ``-1``: no 2nd vote).
+
+        Scores the round, refills the hands, and starts the next round (or the next game).
+
+        Returns:
+            ``(G,)`` which slots' games ended with this round.
+
+        Raises:
+            IllegalAction: a missing vote, a position out of range, a vote for one's own card,
+                the same card twice; ``ValueError`` for a wrong shape.
+        """
+        self._check_phase(Phase.VOTE)
+        n, m, games = self.n_players, self.max_votes, self.n_slots
+        votes = _as_ints(positions, (games, n, m), "votes")
+        guessing = self.guessers()
+        size = self.board_size
+        first = votes[:, :, 0]
+        self._check_range(guessing, first, size, "votes for position")
+        cast = guessing[:, :, None] & (votes >= 0)
+        if m > 1:
+            second = votes[:, :, 1]
+            self._check_range(guessing & (second != -1), second, size, "votes for position")
+            if (guessing & (second == first)).any():
+                self._fail(guessing & (second == first), "votes twice for the same card")
+        safe = np.where(cast, votes, 0)
+        owner = np.take_along_axis(self.board_owner[:, None, :], safe.reshape(games, 1, n * m),
+                                   axis=2).reshape(games, n, m)
+        own = cast & (owner == np.arange(n)[None, :, None])
+        if own.any():
+            self._fail(own.any(axis=2), "votes for its own card")
+        votes = np.where(cast, votes, -1)
+        return self._reveal(votes, owner, cast)
+
+    # ------------------------------------------------------------------ the reveal
+
+    def _points(self, votes: Ints, owner: Ints, cast: Bools) -> Ints:
+        rules, n = self.rules, self.n_players
+        games = self.n_slots
+        teller = self.storyteller
+        guessing = np.arange(n)[None, :] != teller[:, None]
+        hits = (votes == self.storyteller_position[:, None, None]) & cast
+        found = hits.any(axis=2)
+        n_found = found.sum(axis=1)
+        some = (n_found > 0) & (n_found < n - 1)
+        points = np.where(guessing & ~some[:, None], rules.all_or_none_points, 0)
+        solo = rules.three_player_solo_points
+        reward = np.full(games, rules.storyteller_points, dtype=np.int64)
+        finder = np.full(games, rules.finder_points, dtype=np.int64)
+        if solo is not None and n == 3:
+            reward = np.where(n_found == 1, solo, reward)
+            finder = np.where(n_found == 1, solo, finder)
+        points[self._rows, teller] += np.where(some, reward, 0)
+        points += np.where(found & some[:, None], finder[:, None], 0)
+        if self.max_votes > 1 and rules.single_vote_bonus:
+            single = found & (votes[:, :, 1] < 0)
+            if getattr(rules, "single_vote_bonus_when", "some_found") == "some_found":
+                single &= some[:, None]
+            points += np.where(single, rules.single_vote_bonus, 0)
+        scored = cast & (owner != teller[:, None, None])
+        flat = (self._rows[:, None, None] * n + owner)[scored]
+        bonus = np.bincount(flat, minlength=games * n).reshape(games, n)
+        cap = rules.bonus_cap
+        if cap is not None:
+            bonus = np.minimum(bonus, cap)
+        result: Ints = points + bonus
+        return result
+
+    def _reveal(self, votes: Ints, owner: Ints, cast: Bools) -> Bools:
+        rules, n, k = self.rules, self.n_players, self.cards_per_guesser
+        rows, games = self._rows, self.n_slots
+        active = self.active
+        teller = self.storyteller
+        points = np.where(active[:, None], self._points(votes, owner, cast), 0)
+        self.scores += points
+        board = self.board
+        size = self.board_size
+        # The board goes onto the discard pile, in board order.
+        at = np.where(active, self.discard_size, 0)[:, None] + np.arange(size)[None, :]
+        self.discard[rows[:, None], at] = board
+        self.discard_size += size * active
+        # Reshuffle where the draw pile cannot refill every hand.
+        short = self.pile_size < size
+        reshuffled = np.zeros(games, dtype=bool)
+        if rules.on_deck_exhausted == "reshuffle":
+            reshuffled = short & active
+            shuffled = np.flatnonzero(reshuffled)
+            if len(shuffled):
+                which = (self._reshuffles_before(self.round[shuffled])
+                         - self._reshuffle_base[shuffled])
+                perm = self._reshuffles[shuffled, which].astype(np.int64)
+                length = perm.shape[1]
+                remaining = self.pile_size[shuffled]
+                old = self.pile[shuffled]
+                new = np.take_along_axis(self.discard[shuffled], perm, axis=1)
+                pile = np.zeros_like(old)
+                pile[:, :length] = new
+                column = np.broadcast_to(np.arange(old.shape[1])[None, :], old.shape)
+                keep = column < remaining[:, None]
+                pile[np.nonzero(keep)[0], length + column[keep]] = old[keep]
+                self.pile[shuffled] = pile
+                self.pile_size[shuffled] = length + remaining
+                self.discard_size[shuffled] = 0
+            short = np.zeros(games, dtype=bool)
+        # Refill: the top cards, clockwise from the storyteller's left, the storyteller last.
+        fill = ~short
+        top = self.pile_size[:, None, None] - 1 - self._draw_order[teller]  # (G, n, k)
+        top = np.maximum(top, 0)
+        drawn = np.take_along_axis(self.pile, top.reshape(games, n * k), axis=1).reshape(
+            games, n, k)
+        hands = self.hands.copy()
+        np.put_along_axis(hands, self.played_slots, drawn, axis=2)
+        self.hands = np.where((fill & active)[:, None, None], hands, self.hands)
+        self.pile_size = np.where(fill & active, self.pile_size - size, self.pile_size)
+        if self.record:
+            self.log.append(RoundArrays(
+                storyteller=teller.copy(), clue=self.clue, played=self.played_cards, board=board,
+                board_owner=self.board_owner, votes=votes, points=points,
+                scores=self.scores.copy(), reshuffled=reshuffled))
+        self.rounds_played += 1
+        self.round += active
+        over = active & (short | ((self.pile_size == 0) & rules.end_on_last_card))
+        if rules.score_limit is not None:
+            over |= active & (self.scores.max(axis=1) >= rules.score_limit)
+        if self.n_rounds is not None:
+            over |= active & (self.round >= self.n_rounds)
+        self.storyteller = np.where(active, (teller + 1) % n, teller)
+        self.phase = Phase.TELL
+        ended = np.flatnonzero(over)
+        if len(ended):
+            self._finished.append((self.game_number[ended], ended, self.first_row[ended],
+                                   self.rounds_played, True))
+            self.active[ended] = False
+            if self.auto_reset:
+                self._start_games(ended)
+        outlived = self.active & (self.round - self._window >= self._boards.shape[1])
+        if outlived.any():
+            self._extend_draws(np.flatnonzero(outlived))
+        ended_now: Bools = over
+        return ended_now
+
+    # ------------------------------------------------------------------ the log
+
+    def finish(self) -> None:
+        """Cut off every game still running (its record is ``"truncated"``); no more start."""
+        self._check_phase(Phase.TELL)
+        running = np.flatnonzero(self.active)
+        self._finished.append((self.game_number[running], running, self.first_row[running],
+                               self.rounds_played, False))
+        self.active[:] = False
+        self.total_games = self._next_game
+
+    def rows(self, game: FinishedGame) -> list[RoundArrays]:
+        """The log rows of a finished game (every slot's; the game's is ``game.slot``).
+
+        Raises:
+            ValueError: the rows were released, or the engine keeps no record.
+        """
+        if not self.record:
+            raise ValueError("these games keep no record (record=False)")
+        if game.first_row < self._log_offset:
+            raise ValueError(f"the rounds of game {game.number} were released")
+        return self.log[game.first_row - self._log_offset:game.end_row - self._log_offset]
+
+    def take_finished(self) -> list[FinishedGame]:
+        """The games finished since the last call (their rows stay until :meth:`release`)."""
+        taken, self._finished = self._finished, []
+        return [FinishedGame(number=number, seed=self._seed_of(number), slot=slot,
+                             first_row=first, end_row=end, complete=complete)
+                for numbers, slots, firsts, end, complete in taken
+                for number, slot, first in zip(numbers.tolist(), slots.tolist(),
+                                               firsts.tolist(), strict=True)]
+
+    @property
+    def n_finished(self) -> int:
+        """Games finished and not yet taken."""
+        return sum(len(part[0]) for part in self._finished)
+
+    def release(self, keep_games: Any = ()) -> None:
+        """Drop the log rows that no running game, untaken game or ``keep_games`` needs."""
+        keep = [int(r) for r in self.first_row[self.active]] + [
+            g.first_row for g in keep_games] + [int(part[2].min()) for part in self._finished
+                                                if len(part[2])]
+        oldest = min(keep) if keep else self.rounds_played
+        drop = oldest - self._log_offset
+        if drop > 0:
+            del self.log[:drop]
+            self._log_offset = oldest
+
+
+def _as_ints(values: npt.ArrayLike, shape: tuple[int, ...], what: str) -> Ints:
+    array = np.asarray(values)
+    if array.shape != shape and array.shape == shape[:-1] and len(shape) == 3 and shape[-1] == 1:
+        array = array[..., None]
+    if array.shape != shape:
+        raise ValueError(f"{what} must have shape {shape}, not {array.shape}")
+    if array.dtype.kind not in "iu":
+        raise ValueError(f"{what} must be integers, not {array.dtype}")
+    result: Ints = array.astype(np.int64, copy=False)
+    return result
