@@ -240,12 +240,19 @@ class BatchedGames:
         """The draws of games ``numbers`` (consecutive), computed a cohort at a time."""
         first, last = int(numbers[0]), int(numbers[-1])
         cohort = self._cohort
-        if cohort is None or first < self._cohort_start or (
-                last >= self._cohort_start + len(cohort.deal)):
-            start = first
-            self._seed_of(start + self.cohort)
-            cohort = draw_games(self._schedule, self._seeds[start:start + self.cohort])
-            self._cohort, self._cohort_start = cohort, start
+        begin = self._cohort_start
+        end = begin + (0 if cohort is None else len(cohort.deal))
+        if cohort is not None and begin <= first < end <= last:  # straddles: two parts
+            head, tail = self._draws_for(numbers[:end - first]), self._draws_for(
+                numbers[end - first:])
+            return GameDraws(*(np.concatenate([a, b]) for a, b in zip(
+                (head.deal, head.first_storyteller, head.boards, head.reshuffles),
+                (tail.deal, tail.first_storyteller, tail.boards, tail.reshuffles), strict=True)))
+        if cohort is None or not begin <= first <= last < end:
+            size = max(self.cohort, len(numbers))
+            self._seed_of(first + size)
+            cohort = draw_games(self._schedule, self._seeds[first:first + size])
+            self._cohort, self._cohort_start = cohort, first
         at = numbers - self._cohort_start
         return GameDraws(deal=cohort.deal[at], first_storyteller=cohort.first_storyteller[at],
                          boards=cohort.boards[at], reshuffles=cohort.reshuffles[at])
@@ -258,11 +265,6 @@ class BatchedGames:
             return
         numbers = np.arange(self._next_game, self._next_game + len(slots))
         self._next_game += len(slots)
-        if self._cohort is not None and numbers[-1] >= self._cohort_start + self.cohort:
-            split = self._cohort_start + self.cohort - int(numbers[0])
-            if split > 0:
-                self._place(slots[:split], numbers[:split])
-                slots, numbers = slots[split:], numbers[split:]
         self._place(slots, numbers)
 
     def _place(self, slots: Ints, numbers: Ints) -> None:
