@@ -41,7 +41,7 @@ from gymnasium import spaces
 
 from dixit_ai.rules import Phase, View
 from envs.core import PHASES, DixitCore, Mask
-from envs.policies import clue_candidates
+from envs.policies import clue_candidates, specificity
 from envs.vectors import VectorTable
 
 ObservationMode = Literal["ids", "onehot", "embedding"]
@@ -103,6 +103,7 @@ class Encoding:
             table.clues if table is not None else core.vocab or _default_words())
         self.vocabulary_index = (table.clue_row if table is not None
                                  else {clue: i for i, clue in enumerate(self.vocabulary)})
+        self._candidate_z = np.zeros((0, 0), dtype=np.float32)
         self._setup_actions(clues_per_card, clue_proposer)
         self._deck_row = {card: i for i, card in enumerate(core.card_ids)}
         self._fields = self._field_spaces()
@@ -143,6 +144,17 @@ class Encoding:
             words = self.vocabulary
             self.candidates = dict.fromkeys(core.card_ids, words)
             self.clues_per_card = len(words)
+        if self.table is not None:
+            rows = self.table.rows(core.card_ids)
+            z = specificity(self.table)
+            columns = np.asarray([[self.table.clue_row.get(c, -1) for c in self.candidates[card]]
+                                  for card in core.card_ids])
+            found = np.take_along_axis(z[rows], np.maximum(columns, 0), axis=1)
+            # Scaled into [-1, 1] (z / 10); a proposed clue outside the vocabulary reads 0.
+            scaled = np.clip(np.where(columns >= 0, found, 0.0) / 10.0, -1.0, 1.0)
+            self._candidate_z = np.zeros((len(self.table.card_ids), self.clues_per_card),
+                                         dtype=np.float32)
+            self._candidate_z[rows] = scaled
         self.n_actions = max(core.hand_size * self.clues_per_card, core.n_actions)
         self._tell_masks: dict[int, Mask] = {}
         for size in range(core.hand_size + 1):
@@ -229,6 +241,8 @@ class Encoding:
             fields["clue"] = box((dim,), -1.0, 1.0)
             fields["hand_similarity"] = box((hand,), -1.0, 1.0)
             fields["board_similarity"] = box((board,), -1.0, 1.0)
+            if self.actions == "discrete" and self.clues_per_card:
+                fields["candidate_specificity"] = box((hand * self.clues_per_card,), -1.0, 1.0)
         fields["clue_present"] = box((1,))
         fields["hand_present"] = box((hand,))
         fields["board_present"] = box((board,))
@@ -283,9 +297,13 @@ class Encoding:
     def fields(self, seat: int) -> dict[str, Floats]:
         """``seat``'s observation fields (``float32`` arrays, :meth:`layout` order)."""
         core = self.core
-        view = core.view(seat)
+        return self.fields_of(core.view(seat), core.partial[seat])
+
+    def fields_of(self, view: View, chosen: tuple[int, ...] = ()) -> dict[str, Floats]:
+        """The observation fields of a view (and the seat's partial choice of this phase)."""
+        core = self.core
+        seat = view.seat
         n = self.n_players
-        chosen = core.partial[seat]
         phase = view.phase
         hand = view.hand
         board = view.board
@@ -333,6 +351,12 @@ class Encoding:
                 if cards and clue_vector is not None:
                     array[: len(cards)] = table.card_vectors[table.rows(cards)] @ clue_vector
                 fields[key] = array
+            if "candidate_specificity" in self._fields:
+                array = self._zeros["candidate_specificity"].copy()
+                if hand and phase is Phase.TELL:
+                    values = self._candidate_z[table.rows(hand)].ravel()
+                    array[: len(values)] = values
+                fields["candidate_specificity"] = array
         elif self.mode == "onehot":
             deck = len(core.card_ids)
             rows = self._deck_row

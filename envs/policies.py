@@ -195,7 +195,7 @@ class EmbeddingAgent:
 
     Args:
         table: The card and clue vectors (the game's deck must be in it).
-        clues_per_card: Candidates of the clue proposer per hand card.
+        clues_per_card: Candidates of the clue proposer per hand card (at most the vocabulary).
         target_specificity: The storyteller's target z-score (higher: more obvious clues).
         temperature: The guesser's vote temperature (``0``: the most similar card).
         second_vote: Whether to consider a second vote where the edition allows one.
@@ -206,7 +206,8 @@ class EmbeddingAgent:
                  target_specificity: float = 1.0, temperature: float = 0.0,
                  second_vote: bool = True, name: str = "embedding") -> None:
         self.table = table
-        self.candidates, self.candidate_specificity = clue_candidates(table, clues_per_card)
+        self.candidates, self.candidate_specificity = clue_candidates(
+            table, min(clues_per_card, len(table.clues)))
         self.target_specificity = float(target_specificity)
         self.temperature = float(temperature)
         self.second_vote = bool(second_vote)

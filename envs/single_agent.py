@@ -78,9 +78,17 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
 
     Args:
         seat: The learner's seat.
-        opponents: Agents (or registry names) for the other seats, in seat order, or a mapping
-            from seat to agent; default: a random agent in every other seat.
+        opponents: Agents (registry names, ``"embedding"`` for
+            :class:`envs.policies.EmbeddingAgent`,
+            or :class:`SelfPlay` seats) for the other seats, in seat order, or a mapping from
+            seat to agent, or one name for every other seat; default: random agents.
         render_mode: ``"ansi"``, ``"rgb_array"``, ``"human"`` or ``None``.
+        opponent_options: Keyword arguments of the ``"embedding"`` opponents and stand-in.
+        learner_phases: The phases the learner decides (``"tell"``, ``"play"``, ``"vote"``;
+            default: all); the seat's other decisions are made by ``stand_in``. A guesser
+            trained alone is ``("vote",)``, a storyteller ``("tell",)``.
+        stand_in: The agent deciding the learner seat's other phases (``"embedding"``, a registry
+            name or an agent).
         **config: The configuration of :mod:`envs.dixit_v0` (``edition``, ``n_players``,
             ``deck``, ``clue_mode``, ``max_rounds``, rule overrides, ...).
 
@@ -98,6 +106,8 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
         opponents: Sequence[Any] | Mapping[int, Any] | str | None = None,
         render_mode: str | None = None,
         opponent_options: Mapping[str, Any] | None = None,
+        learner_phases: Sequence[str] | None = None,
+        stand_in: Any = "embedding",
         **config: Any,
     ) -> None:
         self.table = raw_env(render_mode=render_mode, **config)
@@ -123,7 +133,7 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
         self.learner = agent_name(seat)
         self.encoding = self.table.encoding
         self._opponent_options = dict(opponent_options or {})
-        self._vectors: VectorTable | None = self.encoding.table
+        self._vectors: VectorTable | None = None
         self.players: dict[str, AgentPlayer] = {}
         self.policies: dict[str, SelfPlay] = {}
         for other, agent in chosen.items():
@@ -134,6 +144,17 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
                     self.vector_table(), **self._opponent_options))
             else:
                 self.players[agent_name(other)] = AgentPlayer(agent)
+        phases = ("tell", "play", "vote")
+        chosen_phases = tuple(learner_phases) if learner_phases is not None else phases
+        if not chosen_phases or any(p not in phases for p in chosen_phases):
+            raise ValueError(f"learner_phases must be a non-empty subset of {phases}, not "
+                             f"{learner_phases!r}")
+        self.learner_phases = frozenset(chosen_phases)
+        self.stand_in: AgentPlayer | None = None
+        if self.learner_phases != frozenset(phases):
+            self.stand_in = AgentPlayer(EmbeddingAgent(self.vector_table(),
+                                                       **self._opponent_options)
+                                        if stand_in == "embedding" else stand_in)
         self.render_mode = render_mode
         self.action_space: spaces.Space[Any] = self.table.action_space(self.learner)
         full = self.table.observation_space(self.learner)
@@ -153,7 +174,8 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
         self._terminal_mask[0] = 1
 
     def vector_table(self) -> VectorTable:
-        """The card and clue vectors of the embedding opponents (loaded on first use)."""
+        """The card and clue vectors of the embedding opponents (loaded on first use; never
+        projected: ``embedding_dim`` shapes the learner's observation only)."""
         if self._vectors is None:
             options = self.table.options
             self._vectors = resolve_vector_table(options.embeddings, self.table.core.deck_source,
@@ -174,6 +196,8 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
         table.reset(seed=seed)
         for name, player in self.players.items():
             player.reset(table, name)
+        if self.stand_in is not None:
+            self.stand_in.reset(table, self.learner)
         self._advance()
         return self._observation(), self._info()
 
@@ -207,9 +231,11 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
         table = self.table
         reward = 0.0
         players, policies = self.players, self.policies
-        while not self._finished() and table.agent_selection != self.learner:
+        learner, stand_in = self.learner, self.stand_in
+        while not self._finished() and (table.agent_selection != learner or (
+                stand_in is not None and not self._learner_decides())):
             agent = table.agent_selection
-            player = players.get(agent)
+            player = players.get(agent) if agent != learner else stand_in
             if player is not None:
                 table.step(player.act(table, agent))
             else:
@@ -220,6 +246,9 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
                 table.step(policies[agent].act(inner, mask))
             reward += float(table.rewards[self.learner])
         return reward
+
+    def _learner_decides(self) -> bool:
+        return self.table.core.state.phase.value in self.learner_phases
 
     def _observation(self) -> Any:
         observation = self.table.observe(self.learner)

@@ -1,0 +1,214 @@
+"""Learned policies as ``dixit_ai`` agents, and the role-by-role evaluation of a learner.
+
+- :class:`PolicyAgent`: a checkpoint of ``scripts/train_rl.py`` (an sb3-contrib ``MaskablePPO``
+  on the single-agent environment's flat embedding observation and ``Discrete`` action) playing
+  as an :class:`~dixit_ai.agents.Agent`: the decisions of its trained phases come from the
+  policy, encoded from the seat's :class:`~dixit_ai.rules.View` exactly as in training; the
+  other phases from a stand-in (the fast embedding agent of :mod:`envs.policies`).
+- :class:`RoleAgent`: any agent for some phases, another for the rest (how baselines are compared
+  with the learner on one role, all else equal).
+- :func:`role_metrics`: a seat's guessing accuracy and storyteller points in a game record.
+- :func:`paired_interval`: mean paired difference with a 95% interval.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dixit_ai.agents import Agent, Choice, Story, as_choice
+from dixit_ai.rules import Phase, View
+from envs.core import DixitCore
+from envs.encoding import Encoding
+from envs.policies import EmbeddingAgent
+from envs.vectors import VectorTable, load_vector_table
+
+PHASE_NAMES = ("tell", "play", "vote")
+
+
+class RoleAgent:
+    """``agent`` decides the phases in ``phases``; ``stand_in`` decides the others.
+
+    Args:
+        agent: The agent under test.
+        stand_in: The agent for the other phases.
+        phases: ``"tell"``, ``"play"``, ``"vote"`` (any of them).
+        name: The name in records (default: ``agent``'s).
+    """
+
+    def __init__(self, agent: Agent, stand_in: Agent, phases: Sequence[str],
+                 name: str | None = None) -> None:
+        if not phases or any(p not in PHASE_NAMES for p in phases):
+            raise ValueError(f"phases must be a non-empty subset of {PHASE_NAMES}, not {phases!r}")
+        self.agent, self.stand_in, self.phases = agent, stand_in, frozenset(phases)
+        self.name = name or getattr(agent, "name", "agent")
+
+    def reset(self, *, seat: int, rng: np.random.Generator) -> None:
+        """Reset both agents (the stand-in on a generator spawned from ``rng``)."""
+        self.agent.reset(seat=seat, rng=rng)
+        self.stand_in.reset(seat=seat, rng=np.random.default_rng(rng.integers(2**63)))
+
+    def _who(self, phase: str) -> Agent:
+        return self.agent if phase in self.phases else self.stand_in
+
+    def tell(self, view: View) -> Story:
+        """The tell of the agent in charge of telling."""
+        return self._who("tell").tell(view)
+
+    def play(self, view: View) -> Choice | Sequence[int]:
+        """The play of the agent in charge of playing."""
+        return self._who("play").play(view)
+
+    def vote(self, view: View) -> Choice | Sequence[int]:
+        """The vote of the agent in charge of voting."""
+        return self._who("vote").vote(view)
+
+    def describe(self) -> dict[str, Any]:
+        """Both agents' descriptions and the phases."""
+        return {"name": self.name, "phases": sorted(self.phases),
+                "agent": self.agent.describe(), "stand_in": self.stand_in.describe()}
+
+
+class PolicyAgent:
+    """A trained ``MaskablePPO`` checkpoint playing as a ``dixit_ai`` agent.
+
+    Args:
+        checkpoint: The ``.zip`` written by ``scripts/train_rl.py`` (its ``.json`` beside it holds
+            the environment configuration the policy was trained on).
+        table: The vector table (default: loaded for the checkpoint's embedder and deck).
+        deterministic: Take the policy's most probable action (else sample, seeded).
+        name: The name in records.
+
+    Raises:
+        ValueError: the checkpoint's configuration is missing or for another game.
+    """
+
+    def __init__(self, checkpoint: str | Path, *, table: VectorTable | None = None,
+                 deterministic: bool = True, name: str = "ppo") -> None:
+        path = Path(checkpoint)
+        config_path = path.with_suffix(".json")
+        if not config_path.is_file():
+            raise ValueError(f"{config_path} is missing: a checkpoint of scripts/train_rl.py "
+                             f"has its configuration beside it")
+        self.config: dict[str, Any] = json.loads(config_path.read_text(encoding="utf-8"))
+        from sb3_contrib import MaskablePPO
+
+        self.model = MaskablePPO.load(str(path), device="cpu")
+        env = self.config["env"]
+        base = table if table is not None else load_vector_table(
+            env.get("embedder") or "default", env["deck"])
+        self.table = base if env.get("embedding_dim") is None else base.projected(
+            int(env["embedding_dim"]))
+        self.core = DixitCore(edition=env["edition"], n_players=int(env["n_players"]),
+                              deck=env["deck"], clue_mode="text", clue_vocab=None,
+                              max_rounds=None, rule_overrides={})
+        self.encoding = Encoding(self.core, observation="embedding", flatten=True,
+                                 actions="discrete", table=self.table,
+                                 clues_per_card=int(env["clues_per_card"]))
+        self.phases = frozenset(self.config["learner_phases"])
+        self.stand_in = EmbeddingAgent(base, **self.config.get("opponent_options", {}))
+        self.deterministic = deterministic
+        self.name = name
+        self.rng = np.random.default_rng(0)
+
+    def reset(self, *, seat: int, rng: np.random.Generator) -> None:
+        """Start a game in ``seat``."""
+        self.rng = rng
+        self.stand_in.reset(seat=seat, rng=np.random.default_rng(rng.integers(2**63)))
+
+    def _act(self, view: View, mask: np.ndarray) -> int:
+        observation = np.concatenate(list(self.encoding.fields_of(view).values()))
+        action, _ = self.model.predict(observation, action_masks=mask.astype(bool),
+                                       deterministic=self.deterministic)
+        index = int(action)
+        if not mask[index]:
+            raise RuntimeError(f"the policy chose masked action {index}")
+        return index
+
+    def tell(self, view: View) -> Story:
+        """The policy's (card, clue) among the proposer's candidates."""
+        if "tell" not in self.phases:
+            return self.stand_in.tell(view)
+        per_card = self.encoding.clues_per_card
+        mask = np.zeros(self.encoding.n_actions, dtype=np.int8)
+        mask[: len(view.hand) * per_card] = 1
+        position, candidate = divmod(self._act(view, mask), per_card)
+        card = view.hand[position]
+        return Story(card, self.encoding.candidates[card][candidate], "word")
+
+    def play(self, view: View) -> Choice | Sequence[int]:
+        """The stand-in's play unless the policy was trained to play (one card per turn)."""
+        if "play" not in self.phases or view.cards_to_play != 1:
+            return self.stand_in.play(view)
+        mask = np.zeros(self.encoding.n_actions, dtype=np.int8)
+        mask[: len(view.hand)] = 1
+        return Choice((view.hand[self._act(view, mask)],))
+
+    def vote(self, view: View) -> Choice | Sequence[int]:
+        """The policy's first vote (a second vote, where allowed, is not cast)."""
+        if "vote" not in self.phases:
+            return self.stand_in.vote(view)
+        mask = np.zeros(self.encoding.n_actions, dtype=np.int8)
+        mask[list(view.legal_vote_positions())] = 1
+        if view.phase is not Phase.VOTE:
+            raise ValueError("vote asked outside the vote phase")
+        return Choice((self._act(view, mask),))
+
+    def describe(self) -> dict[str, Any]:
+        """The checkpoint's configuration."""
+        return {"name": self.name, "phases": sorted(self.phases), "config": self.config}
+
+
+def role_metrics(record: Any, seat: int) -> dict[str, float]:
+    """A seat's guessing and storytelling in one game record.
+
+    Returns:
+        ``found`` and ``votes`` (its votes on the storyteller's card, its votes), ``told`` and
+        ``teller_points`` (rounds it told, the points it scored in them), ``score`` (final).
+    """
+    found = votes = told = teller_points = 0
+    for round_ in record.rounds:
+        storyteller = round_.storyteller
+        if storyteller == seat:
+            told += 1
+            teller_points += round_.points[seat]
+            continue
+        ballot = round_.votes.get(seat, round_.votes.get(str(seat), [])) if isinstance(
+            round_.votes, dict) else round_.votes[seat]
+        for position in ballot:
+            votes += 1
+            found += int(round_.board_owner[position] == storyteller)
+    return {"found": float(found), "votes": float(votes), "told": float(told),
+            "teller_points": float(teller_points), "score": float(record.final_scores[seat])}
+
+
+def paired_interval(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
+    """Mean of ``a - b`` (paired by game) and the half-width of its 95% interval (normal)."""
+    diff = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
+    if len(diff) < 2:
+        return float(diff.mean()) if len(diff) else math.nan, math.nan
+    return float(diff.mean()), float(1.96 * diff.std(ddof=1) / math.sqrt(len(diff)))
+
+
+def ratio_interval(found_a: Sequence[float], votes_a: Sequence[float],
+                   found_b: Sequence[float], votes_b: Sequence[float], *,
+                   resamples: int = 2000, seed: int = 0) -> tuple[float, float, float]:
+    """Accuracy ratio ``(sum found_a / sum votes_a) / (sum found_b / sum votes_b)`` over games,
+    with a 95% paired bootstrap interval (games resampled together)."""
+    fa, va, fb, vb = (np.asarray(x, dtype=np.float64) for x in (found_a, votes_a, found_b,
+                                                                 votes_b))
+
+    def ratio(index: np.ndarray) -> float:
+        denominator = fb[index].sum() / max(vb[index].sum(), 1.0)
+        return float((fa[index].sum() / max(va[index].sum(), 1.0)) / max(denominator, 1e-9))
+
+    rng = np.random.default_rng(seed)
+    everything = np.arange(len(fa))
+    draws = [ratio(rng.integers(0, len(fa), len(fa))) for _ in range(resamples)]
+    low, high = np.quantile(draws, [0.025, 0.975])
+    return ratio(everything), float(low), float(high)
