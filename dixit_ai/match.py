@@ -22,13 +22,23 @@ from typing import Any, Literal
 
 import numpy as np
 
-from dixit_ai.agents import Agent, Choice, Story, as_choice, make_agent, make_agent_for_deck
+from dixit_ai.agents import (
+    Agent,
+    Announcement,
+    Choice,
+    Story,
+    as_choice,
+    make_agent,
+    make_agent_for_deck,
+)
 from dixit_ai.records import RECORD_FORMAT, Failure, GameRecord, RoundRecord
 from dixit_ai.rules import (
     Action,
+    Announce,
     GameState,
     Phase,
     Play,
+    RedToken,
     RuleSet,
     Tell,
     View,
@@ -37,6 +47,8 @@ from dixit_ai.rules import (
     new_game,
     observe,
 )
+
+_PLAY, _VOTE, _RED = Phase.PLAY, Phase.VOTE, Phase.RED
 
 FailurePolicy = Literal["abort", "forfeit"]
 FORFEIT_CLUE = "(forfeit)"
@@ -91,14 +103,20 @@ def _version(package: str) -> str:
 def fallback_action(state: GameState, seat: int) -> Action:
     """The rules-defined move made for a failed seat under the ``"forfeit"`` policy.
 
-    The storyteller tells its first hand card with the clue ``"(forfeit)"``; a guesser plays its
-    first card(s); a voter votes for the first board position it may vote for.
+    The storyteller tells its first hand card with the clue ``"(forfeit)"`` (Dixit Party:
+    announces that clue); a guesser plays its first card(s) (a team's designated seat gives
+    rather than passes); a voter votes for the first board position it may vote for; the red
+    token goes on position 0.
     """
     view = observe(state, seat)
     if state.phase is Phase.TELL:
+        if view.is_party:
+            return Announce(seat, FORFEIT_CLUE, forfeit=True)
         return Tell(seat, view.hand[0], FORFEIT_CLUE, forfeit=True)
     if state.phase is Phase.PLAY:
         return Play(seat, view.hand[: view.cards_to_play], forfeit=True)
+    if state.phase is Phase.RED:
+        return RedToken(seat, 0, forfeit=True)
     return Vote(seat, view.legal_vote_positions()[:1], forfeit=True)
 
 
@@ -114,20 +132,53 @@ def decide(agent: Agent, view: View) -> tuple[Action, dict[str, Any], float | No
         Exception: whatever the agent raised.
     """
     seat = view.seat
-    if view.phase is Phase.TELL:
-        story = agent.tell(view)
-        if not isinstance(story, Story):
-            raise TypeError(f"tell() must return a Story, not {story!r}")
-        notes = dict(story.info)
-        if story.predicted_guess_rate is not None:
-            notes["predicted_guess_rate"] = float(story.predicted_guess_rate)
-        return (Tell(seat, story.card, story.clue, story.clue_kind), notes,
-                story.predicted_guess_rate)
-    if view.phase is Phase.PLAY:
+    phase = view.phase
+    if phase is _PLAY:
         choice: Choice = as_choice(agent.play(view))
         return Play(seat, choice.items), dict(choice.info), None
-    choice = as_choice(agent.vote(view))
-    return Vote(seat, choice.items), dict(choice.info), None
+    if phase is _VOTE:
+        choice = as_choice(agent.vote(view))
+        return Vote(seat, choice.items), dict(choice.info), None
+    if phase is _RED:
+        place = getattr(agent, "red_token", None)
+        if place is None:
+            raise TypeError(f"agent {agent.name!r} does not play Dixit Party: it has no "
+                            "red_token()")
+        red = as_choice(place(view))
+        if len(red.items) != 1:
+            raise TypeError(f"red_token() must choose exactly one board position, not "
+                            f"{list(red.items)}")
+        return RedToken(seat, red.items[0]), dict(red.info), None
+    if view.rules.mode == "party":
+        announce = getattr(agent, "announce", None)
+        if announce is None:
+            raise TypeError(f"agent {agent.name!r} does not play Dixit Party: it has no "
+                            "announce() (the storyteller's clue before seeing the hand)")
+        said = announce(view)
+        if not isinstance(said, Announcement):
+            raise TypeError(f"announce() must return an Announcement, not {said!r}")
+        return Announce(seat, said.clue, said.clue_kind), dict(said.info), None
+    story = agent.tell(view)
+    if not isinstance(story, Story):
+        raise TypeError(f"tell() must return a Story, not {story!r}")
+    notes = dict(story.info)
+    if story.predicted_guess_rate is not None:
+        notes["predicted_guess_rate"] = float(story.predicted_guess_rate)
+    return (Tell(seat, story.card, story.clue, story.clue_kind), notes,
+            story.predicted_guess_rate)
+
+
+def needs_party_methods(agents: Sequence[Agent], rules: RuleSet) -> None:
+    """Raise ``ValueError`` before a Dixit Party game if an agent lacks its two decisions."""
+    if rules.mode != "party":
+        return
+    for seat, agent in enumerate(agents):
+        missing = [m for m in ("announce", "red_token") if not callable(getattr(agent, m, None))]
+        if missing:
+            raise ValueError(
+                f"seat {seat}: agent {getattr(agent, 'name', agent)!r} cannot play Dixit Party "
+                f"(no {' or '.join(m + '()' for m in missing)}); Party agents: random, "
+                "party-embedding")
 
 
 def play_game(
@@ -171,6 +222,7 @@ def play_game(
         (make_agent_for_deck(a, deck) if isinstance(deck, str) else make_agent(a))
         if isinstance(a, str) else a for a in agents]
 
+    needs_party_methods(players, rules)
     streams = game_streams(int(seed), n_players)
     rng = np.random.default_rng(streams[0])
     state = new_game(rules, n_players, card_ids, rng)
@@ -265,4 +317,6 @@ def round_record(state: GameState, prediction: float | None,
         forfeits=list(result.forfeits),
         reshuffled=result.reshuffled,
         notes=notes,
+        parts=[dict(p) for p in result.parts],
+        red_token=result.red_token,
     )

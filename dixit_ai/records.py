@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from dixit_ai.rules import RoundResult
+from dixit_ai.rules import POINT_PARTS, RoundResult
 
 RECORD_FORMAT = 1
 """Version of the record format; bumped when a field changes meaning."""
@@ -51,8 +51,11 @@ class RoundRecord:
     """One revealed round.
 
     ``votes`` maps each voting seat to its board positions (0-based); ``played`` lists each
-    seat's card(s) (the storyteller's card included); ``notes`` holds what agents chose to record
-    with their decisions (by seat, then phase).
+    seat's card(s) (the storyteller's card included; in the team variant a seat that did not
+    give its team's card has none); ``notes`` holds what agents chose to record with their
+    decisions (by seat, then phase). ``parts`` holds each seat's points as named parts (the
+    nonzero ones, see :data:`dixit_ai.rules.POINT_PARTS`), which sum to ``points``;
+    ``red_token`` is the board position of the storyteller's red token (Dixit Party).
     """
 
     round: int
@@ -70,6 +73,8 @@ class RoundRecord:
     forfeits: list[int] = field(default_factory=list)
     reshuffled: bool = False
     notes: dict[str, Any] = field(default_factory=dict)
+    parts: list[dict[str, int]] = field(default_factory=list)
+    red_token: int | None = None
 
     @property
     def finders(self) -> list[int]:
@@ -85,6 +90,9 @@ class RoundRecord:
     def to_result(self) -> RoundResult:
         """The round as the rules revealed it (what a seat's ``view.last_round`` holds)."""
         n = len(self.points)
+        order = {name: i for i, name in enumerate(POINT_PARTS)}
+        parts = tuple(tuple(sorted(named.items(), key=lambda item: order[item[0]]))
+                      for named in self.parts) if self.parts else ()
         return RoundResult(
             round=self.round, storyteller=self.storyteller, clue=self.clue,
             clue_kind=self.clue_kind, storyteller_card=self.storyteller_card,
@@ -92,7 +100,8 @@ class RoundRecord:
             board_owner=tuple(self.board_owner),
             votes=tuple(tuple(self.votes.get(seat, ())) for seat in range(n)),
             points=tuple(self.points), scores=tuple(self.scores),
-            forfeits=tuple(self.forfeits), reshuffled=self.reshuffled)
+            forfeits=tuple(self.forfeits), reshuffled=self.reshuffled,
+            red_token=self.red_token, parts=parts)
 
 
 @dataclass
@@ -202,16 +211,25 @@ def transcript(record: GameRecord) -> str:
         f"deck {header['deck']['name']} ({header['deck']['size']} cards)",
         "# agents: " + ", ".join(str(a.get("name", "?")) for a in header["agents"]),
     ]
+    party = header.get("rules", {}).get("mode") == "party"
     for r in record.rounds:
-        lines.append(f"round {r.round}: storyteller {r.storyteller} tells {r.clue!r} "
-                     f"with card {r.storyteller_card}")
+        if party:
+            lines.append(f"round {r.round}: storyteller {r.storyteller} announces {r.clue!r}")
+        else:
+            lines.append(f"round {r.round}: storyteller {r.storyteller} tells {r.clue!r} "
+                         f"with card {r.storyteller_card}")
         lines.append("  played: " + "; ".join(
             f"{seat}: {' '.join(map(str, cards))}" for seat, cards in enumerate(r.played)))
         lines.append("  board:  " + " ".join(
             f"{pos}={card}({owner})" for pos, (card, owner) in
             enumerate(zip(r.board, r.board_owner, strict=True))))
         lines.append("  votes:  " + "; ".join(
-            f"{seat}->{','.join(map(str, pos))}" for seat, pos in sorted(r.votes.items())))
+            f"{seat}->{','.join(map(str, pos))}" for seat, pos in sorted(r.votes.items()))
+            + (f"; red token {r.red_token}" if r.red_token is not None else ""))
+        if r.parts:
+            lines.append("  parts:  " + "; ".join(
+                f"{seat}: " + (" ".join(f"{k}{v:+d}" for k, v in named.items()) or "-")
+                for seat, named in enumerate(r.parts)))
         lines.append(f"  points: {r.points}  scores: {r.scores}"
                      + (f"  forfeits: {r.forfeits}" if r.forfeits else "")
                      + ("  (discard reshuffled)" if r.reshuffled else ""))

@@ -13,15 +13,18 @@ import numpy as np
 from dixit_ai.match import game_streams
 from dixit_ai.records import GameRecord
 from dixit_ai.rules import (
+    Announce,
     GameState,
     IllegalAction,
     Phase,
     Play,
+    RedToken,
     RuleSet,
     Tell,
     Vote,
     apply_action,
     new_game,
+    parts_dict,
 )
 
 
@@ -60,10 +63,17 @@ def replay_record(record: GameRecord) -> GameState:
         _expect("storyteller", round_.storyteller, state.storyteller, where)
         forfeits = set(round_.forfeits)
         try:
-            state = apply_action(state, Tell(
-                round_.storyteller, round_.storyteller_card, round_.clue, round_.clue_kind,
-                forfeit=round_.storyteller in forfeits), rng)
-            for seat in state.pending:
+            teller = round_.storyteller
+            if rules.mode == "party":
+                state = apply_action(state, Announce(teller, round_.clue, round_.clue_kind,
+                                                     forfeit=teller in forfeits), rng)
+            else:
+                state = apply_action(state, Tell(
+                    teller, round_.storyteller_card, round_.clue, round_.clue_kind,
+                    forfeit=teller in forfeits), rng)
+            while state.phase is Phase.PLAY:
+                # A team's designated seat with no recorded card passed the giving on.
+                seat = state.pending[0]
                 state = apply_action(state, Play(seat, tuple(round_.played[seat]),
                                                  forfeit=seat in forfeits), rng)
             _expect("board", round_.board, list(state.board), where)
@@ -71,12 +81,19 @@ def replay_record(record: GameRecord) -> GameState:
             _expect("voting seats", sorted(round_.votes), sorted(state.pending), where)
             for seat in state.pending:
                 state = apply_action(state, Vote(seat, tuple(round_.votes[seat])), rng)
+            if state.phase is Phase.RED:
+                if round_.red_token is None:
+                    raise ReplayMismatch(f"{where}: the record has no red token")
+                state = apply_action(state, RedToken(teller, round_.red_token,
+                                                     forfeit=teller in forfeits), rng)
         except IllegalAction as error:
             raise ReplayMismatch(f"{where}: a recorded move is illegal: {error}") from error
         result = state.results[-1]
         _expect("points", round_.points, list(result.points), where)
         _expect("scores", round_.scores, list(result.scores), where)
         _expect("forfeits", round_.forfeits, list(result.forfeits), where)
+        if round_.parts:  # records written before itemised scoring have none
+            _expect("point parts", round_.parts, [parts_dict(p) for p in result.parts], where)
 
     where = f"game seed {record.seed}, end"
     _expect("final scores", record.final_scores, list(state.scores), where)

@@ -23,11 +23,13 @@ GAMES: list[tuple[str, int, int, dict[str, object]]] = [
     ("odyssey-2011", 7, 2011, {}),
     ("odyssey-2011", 6, 2012, {"teams": True}),
     ("odyssey-2024", 4, 2024, {}),
+    ("odyssey-2011", 7, 2013, {"mode": "party"}),
 ]
 
 
 def golden_name(edition: str, n_players: int, overrides: dict[str, object]) -> str:
-    suffix = "-teams" if overrides.get("teams") else ""
+    suffix = "-teams" if overrides.get("teams") else (
+        "-party" if overrides.get("mode") == "party" else "")
     return f"{edition}-{n_players}p{suffix}.txt"
 
 

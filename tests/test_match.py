@@ -14,6 +14,7 @@ from dixit_ai.agents import Choice, RandomAgent, Story, make_agent
 from dixit_ai.records import read_records, write_records
 from dixit_ai.rules import EDITIONS, View
 from scripts.regen_golden import GAMES, GOLDEN, golden_name, golden_transcript
+from tests.rules.helpers import variant_cells
 
 
 def random_game(edition: str = "refresh-2021", n: int = 4, seed: int = 0,
@@ -201,3 +202,53 @@ def test_golden_playthrough(edition: str, n: int, seed: int,
     expected = (GOLDEN / golden_name(edition, n, overrides)).read_text(encoding="utf-8")
     assert golden_transcript(edition, n, seed, overrides) == expected, (
         "the transcript changed; if deliberate, run scripts/regen_golden.py and review the diff")
+
+
+# ---------------------------------------------------------------------- team variant and Party
+
+
+@pytest.mark.parametrize(("edition", "n", "overrides"), variant_cells(),
+                         ids=[f"{e}-{n}p-{'teams' if o.get('teams') else 'party'}"
+                              for e, n, o in variant_cells()])
+def test_team_and_party_records_replay_at_every_count(edition: str, n: int,
+                                                      overrides: dict[str, Any]) -> None:
+    record = play_game([RandomAgent() for _ in range(n)], edition=edition, deck=range(84),
+                       seed=n, **overrides)
+    # Both variants: "the game ends when each player has been storyteller once".
+    assert record.status == "complete" and len(record.rounds) == n
+    again = GameRecord.from_json(record.to_json())
+    assert again.to_json() == record.to_json()
+    state = replay_record(again)
+    assert list(state.scores) == record.final_scores
+    for round_ in record.rounds:
+        assert [sum(p.values()) for p in round_.parts] == round_.points
+    if overrides.get("mode") == "party":
+        assert all(r.red_token is not None for r in record.rounds)
+        with pytest.raises(ReplayMismatch, match=r"points differs|point parts differs"):
+            replay_record(tamper(record, rounds__0__red_token=(record.rounds[0].red_token + 1)
+                                 % n))
+    else:
+        # One card per guessing team, plus the storyteller's and its teammate's.
+        assert all(len(r.board) == n // 2 + 1 and len(r.votes) == n // 2 - 1
+                   for r in record.rounds)
+
+
+def test_party_needs_agents_that_play_party() -> None:
+    with pytest.raises(ValueError, match="cannot play Dixit Party"):
+        play_game([RandomAgent() for _ in range(5)] + [Broken("tell", "raise")],
+                  edition="odyssey-2011", deck=range(84), seed=0, mode="party")
+
+
+@pytest.mark.parametrize("overrides", [{"teams": True}, {"mode": "party"}])
+def test_forfeits_in_the_variants_replay(overrides: dict[str, Any]) -> None:
+    class Flaky(RandomAgent):
+        def vote(self, view: View) -> Choice:
+            if view.round % 2:
+                raise RuntimeError("flaky")
+            return super().vote(view)
+
+    agents = [RandomAgent() for _ in range(7)] + [Flaky()]
+    record = play_game(agents, edition="odyssey-2011", deck=range(84), seed=4,
+                       on_failure="forfeit", **overrides)
+    assert record.status == "complete"
+    replay_record(record)

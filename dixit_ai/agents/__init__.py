@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dixit_ai.agents.base import Agent, Choice, Story, as_choice
+from dixit_ai.agents.base import Agent, Announcement, Choice, PartyAgent, Story, as_choice
 from dixit_ai.agents.random_agent import RandomAgent
 from dixit_ai.agents.registry import (
     AgentSpec,
@@ -19,7 +19,9 @@ from dixit_ai.agents.registry import (
 __all__ = [
     "Agent",
     "AgentSpec",
+    "Announcement",
     "Choice",
+    "PartyAgent",
     "RandomAgent",
     "Story",
     "agent_config_dirs",

@@ -38,6 +38,21 @@ class Story:
 
 
 @dataclass(frozen=True)
+class Announcement:
+    """Dixit Party: the storyteller's clue, said before looking at the hand (no card).
+
+    Attributes:
+        clue: The clue, as text.
+        clue_kind: ``"word"``, ``"sentence"``, ``"song"`` or ``"mime"``, if the agent says.
+        info: Anything worth recording; JSON-ready.
+    """
+
+    clue: str
+    clue_kind: str | None = None
+    info: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Choice:
     """A guesser's decision: card ids to play, or board positions to vote for.
 
@@ -66,11 +81,37 @@ class Agent(Protocol):
         ...
 
     def vote(self, view: View) -> Choice | Sequence[int]:
-        """As voter: choose 1 (or up to ``view.max_votes``) board position(s)."""
+        """As voter: choose 1 (or up to ``view.max_votes``) board position(s).
+
+        Dixit Party: every player votes once for the image most players will choose; one's own
+        card is allowed (``view.legal_vote_positions()``).
+        """
         ...
 
     def describe(self) -> dict[str, Any]:
         """A JSON-ready description for records: name, parameters, model fingerprints."""
+        ...
+
+
+@runtime_checkable
+class PartyAgent(Agent, Protocol):
+    """An agent that also plays Dixit Party: its two extra decisions.
+
+    In Party, ``play`` is asked of every player (the storyteller too) and ``vote`` of every
+    player; ``tell`` is never asked. In the team variant, ``play`` may be asked of a team's
+    designated seat (``view.can_pass``), which may return no card to pass the giving to its
+    partner; agents that always give a card play legally.
+    """
+
+    def announce(self, view: View) -> Announcement:
+        """As Party storyteller: the clue, before seeing the hand (``view.hand`` is empty)."""
+        ...
+
+    def red_token(self, view: View) -> Choice | Sequence[int]:
+        """As Party storyteller, after the votes: one board position for the red token.
+
+        Voters of that image score nothing; the other votes are not visible yet.
+        """
         ...
 
 

@@ -20,8 +20,9 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from dixit_ai.agents.base import Choice, Story
+from dixit_ai.agents.base import Announcement, Choice, Story
 from dixit_ai.rules import IllegalAction, RoundResult, View
+from dixit_ai.rules.explain import explain_round
 from dixit_ai.rules.game import check_clue
 
 QUIT_WORDS = frozenset({"q", "quit", "exit"})
@@ -85,15 +86,49 @@ class HumanAgent:
                 continue
             return Story(card=view.hand[index], clue=clue)
 
+    def announce(self, view: View) -> Announcement:
+        """Dixit Party: say a clue before looking at the hand."""
+        self._show_last_round(view)
+        self._say(f"\n== Round {view.round + 1}: you are the storyteller (Dixit Party) ==")
+        self._show_scores(view)
+        self._say("Say a clue before looking at your hand; everyone then plays the card that "
+                  "fits it best.")
+        while True:
+            clue = self._ask("Clue: ")
+            try:
+                check_clue(view.rules, clue, None, view.seat)
+            except IllegalAction as error:
+                self._say(f"  not said: {error}")
+                continue
+            return Announcement(clue=clue)
+
+    def red_token(self, view: View) -> Choice:
+        """Dixit Party: the storyteller's red token (its voters score nothing)."""
+        self._show_cards("The board", view.board, sheet="board")
+        while True:
+            line = self._ask(f"Red token on card (1-{len(view.board)}): ")
+            try:
+                (position,) = self._numbers(line, len(view.board), exactly=1)
+            except IllegalAction as error:
+                self._say(f"  not placed: {error}")
+                continue
+            return Choice((position,))
+
     def play(self, view: View) -> Choice:
         self._show_last_round(view)
         k = view.cards_to_play
-        self._say(f"\n== Round {view.round + 1}: {self._seat_name(view.storyteller)} tells "
+        verb = "said" if view.is_party else "tells"
+        self._say(f"\n== Round {view.round + 1}: {self._seat_name(view.storyteller)} {verb} "
                   f"{view.clue!r} ==")
         self._show_cards("Your hand", view.hand, sheet="hand")
         what = "a card" if k == 1 else f"{k} different cards"
+        if view.can_pass:
+            what += f" (or 'pass': your partner, {self._seat_name(view.partner or 0)}, gives "
+            what += "the team's card and you vote)"
         while True:
             line = self._ask(f"Play {what} for the clue {view.clue!r} (1-{len(view.hand)}): ")
+            if view.can_pass and line.lower() == "pass":
+                return Choice(())
             try:
                 indexes = self._numbers(line, len(view.hand), exactly=k)
             except IllegalAction as error:
@@ -103,8 +138,9 @@ class HumanAgent:
 
     def vote(self, view: View) -> Choice:
         self._show_last_round(view)
-        self._say(f"\n== Round {view.round + 1}: vote for the storyteller's card; the clue is "
-                  f"{view.clue!r} ==")
+        goal = ("the image most players will choose (your own is allowed)" if view.is_party
+                else "the storyteller's card")
+        self._say(f"\n== Round {view.round + 1}: vote for {goal}; the clue is {view.clue!r} ==")
         marks = {p: "yours" if p in view.my_positions else "your partner's"
                  for p in view.team_positions}
         self._show_cards("The board", view.board, sheet="board", marks=marks)
@@ -116,7 +152,8 @@ class HumanAgent:
                 picks = self._numbers(line, len(view.board), at_most=view.max_votes)
                 for position in picks:
                     if position not in legal:
-                        raise IllegalAction(f"card {position + 1} is {marks[position]}; "
+                        raise IllegalAction(f"card {position + 1} is "
+                                            f"{marks.get(position, 'not allowed')}; "
                                             f"you may not vote for it")
             except IllegalAction as error:
                 self._say(f"  not voted: {error}")
@@ -128,8 +165,13 @@ class HumanAgent:
 
     # -------------------------------------------------------------------- showing
 
-    def show_result(self, result: RoundResult) -> None:
-        """Print a revealed round: whose card was whose, the votes, the points."""
+    def show_result(self, result: RoundResult, *, party: bool = False,
+                    teams: bool = False) -> None:
+        """Print a revealed round: whose card was whose, the votes, the points and why.
+
+        The reasons are the rules' named parts of each seat's points, worded
+        (:func:`dixit_ai.rules.explain.explain_round`), never recomputed here.
+        """
         owner_of = dict(enumerate(result.board_owner))
         voters: dict[int, list[str]] = {}
         for seat, positions in enumerate(result.votes):
@@ -143,14 +185,23 @@ class HumanAgent:
             votes = ", ".join(voters.get(position, [])) or "no votes"
             self._say(f"  {position + 1}. {self._label(card)}: {self._seat_name(owner)}{tag}"
                       f" <- {votes}")
-        found, guessers = len(result.finders), len(result.voters)
-        reason = {"none": "nobody found the storyteller's card",
-                  "all": "everybody found the storyteller's card",
-                  "some": f"{found} of {guessers} guessers found the storyteller's card",
-                  }[result.outcome]
-        self._say(f"  {reason}")
+        if party:
+            if result.red_token is not None:
+                self._say(f"  the storyteller's red token: card {result.red_token + 1}")
+        else:
+            found, guessers = len(result.finders), len(result.voters)
+            reason = {"none": "nobody found the storyteller's card",
+                      "all": "everybody found the storyteller's card",
+                      "some": f"{found} of {guessers} guessers found the storyteller's card",
+                      }[result.outcome]
+            self._say(f"  {reason}")
         self._say("  points: " + ", ".join(
             f"{self._seat_name(s)} +{p}" for s, p in enumerate(result.points)))
+        if result.parts:
+            for seat in range(len(result.points)):
+                why = "; ".join(f"{points:+d} {reason}" for points, reason in
+                                explain_round(result, seat, party=party, teams=teams))
+                self._say(f"    {self._seat_name(seat)}: {why}")
         self._say("  scores: " + ", ".join(
             f"{self._seat_name(s)} {p}" for s, p in enumerate(result.scores)))
 
@@ -158,7 +209,7 @@ class HumanAgent:
         last = view.last_round
         if last is not None and last.round > self.shown_round:
             self.shown_round = last.round
-            self.show_result(last)
+            self.show_result(last, party=view.is_party, teams=view.rules.teams)
 
     def _show_scores(self, view: View) -> None:
         self._say("  scores: " + ", ".join(

@@ -7,7 +7,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from dixit_ai.agents.base import Choice, Story
+from dixit_ai.agents.base import Announcement, Choice, Story
 from dixit_ai.rules import View
 
 T = TypeVar("T")
@@ -24,16 +24,25 @@ CLUE_WORDS: tuple[str, ...] = (
 class RandomAgent:
     """Plays legal moves uniformly at random from its own seeded generator.
 
+    Plays every mode: in the team variant a designated seat passes the giving to its partner
+    with probability ``pass_rate``; in Dixit Party it announces a random word and places the
+    red token at random.
+
     Args:
         second_vote_rate: Where a second vote is allowed, the probability of casting one.
+        pass_rate: Team variant: the probability that a team's designated seat passes.
         name: The agent's display name.
     """
 
-    def __init__(self, *, second_vote_rate: float = 0.5, name: str = "random") -> None:
+    def __init__(self, *, second_vote_rate: float = 0.5, pass_rate: float = 0.5,
+                 name: str = "random") -> None:
         if not 0.0 <= second_vote_rate <= 1.0:
             raise ValueError(f"second_vote_rate must be in [0, 1], not {second_vote_rate}")
+        if not 0.0 <= pass_rate <= 1.0:
+            raise ValueError(f"pass_rate must be in [0, 1], not {pass_rate}")
         self.name = name
         self.second_vote_rate = second_vote_rate
+        self.pass_rate = pass_rate
         self.seat = -1
         self.rng: np.random.Generator | None = None
 
@@ -50,8 +59,16 @@ class RandomAgent:
         card = self._pick(view.hand)
         return Story(card=card, clue=self._pick(CLUE_WORDS), clue_kind="word")
 
+    def announce(self, view: View) -> Announcement:
+        return Announcement(clue=self._pick(CLUE_WORDS), clue_kind="word")
+
     def play(self, view: View) -> Choice:
+        if view.can_pass and self._generator().random() < self.pass_rate:
+            return Choice(())
         return Choice(self._sample(view.hand, view.cards_to_play))
+
+    def red_token(self, view: View) -> Choice:
+        return Choice(self._sample(view.legal_red_positions(), 1))
 
     def vote(self, view: View) -> Choice:
         legal = view.legal_vote_positions()
@@ -72,4 +89,4 @@ class RandomAgent:
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "class": "RandomAgent",
-                "second_vote_rate": self.second_vote_rate}
+                "second_vote_rate": self.second_vote_rate, "pass_rate": self.pass_rate}

@@ -12,10 +12,12 @@ from dixit_ai.rules.errors import IllegalAction
 from dixit_ai.rules.game import (
     CLUE_KINDS,
     Action,
+    Announce,
     Game,
     GameState,
     Phase,
     Play,
+    RedToken,
     RoundResult,
     Tell,
     Vote,
@@ -27,18 +29,29 @@ from dixit_ai.rules.game import (
 )
 from dixit_ai.rules.observer import View, observe
 from dixit_ai.rules.ruleset import EDITIONS, MAX_CLUE_LENGTH, RuleSet
-from dixit_ai.rules.scoring import check_vote, score_round, voting_seats
+from dixit_ai.rules.scoring import (
+    POINT_PARTS,
+    check_vote,
+    designated_seats,
+    parts_dict,
+    score_parts,
+    score_round,
+    voting_seats,
+)
 
 __all__ = [
     "CLUE_KINDS",
     "EDITIONS",
     "MAX_CLUE_LENGTH",
+    "POINT_PARTS",
     "Action",
+    "Announce",
     "Game",
     "GameState",
     "IllegalAction",
     "Phase",
     "Play",
+    "RedToken",
     "RoundResult",
     "RuleSet",
     "Tell",
@@ -48,9 +61,12 @@ __all__ = [
     "check_action",
     "check_clue",
     "check_vote",
+    "designated_seats",
     "leaders",
     "new_game",
     "observe",
+    "parts_dict",
+    "score_parts",
     "score_round",
     "voting_seats",
 ]

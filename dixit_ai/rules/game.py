@@ -15,6 +15,18 @@ After the last vote everything is revealed at once: the round is scored, the pla
 the discard pile, hands are refilled, and the player to the storyteller's left tells next, unless
 the game is over (``OVER``).
 
+Team variant (``rules.teams``): in ``PLAY`` the storyteller's teammate gives a card, and each other
+team's *designated* seat (the partner first clockwise after the storyteller) either gives a card
+(``Play`` of one card) or passes the giving to its partner (``Play`` of no card), who then gives
+one; the partner who did not give votes. The pass is public (partners agree "in front of
+everyone"); no partner ever sees the other's hand.
+
+Dixit Party (``rules.mode == "party"``): in ``TELL`` the storyteller announces a clue before
+seeing the hand (:class:`Announce`, no card); in ``PLAY`` everyone, storyteller included, gives
+one card; in ``VOTE`` everyone votes once (own card allowed); in ``RED`` the storyteller places
+the red token (:class:`RedToken`); then the reveal, the refill, and every hand is passed to the
+left. Both variants end after each player has told ``rules.rounds_per_player`` times.
+
 >>> import numpy as np
 >>> from dixit_ai.rules import RuleSet, Tell
 >>> rng = np.random.default_rng(0)
@@ -40,7 +52,15 @@ import numpy as np
 from dixit_ai.rules._fast import build_frozen, is_int
 from dixit_ai.rules.errors import IllegalAction
 from dixit_ai.rules.ruleset import RuleSet
-from dixit_ai.rules.scoring import check_vote, points_of_checked_round, voting_seats
+from dixit_ai.rules.scoring import (
+    Parts,
+    check_red_token,
+    check_vote,
+    designated_seats,
+    forfeited,
+    score_checked_round,
+    voting_seats,
+)
 
 CLUE_KINDS: tuple[str, ...] = ("word", "sentence", "song", "mime")
 """What a clue may say it is; the kind changes no scoring."""
@@ -52,7 +72,12 @@ class Phase(str, enum.Enum):
     TELL = "tell"
     PLAY = "play"
     VOTE = "vote"
+    RED = "red"
     OVER = "over"
+
+
+# The hot path reads phases from module globals (an enum member through its class costs more).
+_TELL, _PLAY, _VOTE, _RED, _OVER = Phase.TELL, Phase.PLAY, Phase.VOTE, Phase.RED, Phase.OVER
 
 
 @dataclass(frozen=True)
@@ -88,7 +113,29 @@ class Vote:
     forfeit: bool = False
 
 
-Action = Tell | Play | Vote
+@dataclass(frozen=True)
+class Announce:
+    """Dixit Party: the storyteller says ``clue`` before looking at the hand (no card)."""
+
+    seat: int
+    clue: str
+    clue_kind: str | None = None
+    forfeit: bool = False
+
+
+@dataclass(frozen=True)
+class RedToken:
+    """Dixit Party: the storyteller's secret red token on board ``position`` (0-based).
+
+    Voters of that image score nothing this round.
+    """
+
+    seat: int
+    position: int
+    forfeit: bool = False
+
+
+Action = Tell | Play | Vote | Announce | RedToken
 
 
 @dataclass(frozen=True)
@@ -108,6 +155,16 @@ class RoundResult:
     scores: tuple[int, ...]
     forfeits: tuple[int, ...]
     reshuffled: bool
+    red_token: int | None = None
+    parts: tuple[Parts, ...] = ()
+
+    def point_parts(self, seat: int) -> dict[str, int]:
+        """The nonzero named parts of ``seat``'s points this round (they sum to its points).
+
+        Names as in :data:`dixit_ai.rules.POINT_PARTS`; empty when the round carries no parts
+        (a round rebuilt from an old record) or the seat scored nothing.
+        """
+        return dict(self.parts[seat]) if self.parts else {}
 
     @property
     def voters(self) -> tuple[int, ...]:
@@ -158,6 +215,7 @@ class GameState:
     forfeits: frozenset[int]
     results: tuple[RoundResult, ...]
     voters: tuple[int, ...]
+    red_token: int | None = None
 
     @property
     def to_act(self) -> int | None:
@@ -167,7 +225,7 @@ class GameState:
     @property
     def is_over(self) -> bool:
         """Whether the game has ended."""
-        return self.phase is Phase.OVER
+        return self.phase is _OVER
 
     @property
     def last_round(self) -> RoundResult | None:
@@ -221,7 +279,7 @@ def new_game(
         scores=(0,) * n_players,
         round=0,
         storyteller=storyteller,
-        phase=Phase.TELL,
+        phase=_TELL,
         pending=(storyteller,),
         clue=None,
         clue_kind=None,
@@ -232,6 +290,7 @@ def new_game(
         forfeits=frozenset(),
         results=(),
         voters=voting_seats(rules, n_players, storyteller),
+        red_token=None,
     )
 
 
@@ -245,13 +304,14 @@ def check_action(state: GameState, action: Action) -> None:
     """Raise :class:`IllegalAction` unless ``action`` is legal in ``state``."""
     expected = _PHASE_OF_ACTION.get(type(action))
     if expected is None:
-        raise IllegalAction(f"{action!r} is not an action (Tell, Play or Vote)")
+        raise IllegalAction(
+            f"{action!r} is not an action (Tell, Play, Vote, Announce or RedToken)")
     seat = action.seat
     if not is_int(seat):
         raise IllegalAction(f"{seat!r} is not a seat of this {state.n_players}-player game")
     if not 0 <= seat < state.n_players:
         raise IllegalAction(f"{seat!r} is not a seat of this {state.n_players}-player game")
-    if state.phase is Phase.OVER:
+    if state.phase is _OVER:
         raise IllegalAction(f"seat {seat} acted after the game ended")
     if expected is not state.phase:
         raise IllegalAction(
@@ -259,27 +319,42 @@ def check_action(state: GameState, action: Action) -> None:
             f"{state.round}"
         )
     if seat not in state.pending:
-        if state.phase is Phase.TELL:
+        if state.phase is _TELL:
             raise IllegalAction(
                 f"seat {seat} is not the storyteller; seat {state.storyteller} tells this round"
             )
-        if state.phase is Phase.VOTE and seat not in state.voters:
+        if state.phase is _VOTE and seat not in state.voters:
             why = "the storyteller does not vote" if seat == state.storyteller else (
                 "its partner votes for the team")
             raise IllegalAction(f"seat {seat} does not vote this round: {why}")
-        if state.phase is Phase.PLAY and seat == state.storyteller:
+        if state.phase is _PLAY and seat == state.storyteller:
             raise IllegalAction(f"seat {seat} is the storyteller and has already told")
         raise IllegalAction(f"seat {seat} has already acted in the {state.phase.value} phase")
     hand = state.hands[seat]
-    if expected is Phase.TELL:
-        assert isinstance(action, Tell)
-        _check_card(action.card, hand, seat)
+    party = state.rules.mode == "party"
+    if expected is _TELL:
+        if party:
+            if not isinstance(action, Announce):
+                raise IllegalAction(
+                    f"seat {seat}: in Dixit Party the storyteller announces a clue before "
+                    "looking at the hand (Announce, no card)")
+        elif not isinstance(action, Tell):
+            raise IllegalAction(f"seat {seat}: only Dixit Party announces a clue without a "
+                                "card; tell with a hand card (Tell)")
+        else:
+            _check_card(action.card, hand, seat)
         check_clue(state.rules, action.clue, action.clue_kind, seat)
-    elif expected is Phase.PLAY:
+    elif expected is _RED:
+        assert isinstance(action, RedToken)
+        check_red_token(state.board_owner, seat, action.position)
+    elif expected is _PLAY:
         assert isinstance(action, Play)
         cards = action.cards
         want = state.rules.cards_per_guesser_for(state.n_players)
-        if not isinstance(cards, tuple | list) or len(cards) != want:
+        if (state.rules.teams and isinstance(cards, tuple | list) and len(cards) == 0
+                and seat in designated_seats(state.rules, state.n_players, state.storyteller)):
+            pass  # the team's designated seat passes the giving to its partner
+        elif not isinstance(cards, tuple | list) or len(cards) != want:
             raise IllegalAction(
                 f"seat {seat} must play exactly {want} card{'s' if want > 1 else ''}, "
                 f"not {cards!r}"
@@ -342,16 +417,28 @@ def apply_action(state: GameState, action: Action, rng: np.random.Generator) -> 
         card = int(action.card)
         return _evolve(
             state,
-            phase=Phase.PLAY,
-            pending=_guessers(state.storyteller, state.n_players),
+            phase=_PLAY,
+            pending=_givers(state.storyteller, state.n_players, _variant(state.rules)),
             clue=action.clue,
             clue_kind=action.clue_kind,
             hands=_replace_at(state.hands, seat, _without(state.hands[seat], (card,))),
             played=_replace_at(state.played, seat, (card,)),
             forfeits=forfeits,
         )
+    if isinstance(action, Announce):
+        return _evolve(
+            state,
+            phase=_PLAY,
+            pending=_givers(state.storyteller, state.n_players, _variant(state.rules)),
+            clue=action.clue,
+            clue_kind=action.clue_kind,
+            forfeits=forfeits,
+        )
     if isinstance(action, Play):
         cards = tuple([int(card) for card in action.cards])
+        if not cards:  # team variant: the designated seat passes the giving to its partner
+            partner = (seat + state.n_players // 2) % state.n_players
+            return _evolve(state, pending=(*pending, partner), forfeits=forfeits)
         hands = _replace_at(state.hands, seat, _without(state.hands[seat], cards))
         played = _replace_at(state.played, seat, cards)
         if pending:
@@ -360,19 +447,29 @@ def apply_action(state: GameState, action: Action, rng: np.random.Generator) -> 
         # The last card is in: shuffle the played cards onto the board, face up.
         laid = [(card, owner) for owner in range(state.n_players) for card in played[owner]]
         order = rng.permutation(len(laid)).tolist()
+        board_owner = tuple(laid[i][1] for i in order)
+        voters = state.voters
+        if state.rules.teams:
+            voters = voting_seats(state.rules, state.n_players, state.storyteller, board_owner)
         return _evolve(
             state,
             hands=hands,
             played=played,
-            phase=Phase.VOTE,
-            pending=state.voters,
+            phase=_VOTE,
+            pending=voters,
+            voters=voters,
             board=tuple(laid[i][0] for i in order),
-            board_owner=tuple(laid[i][1] for i in order),
+            board_owner=board_owner,
             forfeits=forfeits,
         )
+    if isinstance(action, RedToken):
+        return _reveal(_evolve(state, red_token=int(action.position), forfeits=forfeits), rng)
     votes = _replace_at(state.votes, seat, tuple([int(p) for p in action.positions]))
     if pending:
         return _evolve(state, votes=votes, pending=pending, forfeits=forfeits)
+    if state.rules.mode == "party":
+        return _evolve(state, votes=votes, forfeits=forfeits, phase=_RED,
+                       pending=(state.storyteller,))
     return _reveal(_evolve(state, votes=votes, forfeits=forfeits), rng)
 
 
@@ -380,10 +477,13 @@ def _reveal(state: GameState, rng: np.random.Generator) -> GameState:
     """Score the round, discard the board, refill the hands and pass the telling on."""
     rules, n = state.rules, state.n_players
     voters = state.voters
-    points = points_of_checked_round(rules, n, state.storyteller, state.board_owner,
-                                     {seat: state.votes[seat] for seat in voters}, voters)
+    parts, points = score_checked_round(rules, n, state.storyteller, state.board_owner,
+                                        {seat: state.votes[seat] for seat in voters}, voters,
+                                        state.red_token)
     if state.forfeits:
         lost = {rules.team_of(seat, n) for seat in state.forfeits}
+        parts = [forfeited(p) if rules.team_of(seat, n) in lost else p
+                 for seat, p in enumerate(parts)]
         points = [0 if rules.team_of(seat, n) in lost else p for seat, p in enumerate(points)]
     scores = tuple(s + p for s, p in zip(state.scores, points, strict=True))
 
@@ -410,6 +510,9 @@ def _reveal(state: GameState, rng: np.random.Generator) -> GameState:
         if take:
             hands[seat] = hands[seat] + draw_pile[len(draw_pile) - take:][::-1]
             draw_pile = draw_pile[: len(draw_pile) - take]
+    if rules.mode == "party":
+        # Dixit Party: after refilling, each player passes the hand face down to the left.
+        hands = [hands[(seat - 1) % n] for seat in range(n)]
 
     result = RoundResult(
         round=state.round,
@@ -425,11 +528,15 @@ def _reveal(state: GameState, rng: np.random.Generator) -> GameState:
         scores=scores,
         forfeits=tuple(sorted(state.forfeits)),
         reshuffled=reshuffled,
+        red_token=state.red_token,
+        parts=tuple(parts),
     )
     over = (
         (rules.score_limit is not None and max(scores) >= rules.score_limit)
         or (rules.end_on_last_card and not draw_pile)
         or short
+        or (rules.rounds_per_player is not None
+            and state.round + 1 >= n * rules.rounds_per_player)
     )
     storyteller = (state.storyteller + 1) % n
     return _evolve(
@@ -441,7 +548,7 @@ def _reveal(state: GameState, rng: np.random.Generator) -> GameState:
         scores=scores,
         round=state.round + 1,
         storyteller=storyteller,
-        phase=Phase.OVER if over else Phase.TELL,
+        phase=_OVER if over else _TELL,
         pending=() if over else (storyteller,),
         clue=None,
         clue_kind=None,
@@ -451,13 +558,36 @@ def _reveal(state: GameState, rng: np.random.Generator) -> GameState:
         votes=((),) * n,
         forfeits=frozenset(),
         results=(*state.results, result),
+        red_token=None,
     )
 
 
+def _variant(rules: RuleSet) -> str:
+    return "teams" if rules.teams else rules.mode
+
+
 @functools.lru_cache(maxsize=1024)
-def _guessers(storyteller: int, n_players: int) -> tuple[int, ...]:
-    """Every seat but the storyteller's, clockwise from the storyteller's left."""
-    return tuple((storyteller + k) % n_players for k in range(1, n_players))
+def _givers(storyteller: int, n_players: int, variant: str) -> tuple[int, ...]:
+    """Who is asked for a card first in ``PLAY``, clockwise from the storyteller's left.
+
+    Base game: every guesser. Dixit Party: everyone, the storyteller last. Team variant: the
+    storyteller's teammate and each other team's designated seat (the first of each team
+    clockwise after the storyteller).
+    """
+    others = tuple((storyteller + k) % n_players for k in range(1, n_players))
+    if variant == "party":
+        return (*others, storyteller)
+    if variant == "teams":
+        half = n_players // 2
+        teammate = (storyteller + half) % n_players
+        seen = {storyteller % half}
+        asked = [teammate]
+        for seat in others:
+            if seat % half not in seen:
+                seen.add(seat % half)
+                asked.append(seat)
+        return tuple(seat for seat in others if seat in asked)
+    return others
 
 
 def _evolve(state: GameState, **changes: Any) -> GameState:
@@ -477,7 +607,8 @@ def _without(hand: tuple[int, ...], cards: tuple[int, ...]) -> tuple[int, ...]:
 # ---------------------------------------------------------------------- a mutable handle
 
 
-_PHASE_OF_ACTION.update({Tell: Phase.TELL, Play: Phase.PLAY, Vote: Phase.VOTE})
+_PHASE_OF_ACTION.update({Tell: _TELL, Play: _PLAY, Vote: _VOTE,
+                         Announce: _TELL, RedToken: _RED})
 
 
 class Game:

@@ -4,6 +4,15 @@ A :class:`View` holds what one seat may know: its own hand, its own played cards
 everything public (the clue, the board once laid, the scores, the discard pile, who has still to
 act, the last revealed round). It never holds another seat's hand, the order of the draw pile,
 who played which board card before the reveal, or another seat's vote before the reveal.
+
+Team variant: a partner sees of its team exactly what the table sees (who gives the team's card:
+a pass is public, as the rulebook has partners agree out loud) plus, once the board is laid, the
+position of its partner's card (``team_positions``: it may not vote for it, as one knows one's
+own card). It never sees its partner's hand, nor its partner's card before the board is laid.
+
+Dixit Party: the storyteller's view in ``TELL`` holds no hand (the clue comes before looking);
+``red_token`` is the storyteller's own red token once placed (hidden from the others until the
+reveal, like the votes).
 """
 
 from __future__ import annotations
@@ -11,8 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dixit_ai.rules._fast import build_frozen
-from dixit_ai.rules.game import GameState, Phase, RoundResult
+from dixit_ai.rules.game import _PLAY, _RED, _TELL, _VOTE, GameState, Phase, RoundResult
 from dixit_ai.rules.ruleset import RuleSet
+from dixit_ai.rules.scoring import designated_seats
 
 
 @dataclass(frozen=True)
@@ -40,6 +50,10 @@ class View:
         draw_pile_size: Cards left in the draw pile.
         discard: The face-up discard pile.
         last_round: The most recent revealed round.
+        partner: This seat's partner in the team variant (``None`` otherwise).
+        can_pass: Team variant, ``PLAY``: this seat decides for its team and may pass the
+            giving to its partner (a ``Play`` of no card); it may also give one card.
+        red_token: Dixit Party: this seat's red token, once placed (the storyteller only).
     """
 
     seat: int
@@ -61,6 +75,14 @@ class View:
     draw_pile_size: int
     discard: tuple[int, ...]
     last_round: RoundResult | None
+    partner: int | None = None
+    can_pass: bool = False
+    red_token: int | None = None
+
+    @property
+    def is_party(self) -> bool:
+        """Whether this is a Dixit Party game."""
+        return self.rules.mode == "party"
 
     @property
     def is_storyteller(self) -> bool:
@@ -78,11 +100,23 @@ class View:
         return self.rules.votes_per_guesser(self.n_players)
 
     def legal_vote_positions(self) -> tuple[int, ...]:
-        """Board positions this seat may vote for: every card but its own (or its team's)."""
-        if self.phase is not Phase.VOTE:
+        """Board positions this seat may vote for: every card but its own (or its team's).
+
+        Dixit Party: every card, one's own included.
+        """
+        if self.phase is not _VOTE:
             return ()
+        if self.rules.mode == "party":
+            return tuple(range(len(self.board)))
         own = set(self.team_positions)
         return tuple(i for i in range(len(self.board)) if i not in own)
+
+
+    def legal_red_positions(self) -> tuple[int, ...]:
+        """Dixit Party, ``RED``: the board positions the storyteller may put the red token on."""
+        if self.phase is not _RED or not self.is_storyteller:
+            return ()
+        return tuple(range(len(self.board)))
 
 
 def observe(state: GameState, seat: int) -> View:
@@ -93,17 +127,30 @@ def observe(state: GameState, seat: int) -> View:
     """
     if not 0 <= seat < state.n_players:
         raise ValueError(f"seat {seat} is not a seat of this {state.n_players}-player game")
-    board = state.board if state.phase is Phase.VOTE else ()
+    rules = state.rules
+    phase = state.phase
+    board = state.board if phase is _VOTE or phase is _RED else ()
     my_positions: tuple[int, ...] = ()
     team_positions: tuple[int, ...] = ()
     if board:
         owner = state.board_owner
         my_positions = tuple(i for i, s in enumerate(owner) if s == seat)
         team_positions = my_positions
-        if state.rules.teams:
-            rules, n = state.rules, state.n_players
+        if rules.teams:
+            n = state.n_players
             team = rules.team_of(seat, n)
             team_positions = tuple(i for i, s in enumerate(owner) if rules.team_of(s, n) == team)
+        elif rules.mode == "party":
+            team_positions = ()  # Dixit Party: one may vote for one's own image
+    hand = state.hands[seat]
+    partner = None
+    can_pass = False
+    if rules.teams:
+        partner = rules.partner_of(seat, state.n_players)
+        can_pass = phase is _PLAY and seat in state.pending and seat in designated_seats(
+            rules, state.n_players, state.storyteller)
+    elif rules.mode == "party" and phase is _TELL and seat == state.storyteller:
+        hand = ()  # Dixit Party: the storyteller speaks before looking at the hand
     # observe() is on every decision's path: build the view without the dataclass __init__.
     return build_frozen(View, dict(
         seat=seat,
@@ -113,7 +160,7 @@ def observe(state: GameState, seat: int) -> View:
         round=state.round,
         storyteller=state.storyteller,
         pending=state.pending,
-        hand=state.hands[seat],
+        hand=hand,
         clue=state.clue,
         clue_kind=state.clue_kind,
         board=board,
@@ -125,4 +172,7 @@ def observe(state: GameState, seat: int) -> View:
         draw_pile_size=len(state.draw_pile),
         discard=state.discard,
         last_round=state.results[-1] if state.results else None,
+        partner=partner,
+        can_pass=can_pass,
+        red_token=state.red_token if seat == state.storyteller else None,
     ))

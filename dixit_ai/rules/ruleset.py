@@ -20,6 +20,8 @@ from typing import Any, Literal
 
 DeckExhaustedPolicy = Literal["end", "reshuffle"]
 FirstStoryteller = Literal["seat0", "random"]
+SingleVoteBonusWhen = Literal["found", "some_found"]
+Mode = Literal["standard", "party"]
 
 EDITIONS: tuple[str, ...] = ("original-2008", "refresh-2021", "odyssey-2011", "odyssey-2024")
 
@@ -42,8 +44,12 @@ class RuleSet:
         cards_per_guesser_3p: Cards each guesser plays in a 3-player game.
         second_vote_from: Player count from which a guesser may cast a second vote on another
             card (``None``: never).
-        single_vote_bonus: Extra points, when a second vote is available and some but not all
-            guessers found the storyteller's card, for a guesser who found it with a single vote.
+        single_vote_bonus: Extra points, where a second vote is available, for a guesser who
+            found the storyteller's card with a single vote (when: ``single_vote_bonus_when``).
+        single_vote_bonus_when: ``"found"``: whenever such a guesser found the card, the case
+            where every guesser found it included (the Odyssey text read literally: the point is
+            a bullet of its own, after the cases); ``"some_found"``: only when some but not all
+            guessers found it (the narrower reading).
         bonus_cap: Most bonus points (votes drawn to one's own cards) a player or team earns in
             one round (``None``: no cap).
         three_player_solo_points: In a 3-player game where exactly one guesser finds the card,
@@ -59,10 +65,27 @@ class RuleSet:
             the game ends after that round; ``"reshuffle"`` the discard pile is shuffled into a
             new draw pile and the game goes on.
         first_storyteller: ``"seat0"``, or ``"random"`` (drawn from the game's seeded RNG).
-        teams: Play the team variant (teams of two, partners opposite).
+        teams: Play the team variant (teams of two, partners opposite; "Team Dixit" of the
+            Odyssey rulebook): one card per guessing team on the board, given by one partner,
+            the other partner votes; the storyteller's teammate gives a card too and neither
+            votes; basic voting and scoring at every size (one vote, no single-vote point), the
+            team bonus capped at ``team_bonus_cap``.
         teams_allowed: Whether the edition has a team variant.
         min_team_players: Fewest players for the team variant (three teams: with two, the only
             voting team either finds the card or not, and the storyteller can never score).
+        team_bonus_cap: Most bonus points a team earns in one round in the team variant (the
+            rulebook's basic rules: 3).
+        mode: ``"standard"``, or ``"party"`` for Dixit Party (Odyssey rulebook): the clue comes
+            before the storyteller sees the hand, everyone plays and votes (own card allowed),
+            the storyteller also places a red token, points are the number of players voting
+            for the same image (at most ``party_points_cap``), hands are passed to the left.
+        party_allowed: Whether the edition has the Dixit Party variant.
+        min_party_players: Fewest players for Dixit Party.
+        hand_size_party: Cards in hand in Dixit Party.
+        party_points_cap: Most points a Dixit Party voter scores in one round.
+        rounds_per_player: The game ends after every player has told this many times
+            (``None``: no such end). The team variant and Dixit Party default to 1 (and to no
+            score limit), as their rules state.
         max_clue_length: The longest clue accepted, in characters.
     """
 
@@ -76,6 +99,7 @@ class RuleSet:
     cards_per_guesser_3p: int = 2
     second_vote_from: int | None = None
     single_vote_bonus: int = 0
+    single_vote_bonus_when: SingleVoteBonusWhen = "found"
     bonus_cap: int | None = None
     three_player_solo_points: int | None = None
     storyteller_points: int = 3
@@ -88,6 +112,13 @@ class RuleSet:
     teams: bool = False
     teams_allowed: bool = False
     min_team_players: int = 6
+    team_bonus_cap: int | None = 3
+    mode: Mode = "standard"
+    party_allowed: bool = False
+    min_party_players: int = 6
+    hand_size_party: int = 5
+    party_points_cap: int = 5
+    rounds_per_player: int | None = None
     max_clue_length: int = MAX_CLUE_LENGTH
 
     # ------------------------------------------------------------------ construction
@@ -95,6 +126,10 @@ class RuleSet:
     @classmethod
     def edition(cls, name: str, **overrides: Any) -> RuleSet:
         """The rules of edition ``name``, with ``overrides`` replacing any parameter.
+
+        ``teams=True`` plays Team Dixit and ``mode="party"`` Dixit Party (both in the Odyssey
+        editions); either also sets ``score_limit=None`` and ``rounds_per_player=1`` unless
+        those are overridden too.
 
         Raises:
             ValueError: for an unknown edition, an unknown parameter, or a combination the
@@ -114,14 +149,28 @@ class RuleSet:
         if "name" in overrides:
             raise ValueError("the edition is chosen by its name, not overridden")
         params = dict(_EDITION_PARAMETERS[name])
+        if overrides.get("teams") is True or overrides.get("mode") == "party":
+            # Team Dixit and Dixit Party end when each player has told once, not at 30 points.
+            params.update(score_limit=None, rounds_per_player=1)
         params.update(overrides)
         rules = cls(name=name, **params)
         rules._validate()
         return rules
 
     def replace(self, **overrides: Any) -> RuleSet:
-        """A copy of these rules with ``overrides`` applied and checked."""
-        return RuleSet.edition(self.name, **{**self.parameters(), **overrides})
+        """A copy of these rules with ``overrides`` applied and checked.
+
+        Turning the team variant or Dixit Party on also brings its end (each player tells once,
+        no score limit) unless ``overrides`` set ``score_limit`` or ``rounds_per_player``.
+        """
+        base = self.parameters()
+        if (overrides.get("teams") is True and not self.teams) or (
+                overrides.get("mode") == "party" and self.mode != "party"):
+            base.pop("score_limit")
+            base.pop("rounds_per_player")
+            base = {k: v for k, v in base.items()
+                    if v != _EDITION_PARAMETERS[self.name].get(k, _DEFAULTS[k])}
+        return RuleSet.edition(self.name, **{**base, **overrides})
 
     def parameters(self) -> dict[str, Any]:
         """Every parameter but the edition's name, as a JSON-ready dict."""
@@ -132,46 +181,56 @@ class RuleSet:
         }
 
     def _validate(self) -> None:
-        if self.on_deck_exhausted not in ("end", "reshuffle"):
-            raise ValueError(
-                f"on_deck_exhausted must be 'end' or 'reshuffle', not {self.on_deck_exhausted!r}"
-            )
-        if self.first_storyteller not in ("seat0", "random"):
-            raise ValueError(
-                f"first_storyteller must be 'seat0' or 'random', not {self.first_storyteller!r}"
-            )
-        if not 3 <= self.min_players <= self.max_players:
+        for name, allowed in (("on_deck_exhausted", ("end", "reshuffle")),
+                              ("first_storyteller", ("seat0", "random")),
+                              ("single_vote_bonus_when", ("found", "some_found")),
+                              ("mode", ("standard", "party"))):
+            value = getattr(self, name)
+            if not isinstance(value, str) or value not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))}, "
+                                 f"not {value!r}")
+        for name in _BOOL_FIELDS:
+            value = getattr(self, name)
+            if not isinstance(value, bool):
+                raise ValueError(f"{name} must be True or False, not {value!r}")
+        for name, low, optional in _INT_FIELDS:
+            value = getattr(self, name)
+            if value is None and optional:
+                continue
+            what = f"None or an int >= {low}" if optional else f"an int >= {low}"
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ValueError(f"{name} must be {what}, not {value!r}")
+        if not 3 <= self.min_players <= self.max_players <= 12:
             raise ValueError(
                 f"player range {self.min_players}-{self.max_players} is invalid: "
-                "Dixit needs at least 3 players"
+                "Dixit needs at least 3 players and at most 12 (the largest board)"
             )
-        for name in ("hand_size", "hand_size_3p", "hand_size_teams",
-                     "cards_per_guesser", "cards_per_guesser_3p"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}")
         for name, hand in (("cards_per_guesser", "hand_size"),
                            ("cards_per_guesser_3p", "hand_size_3p")):
             if getattr(self, name) > getattr(self, hand):
                 raise ValueError(f"{name} ({getattr(self, name)}) exceeds {hand} "
                                  f"({getattr(self, hand)})")
-        if self.teams and self.cards_per_guesser > self.hand_size_teams:
-            raise ValueError(f"cards_per_guesser ({self.cards_per_guesser}) exceeds "
-                             f"hand_size_teams ({self.hand_size_teams})")
         if self.teams and not self.teams_allowed:
             raise ValueError(
-                f"the team variant exists only in odyssey-2011, not in {self.name}"
+                f"the team variant exists only in odyssey-2011 and odyssey-2024, "
+                f"not in {self.name}"
             )
-        if self.score_limit is not None and self.score_limit < 1:
-            raise ValueError(f"score_limit must be None or at least 1, not {self.score_limit}")
-        if self.score_limit is None and not self.end_on_last_card and (
-            self.on_deck_exhausted == "reshuffle"
+        if self.mode == "party" and not self.party_allowed:
+            raise ValueError(
+                f"Dixit Party exists only in odyssey-2011 and odyssey-2024, not in {self.name}"
+            )
+        if self.teams and self.mode == "party":
+            raise ValueError("the team variant and Dixit Party cannot be combined")
+        if self.min_team_players % 2 or self.min_team_players < 6:
+            raise ValueError(
+                f"min_team_players must be even and at least 6, not {self.min_team_players}")
+        if self.score_limit is None and self.rounds_per_player is None and (
+            not self.end_on_last_card and self.on_deck_exhausted == "reshuffle"
         ):
             raise ValueError(
-                "these rules never end the game: set score_limit, end_on_last_card=True "
-                "or on_deck_exhausted='end'"
+                "these rules never end the game: set score_limit, rounds_per_player, "
+                "end_on_last_card=True or on_deck_exhausted='end'"
             )
-        if self.bonus_cap is not None and self.bonus_cap < 0:
-            raise ValueError(f"bonus_cap must be None or at least 0, not {self.bonus_cap}")
         if self.second_vote_from is not None and self.second_vote_from < 3:
             raise ValueError(
                 f"second_vote_from must be None or at least 3, not {self.second_vote_from}"
@@ -192,6 +251,11 @@ class RuleSet:
                 f"{self.name} is for {self.min_players}-{self.max_players} players, "
                 f"not {n_players}"
             )
+        if self.mode == "party" and n_players < self.min_party_players:
+            raise ValueError(
+                f"Dixit Party is for {self.min_party_players}-{self.max_players} players, "
+                f"not {n_players}"
+            )
         if self.teams:
             if n_players % 2:
                 raise ValueError(
@@ -208,21 +272,44 @@ class RuleSet:
         """Cards dealt to each player in a game of ``n_players``."""
         if self.teams:
             return self.hand_size_teams
+        if self.mode == "party":
+            return self.hand_size_party
         return self.hand_size_3p if n_players == 3 else self.hand_size
 
     def cards_per_guesser_for(self, n_players: int) -> int:
-        """Cards each guesser plays in a game of ``n_players``."""
+        """Cards each guesser (each card-giving player) plays in a game of ``n_players``."""
+        if self.teams or self.mode == "party":
+            return 1
         return self.cards_per_guesser_3p if n_players == 3 else self.cards_per_guesser
 
     def votes_per_guesser(self, n_players: int) -> int:
-        """The most votes a guesser may cast (1, or 2 where a second vote is allowed)."""
-        if self.second_vote_from is not None and n_players >= self.second_vote_from:
-            return 2
-        return 1
+        """The most votes a guesser may cast (1, or 2 where a second vote is allowed).
+
+        The team variant and Dixit Party have one vote at every size.
+        """
+        if self.second_vote_from is None or n_players < self.second_vote_from:
+            return 1
+        return 1 if self.teams or self.mode == "party" else 2
 
     def board_size(self, n_players: int) -> int:
-        """Cards on the board each round: the storyteller's and every guesser's."""
+        """Cards on the board each round.
+
+        Base game: the storyteller's and every guesser's. Team variant: the storyteller's, the
+        teammate's and one per other team. Dixit Party: one per player.
+        """
+        if self.teams:
+            return n_players // 2 + 1
+        if self.mode == "party":
+            return n_players
         return 1 + (n_players - 1) * self.cards_per_guesser_for(n_players)
+
+    def bonus_cap_for(self) -> int | None:
+        """The cap on a player's (or team's) bonus points per round under these rules."""
+        return self.team_bonus_cap if self.teams else self.bonus_cap
+
+    def n_rounds_for(self, n_players: int) -> int | None:
+        """Rounds after which the game ends (each player told ``rounds_per_player`` times)."""
+        return None if self.rounds_per_player is None else n_players * self.rounds_per_player
 
     def min_deck_size(self, n_players: int) -> int:
         """Fewest cards a deck needs for these rules: a full hand for every player."""
@@ -249,6 +336,40 @@ class RuleSet:
         """The scoring unit of ``seat``: partners sit opposite (seats ``i`` and ``i + n/2``)."""
         return seat % (n_players // 2) if self.teams else seat
 
+    def partner_of(self, seat: int, n_players: int) -> int | None:
+        """The partner of ``seat`` in the team variant (the seat opposite), else ``None``."""
+        return (seat + n_players // 2) % n_players if self.teams else None
+
+
+_DEFAULTS: dict[str, Any] = {}  # filled below: each field's class default
+
+_BOOL_FIELDS: tuple[str, ...] = ("end_on_last_card", "teams", "teams_allowed", "party_allowed")
+_INT_FIELDS: tuple[tuple[str, int, bool], ...] = (
+    # (field, lowest allowed value, whether None is allowed)
+    ("min_players", 3, False),
+    ("max_players", 3, False),
+    ("hand_size", 1, False),
+    ("hand_size_3p", 1, False),
+    ("hand_size_teams", 1, False),
+    ("hand_size_party", 1, False),
+    ("cards_per_guesser", 1, False),
+    ("cards_per_guesser_3p", 1, False),
+    ("second_vote_from", 3, True),
+    ("single_vote_bonus", 0, False),
+    ("bonus_cap", 0, True),
+    ("team_bonus_cap", 0, True),
+    ("three_player_solo_points", 0, True),
+    ("storyteller_points", 0, False),
+    ("finder_points", 0, False),
+    ("all_or_none_points", 0, False),
+    ("party_points_cap", 1, False),
+    ("score_limit", 1, True),
+    ("rounds_per_player", 1, True),
+    ("min_team_players", 6, False),
+    ("min_party_players", 3, False),
+    ("max_clue_length", 1, False),
+)
+
 
 _BASE_2008: dict[str, Any] = {
     "min_players": 3,
@@ -268,11 +389,15 @@ _EDITION_PARAMETERS: dict[str, dict[str, Any]] = {
         "single_vote_bonus": 1,
         "bonus_cap": 3,
         "teams_allowed": True,
+        "party_allowed": True,
     },
     "odyssey-2024": {
         "min_players": 3,
         "max_players": 12,
         "second_vote_from": 3,
         "single_vote_bonus": 1,
+        "teams_allowed": True,
+        "party_allowed": True,
     },
 }
+_DEFAULTS.update({f.name: f.default for f in dataclasses.fields(RuleSet) if f.name != "name"})

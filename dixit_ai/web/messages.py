@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from dixit_ai.rules import Phase, RoundResult, RuleSet, View, leaders
+from dixit_ai.rules.explain import explain_round
 
 COLOURS: tuple[str, ...] = (
     "#e4572e", "#29a3d6", "#f2c14e", "#6bbf59", "#9b5de5", "#f78fb3",
@@ -125,56 +126,10 @@ def explain_points(rules: RuleSet, n_players: int,
                    result: RoundResult) -> list[list[dict[str, Any]]]:
     """Per seat, the parts of its points this round: ``{"points": int, "reason": str}``.
 
-    The parts sum to ``result.points[seat]`` (the rules' own scoring is the authority; the tests
-    check the two agree for every edition).
+    Rendered from the named parts the rules computed (:meth:`RoundResult.point_parts`); they
+    sum to ``result.points[seat]``. Nothing is recomputed here.
     """
-    n = n_players
-    unit = [rules.team_of(seat, n) for seat in range(n)]
-    storyteller = result.storyteller
-    voters, finders = result.voters, result.finders
-    parts: dict[int, list[dict[str, Any]]] = {u: [] for u in set(unit)}
-
-    def add(u: int, points: int, reason: str) -> None:
-        parts[u].append({"points": points, "reason": reason})
-
-    if not finders or len(finders) == len(voters):
-        everyone = bool(finders)
-        add(unit[storyteller], 0, "everyone found your card" if everyone
-            else "nobody found your card")
-        for seat in voters:
-            add(unit[seat], rules.all_or_none_points,
-                "everyone found the storyteller's card" if everyone
-                else "nobody found the storyteller's card")
-    else:
-        solo = rules.three_player_solo_points
-        reward = solo if (solo is not None and n == 3 and len(finders) == 1) else None
-        add(unit[storyteller], reward if reward is not None else rules.storyteller_points,
-            "some but not all found your card")
-        second_vote = rules.votes_per_guesser(n) > 1
-        for seat in finders:
-            add(unit[seat], reward if reward is not None else rules.finder_points,
-                "found the storyteller's card")
-            if second_vote and len(result.votes[seat]) == 1 and rules.single_vote_bonus:
-                add(unit[seat], rules.single_vote_bonus, "found it with a single vote")
-        for seat in voters:
-            if seat not in finders:
-                add(unit[seat], 0, "did not find the storyteller's card")
-    bonus = dict.fromkeys(parts, 0)
-    for seat in voters:
-        for position in result.votes[seat]:
-            owner = result.board_owner[position]
-            if owner != storyteller:
-                bonus[unit[owner]] += 1
-    for u, count in bonus.items():
-        if count:
-            capped = count if rules.bonus_cap is None else min(count, rules.bonus_cap)
-            reason = f"bonus: {count} vote{'s' if count > 1 else ''} on your card"
-            if capped != count:
-                reason += f" (capped at {capped})"
-            add(u, capped, reason)
-    if result.forfeits:
-        lost = {unit[seat] for seat in result.forfeits}
-        for u in lost:
-            parts[u] = [{"points": 0, "reason": "forfeited this round (no points)"}]
-    return [[dict(part) for part in parts[unit[seat]]] or [{"points": 0, "reason": "no points"}]
-            for seat in range(n)]
+    return [[{"points": points, "reason": reason}
+             for points, reason in explain_round(result, seat, party=rules.mode == "party",
+                                                 teams=rules.teams)]
+            for seat in range(n_players)]

@@ -9,13 +9,26 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dixit_ai.rules import EDITIONS, GameState, Phase, RuleSet, apply_action, new_game, observe
-from tests.rules.helpers import random_action
+from tests.rules.helpers import random_action, variant_cells
 
 MAX_STEPS = 20_000
 
 
 @st.composite
+def variant_games(draw: st.DrawFn) -> tuple[RuleSet, int, int, int]:
+    """Team Dixit and Dixit Party, every allowed player count, both Odyssey editions."""
+    edition, n, overrides = draw(st.sampled_from(variant_cells()))
+    rules = RuleSet.edition(edition, **overrides,  # type: ignore[arg-type]
+                            rounds_per_player=draw(st.integers(1, 2)),
+                            first_storyteller=draw(st.sampled_from(["seat0", "random"])))
+    deck = draw(st.integers(rules.min_deck_size(n), 120))
+    return rules, n, deck, draw(st.integers(0, 2**32 - 1))
+
+
+@st.composite
 def games(draw: st.DrawFn) -> tuple[RuleSet, int, int, int]:
+    if draw(st.booleans()):
+        return draw(variant_games())
     edition = draw(st.sampled_from(EDITIONS))
     teams = edition == "odyssey-2011" and draw(st.booleans())
     rules = RuleSet.edition(
@@ -42,9 +55,11 @@ def cards_in(state: GameState) -> Counter[int]:
 def has_legal_action(state: GameState) -> bool:
     view = observe(state, state.pending[0])
     if state.phase is Phase.TELL:
-        return len(view.hand) >= 1
+        return view.is_party or len(view.hand) >= 1
     if state.phase is Phase.PLAY:
         return len(view.hand) >= view.cards_to_play
+    if state.phase is Phase.RED:
+        return len(view.legal_red_positions()) >= 1
     return len(view.legal_vote_positions()) >= 1
 
 
@@ -57,9 +72,13 @@ def test_random_play_invariants(game: tuple[RuleSet, int, int, int]) -> None:
     state = new_game(rules, n, range(deck_size), rng)
     deck = Counter(range(deck_size))
     first = state.storyteller
+    size = rules.hand_size_for(n)
     for _step in range(MAX_STEPS):
         # Cards are conserved: hands + cards in play + draw pile + discard = deck.
         assert cards_in(state) == deck
+        if state.phase is Phase.TELL:
+            # Every hand is full at the start of a round (a short pile ends the game).
+            assert all(len(hand) == size for hand in state.hands)
         if state.phase is Phase.VOTE:
             assert sorted(state.board) == sorted(c for p in state.played for c in p)
         if state.is_over:
@@ -82,3 +101,13 @@ def test_random_play_invariants(game: tuple[RuleSet, int, int, int]) -> None:
     if rules.teams:
         half = n // 2
         assert all(state.scores[s] == state.scores[s + half] for s in range(half))
+    if rules.rounds_per_player is not None:
+        # The variants end when each player has told rounds_per_player times (or the deck,
+        # under an "end" policy, runs short first).
+        told = Counter(r.storyteller for r in state.results)
+        assert len(state.results) <= n * rules.rounds_per_player
+        if rules.on_deck_exhausted == "reshuffle" and rules.score_limit is None:
+            assert all(told[s] == rules.rounds_per_player for s in range(n))
+    for result in state.results:
+        # The named parts of each seat's points sum to its points.
+        assert [sum(v for _, v in p) for p in result.parts] == list(result.points)

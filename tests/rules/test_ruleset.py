@@ -29,7 +29,9 @@ def test_edition_table() -> None:
     assert ody24.votes_per_guesser(3) == 2
     assert ody.bonus_cap == 3 and ody24.bonus_cap is None and refresh.bonus_cap is None
     assert old.three_player_solo_points == 4 and refresh.three_player_solo_points is None
-    assert ody.teams_allowed and not ody24.teams_allowed
+    assert ody.teams_allowed and ody24.teams_allowed and not refresh.teams_allowed
+    assert ody.party_allowed and ody24.party_allowed and not old.party_allowed
+    assert ody.single_vote_bonus_when == ody24.single_vote_bonus_when == "found"
     assert RuleSet.edition("odyssey-2011", teams=True).hand_size_for(6) == 4
 
 
@@ -63,11 +65,30 @@ def test_player_counts_refused(edition: str, n_players: int, overrides: dict[str
     [
         ("refresh-2021", {"teams": True}, "only in odyssey-2011"),
         ("original-2008", {"teams": True}, "only in odyssey-2011"),
-        ("refresh-2021", {"on_deck_exhausted": "panic"}, "'end' or 'reshuffle'"),
-        ("refresh-2021", {"first_storyteller": "oldest"}, "'seat0' or 'random'"),
+        ("refresh-2021", {"on_deck_exhausted": "panic"}, "'end', 'reshuffle'"),
+        ("refresh-2021", {"first_storyteller": "oldest"}, "'seat0', 'random'"),
+        ("odyssey-2011", {"single_vote_bonus_when": "always"}, "'found', 'some_found'"),
+        ("odyssey-2011", {"mode": "solo"}, "'standard', 'party'"),
         ("refresh-2021", {"score_limit": None}, "never end"),
-        ("refresh-2021", {"score_limit": 0}, "at least 1"),
-        ("refresh-2021", {"hand_size": 0}, "at least 1"),
+        ("refresh-2021", {"score_limit": 0}, r"score_limit must be None or an int >= 1, not 0"),
+        ("refresh-2021", {"hand_size": 0}, r"hand_size must be an int >= 1, not 0"),
+        ("refresh-2021", {"hand_size": 6.0}, r"hand_size must be an int >= 1, not 6.0"),
+        ("refresh-2021", {"storyteller_points": -1}, r"storyteller_points must be an int >= 0"),
+        ("refresh-2021", {"finder_points": -3}, r"finder_points must be an int >= 0"),
+        ("refresh-2021", {"all_or_none_points": -2}, r"all_or_none_points must be an int >= 0"),
+        ("odyssey-2011", {"single_vote_bonus": -1}, r"single_vote_bonus must be an int >= 0"),
+        ("odyssey-2011", {"bonus_cap": -1}, r"bonus_cap must be None or an int >= 0"),
+        ("odyssey-2011", {"team_bonus_cap": -1}, r"team_bonus_cap must be None or an int >= 0"),
+        ("original-2008", {"three_player_solo_points": -4}, "three_player_solo_points must"),
+        ("odyssey-2011", {"party_points_cap": 0}, r"party_points_cap must be an int >= 1"),
+        ("odyssey-2011", {"rounds_per_player": 0}, r"rounds_per_player must be None or an int"),
+        ("odyssey-2011", {"hand_size_teams": 0}, r"hand_size_teams must be an int >= 1"),
+        ("odyssey-2011", {"hand_size_party": -5}, r"hand_size_party must be an int >= 1"),
+        ("odyssey-2011", {"teams": "yes"}, r"teams must be True or False, not 'yes'"),
+        ("odyssey-2011", {"teams": 1}, r"teams must be True or False, not 1"),
+        ("original-2008", {"end_on_last_card": 0}, "end_on_last_card must be True or False"),
+        ("refresh-2021", {"score_limit": True}, r"score_limit must be None or an int >= 1"),
+        ("refresh-2021", {"max_players": 13}, "at most 12"),
         ("refresh-2021", {"cards_per_guesser": 7}, "exceeds hand_size"),
         ("refresh-2021", {"colour": "red"}, "unknown rule parameter"),
         ("dixit-3000", {}, "unknown edition"),
@@ -85,3 +106,21 @@ def test_deck_too_small_names_the_missing_cards() -> None:
         rules.check_deck(8, 40)
     with pytest.raises(ValueError, match=r"\(1 missing\)"):
         rules.check_deck(3, 20)  # 3 hands of 7
+
+
+def test_every_int_field_is_range_checked() -> None:
+    import dataclasses
+
+    from dixit_ai.rules import ruleset
+
+    checked = {name for name, _low, _opt in ruleset._INT_FIELDS} | set(ruleset._BOOL_FIELDS)
+    fields = {f.name for f in dataclasses.fields(RuleSet)
+              if "int" in str(f.type) or "bool" in str(f.type)}
+    assert fields == checked
+
+
+def test_a_refused_override_changes_nothing() -> None:
+    rules = RuleSet.edition("odyssey-2011")
+    with pytest.raises(ValueError, match="storyteller_points"):
+        rules.replace(storyteller_points=-1)
+    assert rules.storyteller_points == 3

@@ -83,24 +83,42 @@ def test_odyssey_2011_second_vote_from_seven_players() -> None:
 def test_odyssey_2024_second_vote_at_any_count() -> None:
     owner = [0, 1, 2, 3]
     assert score("odyssey-2024", 4, 0, owner, {1: [0], 2: [0, 3], 3: [1]}) == [3, 5, 3, 1]
-    # All found: every guesser gets 2, and no single-vote point.
-    assert score("odyssey-2024", 4, 0, owner, {1: [0], 2: [0], 3: [0, 1]}) == [0, 3, 2, 2]
     # None found: 2 each plus bonuses.
     assert score("odyssey-2024", 4, 0, owner, {1: [2, 3], 2: [1], 3: [1, 2]}) == [0, 4, 4, 3]
 
 
+def test_single_vote_point_literal_reading() -> None:
+    # Odyssey: "Players who voted for only one image score 1 extra point if they have found the
+    # storyteller's image", a bullet of its own: read literally, the all-found case included.
+    owner = [0, 1, 2, 3]
+    all_found = {1: [0], 2: [0], 3: [0, 1]}
+    assert score("odyssey-2024", 4, 0, owner, all_found) == [0, 4, 3, 2]
+    # The narrower reading (no extra point when all found) is a parameter.
+    assert score("odyssey-2024", 4, 0, owner, all_found,
+                 single_vote_bonus_when="some_found") == [0, 3, 2, 2]
+    # Some found: both readings give it.
+    some = {1: [0], 2: [1], 3: [0, 2]}
+    for when in ("found", "some_found"):
+        assert score("odyssey-2024", 4, 0, owner, some,
+                     single_vote_bonus_when=when) == [3, 5, 1, 3]
+    # None found: nobody found it, so nobody gets it.
+    assert score("odyssey-2024", 4, 0, owner, {1: [2], 2: [3], 3: [1]}) == [0, 3, 3, 3]
+
+
 def test_team_variant_scores_each_team_as_one_player() -> None:
-    # Partners sit opposite: teams {0, 3}, {1, 4}, {2, 5}. Seat 0 tells; seat 1 votes for
-    # team {1, 4}, seat 2 for team {2, 5}.
-    owner = list(range(6))
-    votes = {1: [0], 2: [3]}  # team 1 finds it; team 2 votes for the storyteller's partner
-    assert score("odyssey-2011", 6, 0, owner, votes, teams=True) == [4, 3, 0, 4, 3, 0]
-    assert score("odyssey-2011", 6, 0, owner, {1: [0], 2: [0]}, teams=True) == [
+    # Partners sit opposite: teams {0, 3}, {1, 4}, {2, 5}. Seat 0 tells, teammate 3 gives;
+    # seats 1 and 2 give for their teams, so 4 and 5 vote.
+    owner = [0, 3, 1, 2]
+    votes = {4: [0], 5: [2]}  # team {1,4} finds it; team {2,5} votes for team {1,4}'s card
+    assert score("odyssey-2011", 6, 0, owner, votes, teams=True) == [3, 4, 0, 3, 4, 0]
+    assert score("odyssey-2011", 6, 0, owner, {4: [0], 5: [0]}, teams=True) == [
         0, 2, 2, 0, 2, 2]
-    with pytest.raises(IllegalAction, match="partner votes"):
-        score("odyssey-2011", 6, 0, owner, {1: [0], 2: [0], 4: [0]}, teams=True)
+    with pytest.raises(IllegalAction, match="does not vote"):
+        score("odyssey-2011", 6, 0, owner, {1: [0], 4: [0], 5: [0]}, teams=True)
     with pytest.raises(IllegalAction, match="partner's card"):
-        score("odyssey-2011", 6, 0, owner, {1: [4], 2: [0]}, teams=True)
+        score("odyssey-2011", 6, 0, owner, {4: [2], 5: [0]}, teams=True)
+    with pytest.raises(IllegalAction, match="one partner gives exactly 1"):
+        score("odyssey-2011", 6, 0, [0, 3, 1, 4], {5: [0]}, teams=True)
 
 
 @pytest.mark.parametrize(

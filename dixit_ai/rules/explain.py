@@ -1,0 +1,87 @@
+"""Plain-language reasons for a revealed round's points, rendered from the rules' named parts.
+
+The rules compute each seat's points as named parts (:data:`~dixit_ai.rules.POINT_PARTS`);
+this module only words them, so the web table and the terminal player explain a score without
+recomputing it.
+
+>>> explain({"found": 3, "bonus_votes": 4, "cap": -1})
+[(3, "found the storyteller's card"), (3, 'bonus: 4 votes on your card (capped at 3)')]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from dixit_ai.rules.game import RoundResult
+
+
+def explain(parts: Mapping[str, int], *, outcome: str = "some", storyteller: bool = False,
+            voted: bool = False) -> list[tuple[int, str]]:
+    """``(points, reason)`` lines for one seat's named parts; their points sum to the parts'.
+
+    Args:
+        parts: The seat's nonzero named parts.
+        outcome: ``"none"``, ``"some"`` or ``"all"`` (:attr:`RoundResult.outcome`), to word a
+            round in which the seat scored nothing.
+        storyteller: Whether the seat (or its team) told this round.
+        voted: Whether the seat voted this round.
+    """
+    if "forfeit" in parts:
+        return [(0, "forfeited this round (no points)")]
+    lines: list[tuple[int, str]] = []
+    if "storyteller" in parts:
+        lines.append((parts["storyteller"], "some but not all found your card"))
+    if "found" in parts:
+        lines.append((parts["found"], "found the storyteller's card"))
+    if "all_or_none" in parts:
+        lines.append((parts["all_or_none"], "everyone found the storyteller's card"
+                      if outcome == "all" else "nobody found the storyteller's card"))
+    if "solo_3p" in parts:
+        lines.append((parts["solo_3p"], "the only finder in a 3-player game: 4 instead of 3"))
+    if "single_vote" in parts:
+        lines.append((parts["single_vote"], "found it with a single vote"))
+    cap = parts.get("cap", 0)
+    if "bonus_votes" in parts:
+        count = parts["bonus_votes"]
+        reason = f"bonus: {count} vote{'s' if count > 1 else ''} on your card"
+        if cap:
+            reason += f" (capped at {count + cap})"
+        lines.append((count + cap, reason))
+    if "same_image" in parts:
+        count = parts["same_image"]
+        reason = (f"{count} player{'s' if count > 1 else ''} (you included) voted for the "
+                  "image you voted for")
+        if cap:
+            reason += f" (at most {count + cap})"
+        lines.append((count + cap, reason))
+    if "red_token" in parts:
+        lines.append((parts["red_token"], "the storyteller's red token is on that image"))
+    if "lone_vote" in parts:
+        lines.append((parts["lone_vote"], "you were the only one to vote for that image"))
+    if lines:
+        return lines
+    if storyteller and outcome != "some":
+        return [(0, "everyone found your card" if outcome == "all"
+                 else "nobody found your card")]
+    if voted:
+        return [(0, "did not find the storyteller's card")]
+    return [(0, "no points")]
+
+
+def explain_round(result: RoundResult, seat: int, *, party: bool = False,
+                  teams: bool = False) -> list[tuple[int, str]]:
+    """``(points, reason)`` lines for ``seat``'s points in ``result``, from its named parts.
+
+    Args:
+        result: A revealed round (it carries the parts).
+        seat: The seat to explain.
+        party: Whether the round is Dixit Party's (no storyteller's card to find).
+        teams: Whether it is the team variant (partners share their team's lines).
+    """
+    n = len(result.points)
+    team = {seat, (seat + n // 2) % n} if teams else {seat}
+    if party:
+        return explain(result.point_parts(seat), outcome="some")
+    return explain(result.point_parts(seat), outcome=result.outcome,
+                   storyteller=result.storyteller in team,
+                   voted=any(result.votes[s] for s in team))

@@ -1,0 +1,56 @@
+"""Itemised scoring: each seat's points as named parts from the rules, summing to the points."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dixit_ai.rules import POINT_PARTS, Game, RuleSet, Tell, score_parts, score_round
+from tests.rules.helpers import random_action
+
+
+def parts(edition: str, n: int, storyteller: int, owner: list[int],
+          votes: dict[int, list[int]], **overrides: object) -> list[dict[str, int]]:
+    rules = RuleSet.edition(edition, **overrides)
+    named = score_parts(rules, n_players=n, storyteller=storyteller, board_owner=owner,
+                        votes=votes)
+    points = score_round(rules, n_players=n, storyteller=storyteller, board_owner=owner,
+                         votes=votes)
+    assert [sum(p.values()) for p in named] == points
+    assert all(set(p) <= set(POINT_PARTS) for p in named)
+    return named
+
+
+def test_persian_example_itemised() -> None:
+    dan, chris, ruby, eva, kevin = range(5)
+    named = parts("original-2008", 5, dan, [chris, ruby, dan, eva, kevin],
+                  {eva: [0], chris: [2], ruby: [2], kevin: [3]})
+    assert named == [{"storyteller": 3}, {"found": 3, "bonus_votes": 1}, {"found": 3},
+                     {"bonus_votes": 1}, {}]
+
+
+def test_all_or_none_solo_cap_and_single_vote_parts() -> None:
+    assert parts("refresh-2021", 4, 0, [0, 1, 2, 3], {1: [2], 2: [1], 3: [1]})[1] == {
+        "all_or_none": 2, "bonus_votes": 2}
+    solo = parts("original-2008", 3, 0, [0, 1, 1, 2, 2], {1: [0], 2: [1]})
+    assert solo[0] == {"storyteller": 3, "solo_3p": 1}
+    assert solo[1] == {"found": 3, "solo_3p": 1, "bonus_votes": 1}
+    capped = parts("odyssey-2011", 6, 0, list(range(6)), {1: [2], 2: [1], 3: [1], 4: [1],
+                                                          5: [1]})
+    assert capped[1] == {"all_or_none": 2, "bonus_votes": 4, "cap": -1}
+    second = parts("odyssey-2011", 7, 0, list(range(7)),
+                   {1: [0], 2: [0, 1], 3: [1, 2], 4: [2], 5: [3], 6: [0, 3]})
+    assert second[1] == {"found": 3, "single_vote": 1, "bonus_votes": 2}
+
+
+def test_forfeit_part_brings_the_round_to_zero() -> None:
+    game = Game(RuleSet.edition("refresh-2021"), 4, range(84), seed=0)
+    rng = np.random.default_rng(0)
+    game.apply(Tell(0, game.state.hands[0][0], "forfeited", forfeit=True))
+    result = None
+    while result is None:
+        result = game.apply(random_action(game.state, rng))
+    assert result.points[0] == 0
+    named = result.point_parts(0)
+    assert sum(named.values()) == 0 and (not named or named["forfeit"] <= 0)
+    for seat in range(4):
+        assert sum(result.point_parts(seat).values()) == result.points[seat]
