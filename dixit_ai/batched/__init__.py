@@ -21,11 +21,13 @@ import numpy as np
 
 from dixit_ai.agents.random_agent import CLUE_WORDS
 from dixit_ai.batched.agents import BatchedAgent, BatchedRandomAgent, nth_legal
+from dixit_ai.batched.embedding import BatchedEmbeddingAgent
 from dixit_ai.batched.records import to_records
 from dixit_ai.rules import RuleSet
 from dixit_ai.rules.batched import BatchedGames
 
-__all__ = ["CLUE_WORDS", "BatchedAgent", "BatchedGames", "BatchedRandomAgent", "nth_legal",
+__all__ = ["CLUE_WORDS", "BatchedAgent", "BatchedEmbeddingAgent", "BatchedGames",
+           "BatchedRandomAgent", "nth_legal",
            "play_batch", "play_rounds", "to_records"]
 
 
