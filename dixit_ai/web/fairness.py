@@ -49,7 +49,7 @@ def fairness_payload(seed: int, salt: str | None, *, experiment: bool, over: boo
     return {
         "commitment": None if salt is None else commitment(seed, salt),
         "experiment": experiment,
-        "seed": seed if public_seed else None,
+        "seed": str(seed) if public_seed else None,  # text: exact in JavaScript too
         "salt": salt if over else None,
     }
 

@@ -1,9 +1,13 @@
-"""End to end in a real browser: Debian's chromium, headless, driven by Selenium through Debian's
-chromium-driver (no browser download). A person opens a table with three bots, plays a whole game
-through the page, and the final scores on the page match the game record.
+"""End to end in real browsers: Debian's chromium, headless, driven by Selenium through Debian's
+chromium-driver (no browser download).
+
+Two people (two browsers, each its own storage) and a spectator play a whole game with a bot:
+Bea loses her ``/play`` link mid-game and returns to her seat through the invite link; Ann's
+page goes offline as she tells, keeps her clue and sends it by itself once back; the final
+scores on the page match the record; Ann asks for a rematch and both land in its lobby.
 
 Screenshots of every phase go to ``$DIXIT_AI_ARTIFACTS/web_screenshots`` (default
-``runs/web_screenshots``).
+``runs/web_screenshots``); ``docs/screenshots/`` holds a copy.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import os
 import shutil
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +25,7 @@ import pytest
 
 from dixit_ai.records import GameRecord
 from dixit_ai.replay import replay_record
+from tests.web.conftest import server_offering
 from tests.web.servers import ROOT, free_port
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -57,9 +62,9 @@ def server(tmp_path: Path) -> Iterator[str]:
     from dixit_ai.web.app import create_app
 
     port = free_port()
-    config = uvicorn.Config(create_app(tmp_path / "browser.sqlite3", durable=False,
-                                       bot_delay=0.05),
-                            host="127.0.0.1", port=port, log_level="warning",
+    app = create_app(tmp_path / "browser.sqlite3", durable=False, bot_delay=0.05,
+                     server=server_offering())
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
                             ws="websockets-sansio")
     instance = uvicorn.Server(config)
     thread = threading.Thread(target=instance.run, daemon=True)
@@ -74,20 +79,28 @@ def server(tmp_path: Path) -> Iterator[str]:
 
 
 @pytest.fixture
-def browser() -> Iterator[Any]:
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu",
-                     "--disable-dev-shm-usage", "--window-size=1280,900"):
-        options.add_argument(argument)
-    service = webdriver.ChromeService(executable_path=CHROMEDRIVER)
-    try:
-        driver = webdriver.Chrome(options=options, service=service)
-    except WebDriverException as error:
-        pytest.skip(f"chromium could not start: {error.msg}")
-    driver.set_page_load_timeout(30)
-    yield driver
-    driver.quit()
+def browsers() -> Iterator[Callable[[], Any]]:
+    """Start browsers, each with its own profile (its own localStorage)."""
+    started: list[Any] = []
+
+    def start() -> Any:
+        options = webdriver.ChromeOptions()
+        options.binary_location = CHROMIUM
+        for argument in ("--headless=new", "--no-sandbox", "--disable-gpu",
+                         "--disable-dev-shm-usage", "--window-size=1280,900"):
+            options.add_argument(argument)
+        service = webdriver.ChromeService(executable_path=CHROMEDRIVER)
+        try:
+            driver = webdriver.Chrome(options=options, service=service)
+        except WebDriverException as error:
+            pytest.skip(f"chromium could not start: {error.msg}")
+        driver.set_page_load_timeout(30)
+        started.append(driver)
+        return driver
+
+    yield start
+    for driver in started:
+        driver.quit()
 
 
 def screen(driver: Any) -> str:
@@ -98,132 +111,174 @@ def screen(driver: Any) -> str:
         return ""
 
 
-def click_cards(driver: Any, selector: str, count: int) -> None:
-    cards = driver.find_elements(By.CSS_SELECTOR, selector)
+def click_cards(driver: Any, count: int) -> None:
     for index in range(count):
-        cards = driver.find_elements(By.CSS_SELECTOR, selector)
-        cards[index].click()
+        driver.find_elements(By.CSS_SELECTOR, "#stage .card.selectable")[index].click()
 
 
-def test_a_person_plays_a_whole_game_with_three_bots(server: str, browser: Any) -> None:
+def test_two_people_a_spectator_a_lost_link_offline_and_a_rematch(
+        server: str, browsers: Callable[[], Any]) -> None:
     shots = artifacts()
     taken: set[str] = set()
 
-    def shot(name: str, *, wait: float = 0.4, phone: bool = False) -> None:
-        """Save a screenshot of the screen ``name`` (once), if the page still shows it."""
+    def shot(driver: Any, name: str, *, phone: bool = False) -> None:
         if name in taken:
             return
-        browser.execute_script("window.scrollTo(0, 0)")
-        time.sleep(wait)  # images decoded, rabbits hopped
-        if screen(browser) != name and name != "create":
-            return  # a bot moved meanwhile: take this one another time
-        browser.save_screenshot(str(shots / f"{len(taken) + 1:02d}-{name}.png"))
+        driver.execute_script("window.scrollTo(0, 0)")
+        time.sleep(0.3)
+        driver.save_screenshot(str(shots / f"web-{name}.png"))
         if phone:
-            browser.set_window_size(412, 915)
-            time.sleep(0.4)
-            browser.save_screenshot(str(shots / f"phone-{name}.png"))
-            browser.set_window_size(1280, 900)
-            time.sleep(0.2)
+            driver.set_window_size(390, 844)
+            time.sleep(0.3)
+            driver.save_screenshot(str(shots / f"web-phone-{name}.png"))
+            driver.set_window_size(1280, 900)
         taken.add(name)
 
-    wait = WebDriverWait(browser, 20)
-    browser.get(server + "/")
-    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#create-edition option"))
-    browser.find_element(By.ID, "create-name").send_keys("Ann")
-    browser.find_element(By.ID, "create-title").send_keys("Friday night")
-    Select(browser.find_element(By.ID, "create-edition")).select_by_value("refresh-2021")
-    limit = browser.find_element(By.ID, "create-score-limit")
+    ann, bea = browsers(), browsers()
+    wait_ann, wait_bea = WebDriverWait(ann, 20), WebDriverWait(bea, 20)
+    ann.get(server + "/")
+    wait_ann.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#create-deck option"))
+    decks = [o.text for o in ann.find_elements(By.CSS_SELECTOR, "#create-deck option")]
+    assert decks == ["small", "tiny", "mid"]  # the host's decks, nothing typed
+    ann.find_element(By.ID, "create-name").send_keys("Ann")
+    ann.find_element(By.ID, "create-title").send_keys("Friday night")
+    seats = ann.find_element(By.ID, "create-seats")
+    seats.clear()
+    seats.send_keys("3")
+    limit = ann.find_element(By.ID, "create-score-limit")
     limit.clear()
-    limit.send_keys("10")
-    deck = browser.find_element(By.ID, "create-deck")
-    deck.clear()
-    deck.send_keys("dream:size=40")
-    bots = browser.find_elements(By.CSS_SELECTOR, "#create-bots select")
-    assert len(bots) == 3 and all(Select(b).first_selected_option.text == "random" for b in bots)
-    shot("create", wait=0.1)
-    browser.find_element(By.ID, "create-submit").click()
+    limit.send_keys("8")
+    Select(ann.find_element(By.ID, "create-deck")).select_by_value("small")
+    shot(ann, "create")
+    ann.find_element(By.ID, "create-submit").click()
+    wait_ann.until(lambda d: screen(d) == "lobby")
+    invite = ann.find_element(By.ID, "invite-link").get_attribute("value")
+    watch = ann.find_element(By.ID, "watch-link").get_attribute("value")
+    assert "_" not in invite.rsplit("/", 1)[1]
+    assert ann.find_element(By.ID, "recovery-code").text
 
-    wait.until(lambda d: screen(d) == "lobby")
-    invite = browser.find_element(By.ID, "invite-link").get_attribute("value")
-    assert "/join/" in invite
-    assert len(browser.find_elements(By.CSS_SELECTOR, "#stage .seat-list li")) == 4
-    shot("lobby")
-    # The invite link opens the join page (in another tab; nobody joins: bots fill the seats).
-    lobby_tab = browser.current_window_handle
-    browser.switch_to.new_window("tab")
-    browser.get(invite)
-    wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#join-seats li")) == 4)
-    assert "Friday night" in browser.find_element(By.ID, "join-title").text
-    assert browser.find_element(By.ID, "join-submit").is_displayed()
-    browser.save_screenshot(str(shots / "join.png"))
-    browser.close()
-    browser.switch_to.window(lobby_tab)
-    browser.find_element(By.ID, "start").click()
+    bea.get(invite)
+    wait_bea.until(lambda d: d.find_element(By.ID, "join-submit").is_displayed())
+    shot(bea, "join")
+    bea.find_element(By.ID, "join-name").send_keys("Bea")
+    bea.find_element(By.ID, "join-submit").click()
+    wait_bea.until(lambda d: screen(d) == "lobby")
+    shot(ann, "lobby")
+    bea_play_tab = bea.current_window_handle
+    bea.switch_to.new_window("tab")  # the spectator, in a tab of Bea's browser
+    bea.get(watch)
+    spectator_tab = bea.current_window_handle
+    bea.switch_to.window(bea_play_tab)
+    ann.find_element(By.ID, "start").click()
 
-    deadline = time.monotonic() + 60
-    html_clue_checked = False
-    while True:
-        assert time.monotonic() < deadline, f"stuck on screen {screen(browser)!r}"
-        current = screen(browser)
-        try:
-            if current == "tell":
-                shot("tell")
-                click_cards(browser, "#stage .card.selectable", 1)
-                clue = browser.find_element(By.ID, "clue")
-                clue.send_keys(HTML_CLUE if not html_clue_checked else "a quiet storm")
-                browser.find_element(By.ID, "tell").click()
-                wait.until(lambda d: screen(d) != "tell")
-            elif current == "play":
-                shot("play")
-                button = browser.find_element(By.ID, "play")
-                n = 2 if "2" in button.text else 1
-                click_cards(browser, "#stage .card.selectable", n)
-                browser.find_element(By.ID, "play").click()
-                wait.until(lambda d: screen(d) != "play")
-            elif current == "vote":
-                assert browser.find_elements(By.CSS_SELECTOR, "#stage .card.mine")
-                click_cards(browser, "#stage .card.selectable", 1)
-                shot("vote", wait=0.2, phone=True)
-                browser.find_element(By.ID, "vote").click()
-                wait.until(lambda d: screen(d) != "vote")
-            elif current == "reveal":
-                clue_text = browser.find_element(By.CSS_SELECTOR, "#stage .reveal h2 .clue").text
-                if HTML_CLUE in clue_text:
-                    # Shown as text: the markup is visible, no element was made from it.
-                    assert not browser.find_elements(By.CSS_SELECTOR, "#stage h2 b")
-                    html_clue_checked = True
-                shot("reveal", wait=1.6)
-                browser.find_element(By.ID, "continue").click()
-                time.sleep(0.05)
-            elif current == "over":
-                break
-            elif current.startswith("wait-"):
-                shot(current, wait=0.2)
-                time.sleep(0.05)
-            else:
-                time.sleep(0.05)
-        except (StaleElementReferenceException, IndexError):
-            continue  # the page re-rendered under us (a bot moved): look again
+    lost_link, offline_checked, html_checked = False, False, False
+    deadline = time.monotonic() + 150
+    done: set[str] = set()
+    while done != {"ann", "bea"}:
+        assert time.monotonic() < deadline, (screen(ann), screen(bea))
+        for who, driver in (("ann", ann), ("bea", bea)):
+            current = screen(driver)
+            try:
+                if current == "over":
+                    done.add(who)
+                elif current == "tell":
+                    shot(driver, "tell")
+                    assert driver.title.startswith("● Your turn")
+                    assert "Your turn" in driver.find_element(By.ID, "announce").text
+                    click_cards(driver, 1)
+                    clue = driver.find_element(By.ID, "clue")
+                    if who == "ann" and not offline_checked:
+                        driver.execute_cdp_cmd("Network.enable", {})
+                        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
+                            "offline": True, "latency": 0, "downloadThroughput": -1,
+                            "uploadThroughput": -1})
+                        driver.execute_script("play.socket.close()")
+                        WebDriverWait(driver, 10).until(
+                            lambda d: d.find_element(By.ID, "offline").is_displayed())
+                        clue.send_keys("a quiet storm")
+                        driver.find_element(By.ID, "tell").click()
+                        assert driver.find_element(By.ID, "clue").get_attribute(
+                            "value") == "a quiet storm"  # the typed clue is kept
+                        shot(driver, "offline")
+                        driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
+                            "offline": False, "latency": 0, "downloadThroughput": -1,
+                            "uploadThroughput": -1})
+                        WebDriverWait(driver, 20).until(lambda d: screen(d) != "tell")
+                        assert not driver.find_element(By.ID, "offline").is_displayed()
+                        offline_checked = True
+                        continue
+                    clue.send_keys(HTML_CLUE)
+                    driver.find_element(By.ID, "tell").click()
+                    WebDriverWait(driver, 10).until(lambda d: screen(d) != "tell")
+                elif current in ("play", "vote"):
+                    shot(driver, current, phone=current == "vote")
+                    count = 1
+                    if current == "play":
+                        count = 2 if "2" in driver.find_element(By.ID, "play").text else 1
+                    click_cards(driver, count)
+                    driver.find_element(By.ID, current).click()
+                    WebDriverWait(driver, 10).until(lambda d, c=current: screen(d) != c)
+                elif current == "reveal":
+                    clue_text = driver.find_element(By.CSS_SELECTOR, ".reveal h2 .clue").text
+                    if HTML_CLUE in clue_text:
+                        assert not driver.find_elements(By.CSS_SELECTOR, "#stage h2 b")
+                        html_checked = True
+                    shot(driver, "reveal")
+                    if who == "bea" and not lost_link:
+                        # Bea loses her /play link: the invite link brings her back to her seat.
+                        driver.get(server + "/")
+                        driver.get(invite)
+                        WebDriverWait(driver, 20).until(
+                            lambda d: "/play" in d.current_url and screen(d))
+                        names = driver.find_elements(By.CSS_SELECTOR, ".player.me .name")
+                        assert names and names[0].text == "Bea"
+                        lost_link = True
+                        continue
+                    driver.find_element(By.ID, "continue").click()
+            except (StaleElementReferenceException, IndexError):
+                continue
+        time.sleep(0.05)
 
-    shot("over", wait=0.5)
-    assert html_clue_checked
-    rows = browser.find_elements(By.CSS_SELECTOR, "#final-scores tr")
+    assert lost_link and offline_checked and html_checked
+    shot(ann, "over")
+    rows = ann.find_elements(By.CSS_SELECTOR, "#final-scores tr")
     page_scores = {int(row.get_attribute("data-seat")):
                    int(row.find_element(By.CSS_SELECTOR, ".final-score").text) for row in rows}
-    link = browser.find_element(By.ID, "record-link").get_attribute("href")
+    link = ann.find_element(By.ID, "record-link").get_attribute("href")
     record = GameRecord.from_json(httpx.get(link, timeout=10).text)
     replay_record(record)
     assert page_scores == dict(enumerate(record.final_scores))
-    winners = browser.find_element(By.ID, "winners").text
-    names = [record.header["web"]["players"][seat] for seat in record.winners]
-    assert all(name in winners for name in names)
-    assert ("share" in winners) == (len(names) > 1)
-    assert record.header["agents"][0] == {"name": "human", "player": "Ann"}
-    assert [a["name"] for a in record.header["agents"][1:]] == ["random"] * 3
-
-    # The same page on a phone: one more look at the final screen.
-    browser.set_window_size(412, 915)
-    time.sleep(0.3)
-    browser.save_screenshot(str(shots / "phone-over.png"))
-    expected = {"create", "lobby", "tell", "play", "vote", "reveal", "over"}
-    assert expected <= taken, taken
+    assert [a.get("player") for a in record.header["agents"][:2]] == ["Ann", "Bea"]
+    assert str(record.header["seed"]) in ann.find_element(By.ID, "deal").text
+    # Full bot names, never cut off.
+    for name in ann.find_elements(By.CSS_SELECTOR, ".player .name"):
+        assert name.text in ("Ann", "Bea", "random bot 1")
+        assert ann.execute_script("return arguments[0].scrollWidth <= arguments[0].clientWidth",
+                                  name)
+    # The spectator saw the game end and never a hand.
+    bea.switch_to.window(spectator_tab)
+    WebDriverWait(bea, 20).until(lambda d: screen(d) in ("reveal", "over"))
+    assert "watching" in bea.find_element(By.ID, "table-title").text
+    shot(bea, "spectator")
+    alts = [img.get_attribute("alt") for img in bea.find_elements(By.CSS_SELECTOR, ".card img")]
+    assert alts and all(alt.startswith("card: ") and len(alt) > 8 for alt in alts)
+    bea.switch_to.window(bea_play_tab)
+    # Rules help, history, and a rematch with the same seats.
+    ann.find_element(By.ID, "help-button").click()
+    assert "reaches 8 points" in ann.find_element(By.ID, "panel-body").text
+    shot(ann, "help")
+    ann.find_element(By.ID, "panel-close").click()
+    ann.find_element(By.ID, "history-button").click()
+    WebDriverWait(ann, 10).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#history-list li"))
+    assert len(ann.find_elements(By.CSS_SELECTOR, "#history-list li")) == len(record.rounds)
+    shot(ann, "history")
+    ann.find_element(By.ID, "panel-close").click()
+    ann.find_element(By.ID, "rematch").click()
+    for driver in (ann, bea):
+        WebDriverWait(driver, 20).until(lambda d: screen(d) == "lobby")
+        names = [n.text for n in driver.find_elements(By.CSS_SELECTOR, "#stage .seat-list li")]
+        assert "Ann" in names[0] and "Bea" in names[1]
+    shot(bea, "rematch")
+    expected = {"create", "join", "lobby", "tell", "play", "vote", "reveal", "offline", "over",
+                "spectator", "help", "history", "rematch"}
+    assert expected <= taken, expected - taken

@@ -34,9 +34,9 @@ def test_a_creator_fixes_a_seed_only_on_an_experiment_table_shown_to_all(
     bea = join(client, made["invite"], "Bea")
     for seat in (ann, bea):
         fairness = seat.state()["table"]["fairness"]
-        assert fairness["experiment"] is True and fairness["seed"] == 424242
+        assert fairness["experiment"] is True and fairness["seed"] == "424242"
     summary = client.get(f"/api/invites/{made['invite']}").json()["table"]
-    assert summary["fairness"]["experiment"] is True and summary["fairness"]["seed"] == 424242
+    assert summary["fairness"]["experiment"] is True and summary["fairness"]["seed"] == "424242"
 
 
 def test_nothing_received_before_the_end_reveals_the_seed_or_another_hand(
@@ -64,11 +64,11 @@ def test_nothing_received_before_the_end_reveals_the_seed_or_another_hand(
         session = table.session
         assert session is not None and session.state.is_over
         fairness = final["table"]["fairness"]
-        assert fairness["seed"] == table.seed and fairness["salt"] == table.salt
-        assert fairness["commitment"] == commitment(fairness["seed"], fairness["salt"])
+        assert fairness["seed"] == str(table.seed) and fairness["salt"] == table.salt
+        assert fairness["commitment"] == commitment(int(fairness["seed"]), fairness["salt"])
         commitments.add(fairness["commitment"])
         # The published seed deals the recorded game.
-        replay = Session(rules=session.rules, seed=fairness["seed"], seats=session.seats,
+        replay = Session(rules=session.rules, seed=int(fairness["seed"]), seats=session.seats,
                          card_ids=session.card_ids, deck_entry=session.deck_entry)
         for event in session.events:
             replay.apply(event)

@@ -67,6 +67,19 @@ function show(screen) {
   for (const id of ["screen-create", "screen-join", "screen-play"]) $(id).hidden = id !== screen;
 }
 
+// ------------------------------------------------------------------ seats kept in this browser
+
+function seats() {
+  try { return JSON.parse(localStorage.getItem("dixit-seats") || "{}"); } catch (e) { return {}; }
+}
+function keepSeat(invite, token, code) {
+  const all = seats();
+  all[invite] = { token, code: code || (all[invite] && all[invite].code) || null };
+  localStorage.setItem("dixit-seats", JSON.stringify(all));
+}
+function seatFor(invite) { return seats()[invite] || null; }
+function inviteOf(table) { return table.invite_path ? table.invite_path.slice(6) : null; }
+
 // ------------------------------------------------------------------ create a table
 
 let OPTIONS = null;
@@ -78,6 +91,8 @@ async function initCreate() {
   for (const e of OPTIONS.editions) {
     edition.append(el("option", { value: e.name, text: e.name, selected: e.name === "refresh-2021" }));
   }
+  const deck = $("create-deck");
+  for (const d of OPTIONS.decks) deck.append(el("option", { value: d.name, text: d.name, selected: d.name === OPTIONS.default_deck }));
   edition.addEventListener("change", syncCreate);
   $("create-seats").addEventListener("input", syncCreate);
   $("create-name").value = localStorage.getItem("dixit-name") || "";
@@ -102,10 +117,12 @@ function syncCreate() {
   for (let seat = 1; seat < n; seat++) {
     const select = el("select", { "data-seat": seat, "aria-label": `seat ${seat + 1}` });
     for (const bot of OPTIONS.bots) {
-      select.append(el("option", { value: bot.name, text: bot.available ? bot.name : `${bot.name} (not installed)`,
+      const note = bot.status === "warming" ? " (warming up…)" : bot.status === "failed" ? " (unavailable)" : "";
+      select.append(el("option", { value: bot.name, text: bot.name + note,
         title: bot.description, disabled: !bot.available }));
     }
-    select.value = previous[seat - 1] || (OPTIONS.bots.some((b) => b.name === "random") ? "random" : OPTIONS.bots[0].name);
+    const ready = OPTIONS.bots.filter((b) => b.available);
+    select.value = previous[seat - 1] || (ready.some((b) => b.name === "random") ? "random" : (ready[0] || OPTIONS.bots[0]).name);
     list.append(el("label", {}, `Seat ${seat + 1}: if nobody joins,`, select, "plays"));
   }
 }
@@ -120,7 +137,7 @@ async function submitCreate(event) {
     title: $("create-title").value.trim() || null,
     edition: info.name,
     seats: parseInt($("create-seats").value, 10),
-    deck: $("create-deck").value.trim() || "dream",
+    deck: $("create-deck").value,
     bots: [...$("create-bots").querySelectorAll("select")].map((s) => s.value),
     move_timer: $("create-timer").value ? parseInt($("create-timer").value, 10) : null,
     takeover: $("create-takeover").checked,
@@ -131,6 +148,7 @@ async function submitCreate(event) {
     const made = await api("/api/tables", {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
     });
+    keepSeat(made.invite, made.token, made.recovery_code);
     enterTable(made.token);
   } catch (error) {
     toast(error.message, true);
@@ -143,6 +161,14 @@ async function submitCreate(event) {
 
 async function initJoin(invite) {
   show("screen-join");
+  const held = seatFor(invite);
+  if (held) {  // this browser holds a seat at this table: back to it
+    try {
+      await api("/api/state", { headers: { "X-Seat-Token": held.token } });
+      enterTable(held.token);
+      return;
+    } catch (error) { /* given up or cleaned up: join as anyone would */ }
+  }
   try {
     const summary = await api(`/api/invites/${encodeURIComponent(invite)}`);
     const table = summary.table;
@@ -154,7 +180,10 @@ async function initJoin(invite) {
     if (table.status !== "lobby") {
       $("join-form").hidden = true;
       list.after(el("p", { class: "note", text: "This game has already started." }));
+      if (summary.watch_path) { $("join-watch").hidden = false; $("join-watch-link").href = summary.watch_path; }
     }
+    const pick = $("recover-seat");
+    for (const s of table.seats) if (s.person || s.kind === "human") pick.append(el("option", { value: s.seat, text: s.name || `seat ${s.seat + 1}` }));
   } catch (error) {
     toast(error.message, true);
     $("join-form").hidden = true;
@@ -168,7 +197,21 @@ async function initJoin(invite) {
       const joined = await api(`/api/invites/${encodeURIComponent(invite)}/join`, {
         method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ name }),
       });
+      keepSeat(invite, joined.token, joined.recovery_code);
       enterTable(joined.token);
+    } catch (error) {
+      toast(error.message, true);
+    }
+  });
+  $("recover-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    try {
+      const got = await api(`/api/invites/${encodeURIComponent(invite)}/recover`, {
+        method: "POST", headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ seat: parseInt($("recover-seat").value, 10), code: $("recover-code").value.trim() }),
+      });
+      keepSeat(invite, got.token, $("recover-code").value.trim());
+      enterTable(got.token);
     } catch (error) {
       toast(error.message, true);
     }
@@ -182,8 +225,9 @@ function enterTable(token) {
 // ------------------------------------------------------------------ play
 
 const play = {
-  token: null, socket: null, state: null, selection: [], clue: "", seenRound: -1,
-  hopped: -1, hopTimer: -1, retry: 500, timerBase: null, refs: 0,
+  token: null, watch: null, socket: null, state: null, selection: [], clue: "", seenRound: -1,
+  hopped: -1, hopTimer: -1, retry: 500, timerBase: null, readingBase: null, refs: 0,
+  outbox: null, captions: {}, captionsFor: null, history: null, myTurnKey: null,
 };
 
 function initPlay() {
@@ -191,7 +235,23 @@ function initPlay() {
   if (!match) { location.href = "/"; return; }
   play.token = decodeURIComponent(match[1]);
   play.seenRound = parseInt(sessionStorage.getItem(`dixit-seen-${play.token}`) || "-1", 10);
+  startPlay();
+}
+
+function initWatch(watch) {
+  play.watch = watch;
+  startPlay();
+}
+
+function startPlay() {
   show("screen-play");
+  $("help-button").hidden = false;
+  $("history-button").hidden = false;
+  $("help-button").onclick = showHelp;
+  $("history-button").onclick = () => { play.history = "wanted"; sendNow({ type: "history" }); };
+  $("panel-close").onclick = () => { $("panel").hidden = true; };
+  $("sound").checked = localStorage.getItem("dixit-sound") === "1";
+  $("sound").onchange = () => localStorage.setItem("dixit-sound", $("sound").checked ? "1" : "0");
   connect();
   setInterval(tickTimer, 250);
 }
@@ -201,35 +261,63 @@ function connect() {
   const socket = new WebSocket(`${scheme}://${location.host}/ws`);
   play.socket = socket;
   socket.onopen = () => {
-    socket.send(JSON.stringify({ type: "hello", token: play.token }));
+    socket.send(JSON.stringify(play.watch ? { type: "hello", watch: play.watch } : { type: "hello", token: play.token }));
     $("connection").classList.add("on");
+    $("offline").hidden = true;
     play.retry = 500;
   };
   socket.onmessage = (event) => receive(JSON.parse(event.data));
   socket.onclose = (event) => {
     $("connection").classList.remove("on");
-    if (event.code === 4401) return;
+    if (play.socket !== socket) return;
+    if (event.code >= 4400 && event.code < 4500 && event.code !== 4503) return;
+    $("offline").hidden = false;
     setTimeout(connect, play.retry);
-    play.retry = Math.min(play.retry * 2, 8000);
+    play.retry = Math.min(play.retry * 2, 4000);
   };
 }
 
+function sendNow(message) {
+  if (!play.socket || play.socket.readyState !== WebSocket.OPEN) return false;
+  play.socket.send(JSON.stringify(message));
+  return true;
+}
+
+// A move made while offline waits in the outbox and goes as soon as the page is back online,
+// if it still applies (the same phase of the same round).
 function send(message) {
   message.ref = ++play.refs;
-  if (!play.socket || play.socket.readyState !== WebSocket.OPEN) {
-    toast("Not connected; trying again…", true);
+  const game = play.state && play.state.game;
+  const key = game ? `${game.phase}/${game.round}` : "lobby";
+  if (!sendNow(message)) {
+    play.outbox = { message, key };
+    $("offline").hidden = false;
+    $("offline-pending").textContent = "your move will be sent when the connection is back.";
+    render();
     return;
   }
-  play.socket.send(JSON.stringify(message));
+  play.outbox = null;
 }
+
 
 function receive(message) {
   if (message.type === "error") {
     toast(message.message, true);
-    if (message.status === 401) $("stage").replaceChildren(el("p", { text: message.message }));
+    if (message.status === 401 || message.status === 410) $("stage").replaceChildren(el("p", { text: message.message }));
     return;
   }
   if (message.type === "left") { location.href = "/"; return; }
+  if (message.type === "notice") { $("notice").textContent = message.message; $("notice").hidden = false; return; }
+  if (message.type === "history") { if (play.history === "wanted") showHistory(message.rounds); return; }
+  if (message.type === "moved") {  // a rematch: the same token opens the new table
+    if (play.watch) { location.href = message.watch_path; return; }
+    play.seenRound = -1; play.state = null; play.clue = "";
+    sessionStorage.removeItem(`dixit-seen-${play.token}`);
+    play.socket.close();
+    connect();
+    return;
+  }
+  if (message.type === "ack") { if (play.lastTell === message.ref) play.clue = ""; return; }
   if (message.type !== "state") return;
   const before = play.state;
   play.state = message;
@@ -237,9 +325,73 @@ function receive(message) {
   const key = game ? `${game.phase}/${game.round}` : "lobby";
   const beforeKey = before && before.game ? `${before.game.phase}/${before.game.round}` : "lobby";
   if (key !== beforeKey) { play.selection = []; }
-  if (message.table.deadline_in !== null) play.timerBase = { at: performance.now(), left: message.table.deadline_in };
-  else play.timerBase = null;
+  const you = message.you;
+  play.timerBase = you.deadline_in !== null && you.deadline_in !== undefined ? { at: performance.now(), left: you.deadline_in } : null;
+  play.readingBase = you.reading_for !== null && you.reading_for !== undefined ? { at: performance.now(), left: you.reading_for } : null;
+  if (!play.watch && message.table.invite_path) keepSeat(inviteOf(message.table), play.token);
+  if (play.captionsFor !== message.table.id) {
+    play.captionsFor = message.table.id;
+    api(`/api/tables/${message.table.id}/captions`).then((c) => { play.captions = c || {}; render(); }).catch(() => {});
+  }
+  if (play.outbox) {
+    const pending = play.outbox;
+    play.outbox = null;
+    $("offline-pending").textContent = "";
+    if (pending.key === key) { sendNow(pending.message); toast("Back online: your move was sent"); }
+  }
   render();
+  notifyTurn();
+}
+
+function myTurn() {
+  const { you, game } = play.state;
+  return !play.watch && game && game.phase !== "over" && you.controller === "human" && game.pending.includes(you.seat);
+}
+
+function notifyTurn() {
+  const game = play.state.game;
+  const key = myTurn() ? `${game.phase}/${game.round}` : null;
+  if (key && key !== play.myTurnKey) {
+    const what = { tell: "you are the storyteller", play: "choose your card", vote: "vote" }[game.phase];
+    $("announce").textContent = `Your turn: ${what}.`;
+    if ($("sound").checked) beep();
+  }
+  play.myTurnKey = key;
+  document.title = `${key ? "● Your turn · " : ""}${play.state.table.title} · dixit-ai`;
+}
+
+function beep() {
+  try {
+    const audio = new (window.AudioContext || window.webkitAudioContext)();
+    const tone = audio.createOscillator();
+    const gain = audio.createGain();
+    tone.frequency.value = 660; gain.gain.value = 0.08;
+    tone.connect(gain); gain.connect(audio.destination);
+    tone.start(); tone.stop(audio.currentTime + 0.18);
+  } catch (e) { /* no audio here */ }
+}
+
+function showPanel(title, ...children) {
+  $("panel-body").replaceChildren(el("h2", { text: title }), ...children);
+  $("panel").hidden = false;
+}
+
+function showHelp() {
+  const { table } = play.state;
+  showPanel("How to play", el("ul", {}, table.rules_help.map((line) => el("li", { text: line }))),
+    el("p", { class: "note", text: table.fairness.experiment
+      ? `This table is an experiment: its seed (${table.fairness.seed}) was chosen and is known to all, so the deal is not secret.`
+      : "The deal is secret: the server drew the seed, and publishes it with its salt when the game ends. Check it against this commitment:" }),
+    el("p", { class: "fair", id: "commitment", text: `commitment ${table.fairness.commitment}` }),
+    table.fairness.salt ? el("p", { class: "fair", text: `seed ${table.fairness.seed} · salt ${table.fairness.salt}` }) : null);
+}
+
+function showHistory(rounds) {
+  play.history = null;
+  showPanel("Earlier rounds", rounds.length ? el("ol", { id: "history-list" }, rounds.map((r) => el("li", { "data-round": r.round },
+    el("h3", {}, `${seatName(r.storyteller)}: `, el("span", { class: "clue", text: r.clue })),
+    el("div", { class: "cards" }, r.board.map((card, position) => cardButton(card, { selectable: false,
+      label: seatName(r.board_owner[position]), mine: r.board_owner[position] === r.storyteller })))))) : el("p", { text: "No round has been revealed yet." }));
 }
 
 function seatName(seat) {
@@ -251,8 +403,7 @@ function seatColour(seat) { return play.state.table.seats[seat].colour; }
 
 function render() {
   const { table, you, game } = play.state;
-  document.title = `${table.title} · dixit-ai`;
-  $("table-title").textContent = `${table.title} · ${table.edition}`;
+  $("table-title").textContent = `${table.title} · ${table.edition}` + (table.fairness.experiment ? " · experiment (seed known to all)" : "") + (play.watch ? " · watching" : "");
   renderPlayers();
   renderLeave();
   renderTrack();
@@ -262,6 +413,7 @@ function render() {
   const last = game.last_round;
   if (last && last.round > play.seenRound) { renderReveal(stage, last, game); return; }
   if (game.phase === "over") { renderEnd(stage, game); return; }
+  if (play.watch) { renderWatch(stage, game); return; }
   if (you.controller === "bot") { renderTakenOver(stage); return; }
   if (game.phase === "tell") renderTell(stage, game);
   else if (game.phase === "play") renderPlay(stage, game);
@@ -272,7 +424,13 @@ function banner(text) { $("banner-text").textContent = text; }
 
 function tickTimer() {
   const box = $("timer");
-  if (!play.timerBase) { box.textContent = ""; return; }
+  const reading = $("reading");
+  if (reading && play.readingBase) {
+    const left = Math.max(0, play.readingBase.left - (performance.now() - play.readingBase.at) / 1000);
+    reading.textContent = `next round in ${Math.ceil(left)} s`;
+    if (left <= 0) { play.readingBase = null; const next = $("continue"); if (next) next.click(); }
+  }
+  if (!play.timerBase || !myTurn()) { box.textContent = ""; return; }
   const left = Math.max(0, play.timerBase.left - (performance.now() - play.timerBase.at) / 1000);
   box.textContent = `time left: ${Math.ceil(left)} s`;
 }
@@ -286,14 +444,14 @@ function renderPlayers() {
     if (s.kind === "open") tags.push(el("span", { class: "badge", text: "open seat" }));
     if (game && game.phase !== "over" && game.storyteller === s.seat) tags.push(el("span", { class: "badge teller", text: "storyteller" }));
     if (s.seat === 0) tags.push(el("span", { class: "badge", text: "creator" }));
-    if (s.seat === you.seat) tags.push(el("span", { class: "badge", text: "you" }));
+    if (s.seat === you.seat && !play.watch) tags.push(el("span", { class: "badge", text: "you" }));
     if (s.kind === "human") tags.push(el("span", { class: "dot" + (s.connected ? " on" : ""), title: s.connected ? "online" : "offline" }));
     let status = "";
     if (game && game.phase !== "over") {
       if (game.pending.includes(s.seat)) status = "…";
       else if (game.phase !== "tell" && game.storyteller !== s.seat) status = "✓";
     }
-    return el("div", { class: "player" + (s.seat === you.seat ? " me" : ""), "data-seat": s.seat },
+    return el("div", { class: "player" + (s.seat === you.seat && !play.watch ? " me" : ""), "data-seat": s.seat },
       rabbit(s.colour),
       el("div", { class: "who" }, el("div", { class: "name", text: s.name || "open seat" }), el("div", { class: "tags" }, tags)),
       el("span", { class: "status", text: status, title: "… still to act · ✓ done" }),
@@ -304,7 +462,7 @@ function renderPlayers() {
 function renderLeave() {
   const { table, you, game } = play.state;
   const box = $("players");
-  if (game && game.phase !== "over" && table.takeover && you.controller === "human") {
+  if (!play.watch && game && game.phase !== "over" && table.takeover && you.controller === "human") {
     box.append(el("button", { id: "leave-game", type: "button", class: "small leave",
       text: "Leave: a bot takes my seat",
       onclick: () => { if (confirm("Leave the game? A bot will play your seat; you can take it back later.")) send({ type: "leave" }); } }));
@@ -353,7 +511,8 @@ function renderTrack() {
 function pos(value, top) { return 3 + 94 * Math.min(value, top) / top; }
 
 function cardImage(card) {
-  return el("img", { src: `/api/tables/${play.state.table.id}/cards/${card}`, alt: "a card", loading: "lazy" });
+  const caption = play.captions[String(card)];
+  return el("img", { src: `/api/tables/${play.state.table.id}/cards/${card}`, alt: caption ? `card: ${caption}` : `card ${card}`, loading: "lazy" });
 }
 
 function cardButton(card, { selectable, selected, mine, number, label, onclick, extra }) {
@@ -397,11 +556,20 @@ function renderLobby(stage) {
     s.seat === you.seat ? el("span", { class: "badge", text: "you" }) : null)));
   const parts = [el("h2", { text: "The table" }), seats, el("p", { class: "hint", text: "Send this private link to the people you want to play with:" }),
     el("div", { class: "invite" }, input, copy)];
+  if (table.watch_path) {
+    parts.push(el("p", { class: "hint", text: "Others can watch (public information only) through this link:" }),
+      el("div", { class: "invite" }, el("input", { id: "watch-link", readonly: true, value: `${location.origin}${table.watch_path}`, onclick: (e) => e.target.select() })));
+  }
+  const held = seatFor(inviteOf(table));
+  if (held && held.code) {
+    parts.push(el("p", { class: "hint" }, "Your recovery code, in case you lose this page's link: ", el("span", { class: "code", id: "recovery-code", text: held.code })));
+  }
   const rules = `${table.edition}, ${table.n_players} players, ` + (table.ends === "score" ? `to ${table.score_limit} points` : "until the draw pile runs out")
-    + (table.move_timer ? `, ${table.move_timer} s per move` : "") + `, deck ${table.deck}`;
+    + (table.move_timer ? `, ${table.move_timer} s per move` : "") + `, deck ${table.deck}`
+    + (table.fairness.experiment ? `; experiment: the seed ${table.fairness.seed} is known to all` : "; secret deal, commitment " + table.fairness.commitment.slice(0, 16) + "…");
   parts.push(el("p", { class: "note", text: rules }));
   if (you.creator) parts.push(el("button", { id: "start", class: "primary", type: "button", text: "Start the game", onclick: () => send({ type: "start" }) }));
-  else parts.push(el("button", { id: "leave", type: "button", text: "Leave the table", onclick: () => send({ type: "leave" }) }));
+  else if (!play.watch) parts.push(el("button", { id: "leave", type: "button", text: "Leave the table", onclick: () => send({ type: "leave" }) }));
   stage.dataset.screen = "lobby";
   stage.replaceChildren(...parts);
 }
@@ -432,8 +600,8 @@ function renderTell(stage, game) {
     oninput: (e) => { play.clue = e.target.value; counter.textContent = `${play.clue.length}/200`; submit.disabled = !ready(); } });
   const counter = el("span", { class: "counter", text: `${play.clue.length}/200` });
   const ready = () => play.selection.length === 1 && play.clue.trim().length > 0;
-  const submit = el("button", { id: "tell", class: "primary", type: "button", text: "Tell", disabled: !ready(),
-    onclick: () => { send({ type: "tell", card: play.selection[0], clue: play.clue.trim() }); play.clue = ""; } });
+  const submit = el("button", { id: "tell", class: "primary", type: "button", text: play.outbox ? "Waiting to send…" : "Tell", disabled: !ready() || !!play.outbox,
+    onclick: () => { send({ type: "tell", card: play.selection[0], clue: play.clue.trim() }); play.lastTell = play.refs; } });
   input.addEventListener("keydown", (e) => { if (e.key === "Enter" && ready()) submit.click(); });
   stage.replaceChildren(
     el("p", { class: "hint", text: "Pick a card from your hand, then give a clue that some, but not all, will find." }),
@@ -529,13 +697,17 @@ function renderReveal(stage, last, game) {
     text: game.phase === "over" ? "See the final scores" : "Next round",
     onclick: () => {
       play.seenRound = last.round;
-      sessionStorage.setItem(`dixit-seen-${play.token}`, String(last.round));
+      if (!play.watch) {
+        sessionStorage.setItem(`dixit-seen-${play.token}`, String(last.round));
+        sendNow({ type: "seen", round: last.round });
+      }
       play.selection = [];
       render();
     } });
   stage.replaceChildren(el("div", { class: "reveal" },
     el("h2", {}, `${seatName(last.storyteller)} told `, el("span", { class: "clue", text: last.clue })),
-    el("div", { class: "action-row" }, el("div", { class: `outcome ${last.outcome}`, text: outcomeText }), next),
+    el("div", { class: "action-row" }, el("div", { class: `outcome ${last.outcome}`, text: outcomeText }),
+      play.readingBase && game.phase !== "over" ? el("span", { id: "reading", class: "note", text: "" }) : null, next),
     board,
     el("table", { class: "points" }, el("thead", {}, el("tr", {}, el("th", { text: "Player" }), el("th", { text: "Why" }),
       el("th", { text: "Points" }), el("th", { text: "Score" }))), el("tbody", {}, rows))));
@@ -554,9 +726,21 @@ function renderEnd(stage, game) {
     rabbit(game.winners.length === 1 ? seatColour(game.winners[0]) : "#f2c14e", "trophy"),
     el("h2", { id: "winners", text: title }),
     el("table", { class: "points", id: "final-scores" }, el("tbody", {}, rows)),
+    el("p", { class: "fair", id: "deal", text: `seed ${play.state.table.fairness.seed} · salt ${play.state.table.fairness.salt} · commitment ${play.state.table.fairness.commitment}` }),
     el("div", { class: "actions" },
       record ? el("a", { class: "button", id: "record-link", href: record, download: "", text: "Download the game record" }) : null,
+      play.state.you.creator && !play.state.table.rematch ? el("button", { id: "rematch", class: "primary", type: "button", text: "Rematch: same seats, new deal", onclick: () => send({ type: "rematch" }) }) : null,
       el("a", { class: "button", href: "/", text: "Open a new table" }))));
+}
+
+function renderWatch(stage, game) {
+  stage.dataset.screen = `watch-${game.phase}`;
+  const teller = seatName(game.storyteller);
+  const waiting = waitingFor(game);
+  banner(game.phase === "tell" ? `${teller} is choosing a card and a clue…` : `Waiting for ${waiting} to ${game.phase}…`);
+  stage.replaceChildren(el("p", { class: "spectating", text: "You are watching: you see what every player sees, never a hand." }),
+    game.clue ? el("div", { class: "clue", id: "clue-text", text: game.clue }) : null,
+    game.board.length ? el("div", { class: "cards board" }, game.board.map((card, position) => cardButton(card, { selectable: false, number: position + 1 }))) : null);
 }
 
 // ------------------------------------------------------------------ routing
@@ -565,5 +749,6 @@ function renderEnd(stage, game) {
   const path = location.pathname;
   if (path.startsWith("/join/")) initJoin(decodeURIComponent(path.slice(6)));
   else if (path === "/play") initPlay();
+  else if (path.startsWith("/watch/")) initWatch(decodeURIComponent(path.slice(7)));
   else initCreate().catch((error) => toast(error.message, true));
 })();
