@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from dixit_ai.agents import Agent, Choice, Story, as_choice
+from dixit_ai.agents import Agent, Choice, Story
 from dixit_ai.rules import Phase, View
 from envs.core import DixitCore
 from envs.encoding import Encoding
@@ -178,8 +178,9 @@ def role_metrics(record: Any, seat: int) -> dict[str, float]:
             told += 1
             teller_points += round_.points[seat]
             continue
-        ballot = round_.votes.get(seat, round_.votes.get(str(seat), [])) if isinstance(
-            round_.votes, dict) else round_.votes[seat]
+        all_votes: Any = round_.votes
+        ballot: Sequence[int] = (all_votes.get(seat, all_votes.get(str(seat), ()))
+                                 if isinstance(all_votes, dict) else all_votes[seat])
         for position in ballot:
             votes += 1
             found += int(round_.board_owner[position] == storyteller)

@@ -1,4 +1,4 @@
-"""Train a masked PPO guesser and a masked PPO storyteller on embedding observations (CleanRL style).
+"""Train a masked PPO guesser and a masked PPO storyteller on embedding observations.
 
 One learning seat of ``dixit_ai/Dixit-v0`` with flat embedding observations
 (``observation="embedding"``, PCA to ``embedding_dim`` directions, each slot's similarity to the

@@ -126,7 +126,7 @@ def test_custom_clue_proposer_and_its_errors() -> None:
     with pytest.raises(ValueError, match="clue proposer must give 3"):
         make(dixit_v0.env, CELLS[0], actions="discrete", clues_per_card=3,
              clue_proposer=lambda card: ("a", "b"))
-    with pytest.raises(ValueError, match="observation must be .ids., .onehot. or .embedding."):
+    with pytest.raises(ValueError, match=r"observation must be .ids., .onehot. or .embedding."):
         make(dixit_v0.env, CELLS[0], observation="pixels")
     with pytest.raises(ValueError, match="reward must be one of"):
         make(dixit_v0.env, CELLS[0], reward="glory")
