@@ -179,8 +179,8 @@ def role_metrics(record: Any, seat: int) -> dict[str, float]:
             teller_points += round_.points[seat]
             continue
         all_votes: Any = round_.votes
-        ballot: Sequence[int] = (all_votes.get(seat, all_votes.get(str(seat), ()))
-                                 if isinstance(all_votes, dict) else all_votes[seat])
+        ballot: Sequence[int] = tuple((all_votes.get(seat, all_votes.get(str(seat))) or ())
+                                      if isinstance(all_votes, dict) else all_votes[seat])
         for position in ballot:
             votes += 1
             found += int(round_.board_owner[position] == storyteller)
