@@ -9,6 +9,11 @@ number once, in order, and the last one must match the game record.
 
     python scripts/load_test_web.py                       # 20 tables, 4 seats, whole games
     python scripts/load_test_web.py --tables 2 --score-limit 6 --json load.json
+    python scripts/load_test_web.py --bot clip-greedy,random,random --runs 3   # clip bots
+
+It also prints the server's warm-up time (its cold start: every offered bot made ready), the
+latency of the first bot move after warm-up, and, with ``--runs``, the server's resident memory
+after each run of every table.
 
 Exit status 1 on any error or lost event, or when ``--max-p95-ms`` is given and exceeded.
 """
@@ -45,7 +50,9 @@ class Args:
     seats: int = 4
     """Seats per table: one scripted person, bots in the rest."""
     bot: str = "random"
-    """The bots' registry name."""
+    """The bots' registry names, one for every bot seat or one for all (comma-separated)."""
+    runs: int = 1
+    """Runs of ``--tables`` games on the same server (memory is printed after each)."""
     edition: str = "refresh-2021"
     """Edition of the rules."""
     score_limit: int = 30
@@ -72,7 +79,8 @@ def parse_args() -> Args:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     defaults = Args()
     docs = {"tables": "tables playing at once", "seats": "seats per table (1 person, bots)",
-            "bot": "bots' registry name", "edition": "edition of the rules",
+            "bot": "bots' registry names (comma-separated: one per bot seat, or one)",
+            "runs": "runs of all tables on the same server", "edition": "edition of the rules",
             "score_limit": "points that end a game", "deck": "deck spec",
             "seed": "table i gets seed SEED + i", "bot_delay": "seconds a bot waits to move",
             "url": "use this running server", "timeout": "seconds the test may take",
@@ -113,7 +121,7 @@ async def one_table(index: int, base: str, args: Args) -> TableResult:
     async with httpx.AsyncClient(base_url=base, timeout=30) as http:
         response = await http.post("/api/tables", json={
             "name": f"load-{index}", "seats": args.seats, "edition": args.edition,
-            "deck": "load", "bots": args.bot, "score_limit": args.score_limit,
+            "deck": "load", "bots": bot_list(args), "score_limit": args.score_limit,
             "seed": args.seed + index, "experiment": True})
         response.raise_for_status()
         made = response.json()
@@ -183,11 +191,18 @@ def free_port() -> int:
         return port
 
 
+def bot_list(args: Args) -> list[str]:
+    names = [n.strip() for n in args.bot.split(",") if n.strip()]
+    return names if len(names) > 1 else names * (args.seats - 1)
+
+
 def start_server(args: Args, folder: Path) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     command = [sys.executable, "-m", "dixit_ai.cli", "serve", "--port", str(port),
                "--db", str(folder / "load.sqlite3"), "--bot-delay", str(args.bot_delay),
-               "--log-level", "warning", "--deck", f"load={args.deck}", "--bot", args.bot]
+               "--log-level", "warning", "--deck", f"load={args.deck}"]
+    for name in sorted(set(bot_list(args))):
+        command += ["--bot", name]
     if args.fast_commits:
         command.append("--fast-commits")
     process = subprocess.Popen(command, cwd=ROOT)
@@ -209,12 +224,51 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def warm_up(base: str, args: Args) -> None:
-    """The first table of a deck renders its cards (once per machine): not part of the test."""
-    async with httpx.AsyncClient(base_url=base, timeout=120) as http:
-        await http.post("/api/tables", json={"name": "warm-up", "seats": args.seats,
-                                             "deck": "load", "edition": args.edition,
-                                             "bots": args.bot})
+async def wait_for_bots(base: str, timeout: float) -> float:
+    """Seconds until the server says every offered bot is warm (its cold start)."""
+    started = time.perf_counter()
+    async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+        while time.perf_counter() - started < timeout:
+            bots = (await http.get("/api/options")).json()["bots"]
+            if any(b["status"] == "failed" for b in bots):
+                raise SystemExit(f"a bot failed to warm up: {bots}")
+            if all(b["status"] == "ready" for b in bots):
+                return time.perf_counter() - started
+            await asyncio.sleep(0.2)
+    raise SystemExit("the bots did not warm up in time")
+
+
+async def first_bot_move(base: str, args: Args) -> float:
+    """Seconds from a person's clue to the first bot move answering it, on a fresh table.
+
+    Also renders the deck's cards for the first time (once per machine): not part of the test.
+    """
+    async with httpx.AsyncClient(base_url=base, timeout=300) as http:
+        made = (await http.post("/api/tables", json={
+            "name": "probe", "seats": args.seats, "deck": "load", "edition": args.edition,
+            "bots": bot_list(args)})).json()
+        headers = {"X-Seat-Token": made["token"]}
+        await http.post("/api/action", json={"type": "start"}, headers=headers)
+        game = (await http.get("/api/state", headers=headers)).json()["game"]
+        started = time.perf_counter()
+        told = (await http.post("/api/action", headers=headers, json={
+            "type": "tell", "card": game["hand"][0], "clue": "probe"})).json()["event"]
+        while (await http.get("/api/state", headers=headers)).json()["event"] <= told:
+            await asyncio.sleep(0.005)
+        return time.perf_counter() - started
+
+
+def server_rss_mb(process: subprocess.Popen[bytes] | None) -> float | None:
+    """The server's resident memory (MB), from /proc (Linux)."""
+    if process is None:
+        return None
+    try:
+        for line in Path(f"/proc/{process.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        return None
+    return None
 
 
 async def run_all(base: str, args: Args) -> list[TableResult | BaseException]:
@@ -230,10 +284,18 @@ def main() -> int:
     base = args.url
     if base is None:
         process, base = start_server(args, folder)
+    outcomes: list[TableResult | BaseException] = []
+    memory: list[float | None] = []
     try:
-        asyncio.run(warm_up(base, args))
+        warm_seconds = asyncio.run(wait_for_bots(base, args.timeout))
+        first_move = asyncio.run(first_bot_move(base, args))
+        print(f"bots warm {warm_seconds:.1f} s after the server answered; first bot move "
+              f"after warm-up: {first_move * 1000:.0f} ms")
         started = time.perf_counter()
-        outcomes = asyncio.run(run_all(base, args))
+        for run in range(args.runs):
+            outcomes += asyncio.run(run_all(base, args))
+            memory.append(server_rss_mb(process))
+            print(f"run {run + 1}/{args.runs}: server memory {memory[-1]} MB")
         elapsed = time.perf_counter() - started
     finally:
         if process is not None:
@@ -257,17 +319,21 @@ def main() -> int:
         "p95_ms": round(percentile(latencies, 0.95), 2) if latencies else None,
         "max_ms": round(max(latencies), 2) if latencies else None,
         "errors": len(errors), "lost_events": lost, "cpus": os.cpu_count(),
+        "warm_up_s": round(warm_seconds, 2), "first_bot_move_ms": round(first_move * 1000, 1),
+        "server_rss_mb": memory, "runs": args.runs,
     }
-    print(f"{len(results)}/{args.tables} games completed ({rounds} rounds, {events} events) "
+    print(f"{len(results)}/{args.tables * args.runs} games completed ({rounds} rounds, "
+          f"{events} events) "
           f"in {elapsed:.1f} s; {summary['events_per_s']} events/s")
     print(f"latency from a person's move to its broadcast over {len(latencies)} moves: "
           f"p50 {summary['p50_ms']} ms, p95 {summary['p95_ms']} ms, max {summary['max_ms']} ms")
-    print(f"errors: {len(errors)}; lost events: {lost}")
+    print(f"errors: {len(errors)}; lost events: {lost}; server memory after each run: "
+          f"{memory} MB")
     for error in errors[:10]:
         print(f"  error: {error}")
     if args.json:
         Path(args.json).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    bad = bool(errors) or lost > 0 or len(results) != args.tables
+    bad = bool(errors) or lost > 0 or len(results) != args.tables * args.runs
     if args.max_p95_ms is not None and (summary["p95_ms"] or 0) > args.max_p95_ms:
         print(f"p95 {summary['p95_ms']} ms is over the limit of {args.max_p95_ms} ms")
         bad = True
