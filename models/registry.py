@@ -19,9 +19,12 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from models.base import Embedder, EmbedderError
+from models.base import Embedder, EmbedderError, progress_step
 
 BACKENDS = ("default", "openclip", "hf", "family")
+
+#: Items per forward pass unless asked otherwise, chosen by ``scripts/bench_embed.py``.
+DEFAULT_BATCH_SIZE = 32
 
 _loaded: dict[tuple[Any, ...], Embedder] = {}
 _lock = threading.RLock()
@@ -55,7 +58,7 @@ def load_embedder(
     *,
     device: str = "auto",
     dtype: str = "float32",
-    batch_size: int = 32,
+    batch_size: int = DEFAULT_BATCH_SIZE,
     **options: Any,
 ) -> Embedder:
     """Load an embedder by name; the same name and options give the same object in a process.
@@ -102,23 +105,26 @@ def load_embedder(
             from models.family import load_member
 
             member, _, member_spec = spec.partition(":")
-            embedder = load_member(
-                member, member_spec, device=resolved, dtype=dtype, batch_size=batch_size
-            )
+            with progress_step(f"loading model {name}"):
+                embedder = load_member(
+                    member, member_spec, device=resolved, dtype=dtype, batch_size=batch_size
+                )
         elif backend == "openclip":
             _reject(options, ("seed",), name)
             from models.openclip_backend import OpenClipEmbedder
 
-            embedder = OpenClipEmbedder(
-                spec, device=resolved, dtype=dtype, batch_size=batch_size, **options
-            )
+            with progress_step(f"loading model {name}"):
+                embedder = OpenClipEmbedder(
+                    spec, device=resolved, dtype=dtype, batch_size=batch_size, **options
+                )
         else:
             _reject(options, ("local_files_only", "revision"), name)
             from models.hf_backend import HFClipEmbedder
 
-            embedder = HFClipEmbedder(
-                spec, device=resolved, dtype=dtype, batch_size=batch_size, **options
-            )
+            with progress_step(f"loading model {name}"):
+                embedder = HFClipEmbedder(
+                    spec, device=resolved, dtype=dtype, batch_size=batch_size, **options
+                )
         _loaded[key] = embedder
         return embedder
 
