@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from dixit_ai.agents import Agent, Story, as_choice, make_agent
+from dixit_ai.agents import Agent, Announcement, Story, as_choice, make_agent
 from dixit_ai.rules import Phase, View
 from envs.core import DixitCore
 
@@ -63,6 +63,19 @@ class AgentPlayer:
 
     def _decide(self, core: DixitCore, view: View) -> list[dict[str, Any]]:
         filler: Any = "-" if core.vocab is None else 0
+        if view.phase is Phase.TELL and view.is_party:
+            said = self.agent.announce(view)  # type: ignore[attr-defined]
+            if not isinstance(said, Announcement):
+                return [{"card": -1, "clue": filler, "decision": repr(said)}]
+            party_clue: Any = said.clue
+            if core.vocab is not None and party_clue in core.vocab_index:
+                party_clue = core.vocab_index[party_clue]
+            return [{"card": 0, "clue": party_clue}]
+        if view.phase is Phase.RED:
+            red = as_choice(self.agent.red_token(view)).items  # type: ignore[attr-defined]
+            if len(red) != 1:
+                return [{"card": -1, "clue": filler, "decision": repr(red)}]
+            return [{"card": red[0], "clue": filler}]
         if view.phase is Phase.TELL:
             story = self.agent.tell(view)
             if not isinstance(story, Story):
@@ -76,6 +89,8 @@ class AgentPlayer:
             return [action]
         if view.phase is Phase.PLAY:
             items = as_choice(self.agent.play(view)).items
+            if not items and view.can_pass and core.pass_index is not None:
+                return [{"card": core.pass_index, "clue": filler}]  # the partner gives
             if len(items) != view.cards_to_play:
                 return [{"card": -1, "clue": filler, "decision": repr(items)}]
             return [{"card": _position(view.hand, card), "clue": filler} for card in items]
@@ -83,7 +98,7 @@ class AgentPlayer:
         if not 1 <= len(items) <= view.max_votes:
             return [{"card": -1, "clue": filler, "decision": repr(items)}]
         actions = [{"card": position, "clue": filler} for position in items]
-        if core.pass_index is not None and len(items) == 1:
+        if core.pass_index is not None and view.max_votes > 1 and len(items) == 1:
             actions.append({"card": core.pass_index, "clue": filler})
         return actions
 

@@ -27,10 +27,12 @@ from gymnasium import spaces
 from dixit_ai.match import game_streams, resolve_deck
 from dixit_ai.rules import (
     Action,
+    Announce,
     GameState,
     IllegalAction,
     Phase,
     Play,
+    RedToken,
     RoundResult,
     RuleSet,
     Tell,
@@ -57,7 +59,12 @@ PHASES: tuple[Phase, ...] = (Phase.TELL, Phase.PLAY, Phase.VOTE, Phase.OVER)
 BIG = 2**31 - 1
 """Upper bound of the unbounded integer fields (scores, round numbers)."""
 
-_PHASE_INDEX: dict[Phase, int] = {phase: i for i, phase in enumerate(PHASES)}
+PHASE_INDEX: dict[Phase, int] = {phase: i for i, phase in enumerate(PHASES)}
+"""Each phase's value in observations. Dixit Party's red-token turn reads as the vote phase
+(the storyteller's own vote is already in its ``my_votes``), so the observation spaces stay those
+of every other mode."""
+PHASE_INDEX[Phase.RED] = PHASE_INDEX[Phase.VOTE]
+_PHASE_INDEX = PHASE_INDEX
 _MAX_CODEPOINT = 0x10FFFF
 
 
@@ -186,7 +193,10 @@ class DixitCore:
         self.max_votes = rules.votes_per_guesser(n_players)
         self.played_size = max(1, self.cards_to_play)
         n_cards = max(self.hand_size, self.board_size)
-        self.pass_index: int | None = n_cards if self.max_votes > 1 else None
+        # The extra index passes: the second vote where one is allowed; in the team variant, a
+        # team's designated seat passing the giving of the team's card to its partner.
+        self.pass_index: int | None = n_cards if (self.max_votes > 1 or rules.teams) else None
+        self.party = rules.mode == "party"
         self.n_actions = n_cards + (1 if self.pass_index is not None else 0)
 
         if clue_mode not in ("text", "vocab"):
@@ -219,7 +229,7 @@ class DixitCore:
         self._no_board = (-1,) * self.board_size
         self._pads = tuple([(-1,) * (size - k) for k in range(size + 1)]
                            for size in (self.hand_size, self.played_size, self.max_votes))
-        self._phase_values = {phase: np.int64(i) for i, phase in enumerate(PHASES)}
+        self._phase_values = {phase: np.int64(i) for phase, i in _PHASE_INDEX.items()}
         self._cuts = (self.hand_size, self.hand_size + self.board_size,
                       self.hand_size + self.board_size + self.played_size)
         self.game_seed: int | None = None
@@ -316,6 +326,21 @@ class DixitCore:
         phase = state.phase
         if phase is Phase.VOTE:
             return self._build_vote(seat, index)
+        if phase is Phase.RED:
+            if not 0 <= index < len(state.board):
+                raise IllegalAction(f"seat {seat} put the red token on index {index}; the board "
+                                    f"has positions 0-{len(state.board) - 1}")
+            return RedToken(seat, index)
+        if phase is Phase.TELL and self.party:
+            if not is_mapping or index != 0:
+                raise IllegalAction(f"seat {seat} announces with a dict holding 'card': 0 "
+                                    f"(no card: the clue comes first) and 'clue', not {action!r}")
+            return Announce(seat, self._clue(seat, action.get("clue")), action.get("clue_kind"))
+        if phase is Phase.PLAY and index == self.pass_index and self.rules.teams:
+            if not self.view(seat).can_pass:
+                raise IllegalAction(f"seat {seat} may not pass: only a team's designated seat "
+                                    "passes the giving to its partner")
+            return Play(seat, ())
         hand = self.view(seat).hand
         if not 0 <= index < len(hand):
             raise IllegalAction(f"seat {seat} chose card index {index}; its hand has "
@@ -449,6 +474,14 @@ class DixitCore:
             mask = self._no_mask.copy()
             return mask
         chosen = self.partial[seat]
+        if view.phase is Phase.RED:
+            mask = self._no_mask.copy()
+            mask[list(view.legal_red_positions())] = 1
+            return mask
+        if view.phase is Phase.TELL and self.party:
+            mask = self._no_mask.copy()
+            mask[0] = 1  # Dixit Party: announce (no card)
+            return mask
         if view.phase is Phase.VOTE:
             mask = self._vote_mask(seat, view)
             if chosen:
@@ -460,6 +493,8 @@ class DixitCore:
         mask = self._hand_masks[len(hand)].copy()
         for card in chosen:
             mask[hand.index(card)] = 0
+        if view.can_pass and self.pass_index is not None:
+            mask[self.pass_index] = 1
         return mask
 
     def _vote_mask(self, seat: int, view: View) -> Mask:

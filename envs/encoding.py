@@ -40,7 +40,7 @@ import numpy.typing as npt
 from gymnasium import spaces
 
 from dixit_ai.rules import Phase, View
-from envs.core import PHASES, DixitCore, Mask
+from envs.core import PHASE_INDEX, PHASES, DixitCore, Mask
 from envs.policies import clue_candidates, specificity
 from envs.vectors import VectorTable
 
@@ -176,6 +176,11 @@ class Encoding:
         if not acting or not core.is_acting(seat):
             return np.zeros(self.n_actions, dtype=np.int8)
         view = core.view(seat)
+        if view.phase is Phase.TELL and core.party:
+            # Dixit Party: the storyteller announces a vocabulary word, with no card.
+            said: Mask = np.zeros(self.n_actions, dtype=np.int8)
+            said[: min(len(self.vocabulary), self.n_actions)] = 1
+            return said
         if view.phase is Phase.TELL:
             tell: Mask = self._tell_masks[len(view.hand)].copy()
             return tell
@@ -195,6 +200,10 @@ class Encoding:
         index = int(action)
         if not 0 <= index < self.n_actions:
             return {"card": -1 - abs(index), "clue": "?"}
+        if core.state.phase is Phase.TELL and seat in core.state.pending and core.party:
+            if index >= len(self.vocabulary):
+                return {"card": -1 - index, "clue": "?"}
+            return {"card": 0, "clue": self.vocabulary[index], "clue_kind": "word"}
         if core.state.phase is Phase.TELL and seat in core.state.pending:
             hand = core.view(seat).hand
             position, candidate = divmod(index, self.clues_per_card)
@@ -315,7 +324,7 @@ class Encoding:
         last_board = last.board if last is not None else ()
 
         scalars = np.zeros(self._fields["scalars"].shape, dtype=np.float32)
-        scalars[PHASES.index(phase)] = 1.0
+        scalars[PHASE_INDEX[phase]] = 1.0
         base = len(PHASES)
         scalars[base] = 1.0 if chosen else 0.0
         scalars[base + 1] = 1.0 if view.storyteller == seat else 0.0
