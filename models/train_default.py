@@ -45,6 +45,18 @@ class Args:
 
     exp_name: str = "train_default_model"
     """name of the run (the folder under runs/ starts with it)"""
+    member: str = ""
+    """train a member of the model family (models.family: lite2-mpnet, lite1-minilm,
+    lite1-mpnet) instead of the default head: its towers, training seeds, caption mix, seed and
+    head settings (flags left at their defaults take the member's); with --write-head its head
+    and model card go under models/weights/"""
+    image_tower: str = "lite0"
+    """image tower (models.towers: lite0, the default's; lite1; lite2)"""
+    text_tower: str = "minilm"
+    """text tower (models.towers: minilm, the default's; mpnet)"""
+    caption_mix: str = "all"
+    """which of a dream card's four captions are trained on: all (the default's), full+scene,
+    short+scene, short, or indices such as 0,3 (0 full, 1 relation, 2 object names, 3 scene)"""
     seed: int = 0
     """seed of the training (batches, initialisation) and of the evaluation boards"""
     train_seeds: str = "1001-1020"
@@ -150,13 +162,22 @@ def main(argv: list[str] | None = None) -> int:
 
 def run(args: Args) -> int:
     """Run the experiment; returns the exit status."""
+    if args.member:
+        apply_member(args)
     if args.smoke:
-        args.train_seeds, args.train_cards = "1001", 48
+        args.train_seeds = str(parse_seeds(args.train_seeds)[0]) if args.member else "1001"
+        args.train_cards = 48
         args.eval_cards, args.boards_per_query = 24, 2
         args.steps, args.batch_size = 20, 32
     train_seeds = parse_seeds(args.train_seeds)
     if 0 in train_seeds or args.eval_seed in train_seeds:
         raise SystemExit("training seeds must differ from 0 (the default deck) and --eval-seed")
+    if args.member and set(train_seeds) & DEFAULT_MODEL_SEEDS:
+        raise SystemExit(
+            f"a family member's training seeds must be disjoint from the default model's "
+            f"(1001-1020, validation 8001, test 9001); {args.train_seeds} is not"
+        )
+    mix = caption_indices(args.caption_mix)
 
     import torch
 
@@ -189,7 +210,14 @@ def run(args: Args) -> int:
     started = time.time()
 
     # 1. The frozen towers.
-    image_tower, text_tower = load_towers("cpu")
+    if (args.image_tower, args.text_tower) == ("lite0", "minilm"):
+        image_tower, text_tower = load_towers("cpu")
+    else:
+        from models import towers
+
+        image_tower = towers.image_tower(args.image_tower)
+        text_tower = towers.text_tower(args.text_tower)
+    text_tower = MemoTextTower(text_tower)
 
     # 2. Training cards and their frozen features.
     features, logits, captions, objects = [], [], [], []
@@ -198,7 +226,7 @@ def run(args: Args) -> int:
         pooled, raw_logits = extract_features(image_tower, deck, deck.card_ids)
         features.append(pooled)
         logits.append(raw_logits)
-        captions += [deck.captions(card) for card in deck.card_ids]
+        captions += [mixed_captions(deck.captions(card), mix) for card in deck.card_ids]
         objects += [object_names(deck.description(card)) for card in deck.card_ids]
 
     # 3. Text embeddings of captions, object names and ImageNet class names.
@@ -249,15 +277,18 @@ def run(args: Args) -> int:
     )
     from models.default_model import zero_shot_embeddings
 
+    own = model_label(args)
     contenders: dict[str, np.ndarray] = {
-        "default (trained head + zero-shot)": head.apply(eval_pooled, eval_logits),
+        own: head.apply(eval_pooled, eval_logits),
         "trained head alone": contenders_head_alone(head, eval_pooled, eval_logits),
         "ImageNet zero-shot (lower bound)": zero_shot_embeddings(
             eval_logits, class_vectors, args.zero_shot_temperature
         ),
         "text-only oracle (upper bound)": text_tower.encode([c[0] for c in eval_captions]),
     }
-    metrics: dict[str, Any] = {"dream": {}, "photos": {}}
+    if not args.blend:
+        del contenders["trained head alone"]  # the model itself
+    metrics: dict[str, Any] = {"dream": {}, "photos": {}, "model_label": own}
     for label, vectors in contenders.items():
         scored = score_boards(boards, vectors, text_tower.encode, seed=args.seed)
         rows = scored.pop("_boards")
@@ -277,12 +308,14 @@ def run(args: Args) -> int:
         pooled, raw = image_tower.features(images)
         captions_vectors = text_tower.encode([e["caption"] for e in entries])
         photo_contenders = {
-            "default (trained head + zero-shot)": head.apply(pooled, raw),
+            own: head.apply(pooled, raw),
             "trained head alone": contenders_head_alone(head, pooled, raw),
             "ImageNet zero-shot (lower bound)": zero_shot_embeddings(
                 raw, class_vectors, args.zero_shot_temperature
             ),
         }
+        if not args.blend:
+            del photo_contenders["trained head alone"]
         for label, vectors in photo_contenders.items():
             metrics["photos"][label] = caption_retrieval(vectors, captions_vectors, seed=args.seed)
 
@@ -298,6 +331,11 @@ def run(args: Args) -> int:
     print_table(metrics)
 
     # 6. The head and its model card.
+    if args.member and (args.write_head or args.head_path):
+        from models.family_card import write_member
+
+        write_member(args, head, metrics, run_name, train_seeds, len(data.features))
+        return 0
     if args.write_head or args.head_path:
         path = Path(args.head_path) if args.head_path else default_head_path()
         head = dataclasses.replace(
@@ -474,14 +512,15 @@ BAR = {"caption": 0.95, "object": 0.70, "association": 0.40}
 
 def bar_verdict(metrics: dict[str, Any]) -> str:
     """Which figures of the default embedder meet the issue's bar, in words."""
-    rows = metrics["dream"].get("default (trained head + zero-shot)", {})
+    label = metrics.get("model_label", "default (trained head + zero-shot)")
+    rows = metrics["dream"].get(label, {})
     parts = []
     for kind, bar in BAR.items():
         if kind in rows:
             value = rows[kind]["accuracy"]
             parts.append(f"{kind} {value:.3f} {'meets' if value >= bar else 'MISSES'} {bar:.2f}")
     photos = metrics["photos"]
-    default, zero_shot = (photos.get("default (trained head + zero-shot)"),
+    default, zero_shot = (photos.get(label),
                           photos.get("ImageNet zero-shot (lower bound)"))
     if default and zero_shot:
         verdict = "not worse than" if default["top1"] >= zero_shot["top1"] else "WORSE than"
@@ -492,13 +531,82 @@ def bar_verdict(metrics: dict[str, Any]) -> str:
 def command_flags(args: Args) -> str:
     """The command-line flags that differ from the defaults (for the model card)."""
     defaults = Args()
-    skip = {"write_head", "head_path", "smoke", "runs_dir", "exp_name", "threads"}
+    skip = {"write_head", "head_path", "smoke", "runs_dir", "exp_name", "threads", "member"}
     flags = []
     for field in dataclasses.fields(Args):
         value = getattr(args, field.name)
         if field.name not in skip and value != getattr(defaults, field.name):
             flags.append(f" --{field.name.replace('_', '-')} {value}")
     return "".join(flags)
+
+
+#: Dream seeds the default model used (training, validation, test): a member avoids them all.
+DEFAULT_MODEL_SEEDS = {*range(1001, 1021), 8001, 9001}
+CAPTION_MIXES = {"all": (0, 1, 2, 3), "full+scene": (0, 3), "short+scene": (1, 2, 3),
+                 "short": (1, 2)}
+
+
+def caption_indices(mix: str) -> tuple[int, ...]:
+    """The caption indices of a ``--caption-mix`` (a named mix, or indices ``0,3``)."""
+    if mix in CAPTION_MIXES:
+        return CAPTION_MIXES[mix]
+    try:
+        indices = tuple(int(v) for v in mix.split(",") if v.strip())
+    except ValueError:
+        indices = ()
+    if not indices or any(i < 0 or i > 3 for i in indices):
+        raise SystemExit(f"--caption-mix must be one of {', '.join(CAPTION_MIXES)} or indices "
+                         f"0-3 such as 0,3, not {mix!r}")
+    return indices
+
+
+def mixed_captions(captions: list[str], mix: tuple[int, ...]) -> list[str]:
+    """The captions of a card that a mix keeps (all of them when it keeps none of a card's)."""
+    kept = [captions[i] for i in mix if i < len(captions)]
+    return kept or list(captions)
+
+
+def apply_member(args: Args) -> None:
+    """Give ``args`` the settings of ``args.member`` where they are left at their defaults."""
+    from models.family import member
+
+    spec = member(args.member)
+    if spec.kind != "trained":
+        raise SystemExit(f"{args.member} is not trained (it is {spec.kind}): nothing to train")
+    defaults = Args()
+    for key, value in spec.train_flags.items():
+        if getattr(args, key) == getattr(defaults, key):
+            setattr(args, key, value)
+    if args.exp_name == defaults.exp_name:
+        args.exp_name = f"train_{args.member}"
+
+
+def model_label(args: Args) -> str:
+    """The row label of the trained model in the figures."""
+    if not args.member:
+        return "default (trained head + zero-shot)"
+    return f"{args.member} (trained head{' + zero-shot' if args.blend else ''})"
+
+
+class MemoTextTower:
+    """A text tower that embeds each distinct text once per run (in batches of 256)."""
+
+    def __init__(self, tower: Any) -> None:
+        self.tower = tower
+        self.dim = int(getattr(tower, "dim", 384))
+        self._memo: dict[str, np.ndarray] = {}
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Normalised embeddings ``(n, dim)``."""
+        todo = sorted({t for t in texts if t not in self._memo}, key=len)
+        for start in range(0, len(todo), 256):
+            part = todo[start : start + 256]
+            for text, vector in zip(part, self.tower.encode(part), strict=True):
+                self._memo[text] = vector
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([self._memo[t] for t in texts]).astype(np.float32)
+
 
 if __name__ == "__main__":
     raise SystemExit(main())
