@@ -11,12 +11,12 @@ name                   what it is
 =====================  =====================================================================
 ``lite2-mpnet``        EfficientNet-Lite2 (240 x 360) + all-mpnet-base-v2 (768-d) + a trained
                        head with the ImageNet zero-shot blend (mpnet class names) and gate;
-                       dream seeds 3001-3004; captions: the three short ones, not the full one
+                       dream seeds 3001-3002; captions: the three short ones, not the full one
 ``lite1-minilm``       EfficientNet-Lite1 (224 x 336) + all-MiniLM-L6-v2 (384-d, the default's
                        text space) + a trained head, no zero-shot blend, no name pull; dream
-                       seeds 4001-4004; captions: the full and the scene one
+                       seeds 4001-4002; captions: the full and the scene one
 ``lite1-mpnet``        EfficientNet-Lite1 + all-mpnet-base-v2 + a trained head with the
-                       zero-shot blend; dream seeds 5001-5004; captions: the two short ones
+                       zero-shot blend; dream seeds 5001-5002; captions: the two short ones
 ``imagenet-zeroshot``  ImageNet zero-shot alone: EfficientNet-Lite2's class probabilities times
                        all-mpnet-base-v2's embeddings of the 1000 class names (nothing trained;
                        the class-name table ships in ``lite2_mpnet_head.npz``)
@@ -81,7 +81,7 @@ MEMBERS: dict[str, MemberSpec] = {
     "lite2-mpnet": MemberSpec(
         "lite2-mpnet", "trained", "lite2", "mpnet", "lite2_mpnet_head.npz",
         "MODEL_CARD_lite2-mpnet.md",
-        {"image_tower": "lite2", "text_tower": "mpnet", "train_seeds": "3001-3004",
+        {"image_tower": "lite2", "text_tower": "mpnet", "train_seeds": "3001-3002",
          "train_cards": 500, "caption_mix": "short+scene", "seed": 3, "steps": 1500,
          "snap_weight": 0.0},
         "EfficientNet-Lite2 + all-mpnet-base-v2 + trained head (zero-shot blend, gate)",
@@ -89,7 +89,7 @@ MEMBERS: dict[str, MemberSpec] = {
     "lite1-minilm": MemberSpec(
         "lite1-minilm", "trained", "lite1", "minilm", "lite1_minilm_head.npz",
         "MODEL_CARD_lite1-minilm.md",
-        {"image_tower": "lite1", "text_tower": "minilm", "train_seeds": "4001-4004",
+        {"image_tower": "lite1", "text_tower": "minilm", "train_seeds": "4001-4002",
          "train_cards": 500, "caption_mix": "full+scene", "seed": 4, "steps": 1500,
          "blend": 0.0, "gate_ratio": 0.0, "snap_weight": 0.0, "caption_regression": 10.0},
         "EfficientNet-Lite1 + all-MiniLM-L6-v2 + trained linear head alone",
@@ -97,7 +97,7 @@ MEMBERS: dict[str, MemberSpec] = {
     "lite1-mpnet": MemberSpec(
         "lite1-mpnet", "trained", "lite1", "mpnet", "lite1_mpnet_head.npz",
         "MODEL_CARD_lite1-mpnet.md",
-        {"image_tower": "lite1", "text_tower": "mpnet", "train_seeds": "5001-5004",
+        {"image_tower": "lite1", "text_tower": "mpnet", "train_seeds": "5001-5002",
          "train_cards": 500, "caption_mix": "short", "seed": 5, "steps": 1500,
          "snap_weight": 0.0, "object_weight": 1.0},
         "EfficientNet-Lite1 + all-mpnet-base-v2 + trained head (zero-shot blend, gate)",
