@@ -4,14 +4,22 @@ Examples::
 
     dixit-ai bench --models default,clip-greedy,random --tasks guess,decoy,tell --items 50
     dixit-ai bench --config configs/bench/default.yaml --seed 1
-    dixit-ai bench --analyse runs/bench__bench__0__20260101T000000Z   # recompute from records
+    dixit-ai bench --analyse runs/bench__default__0__20260101T000000Z --out report/
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
+
+from dixit_ai.cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    FAILURES_SHOWN,
+    failure_status,
+)
 
 MODELS_EXTRA_HINT = "pip install 'dixit-ai[models]'"
 
@@ -26,7 +34,9 @@ def register(subparsers: Any) -> None:
                     "not all reference guessers find the card; calibration). Writes "
                     "runs/bench__<name>__<seed>__<time>/ with the records, results.csv, "
                     "results.json, plots and report.md, and prints the leaderboard.",
-        epilog="Settings given on the command line override those of --config.")
+        epilog="Settings given on the command line override those of --config. An agent's "
+               "failed decision (an error, an illegal move) scores 0, is recorded and counted "
+               "in the invalid-answer rate, and is printed; the run then exits with status 1.")
     parser.add_argument("--config", type=Path, default=None,
                         help="a bench YAML file (see configs/bench/)")
     parser.add_argument("--models", default=None,
@@ -39,8 +49,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--seed", type=int, default=None, help="seed (default 0)")
     parser.add_argument("--items", type=int, default=None,
                         help="items per task and clue kind (default 50)")
-    parser.add_argument("--out", default=None, help="folder of run folders (default: runs)")
-    parser.add_argument("--name", default=None, help="the run's name (default: bench)")
+    parser.add_argument("--out", default=None,
+                        help="folder of run folders (default: runs); with --analyse, the folder "
+                             "the report is written to (default: a new run folder "
+                             "runs/bench-analysis__<name>__<seed>__<time>)")
+    parser.add_argument("--name", default=None,
+                        help="the run's name (default: the config's name, else the models "
+                             "joined by '+')")
     parser.add_argument("--deck", default=None, help="deck spec (default: dream)")
     parser.add_argument("--board-size", type=int, default=None,
                         help="cards on a guess board, 3 to 7 (default 6)")
@@ -51,7 +66,19 @@ def register(subparsers: Any) -> None:
                         help="bootstrap resamples per interval (default 2000)")
     parser.add_argument("--analyse", type=Path, default=None, metavar="RUN_FOLDER",
                         help="recompute every figure of an earlier run from its records "
-                             "(runs nothing else)")
+                             "(runs nothing else). An empty, torn or corrupt records.jsonl is "
+                             "refused, naming the file and line; the report goes to --out, "
+                             "never over an earlier one")
+    parser.add_argument("--allow-partial", action="store_true",
+                        help="with --analyse: drop unreadable records instead of refusing "
+                             "the file; the report says how many were dropped")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="with --analyse: replace a report already in the --out folder")
+    parser.add_argument("--on-failure", choices=("abort", "forfeit"), default=None,
+                        help="what an agent's failed decision costs: forfeit (the default: "
+                             "the item scores 0 and counts as invalid) or abort (stop the "
+                             "benchmark). Failures are always recorded and printed; they make "
+                             "the exit status 1 unless forfeit is chosen")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.set_defaults(func=run)
 
@@ -66,13 +93,53 @@ def _bench_module() -> Any:
     return bench
 
 
+def default_name(models: Any) -> str:
+    """A run named after its models: their labels joined by ``+`` (short), else their count."""
+    if isinstance(models, str):
+        models = [m.strip() for m in models.split(",") if m.strip()]
+    labels = [str(m.get("label") or m.get("name")) if isinstance(m, dict) else str(m)
+              for m in models or ["default"]]
+    joined = "+".join(labels)
+    return joined if len(joined) <= 64 else f"{len(labels)}-models"
+
+
+def _named_in(path: Path) -> bool:
+    import yaml
+
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return isinstance(data, dict) and bool(data.get("name"))
+
+
+def run_analyse(args: argparse.Namespace, bench: Any) -> int:
+    """``--analyse RUN_FOLDER``: every figure again, from the records, strictly."""
+    from dixit_ai.reporting import run_folder
+
+    source = args.analyse
+    if args.out is not None:
+        target = Path(args.out)
+        results = bench.analyse(source, out=target, allow_partial=args.allow_partial,
+                                overwrite=args.overwrite)
+    else:
+        header, _ = bench.read_run(source, allow_partial=args.allow_partial)  # before mkdir
+        config = header.get("config", {})
+        target = run_folder("bench-analysis", str(config.get("name", "bench")),
+                            int(config.get("seed", 0)))
+        results = bench.analyse(source, out=target, allow_partial=args.allow_partial)
+    dropped = results["run"].get("dropped_records")
+    if dropped:
+        print(f"warning: {dropped} unreadable record(s) of {source / 'records.jsonl'} dropped "
+              "(--allow-partial); the report says so", file=sys.stderr)
+    print(f"recomputed from the records of {source}: {target}")
+    return EXIT_OK
+
+
 def run(args: argparse.Namespace) -> int:
     """Run (or re-analyse) a benchmark; returns the exit status."""
     bench = _bench_module()
     if args.analyse is not None:
-        bench.analyse(args.analyse)
-        print(f"recomputed from the records: {args.analyse}")
-        return 0
+        return run_analyse(args, bench)
+    if args.allow_partial or args.overwrite:
+        raise ValueError("--allow-partial and --overwrite go with --analyse")
     overrides = {
         "models": args.models, "tasks": args.tasks, "seed": args.seed, "items": args.items,
         "out": args.out, "name": args.name, "deck": args.deck, "board_size": args.board_size,
@@ -80,10 +147,37 @@ def run(args: argparse.Namespace) -> int:
     }
     if args.config is not None:
         config = bench.load_bench_config(args.config, **overrides)
+        if args.name is None and not _named_in(args.config):
+            config.name = default_name(config.models)
     else:
         config = bench.BenchConfig(**{k: v for k, v in overrides.items() if v is not None})
+        if args.name is None:
+            config.name = default_name(config.models)
+    on_failure = args.on_failure or "forfeit"
     try:
-        bench.run_bench(config, progress=not args.no_progress)
+        outcome = bench.run_bench(config, progress=not args.no_progress, on_failure=on_failure)
     except ImportError as error:  # an agent whose optional dependency is missing
         raise ValueError(str(error)) from error
-    return 0
+    except bench.BenchAborted as error:
+        print(f"dixit-ai bench: stopped: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    failures = print_invalid_answers(outcome.folder)
+    return failure_status(failures, on_failure, chosen=args.on_failure is not None)
+
+
+def print_invalid_answers(folder: Path, *, limit: int = FAILURES_SHOWN) -> int:
+    """Print the benchmark's failed decisions (model, task, item, reason), the first ``limit``
+    of them then a count, to stderr; return how many there were."""
+    from dixit_ai.jsonl import read_jsonl
+
+    failed = [record for record in read_jsonl(Path(folder) / "records.jsonl").records
+              if record.get("invalid")]
+    if failed:
+        print(f"agent failures: {len(failed)} invalid answer(s), scored 0 (every one is in "
+              f"{Path(folder) / 'records.jsonl'})", file=sys.stderr)
+    for record in failed[:limit]:
+        print(f"  {record['model']}, {record['task']} item {record['item']}: "
+              f"{record.get('error') or 'invalid answer'}", file=sys.stderr)
+    if len(failed) > limit:
+        print(f"  ... and {len(failed) - limit} more", file=sys.stderr)
+    return len(failed)

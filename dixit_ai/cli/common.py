@@ -39,6 +39,12 @@ def rule_argument(text: str) -> tuple[str, Any]:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def progress_line(line: str) -> None:
+    """Print one progress line of a one-time step (loading a model, embedding cards) to stderr,
+    at once, so that nothing sits silent."""
+    print(line, file=sys.stderr, flush=True)
+
+
 def plain(text: str | None) -> str | None:
     """Help text without reStructuredText markup: ````x```` and ```x``` become ``'x'``."""
     if text is None:

@@ -6,7 +6,8 @@ Examples::
         --edition refresh-2021 --players 5 --games 500 --seed 0 --workers 2
     dixit-ai tournament --config configs/tournaments/clip-four.yaml --backend ray
     dixit-ai tournament --resume runs/tournament__clip-four__0__20261129T210000Z
-    dixit-ai tournament --analyse runs/tournament__clip-four__0__20261129T210000Z
+    dixit-ai tournament --resume runs/tournament__clip-four__0__20261129T210000Z --games 1000
+    dixit-ai tournament --analyse runs/tournament__clip-four__0__20261129T210000Z --out report/
 """
 
 from __future__ import annotations
@@ -17,12 +18,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from dixit_ai.cli.common import rule_argument
+from dixit_ai.cli.common import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    failure_status,
+    print_failures,
+    progress_line,
+    rule_argument,
+)
 from dixit_ai.rules import EDITIONS
 from dixit_ai.tournament import (
     TournamentConfig,
     analyse_folder,
     load_config,
+    load_run_records,
     print_leaderboard,
     run_tournament,
 )
@@ -69,8 +78,10 @@ def register(subparsers: Any) -> None:
                       help="override a rule parameter, typed by the rule, e.g. --rule "
                            "score_limit=20 (repeatable)")
     what.add_argument("--on-failure", choices=("abort", "forfeit"), default=None,
-                      help="what a failing agent costs: forfeit its move that round (default) "
-                           "or abort the game (left out of the ratings); always recorded")
+                      help="what a failing agent costs: forfeit its move that round (the "
+                           "default) or abort the game (left out of the ratings). Failures "
+                           "are always recorded and printed; they make the exit status 1 "
+                           "unless forfeit is chosen here or in the file")
     what.add_argument("--max-rounds", type=int, default=None,
                       help="truncate each game after this many rounds")
     what.add_argument("--name", default=None, help="name of the run (default: the agents)")
@@ -83,15 +94,27 @@ def register(subparsers: Any) -> None:
     how.add_argument("--address", default=None,
                      help="Ray cluster to join (default: RAY_ADDRESS, a `ray start` cluster on "
                           "this machine, else a new local Ray)")
-    how.add_argument("--out", type=Path, default=Path("runs"),
-                     help="folder for the run folder (default: runs)")
+    how.add_argument("--out", type=Path, default=None,
+                     help="folder for the run folder (default: runs); with --analyse, the "
+                          "folder the report is written to (default: a new run folder "
+                          "runs/tournament-analysis__<name>__<seed>__<time>)")
     how.add_argument("--resume", type=Path, default=None, metavar="RUN_DIR",
-                     help="continue the tournament of this run folder from its records")
+                     help="continue the tournament of this run folder from its records; with "
+                          "a larger --games, extend a finished one with the next games of "
+                          "the same schedule")
     how.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     report = parser.add_argument_group("the report")
     report.add_argument("--analyse", "--analyze", type=Path, default=None, metavar="PATH",
                         help="play nothing: recompute the report of a run folder (or of any "
-                             "games .jsonl file) from its records")
+                             "games .jsonl file) from its records. A torn, empty or corrupt "
+                             "records file is refused, naming the file and line; the report "
+                             "goes to --out, never over an earlier one")
+    report.add_argument("--allow-partial", action="store_true",
+                        help="with --analyse: drop unreadable records (a torn last line, a "
+                             "corrupt line) instead of refusing the file; the report says how "
+                             "many were dropped")
+    report.add_argument("--overwrite", action="store_true",
+                        help="with --analyse: replace a report already in the --out folder")
     report.add_argument("--resamples", type=int, default=2000,
                         help="bootstrap resamples (default 2000)")
     report.add_argument("--rating-resamples", type=int, default=200,
@@ -131,25 +154,51 @@ def build_config(args: argparse.Namespace) -> TournamentConfig:
     return base.with_changes(**explicit)
 
 
+def failure_policy_chosen(args: argparse.Namespace) -> bool:
+    """Whether the user chose the failure policy (``--on-failure``, or ``on_failure`` in the
+    tournament file), rather than taking the default."""
+    if args.on_failure is not None:
+        return True
+    if args.config is not None:
+        import yaml
+
+        data = yaml.safe_load(Path(args.config).read_text(encoding="utf-8"))
+        return isinstance(data, dict) and data.get("on_failure") is not None
+    return False
+
+
+def run_analyse(args: argparse.Namespace) -> int:
+    """``--analyse PATH``: recompute the report from the records, strictly."""
+    if args.resume is not None:
+        raise ValueError("--analyse and --resume do not go together")
+    results, files = analyse_folder(
+        args.analyse, out=args.out, new_folder_in=None if args.out else "runs",
+        n_resamples=args.resamples, rating_resamples=args.rating_resamples,
+        allow_partial=args.allow_partial, overwrite=args.overwrite)
+    run_dir = args.analyse if args.analyse.is_dir() else args.analyse.parent
+    own_records = args.analyse.is_dir() or args.analyse.name == "games.jsonl"
+    name = (read_config(run_dir).name if own_records and (run_dir / "config.json").exists()
+            else args.analyse.name)
+    if results.dropped:
+        print(f"warning: {results.dropped} unreadable record(s) of {results.source} dropped "
+              "(--allow-partial); the report says so", file=sys.stderr)
+    print_leaderboard(results, title=f"Tournament {name}")
+    _print_files(files)
+    return EXIT_OK
+
+
 def run(args: argparse.Namespace) -> int:
     if args.resamples < 1 or args.rating_resamples < 0:
         raise ValueError("--resamples must be at least 1 and --rating-resamples at least 0")
     if args.analyse is not None:
-        if args.resume is not None:
-            raise ValueError("--analyse and --resume do not go together")
-        results, files = analyse_folder(args.analyse, n_resamples=args.resamples,
-                                        rating_resamples=args.rating_resamples)
-        run_dir = args.analyse if args.analyse.is_dir() else args.analyse.parent
-        own_records = args.analyse.is_dir() or args.analyse.name == "games.jsonl"
-        name = (read_config(run_dir).name if own_records and (run_dir / "config.json").exists()
-                else args.analyse.name)
-        print_leaderboard(results, title=f"Tournament {name}")
-        _print_files(files)
-        return 0
+        return run_analyse(args)
+    if args.allow_partial or args.overwrite:
+        raise ValueError("--allow-partial and --overwrite go with --analyse")
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be at least 1, not {args.workers}")
     config = build_config(args)
     config.validate()
+    chosen = failure_policy_chosen(args)
     if args.workers is None:
         args.workers = max(1, min(os.cpu_count() or 1, config.games))
     period = balance_period(len(config.agents), config.players)
@@ -161,22 +210,19 @@ def run(args: argparse.Namespace) -> int:
     def announce(path: Path, already: int, total: int) -> None:
         folder.append(path)
         done = f" ({already} of {total} games already played)" if already else ""
-        print(f"run folder: {path}{done}", file=sys.stderr)
+        print(f"run folder: {path}{done}", file=sys.stderr, flush=True)
 
     try:
         outcome = run_tournament(
-            config, out=args.out, resume=args.resume, workers=args.workers,
+            config, out=args.out or Path("runs"), resume=args.resume, workers=args.workers,
             backend=args.backend, address=args.address, progress=not args.no_progress,
             n_resamples=args.resamples, rating_resamples=args.rating_resamples,
-            announce=announce)
+            announce=announce, log=progress_line)
     except KeyboardInterrupt:
         if folder:
             print(f"\ninterrupted; the games played so far are in {folder[0]}; continue "
                   f"with: dixit-ai tournament --resume {folder[0]}", file=sys.stderr)
-        return 130
-    except ImportError as error:
-        print(f"dixit-ai tournament: error: {error}", file=sys.stderr)
-        return 2
+        return EXIT_INTERRUPTED
     if outcome.dropped_bytes:
         print(f"cut off an incomplete last record ({outcome.dropped_bytes} bytes) and "
               "played that game again", file=sys.stderr)
@@ -186,7 +232,9 @@ def run(args: argparse.Namespace) -> int:
     if outcome.results is not None:
         print_leaderboard(outcome.results, title=f"Tournament {config.name}")
         _print_files(outcome.files)
-    return 0
+    _, records = load_run_records(outcome.folder, allow_partial=True)
+    failures = print_failures(records)
+    return failure_status(failures, config.on_failure, chosen=chosen)
 
 
 def _print_files(files: dict[str, Any]) -> None:

@@ -15,6 +15,10 @@
 - **storyteller success**: the share of its storytelling turns in which some but not all of the
   voters found its card (the turns that score).
 
+A storytelling turn the agent *forfeited* (it failed, and the runner told for it under
+``on_failure="forfeit"``) is not one of its turns: the two storytelling figures leave it out, and
+``forfeits`` counts it with every other forfeited move; ``failures`` counts every recorded failure.
+
 Every figure carries a 95% percentile-bootstrap interval over **deals**: the games of one deal
 (same seed, seats rotated) are resampled together, because they share the luck of the deal.
 Records with no tournament entry are each their own deal unless they share a seed. The rating's
@@ -70,6 +74,7 @@ class AgentStanding:
         storyteller_success: Share of storytelling turns with some but not all voters finding.
         storytelling_turns: Its storytelling turns.
         failures: Decisions it failed (raised or illegal), as recorded.
+        forfeited_turns: Storytelling turns it forfeited (left out of the storytelling figures).
     """
 
     agent: str
@@ -84,6 +89,7 @@ class AgentStanding:
     storyteller_success: Interval
     storytelling_turns: int
     failures: int
+    forfeited_turns: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -91,6 +97,7 @@ class AgentStanding:
             "rating": self.rating.to_dict(), "sigma": self.sigma, "ordinal": self.ordinal,
             **{name: getattr(self, name).to_dict() for name in METRICS},
             "storytelling_turns": self.storytelling_turns, "failures": self.failures,
+            "forfeited_turns": self.forfeited_turns,
         }
 
 
@@ -110,6 +117,8 @@ class TournamentResults:
         n_resamples: Bootstrap resamples of the figures other than ratings.
         rating_resamples: Bootstrap resamples of the ratings.
         seed: The bootstrap's seed.
+        dropped: Records left out because they could not be read (``--allow-partial``).
+        source: The records file analysed, where known.
     """
 
     standings: list[AgentStanding]
@@ -123,6 +132,8 @@ class TournamentResults:
     n_resamples: int = DEFAULT_RESAMPLES
     rating_resamples: int = RATING_RESAMPLES
     seed: int = 0
+    dropped: int = 0
+    source: str | None = None
 
     @property
     def agents(self) -> list[str]:
@@ -139,7 +150,7 @@ class TournamentResults:
     def to_dict(self) -> dict[str, Any]:
         return {
             "games": self.games, "aborted": self.aborted, "deals": self.deals,
-            "players": self.players,
+            "players": self.players, "dropped_records": self.dropped, "source": self.source,
             "method": {
                 "rating": "OpenSkill Plackett-Luce over final scores (ties shared), "
                           "games in schedule order",
@@ -248,6 +259,7 @@ def analyse(records: Iterable[GameRecord], *, n_resamples: int = DEFAULT_RESAMPL
     tallies = {name: np.zeros((n_games, n_agents)) for name in
                ("seats", "points", "wins", "turns", "story_points", "successes")}
     failures = np.zeros(n_agents, dtype=int)
+    forfeited = np.zeros(n_agents, dtype=int)
     players = {record.n_players for record in kept}
     width = max(players)
     seat_points = np.zeros(width)
@@ -265,6 +277,9 @@ def analyse(records: Iterable[GameRecord], *, n_resamples: int = DEFAULT_RESAMPL
             seat_games[seat] += 1
         for round_ in record.rounds:
             a = column[labels[round_.storyteller]]
+            if round_.storyteller in round_.forfeits:  # the runner told, not the agent
+                forfeited[a] += 1
+                continue
             tallies["turns"][g, a] += 1
             tallies["story_points"][g, a] += round_.points[round_.storyteller]
             found = len(round_.finders)
@@ -337,6 +352,7 @@ def analyse(records: Iterable[GameRecord], *, n_resamples: int = DEFAULT_RESAMPL
             storyteller_success=intervals["storyteller_success"][a],
             storytelling_turns=int(tallies["turns"][:, a].sum()),
             failures=int(failures[a]),
+            forfeited_turns=int(forfeited[a]),
         ))
     standings.sort(key=lambda s: (-s.rating.estimate, -_finite(s.win_rate.estimate), s.agent))
     return TournamentResults(

@@ -32,7 +32,7 @@ FEW_DEALS = 10
 """Below this many deals, the report says that its intervals are not reliable."""
 
 LEADERBOARD_COLUMNS = ("#", "agent", "rating", "win rate", "mean points", "points/story",
-                       "story success", "games")
+                       "story success", "games", "failures")
 
 
 def _interval(value: Interval, digits: int) -> str:
@@ -43,7 +43,7 @@ def leaderboard_rows(results: TournamentResults) -> list[list[Any]]:
     """One row per agent, best first, formatted for a table."""
     return [[rank, s.agent, _interval(s.rating, 1), _interval(s.win_rate, 2),
              _interval(s.mean_points, 1), _interval(s.storyteller_points, 2),
-             _interval(s.storyteller_success, 2), s.games]
+             _interval(s.storyteller_success, 2), s.games, s.failures]
             for rank, s in enumerate(results.standings, start=1)]
 
 
@@ -51,6 +51,9 @@ def summary_line(results: TournamentResults) -> str:
     """How many games and deals, and what the intervals are."""
     players = f"{results.players} players, " if results.players else ""
     aborted = f", {results.aborted} aborted games left out" if results.aborted else ""
+    if results.dropped:
+        aborted += (f", {results.dropped} unreadable record{'s' if results.dropped != 1 else ''}"
+                    " dropped (--allow-partial)")
     deals = f"{results.deals} deal{'s' if results.deals != 1 else ''}"
     few = (f" (only {deals}: the intervals are not reliable)"
            if results.deals < FEW_DEALS else "")
@@ -63,10 +66,13 @@ def print_leaderboard(results: TournamentResults, *, title: str = "Tournament",
     """The leaderboard as a rich table, and a summary line under it."""
     print_table(f"{title}: {summary_line(results)}", LEADERBOARD_COLUMNS,
                 leaderboard_rows(results), file=file, min_width=140)
-    failures = {s.agent: s.failures for s in results.standings if s.failures}
+    failures = {s.agent: s for s in results.standings if s.failures}
     if failures:
         print("agent failures (recorded; see games.jsonl): "
-              + ", ".join(f"{agent} {n}" for agent, n in failures.items()), file=file)
+              + ", ".join(f"{agent} {s.failures}" + (f" ({s.forfeited_turns} storytelling "
+                                                     "turns forfeited, not counted)"
+                                                     if s.forfeited_turns else "")
+                          for agent, s in failures.items()), file=file)
 
 
 def csv_rows(results: TournamentResults) -> list[dict[str, Any]]:
@@ -80,7 +86,7 @@ def csv_rows(results: TournamentResults) -> list[dict[str, Any]]:
             row[name], row[f"{name}_low"], row[f"{name}_high"] = (value.estimate, value.low,
                                                                   value.high)
         row.update(sigma=s.sigma, ordinal=s.ordinal, storytelling_turns=s.storytelling_turns,
-                   failures=s.failures)
+                   failures=s.failures, forfeited_turns=s.forfeited_turns)
         rows.append(row)
     return rows
 
@@ -119,6 +125,8 @@ def markdown_report(results: TournamentResults, *, config: Mapping[str, Any] | N
                     title: str = "Tournament") -> str:
     """The Markdown report (it embeds the two plots by their file names)."""
     lines = [f"# {title}", "", summary_line(results) + ".", ""]
+    if results.source:
+        lines += [f"Records: `{results.source}`.", ""]
     if config:
         agents = ", ".join(
             entry["label"] if entry["label"] == entry["agent"] and not entry["kwargs"]
@@ -141,7 +149,10 @@ def markdown_report(results: TournamentResults, *, config: Mapping[str, Any] | N
               "- **win rate**: share of seat-games won, ties shared"
               + (f" (chance {1 / results.players:.3f})." if results.players else "."),
               "- **points/story**: points scored per storytelling turn; **story success**: "
-              "share of storytelling turns in which some but not all voters found the card.",
+              "share of storytelling turns in which some but not all voters found the card; "
+              "a storytelling turn the agent forfeited (it failed) is left out of both.",
+              "- **failures**: decisions the agent failed (an error or an illegal move), as "
+              "recorded in the games.",
               f"- intervals: {results.level:.0%} percentile bootstrap over deals (the games "
               f"of one deal are resampled together); {results.n_resamples} resamples, "
               f"{results.rating_resamples} for the ratings; seed {results.seed}.",
@@ -150,9 +161,10 @@ def markdown_report(results: TournamentResults, *, config: Mapping[str, Any] | N
                              [[seat, points, rate] for seat, (points, rate) in enumerate(
                                  zip(results.seat_points, results.seat_win_rate, strict=True))]),
               "## Details", "",
-              markdown_table(("agent", "games", "seat-games", "storytelling turns", "sigma",
-                              "ordinal", "failures"),
-                             [[s.agent, s.games, s.seat_games, s.storytelling_turns, s.sigma,
-                               s.ordinal, s.failures] for s in results.standings]),
-              "Recompute with `dixit-ai tournament --analyse <this folder>`.", ""]
+              markdown_table(("agent", "games", "seat-games", "storytelling turns",
+                              "forfeited turns", "sigma", "ordinal", "failures"),
+                             [[s.agent, s.games, s.seat_games, s.storytelling_turns,
+                               s.forfeited_turns, s.sigma, s.ordinal, s.failures]
+                              for s in results.standings]),
+              "Recompute with `dixit-ai tournament --analyse RECORDS --out FOLDER`.", ""]
     return "\n".join(lines)

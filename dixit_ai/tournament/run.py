@@ -2,26 +2,37 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
+from dixit_ai.jsonl import JsonlRecords, read_jsonl
 from dixit_ai.records import GameRecord
 from dixit_ai.reporting import DEFAULT_RESAMPLES, run_folder
 from dixit_ai.tournament.analysis import RATING_RESAMPLES, TournamentResults, analyse
 from dixit_ai.tournament.config import TournamentConfig
-from dixit_ai.tournament.report import write_report
+from dixit_ai.tournament.report import (
+    RATINGS_PLOT,
+    REPORT_MD,
+    RESULTS_CSV,
+    RESULTS_JSON,
+    WIN_RATE_PLOT,
+    write_report,
+)
 from dixit_ai.tournament.runner import Backend, GamePlayer, check_backend, play_games
 from dixit_ai.tournament.schedule import ScheduledGame, make_schedule
 from dixit_ai.tournament.store import (
+    CONFIG_FILE,
     GAMES_FILE,
     GamesWriter,
     check_same_config,
+    check_scheduled,
     read_config,
     read_games,
     write_config,
@@ -91,13 +102,16 @@ def run_tournament(
     player: GamePlayer | None = None,
     stop_after: int | None = None,
     announce: Callable[[Path, int, int], None] | None = None,
+    log: Callable[[str], None] | None = None,
 ) -> TournamentRun:
     """Play a tournament (or the rest of one) and write its records and report.
 
     Args:
         config: The tournament.
         out: The folder under which a new run folder is made.
-        resume: A run folder to continue instead (its config must equal ``config``).
+        resume: A run folder to continue instead (its config must equal ``config``, except for
+            more games: the tournament is then extended with the next games of its schedule,
+            as one longer run would have played them).
         workers: Worker processes (local) or actors (Ray); 1 plays in this process.
         backend: ``"local"`` or ``"ray"``.
         address: The Ray cluster to join (``--backend ray`` only).
@@ -110,6 +124,8 @@ def run_tournament(
             for running a tournament in slices).
         announce: Called with (run folder, games already recorded, games in the schedule)
             before any game is played.
+        log: Called with one line per one-time step before play (loading a model, embedding
+            the deck's cards and the clue vocabulary), with counts and timings.
 
     Raises:
         ValueError: a bad config, or a folder that cannot be resumed
@@ -120,8 +136,15 @@ def run_tournament(
     schedule = schedule_of(config)
     if resume is not None:
         folder = Path(resume)
-        check_same_config(read_config(folder), config, folder)
+        before = read_config(folder)
+        extend = config.games > before.games
+        # More games extend the tournament with the next games of the same schedule: a
+        # schedule's first games do not depend on how many follow (see make_schedule).
+        check_same_config(replace(before, games=config.games) if extend else before, config,
+                          folder)
         stored = read_games(folder, schedule, repair=True)
+        if extend:
+            write_config(folder, config, schedule)
     else:
         folder = run_folder("tournament", config.name, config.seed, root=out)
         write_config(folder, config, schedule)
@@ -138,7 +161,7 @@ def run_tournament(
             total=len(schedule), initial=len(stored.lines), desc="games", unit="game",
             disable=not progress, file=sys.stderr, dynamic_ncols=True) as bar:
         for line in play_games(config, pending, backend=backend, workers=workers,
-                               address=address, player=player):
+                               address=address, player=player, log=log):
             writer.append(line)
             played += 1
             bar.update()
@@ -148,50 +171,116 @@ def run_tournament(
     files: dict[str, Any] = {}
     if report and len(stored.lines) + played == len(schedule):
         results, files = analyse_folder(folder, n_resamples=n_resamples,
-                                        rating_resamples=rating_resamples)
+                                        rating_resamples=rating_resamples, overwrite=True)
     return TournamentRun(folder, config, results, played, len(stored.lines),
                          stored.dropped_bytes, elapsed, files)
 
 
-def load_run_records(folder: str | Path) -> tuple[TournamentConfig, list[GameRecord]]:
-    """A run folder's config and its records in schedule order (checked as for a resume)."""
+def read_run_records(folder: str | Path, *, allow_partial: bool = False
+                     ) -> tuple[TournamentConfig, JsonlRecords[GameRecord]]:
+    """A run folder's config and its records, read strictly for an analysis.
+
+    Every line must be a record of this tournament's schedule (as for a resume), and the last
+    line must be complete: an analysis of a torn or corrupt file is refused, naming the file and
+    the line, unless ``allow_partial`` (then such lines are dropped and counted).
+
+    Raises:
+        ValueError: not a run folder, or a record file that cannot be trusted
+            (:class:`~dixit_ai.jsonl.RecordFileError`).
+    """
     config = read_config(folder)
-    stored = read_games(folder, schedule_of(config))
-    return config, [GameRecord.from_json(stored.lines[i]) for i in sorted(stored.lines)]
+    schedule = schedule_of(config)
+    seen: set[int] = set()
+
+    def parse(text: str) -> GameRecord:
+        record = GameRecord.from_json(text)
+        index = check_scheduled(record, schedule, seen)
+        seen.add(index)
+        return record
+
+    read = read_jsonl(Path(folder) / GAMES_FILE, parse, allow_partial=allow_partial,
+                      what="game record")
+    read.items.sort(key=lambda item: item[1].header["tournament"]["game"])
+    return config, read
+
+
+def load_run_records(folder: str | Path, *, allow_partial: bool = False
+                     ) -> tuple[TournamentConfig, list[GameRecord]]:
+    """A run folder's config and its records in schedule order (see :func:`read_run_records`)."""
+    config, read = read_run_records(folder, allow_partial=allow_partial)
+    return config, read.records
+
+
+REPORT_FILES = (RESULTS_CSV, RESULTS_JSON, RATINGS_PLOT, WIN_RATE_PLOT, REPORT_MD)
+"""The files a report writes (an analysis never replaces them unless told to)."""
+
+
+def check_no_report(folder: Path) -> None:
+    """Refuse to write a report into ``folder`` over an earlier one.
+
+    Raises:
+        ValueError: ``folder`` holds a report file (the message says how to proceed).
+    """
+    present = [name for name in REPORT_FILES if (folder / name).exists()]
+    if present:
+        raise ValueError(f"{folder} already holds a report ({', '.join(present)}); pass "
+                         "--overwrite to replace it, or --out another folder")
 
 
 def analyse_folder(folder: str | Path, *, out: str | Path | None = None,
                    n_resamples: int = DEFAULT_RESAMPLES,
-                   rating_resamples: int = RATING_RESAMPLES
+                   rating_resamples: int = RATING_RESAMPLES, allow_partial: bool = False,
+                   overwrite: bool = False, new_folder_in: str | Path | None = None
                    ) -> tuple[TournamentResults, dict[str, Any]]:
-    """Recompute a run folder's results from its ``games.jsonl`` and write the report.
+    """Recompute a tournament's results from its records and write the report.
 
-    ``folder`` is a tournament run folder, or any ``.jsonl`` file of game records (then the
-    report goes next to it unless ``out`` is given). Returns the results and the written files.
+    ``folder`` is a tournament run folder (or its ``games.jsonl``), or any ``.jsonl`` file of
+    game records. The records are read strictly (:func:`dixit_ai.jsonl.read_jsonl`): a torn,
+    empty or corrupt file is refused unless ``allow_partial``, and then the report says how many
+    records were dropped. The report goes to ``out``; else, with ``new_folder_in``, to a new run
+    folder there (``tournament-analysis__<name>__<seed>__<time>``); else next to the records (the
+    run folder itself, or the records file's folder). It never replaces an earlier report
+    unless ``overwrite``; nothing is written when anything is refused.
+
+    Returns:
+        The results and the written files by kind.
 
     Raises:
-        ValueError: not a run folder or a records file, or no game to analyse.
+        ValueError: not a run folder or a records file, records that cannot be trusted, no
+            game to analyse, or a report already in the target folder.
     """
-    from dixit_ai.records import read_records
-    from dixit_ai.tournament.store import CONFIG_FILE
-
     path = Path(folder)
     if path.is_file() and path.name == GAMES_FILE and (path.parent / CONFIG_FILE).exists():
         path = path.parent  # a run folder's own records: its config names the agents
     config_data: dict[str, Any] | None = None
-    title = "Tournament"
-    seed = 0
     if path.is_dir() and (path / CONFIG_FILE).exists():
-        config, records = load_run_records(path)
-        config_data, title, seed = config.to_dict(), f"Tournament {config.name}", config.seed
-        target = Path(out) if out else path
+        config, read = read_run_records(path, allow_partial=allow_partial)
+        config_data, title, seed, name = (config.to_dict(), f"Tournament {config.name}",
+                                          config.seed, config.name)
+        beside = path
     elif path.is_file():
-        records = list(read_records(path))
-        target = Path(out) if out else path.parent
-        title = f"Games of {path.name}"
+        read = read_jsonl(path, GameRecord.from_json, allow_partial=allow_partial,
+                          what="game record")
+        title, seed, name = f"Games of {path.name}", 0, path.stem
+        beside = path.parent
+    elif path.is_dir():
+        raise ValueError(f"{path}: not a tournament run folder (no {CONFIG_FILE})")
     else:
-        raise ValueError(f"{path}: neither a tournament run folder nor a records file")
-    results = analyse(records, n_resamples=n_resamples, rating_resamples=rating_resamples,
+        raise ValueError(f"{path}: no such run folder or records file")
+    results = analyse(read.records, n_resamples=n_resamples, rating_resamples=rating_resamples,
                       seed=seed)
+    results = dataclasses.replace(results, dropped=len(read.dropped))
+    if out is not None:
+        target = Path(out)
+    elif new_folder_in is not None:
+        target = None
+    else:
+        target = beside
+    if target is not None and not overwrite:
+        check_no_report(target)
+    if target is None:
+        target = run_folder("tournament-analysis", name, seed, root=new_folder_in or "runs")
+    if target.resolve() != beside.resolve():  # a report away from its records names them
+        results = dataclasses.replace(results, source=str(read.path))
     files = write_report(target, results, config=config_data, title=title)
     return results, files

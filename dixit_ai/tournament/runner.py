@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -241,11 +241,18 @@ def check_backend(backend: str, workers: int, address: str | None) -> None:
 
 def play_games(config: TournamentConfig, games: Sequence[ScheduledGame], *,
                backend: Backend = "local", workers: int = 1, address: str | None = None,
-               player: GamePlayer | None = None) -> Iterator[str]:
-    """Yield the records (JSON) of ``games`` in order, on the chosen backend."""
+               player: GamePlayer | None = None,
+               log: Callable[[str], None] | None = None) -> Iterator[str]:
+    """Yield the records (JSON) of ``games`` in order, on the chosen backend.
+
+    ``log`` gets a line per one-time step of the agents' preparation (see
+    :func:`dixit_ai.agents.prepare_agents`).
+    """
     check_backend(backend, workers, address)
     # Embeddings the agents need are computed here, once, before any worker starts.
-    prepare_agents([(entry.agent, entry.kwargs) for entry in config.agents], deck=config.deck)
+    if games:
+        prepare_agents([(entry.agent, entry.kwargs) for entry in config.agents],
+                       deck=config.deck, progress=log)
     if backend == "ray":
         return play_ray(config, games, workers=workers, address=address)
     return play_local(config, games, workers=workers, player=player)

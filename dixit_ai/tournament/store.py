@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
+from collections.abc import Container
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -142,22 +143,37 @@ def read_games(folder: str | os.PathLike[str], schedule: list[ScheduledGame], *,
             record = GameRecord.from_json(text)
         except ValueError as error:
             raise ResumeError(f"{where}: {error}") from error
-        info = record.header.get("tournament")
-        if not isinstance(info, dict) or not isinstance(info.get("game"), int):
-            raise ResumeError(f"{where}: a game record without a tournament index")
-        index = info["game"]
-        if not 0 <= index < len(schedule):
-            raise ResumeError(f"{where}: game {index} is outside the schedule "
-                              f"(0..{len(schedule) - 1})")
-        if index in lines:
-            raise ResumeError(f"{where}: game {index} is recorded twice")
-        expected = schedule[index]
-        if record.seed != expected.seed or list(info.get("seats", [])) != list(expected.seats):
-            raise ResumeError(f"{where}: game {index} does not match the schedule "
-                              f"(seed {record.seed}, seats {info.get('seats')}; expected seed "
-                              f"{expected.seed}, seats {list(expected.seats)})")
+        try:
+            index = check_scheduled(record, schedule, lines)
+        except ValueError as error:
+            raise ResumeError(f"{where}: {error}") from error
         lines[index] = text
     return StoredGames(lines, dropped)
+
+
+def check_scheduled(record: GameRecord, schedule: list[ScheduledGame],
+                    seen: Container[int]) -> int:
+    """The schedule index of ``record``, checked: in the schedule, not in ``seen``, and with
+    the schedule's seed and seats.
+
+    Raises:
+        ValueError: the record is not a game of this schedule, or one already seen (the
+            message says why).
+    """
+    info = record.header.get("tournament")
+    if not isinstance(info, dict) or not isinstance(info.get("game"), int):
+        raise ValueError("a game record without a tournament index")
+    index: int = info["game"]
+    if not 0 <= index < len(schedule):
+        raise ValueError(f"game {index} is outside the schedule (0..{len(schedule) - 1})")
+    if index in seen:
+        raise ValueError(f"game {index} is recorded twice")
+    expected = schedule[index]
+    if record.seed != expected.seed or list(info.get("seats", [])) != list(expected.seats):
+        raise ValueError(f"game {index} does not match the schedule (seed {record.seed}, "
+                         f"seats {info.get('seats')}; expected seed {expected.seed}, seats "
+                         f"{list(expected.seats)})")
+    return index
 
 
 class GamesWriter:

@@ -20,11 +20,12 @@ from __future__ import annotations
 
 from models.bench.analysis import analyse, compute, read_run
 from models.bench.config import TASKS, BenchConfig, ModelSpec, load_bench_config, resolve_model
-from models.bench.run import BenchRun, run_bench
+from models.bench.run import BenchAborted, BenchRun, run_bench
 from models.bench.timing import InferenceTimer
 
 __all__ = [
     "TASKS",
+    "BenchAborted",
     "BenchConfig",
     "BenchRun",
     "InferenceTimer",

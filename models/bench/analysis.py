@@ -43,20 +43,55 @@ from models.evaluation import QUERY_KINDS
 CALIBRATION_BINS = 10
 
 
-def read_run(folder: str | Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """``bench.json`` and the records of a run folder.
+BENCH_TASKS = ("guess", "decoy", "tell")
+REPORT_FILES = ("results.json", "results.csv", "report.md", "guess_accuracy.png",
+                "decoy_share.png", "tell_success.png", "calibration.png")
+"""The files an analysis writes (never over an earlier report unless told to)."""
+
+
+def read_run(folder: str | Path, *, allow_partial: bool = False
+             ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """``bench.json`` and the records of a run folder, read strictly.
+
+    An empty, torn or corrupt ``records.jsonl`` (or a record of no model or task of the run) is
+    refused, naming the file and the line, unless ``allow_partial``: then such lines are
+    dropped and the header's ``"dropped_records"`` counts them.
 
     Raises:
-        ValueError: the folder is not a benchmark run folder.
+        ValueError: the folder is not a benchmark run folder, or its records cannot be trusted
+            (:class:`dixit_ai.jsonl.RecordFileError`).
     """
+    from dixit_ai.jsonl import read_jsonl
+
     path = Path(folder)
     if not (path / "bench.json").is_file() or not (path / "records.jsonl").is_file():
         raise ValueError(f"{path} is not a benchmark run folder (no bench.json and "
                          f"records.jsonl)")
-    header = json.loads((path / "bench.json").read_text(encoding="utf-8"))
-    with (path / "records.jsonl").open(encoding="utf-8") as handle:
-        records = [json.loads(line) for line in handle if line.strip()]
-    return header, records
+    try:
+        header = json.loads((path / "bench.json").read_text(encoding="utf-8"))
+        labels = {m["label"] for m in header["models"]}
+        tasks = set(header["config"]["tasks"])
+    except (json.JSONDecodeError, KeyError, TypeError) as error:
+        raise ValueError(f"{path / 'bench.json'}: not a benchmark header ({error})") from None
+
+    def parse(text: str) -> dict[str, Any]:
+        try:
+            record = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"not valid JSON ({error})") from None
+        if not isinstance(record, dict):
+            raise ValueError("a benchmark record is a JSON object")
+        if record.get("task") not in tasks or record.get("task") not in BENCH_TASKS:
+            raise ValueError(f"task {record.get('task')!r} is not one of the run's "
+                             f"({', '.join(sorted(tasks))})")
+        if record.get("model") not in labels:
+            raise ValueError(f"model {record.get('model')!r} is not one of the run's")
+        return record
+
+    read = read_jsonl(path / "records.jsonl", parse, allow_partial=allow_partial,
+                      what="benchmark record")
+    header = {**header, "dropped_records": len(read.dropped)}
+    return header, read.records
 
 
 def _harmonic(n: int) -> float:
@@ -361,6 +396,11 @@ def report(results: dict[str, Any], plots: dict[str, str], timing: dict[str, Any
         lines.append(f"Reference population: `{ref['embedder']}` players, guess model "
                      f"temperature {ref['guess_model']['temperature']:.4g}, bias "
                      f"{ref['guess_model']['bias']:.4g}.")
+    if run.get("dropped_records"):
+        lines.append(f"**{run['dropped_records']} unreadable record(s) of `records.jsonl` were "
+                     "dropped (`--allow-partial`)**: these figures leave them out.")
+    if run.get("source"):
+        lines.append(f"Records: `{run['source']}`.")
     lines.append("")
     shown: set[str] = set()
     for title, columns, rows in leaderboards(results):
@@ -396,23 +436,41 @@ def report(results: dict[str, Any], plots: dict[str, str], timing: dict[str, Any
     return "\n".join(lines)
 
 
-def analyse(folder: str | Path, *, show: bool = True) -> dict[str, Any]:
+def analyse(folder: str | Path, *, show: bool = True, out: str | Path | None = None,
+            allow_partial: bool = False, overwrite: bool = True) -> dict[str, Any]:
     """Recompute every figure of a run folder from its records; write and print them.
 
-    Writes ``results.json``, ``results.csv``, the plots and ``report.md`` into the folder.
+    Writes ``results.json``, ``results.csv``, the plots and ``report.md`` into ``out`` (default:
+    the run folder itself). The records are read strictly (see :func:`read_run`); nothing is
+    written when they are refused, nor over an earlier report unless ``overwrite``.
 
     Returns:
         The results (intervals as :class:`~dixit_ai.reporting.Interval`).
+
+    Raises:
+        ValueError: not a run folder, records that cannot be trusted, or (``overwrite=False``)
+            a report already in ``out``.
     """
     path = Path(folder)
-    header, records = read_run(path)
+    header, records = read_run(path, allow_partial=allow_partial)
+    target = Path(out) if out is not None else path
+    if not overwrite:
+        present = [name for name in REPORT_FILES if (target / name).exists()]
+        if present:
+            raise ValueError(f"{target} already holds a report ({', '.join(present)}); pass "
+                             "--overwrite to replace it, or --out another folder")
     results = compute(header, records)
-    write_json(path / "results.json", results)
-    write_csv(path / "results.csv", csv_rows(results), CSV_COLUMNS)
-    plots = write_plots(path, results)
+    if header.get("dropped_records"):
+        results["run"]["dropped_records"] = header["dropped_records"]
+    if target.resolve() != path.resolve():
+        results["run"]["source"] = str(path)
+    target.mkdir(parents=True, exist_ok=True)
+    write_json(target / "results.json", results)
+    write_csv(target / "results.csv", csv_rows(results), CSV_COLUMNS)
+    plots = write_plots(target, results)
     timing_path = path / "timing.json"
     timing = json.loads(timing_path.read_text()) if timing_path.is_file() else None
-    write_text(path / "report.md", report(results, plots, timing))
+    write_text(target / "report.md", report(results, plots, timing))
     if show:
         for title, columns, rows in leaderboards(results):
             print_table(title, columns, rows, digits=2, min_width=140)

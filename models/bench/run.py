@@ -43,6 +43,8 @@ class Contestant:
     decision_seconds: float = 0.0
     workers: list[Any] = field(default_factory=list)
     """Further instances of the agent, to answer items in parallel (HTTP agents)."""
+    abort_on_failure: bool = False
+    """Stop the benchmark at the agent's first failed decision (``on_failure="abort"``)."""
 
     @property
     def label(self) -> str:
@@ -112,6 +114,10 @@ def load_contestant(spec: ModelSpec, config: BenchConfig, deck: Any) -> Contesta
     return Contestant(spec, agent=agent, workers=workers)
 
 
+class BenchAborted(RuntimeError):
+    """An agent failed a decision under ``on_failure="abort"``: the benchmark stopped."""
+
+
 @dataclass
 class BenchRun:
     """What :func:`run_bench` returns: the run folder, the results and the timings."""
@@ -145,7 +151,8 @@ def _version(package: str) -> str:
 
 
 def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
-              log: Callable[[str], None] | None = print) -> BenchRun:
+              log: Callable[[str], None] | None = print,
+              on_failure: str = "forfeit") -> BenchRun:
     """Run a benchmark and analyse it; returns the run folder, results and timings.
 
     Args:
@@ -154,14 +161,21 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
         progress: Show a progress bar.
         show: Print the leaderboard.
         log: Where one-line messages go (``None``: nowhere).
+        on_failure: What an agent's failed decision (an error, an illegal move) costs:
+            ``"forfeit"`` (the default: the item scores 0, is recorded as invalid and counted in
+            the invalid-answer rate) or ``"abort"`` (the benchmark stops at the first one,
+            raising :class:`BenchAborted`; the records so far stay in the run folder).
 
     Raises:
         ValueError: a bad setting (unknown model or task, items < 1, ...).
+        BenchAborted: a failed decision under ``on_failure="abort"``.
     """
     from dixit_ai.decks import load_deck
     from models.bench.analysis import analyse
 
     say = log or (lambda _message: None)
+    if on_failure not in ("abort", "forfeit"):
+        raise ValueError(f"on_failure must be 'abort' or 'forfeit', not {on_failure!r}")
     specs = config.validate()
     started = time.perf_counter()
     deck = load_deck(config.deck)
@@ -173,6 +187,8 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
     with InferenceTimer() as timer:
         load_start = time.perf_counter()
         contestants = [load_contestant(spec, config, deck) for spec in specs]
+        for contestant in contestants:
+            contestant.abort_on_failure = on_failure == "abort"
         agents = [c for c in contestants if c.is_agent]
         reference = None
         if "decoy" in config.tasks or "tell" in config.tasks:
@@ -258,7 +274,11 @@ def _ask_all(contestant: Contestant, questions: list[_Question], bar: Any
 
     def answer(agent: Any, question: _Question) -> Any:
         agent.reset(seat=question.seat, rng=np.random.default_rng(question.seed))
-        return ask(agent, question.state, question.seat)
+        result = ask(agent, question.state, question.seat)
+        if result[3] is not None and contestant.abort_on_failure:
+            raise BenchAborted(f"{contestant.label} failed a decision (--on-failure abort): "
+                               f"{result[3]}")
+        return result
 
     start = time.perf_counter()
     answers: list[Any] = [None] * len(questions)

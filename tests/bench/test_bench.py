@@ -154,7 +154,7 @@ def test_cli_runs_reanalyses_and_reads_a_config(tmp_path: Path,
     for name in ("results.csv", "results.json", "report.md", "guess_accuracy.png",
                  "decoy_share.png", "records.jsonl"):
         assert (folder / name).is_file()
-    assert main(["bench", "--analyse", str(folder)]) == 0
+    assert main(["bench", "--analyse", str(folder), "--out", str(tmp_path / "again")]) == 0
     assert "recomputed" in capsys.readouterr().out
     config = tmp_path / "bench.yaml"
     config.write_text(f"name: yaml\nmodels: [default]\ntasks: [guess]\nitems: 2\n"

@@ -30,31 +30,42 @@ def test_a_tournament_writes_every_output(tmp_path, capsys):
     assert "![ratings](ratings.png)" in report and "| # | agent | rating |" in report
     assert (folder / "results.csv").read_text().startswith("rank,agent,games,seat_games,rating")
 
-    # --analyse recomputes the same report from the records
+    # --analyse recomputes the same report from the records, where --out says; it never
+    # replaces a report without --overwrite
     before = {name: (folder / name).read_bytes() for name in ("results.json", "report.md")}
+    quick = ["--resamples", "100", "--rating-resamples", "10"]
+    assert main(["tournament", "--analyse", str(folder), "--out", str(folder), *quick]) == 2
+    assert "already holds a report (results.csv" in capsys.readouterr().err
     (folder / "results.json").unlink()
-    assert main(["tournament", "--analyse", str(folder), "--resamples", "100",
-                 "--rating-resamples", "10"]) == 0
+    assert main(["tournament", "--analyse", str(folder), "--out", str(folder), "--overwrite",
+                 *quick]) == 0
     assert {name: (folder / name).read_bytes() for name in before} == before
-    assert main(["tournament", "--analyse", str(folder / "games.jsonl"), "--resamples", "100",
-                 "--rating-resamples", "10"]) == 0
-    assert {name: (folder / name).read_bytes() for name in before} == before
-    # ... and from a bare records file elsewhere (the report goes next to it)
+    again = tmp_path / "again"
+    assert main(["tournament", "--analyse", str(folder / "games.jsonl"), "--out", str(again),
+                 *quick]) == 0
+    elsewhere = json.loads((again / "results.json").read_text())
+    assert elsewhere.pop("source") == str(folder / "games.jsonl")
+    expected = json.loads(before["results.json"])
+    assert expected.pop("source") is None and elsewhere == expected
+    # ... and from a bare records file elsewhere
     bare = tmp_path / "elsewhere" / "some.jsonl"
     bare.parent.mkdir()
     bare.write_bytes((folder / "games.jsonl").read_bytes())
-    assert main(["tournament", "--analyse", str(bare), "--resamples", "100",
-                 "--rating-resamples", "0"]) == 0
-    assert (bare.parent / "report.md").read_text().startswith("# Games of some.jsonl")
+    assert main(["tournament", "--analyse", str(bare), "--out", str(bare.parent / "report"),
+                 "--resamples", "100", "--rating-resamples", "0"]) == 0
+    assert (bare.parent / "report" / "report.md").read_text().startswith("# Games of some.jsonl")
+    capsys.readouterr()
 
     # --resume of a finished run plays nothing; with another config it is refused
     assert main(["tournament", "--resume", str(folder), "--no-progress"]) == 0
     assert "played 0 games" in capsys.readouterr().err
     assert main(["tournament", "--resume", str(folder), "--games", "8", "--workers", "2",
                  "--no-progress"]) == 0  # the same value again, and how it runs, are fine
-    assert main(["tournament", "--resume", str(folder), "--games", "12"]) == 2
-    assert "holds another tournament; differences (stored != given): games: 8 != 12" in (
+    assert main(["tournament", "--resume", str(folder), "--games", "4"]) == 2
+    assert "holds another tournament; differences (stored != given): games: 8 != 4" in (
         capsys.readouterr().err)
+    assert main(["tournament", "--resume", str(folder), "--seed", "2"]) == 2
+    assert "differences (stored != given): seed: 1 != 2" in capsys.readouterr().err
 
 
 def test_a_tournament_file_and_overrides(tmp_path, capsys):

@@ -175,8 +175,8 @@ def test_resume_refuses_what_is_not_this_tournament(reference, tmp_path):
         run_tournament(config, resume=tmp_path / "missing", **QUICK)
     with pytest.raises(ResumeError, match=r"not a tournament run folder \(no config.json\)"):
         run_tournament(config, resume=tmp_path, **QUICK)
-    with pytest.raises(ResumeError, match=r"another tournament.*games: 12 != 24"):
-        run_tournament(random_config(games=24), resume=reference, **QUICK)
+    with pytest.raises(ResumeError, match=r"another tournament.*games: 12 != 6"):
+        run_tournament(random_config(games=6), resume=reference, **QUICK)
     with pytest.raises(ResumeError, match=r"another tournament.*agents"):
         run_tournament(random_config(agents=("random", "c=random")), resume=reference, **QUICK)
 

@@ -1,0 +1,115 @@
+"""One strict reader of JSON Lines record files, for every analysis (tournaments, benchmarks).
+
+An analysis must not trust a file it cannot read whole. :func:`read_jsonl` refuses, naming the
+file and the line:
+
+- a file with no record (empty, or blank lines only);
+- a torn last line (no final newline: the writer was cut off while writing it);
+- a line that is not valid JSON, or that ``parse`` rejects (raises ``ValueError``).
+
+With ``allow_partial=True`` such lines are dropped instead and counted in
+:attr:`JsonlRecords.dropped` (a file with no readable record is still refused), so that a report
+can say how many records it left out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class RecordFileError(ValueError):
+    """A record file an analysis cannot trust (the message names the file and the line)."""
+
+
+@dataclass
+class JsonlRecords(Generic[T]):
+    """What :func:`read_jsonl` read.
+
+    Attributes:
+        path: The file.
+        items: ``(line number, parsed record)`` for every record kept, in file order.
+        dropped: ``(line number, reason)`` for every line left out (``allow_partial`` only).
+    """
+
+    path: Path
+    items: list[tuple[int, T]] = field(default_factory=list)
+    dropped: list[tuple[int, str]] = field(default_factory=list)
+
+    @property
+    def records(self) -> list[T]:
+        """The records kept, in file order."""
+        return [item for _, item in self.items]
+
+    def dropped_summary(self) -> str:
+        """E.g. ``"2 records dropped (lines 5, 9)"``, or ``""`` when none was."""
+        if not self.dropped:
+            return ""
+        lines = ", ".join(str(number) for number, _ in self.dropped[:10])
+        more = ", ..." if len(self.dropped) > 10 else ""
+        plural = "s" if len(self.dropped) != 1 else ""
+        return f"{len(self.dropped)} record{plural} dropped (line{plural} {lines}{more})"
+
+
+def _json_object(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"not valid JSON ({error})") from None
+
+
+def read_jsonl(path: str | os.PathLike[str], parse: Callable[[str], T] = _json_object, *,
+               allow_partial: bool = False, what: str = "record") -> JsonlRecords[T]:
+    """Read every line of a JSON Lines file through ``parse``, strictly (see the module).
+
+    Args:
+        path: The file.
+        parse: Turns one line's text into a record; raises ``ValueError`` for a bad one
+            (default: ``json.loads``).
+        allow_partial: Drop unreadable lines (and a torn last line) instead of refusing the file.
+        what: What a record is called in messages (``"game record"``, say).
+
+    Raises:
+        RecordFileError: see the module docstring; the message starts ``PATH, line N:``.
+        OSError: the file cannot be read.
+    """
+    source = Path(path)
+    if source.is_dir():
+        raise RecordFileError(f"{source}: a folder, not a file of {what}s")
+    data = source.read_bytes()
+    result: JsonlRecords[T] = JsonlRecords(source)
+    lines = data.split(b"\n")
+    torn = lines[-1].strip() != b""  # text after the last newline: the last line is torn
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        where = f"{source}, line {number}"
+        if torn and number == len(lines):
+            reason = ("incomplete last line (no newline at its end: the run was cut off "
+                      "while writing it)")
+        else:
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                reason = f"not UTF-8 text ({error})"
+            else:
+                try:
+                    result.items.append((number, parse(text)))
+                    continue
+                except ValueError as error:
+                    reason = str(error)
+        if not allow_partial:
+            raise RecordFileError(f"{where}: {reason}; fix or remove the line, or pass "
+                                  f"--allow-partial to analyse the other {what}s")
+        result.dropped.append((number, reason))
+    if not result.items:
+        dropped = f" ({result.dropped_summary()})" if result.dropped else ""
+        raise RecordFileError(f"{source}: no {what} to analyse"
+                              + (dropped or " (the file is empty)"))
+    return result
