@@ -1,27 +1,25 @@
-"""Embedders of the guesser panel that the project can make from what it ships today.
+"""Panel embedders the project derives from the default model's own parts.
 
-A panel member is a guesser on a model other than the default (:mod:`models.players.panel`).
-Three are derived here from the default model's parts; further members are any name that
-:func:`models.load_embedder` accepts (the model family's shipped embedders):
+A panel member is a guesser on a model other than the default (:mod:`models.players.panel`):
+any name :func:`models.load_embedder` accepts (the model family of :mod:`models.family`:
+``lite2-mpnet``, ``lite1-minilm``, ``lite1-mpnet``, ``imagenet-zeroshot``, ``caption-reader``),
+or one of these two, made here from the default model's shipped head:
 
-===========================  =================================================================
-name                         what it is
-===========================  =================================================================
-``panel:sibling``            the default towers and the shipped trained head with the name pull,
-                             the ImageNet zero-shot blend and the gate removed: the trained
-                             linear path alone (as good on captions as the default, but its
-                             quirks differ)
-``panel:imagenet-zeroshot``  the ImageNet zero-shot path alone: an image is the mean of MiniLM's
-                             embeddings of the ImageNet class names, weighted by the image
-                             tower's class probabilities (knows objects, not the dream cards)
-``panel:caption-reader``     a text-only *caption reader*: each card is its full caption, read
-                             by a text tower. It reads **ground truth** (a stand-in for a person
-                             who sees the picture perfectly but thinks in its own words); it is a
-                             panel guesser only, never part of a storyteller's simulation
-===========================  =================================================================
+==========================  ==================================================================
+name                        what it is
+==========================  ==================================================================
+``panel:sibling``           the default towers and the shipped trained head with the name
+                            pull, the ImageNet zero-shot blend and the gate removed: the trained
+                            linear path alone (almost as good on captions as the default, with
+                            other quirks)
+``panel:default-zeroshot``  the default's ImageNet zero-shot path alone: an image is the mean of
+                            MiniLM's embeddings of the ImageNet class names, weighted by
+                            EfficientNet-Lite0's class probabilities (no dream training)
+==========================  ==================================================================
 
-``panel:caption-reader`` reads with the default's text tower (all-MiniLM-L6-v2) unless
-``panel:caption-reader@NAME`` names another embedder whose text tower reads the captions.
+A member that reads the cards' captions (``caption-reader``: ground truth) gets its card
+vectors from ``card_vectors(deck)`` (:func:`load_member_resources`); it may be a panel guesser,
+never part of a storyteller's simulation (:func:`reads_ground_truth`).
 """
 
 from __future__ import annotations
@@ -34,11 +32,8 @@ import numpy as np
 from models.base import Embedder, EmbedderError, fingerprint_of
 
 PANEL_PREFIX = "panel:"
-VARIANTS = ("sibling", "imagenet-zeroshot", "caption-reader")
+VARIANTS = ("sibling", "default-zeroshot")
 """The panel embedders made here (after ``panel:``)."""
-
-READS_GROUND_TRUTH = ("caption-reader",)
-"""Members that read the cards' captions: never in a storyteller's simulation."""
 
 
 def is_panel_name(name: Any) -> bool:
@@ -47,22 +42,28 @@ def is_panel_name(name: Any) -> bool:
 
 
 def reads_ground_truth(name: Any) -> bool:
-    """Whether the embedder named ``name`` reads captions instead of images."""
-    return is_panel_name(name) and name[len(PANEL_PREFIX):].split("@")[0] in READS_GROUND_TRUTH
+    """Whether the embedder named ``name`` reads captions instead of images (the family's
+    ``caption-reader``; an ``Embedder`` says so with ``reads_ground_truth``)."""
+    if not isinstance(name, str):
+        return bool(getattr(name, "reads_ground_truth", False))
+    from models.family import MEMBERS
+
+    base = name.removeprefix("family:").split(":")[0]
+    return base in MEMBERS and MEMBERS[base].reads_ground_truth
 
 
 class HeadVariantEmbedder(Embedder):
-    """The default model with parts of its head removed (``sibling``, ``imagenet-zeroshot``).
+    """The default model with parts of its head removed (``sibling``, ``default-zeroshot``).
 
     Args:
-        variant: ``"sibling"`` or ``"imagenet-zeroshot"``.
+        variant: ``"sibling"`` or ``"default-zeroshot"``.
         device: Where the towers run.
     """
 
     def __init__(self, variant: str, *, device: str = "cpu", batch_size: int = 32) -> None:
         from models.default_model import DefaultEmbedder
 
-        if variant not in ("sibling", "imagenet-zeroshot"):
+        if variant not in ("sibling", "default-zeroshot"):
             raise EmbedderError(f"unknown head variant {variant!r}")
         self.base = DefaultEmbedder(device=device, batch_size=batch_size)
         head = self.base.head
@@ -86,7 +87,7 @@ class HeadVariantEmbedder(Embedder):
         from models.default_model import embed_from_features, zero_shot_embeddings
 
         features, logits = self.base.features(images)
-        if self.variant == "imagenet-zeroshot":
+        if self.variant == "default-zeroshot":
             return zero_shot_embeddings(logits, self.head.class_embeddings,
                                         self.head.zero_shot_temperature).astype(np.float32)
         h = self.head
@@ -100,42 +101,6 @@ class HeadVariantEmbedder(Embedder):
         return self.base._encode_text_batch(texts)
 
 
-class CaptionReader(Embedder):
-    """Cards are read through their full caption (ground truth) by another embedder's texts.
-
-    Args:
-        reader: The embedder whose text tower reads captions and clues.
-    """
-
-    def __init__(self, reader: Embedder) -> None:
-        self.reader = reader
-        self.name = PANEL_PREFIX + "caption-reader" + (
-            "" if reader.name == "default" else f"@{reader.name}")
-        self.dim = reader.dim
-        self.device = reader.device
-        self.batch_size = getattr(reader, "batch_size", 32)
-        self.info = {"backend": "panel", "variant": "caption-reader",
-                     "reader": reader.fingerprint, "cards": "first caption (ground truth)"}
-        self.fingerprint = fingerprint_of(self.info)
-
-    def _encode_image_batch(self, images: list[Any]) -> np.ndarray:
-        raise EmbedderError(f"{self.name} reads cards' captions, not images: "
-                            "use card_vectors(deck)")
-
-    def _encode_text_batch(self, texts: list[str]) -> np.ndarray:
-        return self.reader.embed_texts(texts)
-
-    def card_vectors(self, deck: Any) -> np.ndarray:
-        """``(n_cards, dim)``: each card's first caption, embedded (through the cache)."""
-        from models.cache import embed_texts_cached
-
-        captions = [deck.captions(c) for c in deck.card_ids]
-        if not all(captions):
-            raise ValueError(f"{self.name} needs a caption for every card, and "
-                             f"{getattr(deck, 'name', deck)} has cards without")
-        return embed_texts_cached(self.reader, [c[0] for c in captions], progress=False)
-
-
 _loaded: dict[tuple[str, str], Embedder] = {}
 
 
@@ -147,20 +112,13 @@ def load_panel_embedder(name: str, *, device: str = "cpu") -> Embedder:
     """
     if not is_panel_name(name):
         raise EmbedderError(f"{name!r} is not a panel embedder name ('panel:VARIANT')")
-    variant, _, reader = name[len(PANEL_PREFIX):].partition("@")
+    variant = name[len(PANEL_PREFIX):]
     if variant not in VARIANTS:
         raise EmbedderError(f"unknown panel embedder {name!r}; known: "
                             + ", ".join(PANEL_PREFIX + v for v in VARIANTS))
-    if reader and variant != "caption-reader":
-        raise EmbedderError(f"{name!r}: only panel:caption-reader takes '@EMBEDDER'")
     key = (name, device)
     if key not in _loaded:
-        if variant == "caption-reader":
-            from models.registry import load_embedder
-
-            _loaded[key] = CaptionReader(load_embedder(reader or "default", device=device))
-        else:
-            _loaded[key] = HeadVariantEmbedder(variant, device=device)
+        _loaded[key] = HeadVariantEmbedder(variant, device=device)
     return _loaded[key]
 
 
@@ -185,7 +143,7 @@ def load_member_resources(embedder: Any, deck: Any, vocabulary: Any = None,
     if isinstance(deck, PlayerResources):
         return deck
     model = resolve_embedder(embedder, device=device)
-    if not isinstance(model, CaptionReader):
+    if not getattr(model, "reads_ground_truth", False):
         return load_resources(model, deck, vocabulary, vocabulary_size, device)
     from dixit_ai.decks import load_deck
     from models.cache import embed_texts_cached
@@ -197,7 +155,7 @@ def load_member_resources(embedder: Any, deck: Any, vocabulary: Any = None,
     key = (model.fingerprint, loaded.fingerprint, words.fingerprint)
     if key not in _readers:
         cards = model.card_vectors(loaded)
-        texts = embed_texts_cached(model.reader, list(words.texts), progress=False)
+        texts = embed_texts_cached(model, list(words.texts), progress=False)
         _readers[key] = PlayerResources(
             tuple(int(c) for c in loaded.card_ids), np.asarray(cards, dtype=np.float32), words,
             np.asarray(texts, dtype=np.float32), model, model.fingerprint,

@@ -1,0 +1,252 @@
+"""The storyteller's simulation over a *population* of minds, not copies of itself.
+
+A storyteller that simulates only copies of its own embedder learns clues that only its own
+embedding links to its card (an idiosyncrasy, not a clue). Here each simulated opponent is a
+member of a population of embedders (the storyteller's own among them, by default), each with
+its own guess model (temperature and bias) fitted from cross-play records
+(:func:`models.players.calibration.fit_population`): how well that member's similarities predict
+the votes of guessers on *other* models.
+
+**Simulation.** As :func:`models.players.simulation.simulate`, over ``(simulations, voters, hand
+cards, candidates)``, with one change: in deal ``s`` opponent ``g`` is member
+``(s + g) mod P`` (a balanced assignment, the same for every candidate). That opponent plays as
+decoy its hand card most similar to the clue *in its own space*, and, as a voter, weighs every
+board card (the storyteller's and the other opponents' decoys) by its own similarities and
+guess model. Voters of different members read the board differently, so their errors are taken
+as independent given the deal: the number of finders is a sum of Bernoulli variables, and
+"some but not all find" happens where members disagree, as at a table of different minds.
+
+Each member's guess rate is kept (``member_rate``): a clue whose rate differs widely across
+members holds only for some minds; the storyteller's ``robustness`` knob penalises that spread.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from models.players.simulation import MIN_TEMPERATURE, GuessModel, SimulationResult
+
+POPULATION_FORMAT = "dixit-ai population v1"
+DEFAULT_POPULATION_FILE = Path(__file__).resolve().parents[1] / "data" / "population.json"
+"""Per-member guess models fitted from cross-play records (``scripts/fit_calibration.py``)."""
+
+
+@dataclass(frozen=True)
+class PopulationResult(SimulationResult):
+    """A :class:`SimulationResult` with each member's guess rate, ``(P, h, K)``."""
+
+    member_rate: np.ndarray | None = None
+
+    @property
+    def spread(self) -> np.ndarray:
+        """``(h, K)``: the standard deviation of the guess rate across members."""
+        if self.member_rate is None:
+            return np.zeros_like(self.guess_rate)
+        return np.asarray(self.member_rate.std(axis=0))
+
+
+def assignment(n_simulations: int, n_opponents: int, n_members: int) -> np.ndarray:
+    """``(S, G)``: the member each opponent is in each deal, ``(s + g) mod P``."""
+    return (np.arange(n_simulations)[:, None] + np.arange(n_opponents)[None, :]) % n_members
+
+
+def simulate_population(
+    hand_sims: Sequence[np.ndarray],
+    pool_sims: Sequence[np.ndarray],
+    deals: np.ndarray,
+    *,
+    n_voters: int,
+    cards_per_guesser: int,
+    models: Sequence[GuessModel],
+    points_by_finders: np.ndarray,
+) -> PopulationResult:
+    """Predict guess rates and storyteller points with opponents drawn from a population.
+
+    Args:
+        hand_sims: Per member, ``(h, K)`` similarities of the hand cards to the clues.
+        pool_sims: Per member, ``(u, K)`` similarities of the unseen cards.
+        deals: ``(S, G, hand)`` opponents' hands (indices into the pool).
+        n_voters: How many of the ``G`` opponents vote (the first ``n_voters``).
+        cards_per_guesser: Decoys per opponent; populations play one (a table that plays two
+            is simulated member by member and averaged).
+        models: Per member, its guess model.
+        points_by_finders: The storyteller's points for ``0..n_voters`` finders.
+
+    Raises:
+        ValueError: the members' arrays disagree in number or shape.
+    """
+    n_members = len(models)
+    if not n_members or len(hand_sims) != n_members or len(pool_sims) != n_members:
+        raise ValueError(f"{len(hand_sims)} hand tables, {len(pool_sims)} pool tables and "
+                         f"{n_members} guess models: give one of each per member")
+    shape = np.shape(hand_sims[0])
+    if any(np.shape(h) != shape for h in hand_sims) or any(
+            np.shape(p) != np.shape(pool_sims[0]) for p in pool_sims):
+        raise ValueError("every member's similarity tables must have the same shape")
+    if cards_per_guesser > 1 and deals.shape[2] > 1:
+        return _mixture(hand_sims, pool_sims, deals, n_voters, cards_per_guesser, models,
+                        points_by_finders)
+    n_sims, n_opponents, _ = deals.shape
+    n_clues = shape[1]
+
+    def rows_of(g: int, p: int) -> slice:
+        """The deals in which opponent ``g`` is member ``p`` (``(s + g) mod P == p``)."""
+        return slice((p - g) % n_members, None, n_members)
+
+    # Each opponent's decoy (pool index), chosen in its own member's space: (S, G, K).
+    decoy = np.empty((n_sims, n_opponents, n_clues), dtype=np.intp)
+    for g in range(n_opponents):
+        for p in range(n_members):
+            rows = rows_of(g, p)
+            cards = deals[rows, g]                                       # (n, hand)
+            if not len(cards):
+                continue
+            slot = pool_sims[p][cards].argmax(axis=1)                   # (n, K)
+            decoy[rows, g] = cards[np.arange(len(cards))[:, None], slot]
+    columns = np.arange(n_clues)
+    rate_sum = np.zeros(shape, dtype=np.float64)
+    member_sum = np.zeros((n_members, *shape), dtype=np.float64)
+    member_count = np.zeros(n_members)
+    full = (n_sims, *shape)
+    middle = points_by_finders[1:-1]
+    simple = n_voters < 2 or bool(np.all(middle == middle[0]))
+    p_all = np.ones(full, dtype=np.float32)
+    p_none = np.ones(full, dtype=np.float32)
+    dist = None
+    if not simple:
+        dist = np.zeros((n_voters + 1, *full), dtype=np.float32)
+        dist[0] = 1.0
+    best_decoy = np.zeros(n_clues)
+    for g in range(n_voters):
+        for q in range(n_members):
+            rows = rows_of(g, q)
+            picked = decoy[rows]                                       # (n, G, K)
+            if not len(picked):
+                continue
+            model = models[q]
+            inverse = np.float32(1.0 / max(model.temperature, MIN_TEMPERATURE))
+            seen = pool_sims[q][picked, columns]                       # (n, G, K)
+            if q == 0:
+                best_decoy += seen.max(axis=1).sum(axis=0)
+            logits = seen * inverse
+            logits[:, g] = -np.inf                                     # never its own card
+            shift = logits.max(axis=1)
+            np.subtract(logits, shift[:, None], out=logits)
+            np.exp(logits, out=logits)
+            log_rest = np.log(logits.sum(axis=1)) + shift              # (n, K)
+            log_card = (np.asarray(hand_sims[q], dtype=np.float32) * inverse
+                        + np.float32(model.bias))
+            found = log_rest[:, None, :] - log_card[None, :, :]        # (n, h, K)
+            np.clip(found, -60.0, 60.0, out=found)
+            np.exp(found, out=found)
+            found += 1.0
+            np.reciprocal(found, out=found)                            # P(voter finds)
+            total = found.sum(axis=0, dtype=np.float64)
+            rate_sum += total
+            member_sum[q] += total
+            member_count[q] += len(found)
+            if dist is None:
+                p_all[rows] *= found
+                p_none[rows] *= 1.0 - found
+            else:
+                part = dist[:, rows]
+                part[1:] = part[1:] * (1.0 - found) + part[:-1] * found
+                part[0] *= 1.0 - found
+    voters = max(n_voters, 1)
+    guess_rate = rate_sum / (n_sims * voters)
+    member_rate = member_sum / np.maximum(member_count, 1)[:, None, None]
+    if dist is None:
+        mean_all = p_all.mean(axis=0, dtype=np.float64)
+        mean_none = p_none.mean(axis=0, dtype=np.float64)
+        success = np.clip(1.0 - mean_all - mean_none, 0.0, 1.0) if n_voters > 1 else \
+            np.zeros(shape)
+        mid = float(middle[0]) if len(middle) else 0.0
+        points = (mid * success + float(points_by_finders[0]) * mean_none
+                  + float(points_by_finders[-1]) * mean_all)
+    else:
+        success = (1.0 - dist[0] - dist[-1]).mean(axis=0)
+        points = np.tensordot(points_by_finders, dist.astype(np.float64), axes=1).mean(axis=0)
+    own_count = max(float(member_count[0]), 1.0)
+    gap = np.asarray(hand_sims[0], dtype=np.float64) - (best_decoy / own_count)[None, :]
+    return PopulationResult(guess_rate=guess_rate, expected_points=points,
+                            success_rate=success, decoy_gap=gap, member_rate=member_rate)
+
+
+def _mixture(hand_sims: Sequence[np.ndarray], pool_sims: Sequence[np.ndarray],
+             deals: np.ndarray, n_voters: int, cards_per_guesser: int,
+             models: Sequence[GuessModel], points_by_finders: np.ndarray) -> PopulationResult:
+    """Two decoys per opponent: every member simulated alone on its share of the deals."""
+    from models.players.simulation import simulate
+
+    parts = []
+    chunks = np.array_split(np.arange(len(deals)), len(models))
+    for p, rows in enumerate(chunks):
+        rows = rows if rows.size else np.arange(len(deals))
+        parts.append(simulate(hand_sims[p], pool_sims[p], deals[rows], n_voters=n_voters,
+                              cards_per_guesser=cards_per_guesser,
+                              model=GuessModel(models[p].temperature, models[p].bias, 0.0),
+                              points_by_finders=points_by_finders))
+    rates = np.stack([r.guess_rate for r in parts])
+    return PopulationResult(
+        guess_rate=rates.mean(axis=0),
+        expected_points=np.mean([r.expected_points for r in parts], axis=0),
+        success_rate=np.mean([r.success_rate for r in parts], axis=0),
+        decoy_gap=parts[0].decoy_gap, member_rate=rates)
+
+
+# ---------------------------------------------------------------------- member guess models
+
+
+@dataclass(frozen=True)
+class PopulationFit:
+    """Per-member guess models, keyed by embedder fingerprint (and name, for people).
+
+    Attributes:
+        members: ``{fingerprint: {"name", "temperature", "bias", "votes"}}``.
+        notes: What they were fitted on.
+    """
+
+    members: dict[str, dict[str, Any]]
+    notes: dict[str, Any]
+
+    def model_for(self, fingerprint: str, fallback: GuessModel) -> GuessModel:
+        """The fitted guess model of a member (``fallback`` when it was not fitted)."""
+        entry = self.members.get(fingerprint)
+        if entry is None:
+            return fallback
+        return GuessModel(float(entry["temperature"]), float(entry["bias"]), 0.0)
+
+    def save(self, path: str | Path) -> None:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(json.dumps({"format": POPULATION_FORMAT, "members": self.members,
+                                          **self.notes}, indent=2) + "\n")
+
+    @classmethod
+    def load(cls, path: str | Path) -> PopulationFit:
+        """Read a file written by :meth:`save`.
+
+        Raises:
+            ValueError: not a population file.
+        """
+        data = json.loads(Path(path).read_text())
+        if data.get("format") != POPULATION_FORMAT:
+            raise ValueError(f"{path} is not a {POPULATION_FORMAT!r} file")
+        members = dict(data.pop("members"))
+        data.pop("format")
+        return cls(members, data)
+
+
+def load_population_fit(spec: str | Path | None) -> PopulationFit | None:
+    """``"default"``: the shipped file when present; a path; ``None``: none."""
+    if spec is None:
+        return None
+    if spec == "default":
+        return PopulationFit.load(DEFAULT_POPULATION_FILE) if DEFAULT_POPULATION_FILE.is_file() \
+            else None
+    return PopulationFit.load(spec)
