@@ -128,6 +128,14 @@ class ClipAgent:
         text_generator: Path to a local causal language model proposing extra clues.
         infer_hands: The storyteller deals the opponents' simulated hands with what earlier
             rounds revealed about them (:meth:`hand_weights`); else uniformly.
+        population: The minds the storyteller simulates (:mod:`models.players.population`):
+            embedder names (a list or a comma-separated string; ``"self"`` is this agent's own
+            embedder), or ``None``: copies of itself. A member that reads captions (ground
+            truth) is refused.
+        population_calibration: Per-member guess models fitted from cross-play records
+            (``"default"``: ``models/data/population.json`` when present; a path; ``None``:
+            the built-in guess model for members other than itself).
+        robustness: See :class:`ClipStoryteller`.
         seed: When given, the agent's generator derives from ``(seed, seat)`` instead of the
             match's stream.
     """
@@ -157,6 +165,9 @@ class ClipAgent:
         policy_greedy: bool = True,
         text_generator: str | None = None,
         infer_hands: bool = True,
+        population: Any = None,
+        population_calibration: str | None = "default",
+        robustness: float = 0.0,
         seed: int | None = None,
     ) -> None:
         self.name = name
@@ -182,8 +193,11 @@ class ClipAgent:
             pair_clues=pair_clues, tolerance=tolerance,
             policy=(LinearCluePolicy.load(_resolve_path(policy), greedy=policy_greedy)
                     if policy else None),
-            generator=generator,
+            generator=generator, robustness=robustness,
         )
+        self.population = _population_names(population)
+        self.population_calibration = population_calibration
+        self._population: list[tuple[PlayerResources, GuessModel]] | None = None
         self.avoid_repeats = avoid_repeats
         self.infer_hands = infer_hands
         self.seed = seed
@@ -210,6 +224,35 @@ class ClipAgent:
             self._calibration_checked = True
             check_calibration_embedder(self._calibration_arg, self._resources.fingerprint)
         return self._resources
+
+    @property
+    def population_members(self) -> list[tuple[PlayerResources, GuessModel]] | None:
+        """``(resources, guess model)`` of every simulated mind (``None``: copies of itself)."""
+        if not self.population:
+            return None
+        if self._population is None:
+            from models.players.population import load_population_fit
+
+            fit = load_population_fit(self.population_calibration)
+            own = self.resources
+            members = []
+            for name in self.population:
+                resources = own if name == "self" else load_member_resources(
+                    name, self.deck, self.vocabulary, self.vocabulary_size, self.device)
+                fallback = self.model if resources.fingerprint == own.fingerprint else \
+                    GuessModel(correlation=0.0)
+                model = fallback if fit is None else fit.model_for(resources.fingerprint,
+                                                                   fallback)
+                members.append((resources, model))
+            self._population = members
+        return self._population
+
+    def simulation_embedders(self) -> list[str]:
+        """Fingerprints of every embedder this storyteller's simulation uses."""
+        if not self.population:
+            return [self.resources.fingerprint]
+        members = self.population_members or []
+        return list(dict.fromkeys(r.fingerprint for r, _ in members))
 
     def _generator(self) -> np.random.Generator:
         if self.rng is None:
@@ -281,7 +324,8 @@ class ClipAgent:
             view, self.resources, self.model, self._generator(),
             told=self._told if self.avoid_repeats else frozenset(),
             unseen=unseen,
-            hand_weights=self.hand_weights(view, unseen) if self.infer_hands else None)
+            hand_weights=self.hand_weights(view, unseen) if self.infer_hands else None,
+            population=self.population_members)
         self._told.add(decision.clue)
         self.last_story = decision
         kind = "word" if " " not in decision.clue else "sentence"
@@ -329,5 +373,25 @@ class ClipAgent:
             "mode": story.mode, "target_guess_rate": story.target_guess_rate,
             "n_simulations": story.n_simulations, "pair_clues": story.pair_clues,
             "policy": self.policy_path,
+            "population": self.population,
+            "robustness": story.robustness,
+            "simulation_embedders": self.simulation_embedders(),
             "seed": self.seed,
         }
+
+
+def _population_names(population: Any) -> list[str] | None:
+    """The population's embedder names (``None``: none), refusing ground-truth readers."""
+    from models.players.panel_models import reads_ground_truth
+
+    if population is None or population == "" or population == []:
+        return None
+    names = ([p.strip() for p in population.split(",") if p.strip()]
+             if isinstance(population, str) else [str(p) for p in population])
+    for name in names:
+        if reads_ground_truth(name):
+            raise ValueError(f"population member {name!r} reads the cards' captions (ground "
+                             "truth): a storyteller may not simulate with it")
+    if len(set(names)) != len(names):
+        raise ValueError(f"population {names} names a member twice")
+    return names

@@ -20,6 +20,7 @@ hands follow what the agent inferred from earlier rounds (``hand_weights``) when
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -27,6 +28,7 @@ import numpy as np
 
 from dixit_ai.rules import View, voting_seats
 from models.players.policy import LinearCluePolicy, candidate_features
+from models.players.population import PopulationResult, simulate_population
 from models.players.resources import PlayerResources
 from models.players.simulation import (
     GuessModel,
@@ -90,6 +92,10 @@ class ClipStoryteller:
             the best of thousands of noisy estimates favours those that were overestimated).
         policy: A learned policy that chooses instead of the rule above.
         generator: An optional local text generator proposing extra clues.
+        robustness: With a population (:mod:`models.players.population`), in ``"target"``
+            mode: how much the spread of the guess rate across members counts against a
+            candidate (its distance to the target is ``|rate - target| + robustness *
+            spread``), so clues whose link to the card holds for every mind are preferred.
     """
 
     mode: Mode = "target"
@@ -105,6 +111,7 @@ class ClipStoryteller:
     confirm_simulations: int = 256
     policy: LinearCluePolicy | None = None
     generator: Any = None
+    robustness: float = 0.0
     _pair_cache: dict[int, list[str]] = field(default_factory=dict, repr=False)
     _masks: tuple[Any, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
@@ -115,6 +122,8 @@ class ClipStoryteller:
             raise ValueError(f"target_guess_rate must be in [0, 1], not {self.target_guess_rate}")
         if self.n_simulations < 1:
             raise ValueError(f"n_simulations must be at least 1, not {self.n_simulations}")
+        if not self.robustness >= 0:
+            raise ValueError(f"robustness must be at least 0, not {self.robustness}")
 
     def pair_candidates(self, resources: PlayerResources, card: int,
                         card_vector: np.ndarray) -> list[str]:
@@ -150,6 +159,7 @@ class ClipStoryteller:
         told: set[str] | frozenset[str] = frozenset(),
         unseen: list[int],
         hand_weights: np.ndarray | None = None,
+        population: Sequence[tuple[PlayerResources, GuessModel]] | None = None,
     ) -> StoryDecision:
         """Choose the card and clue for ``view`` (the storyteller's view).
 
@@ -163,6 +173,9 @@ class ClipStoryteller:
             hand_weights: ``(opponents, len(unseen))`` relative odds that each opponent holds
                 each unseen card (:meth:`models.players.ClipAgent.hand_weights`); ``None``:
                 uniform.
+            population: The simulated minds: ``(resources, guess model)`` per member, over the
+                same deck and vocabulary (:mod:`models.players.population`); ``None``: every
+                opponent is a copy of this storyteller (``resources`` and ``model``).
         """
         hand = list(view.hand)
         hand_vectors = resources.cards(hand)
@@ -197,26 +210,57 @@ class ClipStoryteller:
             hand_weights = None
         deals = draw_deals(rng, len(pool_rows), self.n_simulations, n_players - 1,
                            rules.hand_size_for(n_players), hand_weights)
-        result = simulate(hand_sims, pool_sims, deals, n_voters=n_voters,
-                          cards_per_guesser=view.cards_to_play, model=model,
-                          points_by_finders=storyteller_points_by_finders(rules, n_players,
-                                                                          n_voters))
+        points_by_finders = storyteller_points_by_finders(rules, n_players, n_voters)
+        member_hands: list[np.ndarray] = []
+        member_pools: list[np.ndarray] = []
+        models: list[GuessModel] = []
+        for member, member_model in population or ():
+            if member.vocabulary.texts != resources.vocabulary.texts:
+                raise ValueError("every member of the population must use the storyteller's "
+                                 f"vocabulary ({resources.vocabulary.name})")
+            member_table = member.card_vocabulary_sims
+            rows_hand = member.rows(hand)
+            rows_pool = member.rows(unseen) if unseen else rows_hand
+            h, u = member_table[rows_hand], member_table[rows_pool]
+            if extra:
+                member_columns = member.clue_columns(extra)
+                h = np.concatenate([h, member_columns[rows_hand]], axis=1)
+                u = np.concatenate([u, member_columns[rows_pool]], axis=1)
+            member_hands.append(h)
+            member_pools.append(u)
+            models.append(member_model)
+
+        def run(hands: list[np.ndarray] | np.ndarray, pools: list[np.ndarray] | np.ndarray,
+                deals: np.ndarray) -> SimulationResult:
+            if models:
+                return simulate_population(hands, pools, deals, n_voters=n_voters,
+                                           cards_per_guesser=view.cards_to_play,
+                                           models=models, points_by_finders=points_by_finders)
+            return simulate(hands, pools, deals, n_voters=n_voters,
+                            cards_per_guesser=view.cards_to_play, model=model,
+                            points_by_finders=points_by_finders)
+
+        result = run(member_hands or hand_sims, member_pools or pool_sims, deals)
         allowed = np.asarray([len(t) <= rules.max_clue_length and t not in told for t in texts])
         if not allowed.any():
             allowed[:] = True
         sources = ["vocabulary"] * len(resources.vocabulary) + [
             "pair" if t in pairs else "generator" for t in extra]
         hand_size = rules.hand_size_for(n_players)
-        points_by_finders = storyteller_points_by_finders(rules, n_players, n_voters)
 
         def resimulate(cards: np.ndarray, clues: np.ndarray, n: int
-                       ) -> tuple[np.ndarray, np.ndarray]:
-            """Guess rates and points of the pairs (cards[i], clues[i]) on n fresh deals."""
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+            """Guess rates, points and spread across members of the pairs (cards[i], clues[i])
+            on n fresh deals."""
             deals = draw_deals(rng, len(pool_sims), n, n_players - 1, hand_size, hand_weights)
-            fresh = simulate(hand_sims[cards, clues][None, :], pool_sims[:, clues], deals,
-                             n_voters=n_voters, cards_per_guesser=view.cards_to_play,
-                             model=model, points_by_finders=points_by_finders)
-            return fresh.guess_rate[0], fresh.expected_points[0]
+            if models:
+                fresh = run([h[cards, clues][None, :] for h in member_hands],
+                            [u[:, clues] for u in member_pools], deals)
+            else:
+                fresh = run(hand_sims[cards, clues][None, :], pool_sims[:, clues], deals)
+            spread = _spread(fresh)
+            return (fresh.guess_rate[0], fresh.expected_points[0],
+                    None if spread is None else spread[0])
 
         sharp = None
         if self.sharp_shortlist > 0 and view.cards_to_play == 1 and n_voters == n_players - 1:
@@ -231,12 +275,16 @@ class ClipStoryteller:
         return self._select(hand, texts, is_pair, hand_sims, result, allowed, rng, sources,
                             resimulate, sharp)
 
-    def _order(self, rate: np.ndarray, points: np.ndarray, allowed: np.ndarray) -> np.ndarray:
+    def _order(self, rate: np.ndarray, points: np.ndarray, allowed: np.ndarray,
+               spread: np.ndarray | None = None) -> np.ndarray:
         """Flat candidate indices, best first, by the storyteller's rule."""
         points = np.where(allowed, points, -np.inf)
         if self.mode == "expected_points":
             return np.argsort(-points, axis=None, kind="stable")
-        gap = np.where(allowed, np.abs(rate - self.target_guess_rate), np.inf)
+        distance = np.abs(rate - self.target_guess_rate)
+        if spread is not None and self.robustness > 0:
+            distance = distance + self.robustness * spread
+        gap = np.where(allowed, distance, np.inf)
         near = gap <= gap.min() + self.tolerance
         # Near the target: most expected points first; then the rest by closeness.
         key = np.where(near, -points - 1e6, gap)
@@ -260,7 +308,8 @@ class ClipStoryteller:
             order = np.concatenate([[flat[chosen]], np.delete(flat, chosen)])
             cards, clues = np.unravel_index(order[: self.runner_ups + 1], shape)
         else:
-            order = self._order(result.guess_rate, result.expected_points, allowed2)
+            order = self._order(result.guess_rate, result.expected_points, allowed2,
+                                _spread(result))
             shortlist = order[: max(self.refine, self.runner_ups + 1)]
             if sharp is not None and self.refine > 0 and self.refine_simulations > 0:
                 extra = self._order(sharp[0], sharp[1], allowed2)[: self.sharp_shortlist]
@@ -269,13 +318,13 @@ class ClipStoryteller:
             if self.refine > 0 and self.refine_simulations > 0:
                 # The best of thousands of noisy estimates is mostly the luckiest: estimate the
                 # shortlist again on more, fresh deals and choose on those estimates.
-                rates, values = resimulate(cards, clues, self.refine_simulations)
-                again = self._order(rates, values, np.ones(len(rates), dtype=bool))
+                rates, values, spread = resimulate(cards, clues, self.refine_simulations)
+                again = self._order(rates, values, np.ones(len(rates), dtype=bool), spread)
                 cards, clues = cards[again], clues[again]
             cards, clues = cards[: self.runner_ups + 1], clues[: self.runner_ups + 1]
         search_rate = float(result.guess_rate[cards[0], clues[0]])
         if self.confirm_simulations > 0:  # an estimate the choice did not depend on
-            rates, values = resimulate(cards, clues, self.confirm_simulations)
+            rates, values, _ = resimulate(cards, clues, self.confirm_simulations)
         else:
             rates = result.guess_rate[cards, clues]
             values = result.expected_points[cards, clues]
@@ -295,6 +344,11 @@ class ClipStoryteller:
         }
         return StoryDecision(hand[int(cards[0])], texts[int(clues[0])], float(rates[0]),
                              float(values[0]), info, features, chosen)
+
+
+def _spread(result: SimulationResult) -> np.ndarray | None:
+    """The spread of the guess rate across a population's members (``None``: no population)."""
+    return result.spread if isinstance(result, PopulationResult) else None
 
 
 def _top(values: np.ndarray, mask: np.ndarray, count: int) -> list[int]:
