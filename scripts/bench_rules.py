@@ -5,8 +5,16 @@ records together) for each edition and player count, pinned to one core, and pri
 second and games per second. The target for the README: at least 5,000 rounds per second for 5
 players on one core.
 
-    python scripts/bench_rules.py                 # every edition, 3-6 players
+Then the batched engine (:mod:`dixit_ai.rules.batched`), on the same core: 1,000 parallel
+refresh-2021 5-player games of batched random agents, every move checked against the legality
+masks, every round kept as the arrays that build its GameRecord (converted lazily; the
+conversion is timed on its own row), games restarting as they end; then learner steps through
+:class:`envs.vector.DixitVectorEnv` with embedding opponents (targets: 500,000 rounds/s and
+50,000 learner steps/s).
+
+    python scripts/bench_rules.py                 # every edition, 3-6 players, then batched
     python scripts/bench_rules.py --games 50 --players 5 --json bench.json
+    python scripts/bench_rules.py --batched-only --seconds 5
 """
 
 from __future__ import annotations
@@ -16,6 +24,8 @@ import json
 import os
 import platform
 import time
+
+import numpy as np
 
 from dixit_ai import play_game
 from dixit_ai.agents import RandomAgent
@@ -40,6 +50,108 @@ def measure(edition: str, n_players: int, games: int, seed: int, repeats: int) -
     return best
 
 
+def measure_batched(n_games: int, seconds: float, record: bool, seed: int) -> dict[str, float]:
+    """Rounds per second of ``n_games`` lockstep refresh-2021 5-player random games."""
+    from dixit_ai.batched import BatchedRandomAgent, play_rounds
+    from dixit_ai.rules.batched import BatchedGames
+
+    games = BatchedGames(RuleSet.edition("refresh-2021"), 5, n_games, seed=seed, record=record)
+    agents = [BatchedRandomAgent(seed)] * 5
+    play_rounds(games, agents, 30)  # warm up: the first cohorts of draws, every code path
+    games.take_finished()
+    games.release()
+    rounds = 0
+    started, cpu = time.perf_counter(), time.process_time()
+    while time.perf_counter() - started < seconds:
+        active = int(games.active.sum())
+        play_rounds(games, agents, 10)
+        rounds += 10 * active  # every slot is always active (games restart as they end)
+    elapsed, cpu_elapsed = time.perf_counter() - started, time.process_time() - cpu
+    finished = games.n_finished
+    cell = {"rounds_per_s": rounds / elapsed, "rounds_per_cpu_s": rounds / cpu_elapsed,
+            "games_per_s": finished / elapsed, "rounds_per_game": rounds / max(finished, 1),
+            "seconds": elapsed, "log_rows": len(games.log)}
+    if record:
+        from dixit_ai.batched import CLUE_WORDS, to_records
+        from dixit_ai.replay import replay_record
+
+        taken = games.take_finished()[:2000]
+        started = time.perf_counter()
+        records = to_records(games, taken, clues=CLUE_WORDS)
+        convert = time.perf_counter() - started
+        for record_ in records[:200]:
+            replay_record(record_)
+        cell.update(records_per_s=len(records) / convert,
+                    record_rounds_per_s=sum(len(r.rounds) for r in records) / convert)
+    return cell
+
+
+def measure_vector_env(n_envs: int, seconds: float, seed: int) -> dict[str, float]:
+    """Learner steps per second through the batched env with embedding opponents."""
+    from envs.vector import DixitVectorEnv
+    from envs.vectors import VectorTable
+
+    vocabulary = [f"clue {i}" for i in range(3527)]  # the players' vocabulary size
+    table = VectorTable.random(range(84), vocabulary, dim=64, seed=seed)
+    env = DixitVectorEnv(n_envs, n_players=5, opponents="embedding", vectors=table,
+                         vector_observations=False, seed=seed)
+    obs, info = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    c, v = env.choices, len(env.clues)
+
+    def learner(obs: dict[str, np.ndarray], mask: np.ndarray) -> np.ndarray:
+        # A cheap random legal learner: the timing is the environment's, not a policy's.
+        first = np.argmax(rng.random((n_envs, c)) * mask[:, :c], axis=1)
+        telling = obs["storyteller"] == obs["seat"]
+        clue = np.where(telling, rng.integers(0, v, n_envs), 0)
+        second = mask[:, c + v:].astype(float) * rng.random((n_envs, c + 1))
+        second[np.arange(n_envs), first] = 0
+        second[:, c] += 1e-9
+        return np.stack([first, clue, np.argmax(second, axis=1)], axis=1)
+
+    for _ in range(20):
+        obs, _, _, _, info = env.step(learner(obs, info["action_mask"]))
+    steps = 0
+    in_env = 0.0
+    started = time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        action = learner(obs, info["action_mask"])
+        tick = time.perf_counter()
+        obs, _, _, _, info = env.step(action)
+        in_env += time.perf_counter() - tick
+        steps += n_envs
+    elapsed = time.perf_counter() - started
+    return {"steps_per_s": steps / elapsed, "env_steps_per_s": steps / in_env,
+            "seconds": elapsed}
+
+
+def batched_rows(args: argparse.Namespace) -> list[dict[str, object]]:
+    """The batched engine's rows: printed, and returned for --json."""
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"\nbatched engine: {args.batched_games:,} parallel refresh-2021 5-player games, "
+          f"batched random agents, one core, legality checks on, {args.seconds:.0f} s per row "
+          f"(load average {load:.1f} on {os.cpu_count()} cores, nice {os.nice(0)})")
+    rows: list[dict[str, object]] = []
+    for record in (True, False):
+        cell = measure_batched(args.batched_games, args.seconds, record, args.seed)
+        label = "with round records" if record else "no records"
+        print(f"  {label:<20} {cell['rounds_per_s']:>11,.0f} rounds/s  "
+              f"({cell['rounds_per_cpu_s']:,.0f} per CPU second, "
+              f"{cell['games_per_s']:,.0f} games/s, {cell['rounds_per_game']:.1f} rounds/game)"
+              f"  target 500,000", flush=True)
+        rows.append({"engine": "batched", "records": record, **cell})
+        if record:
+            print(f"  {'GameRecord building':<20} {cell['record_rounds_per_s']:>11,.0f} rounds/s "
+                  f"({cell['records_per_s']:,.0f} records/s; lazily, outside the row above; "
+                  f"200 of them replayed through the scalar engine)", flush=True)
+    cell = measure_vector_env(args.batched_games, args.seconds, args.seed)
+    print(f"  {'vector env':<20} {cell['steps_per_s']:>11,.0f} learner steps/s "
+          f"({cell['env_steps_per_s']:,.0f} counting env.step alone; embedding opponents, "
+          f"{args.batched_games:,} envs)  target 50,000", flush=True)
+    rows.append({"engine": "vector-env", **cell})
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=200, help="games per measurement")
@@ -48,14 +160,23 @@ def main() -> None:
     parser.add_argument("--players", type=int, nargs="*", default=[3, 4, 5, 6])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", default=None, help="also write the table here")
+    parser.add_argument("--batched-games", type=int, default=1000,
+                        help="parallel games of the batched rows")
+    parser.add_argument("--seconds", type=float, default=3.0, help="seconds per batched row")
+    parser.add_argument("--batched-only", action="store_true", help="only the batched rows")
+    parser.add_argument("--no-batched", action="store_true", help="skip the batched rows")
     args = parser.parse_args()
 
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
     print(f"python {platform.python_version()} on {platform.machine()}, one core, "
           f"{args.games} games per cell, best of {args.repeats}")
-    print(f"{'edition':<15} {'players':>7} {'rounds/s':>10} {'games/s':>9} {'rounds/game':>12}")
-    rows = []
+    rows: list[dict[str, object]] = []
+    if args.batched_only:
+        args.editions = []
+    else:
+        print(f"{'edition':<15} {'players':>7} {'rounds/s':>10} {'games/s':>9} "
+              f"{'rounds/game':>12}")
     for edition in args.editions:
         rules = RuleSet.edition(edition)
         for n in args.players:
@@ -65,6 +186,8 @@ def main() -> None:
             rows.append({"edition": edition, "players": n, **cell})
             print(f"{edition:<15} {n:>7} {cell['rounds_per_s']:>10,.0f} "
                   f"{cell['games_per_s']:>9,.1f} {cell['rounds_per_game']:>12.1f}", flush=True)
+    if not args.no_batched:
+        rows.extend(batched_rows(args))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as out:
             json.dump(rows, out, indent=2)

@@ -129,7 +129,7 @@ class BatchedGames:
 
     def __init__(self, rules: RuleSet, n_players: int, n_games: int, *, seed: int,
                  deck: Any = None, total_games: int | None = None, auto_reset: bool = True,
-                 record: bool = True, cohort: int = 4096, rounds_ahead: int = 40) -> None:
+                 record: bool = True, cohort: int = 4096, rounds_ahead: int = 16) -> None:
         if rules.teams:
             raise ValueError("the batched engine does not implement the team variant "
                              "(teams=True); play it with the scalar engine")
@@ -206,13 +206,16 @@ class BatchedGames:
         self.first_row = np.zeros(g_count, dtype=np.int64)
         rounds = self._schedule.rounds
         self._boards = np.zeros((g_count, rounds, self.board_size), dtype=np.int16)
-        # A window of ``rounds`` rounds can hold one reshuffle more than the first one does.
+        # A window of ``rounds`` rounds may hold more reshuffles than the first one does.
+        longer = DrawSchedule.build(rules, n, len(card_ids), rounds=3 * rounds + 64)
+        marks = np.concatenate([[0], np.cumsum(longer.reshuffle_round)])
+        capacity = int((marks[rounds:] - marks[:-rounds]).max()) if len(marks) > rounds else 0
         self._reshuffles = np.zeros(
-            (g_count, self._schedule.n_reshuffles + (self._schedule.n_reshuffles > 0),
+            (g_count, max(capacity, self._schedule.n_reshuffles),
              self._schedule.reshuffle_size), dtype=np.int16)
+        self._reshuffle_index = np.asarray(longer.reshuffle_index, dtype=np.int64)
         self._window = np.zeros(g_count, dtype=np.int64)  # first round held in _boards
         self._reshuffle_base = np.zeros(g_count, dtype=np.int64)  # first reshuffle held
-        self._reshuffle_index = np.asarray(self._schedule.reshuffle_index, dtype=np.int64)
         self.extensions = 0
         self.phase = Phase.TELL
         self.log: list[RoundArrays] = []
@@ -226,6 +229,17 @@ class BatchedGames:
         self.board = np.zeros((g_count, self.board_size), dtype=np.int64)
         self.board_owner = np.zeros((g_count, self.board_size), dtype=np.int64)
         self.storyteller_position = np.zeros(g_count, dtype=np.int64)
+        self._rows2 = self._rows[:, None]
+        self._rows3 = self._rows[:, None, None]
+        self._seats = np.arange(n)
+        self._hand_base = (self._rows2 * n + self._seats[None, :]) * self.hand_size
+        self._board_range = np.arange(self.board_size)[None, :]
+        self._guessing = np.zeros((g_count, n), dtype=bool)
+        self._all_active = True
+        self.last_points = np.zeros((g_count, n), dtype=np.int64)
+        """``(G, n)``: each seat's points in the last revealed round."""
+        self.last_scores = self.scores
+        """``(G, n)``: the scores after the last round (a game that ended: its final scores)."""
         self._start_games(np.arange(g_count))
 
     # ------------------------------------------------------------------ games and draws
@@ -266,6 +280,7 @@ class BatchedGames:
         numbers = np.arange(self._next_game, self._next_game + len(slots))
         self._next_game += len(slots)
         self._place(slots, numbers)
+        self._all_active = bool(self.active.all())
 
     def _place(self, slots: Ints, numbers: Ints) -> None:
         draws = self._draws_for(numbers)
@@ -330,8 +345,10 @@ class BatchedGames:
 
     def guessers(self) -> Bools:
         """``(G, n)``: the seats that play and vote this round (every seat but the storyteller)."""
-        seats = np.arange(self.n_players)
-        guessing: Bools = (seats[None, :] != self.storyteller[:, None]) & self.active[:, None]
+        if self.phase is not Phase.TELL:
+            return self._guessing
+        guessing: Bools = (self._seats[None, :] != self.storyteller[:, None]) & (
+            self.active[:, None])
         return guessing
 
     def legal_play(self) -> Bools:
@@ -346,9 +363,8 @@ class BatchedGames:
         """``(G, n, B)``: the board positions each seat may vote for (never its own card)."""
         if self.phase is not Phase.VOTE:
             return np.zeros((self.n_slots, self.n_players, self.board_size), dtype=bool)
-        seats = np.arange(self.n_players)
-        mask: Bools = (self.board_owner[:, None, :] != seats[None, :, None]) & (
-            self.guessers()[:, :, None])
+        mask: Bools = (self.board_owner[:, None, :] != self._seats[None, :, None]) & (
+            self._guessing[:, :, None])
         return mask
 
     # ------------------------------------------------------------------ moves
@@ -381,7 +397,8 @@ class BatchedGames:
         if (active & (clue < 0)).any():
             self._fail(active & (clue < 0), "a clue id must be non-negative")
         self.told_slot = np.where(active, told, 0)
-        self.clue = clue
+        self.clue = clue.copy()
+        self._guessing = (self._seats[None, :] != self.storyteller[:, None]) & active[:, None]
         self.phase = Phase.PLAY
 
     def _check_range(self, where: Bools, values: Ints, size: int, what: str) -> None:
@@ -399,9 +416,11 @@ class BatchedGames:
         self._check_phase(Phase.PLAY)
         n, k, games = self.n_players, self.cards_per_guesser, self.n_slots
         chosen = _as_ints(slots, (games, n, k), "play slots")
-        guessing = self.guessers()
-        self._check_range(guessing[:, :, None] & np.ones(k, dtype=bool), chosen, self.hand_size,
-                          "plays hand slot")
+        guessing = self._guessing
+        out_of_range = guessing[:, :, None] & (chosen.view(np.uint64) >= self.hand_size)
+        if out_of_range.any():
+            self._check_range(guessing[:, :, None] & np.ones(k, dtype=bool), chosen,
+                              self.hand_size, "plays hand slot")
         if k > 1:
             same = np.zeros((games, n), dtype=bool)
             for a in range(k):
@@ -414,17 +433,22 @@ class BatchedGames:
         chosen = np.where(guessing[:, :, None], chosen, 0)
         chosen[rows, teller] = self.told_slot[:, None]
         self.played_slots = chosen
-        cards = np.take_along_axis(self.hands, chosen, axis=2)  # (G, n, k)
-        laid_index = self._laid_index[teller]
-        laid = np.take_along_axis(cards.reshape(games, n * k), laid_index, axis=1)
-        owner = self._laid_owner[teller]
-        held = np.clip(self.round - self._window, 0, self._boards.shape[1] - 1)
-        perm = self._boards[rows, held].astype(np.int64)
-        self.board = np.take_along_axis(laid, perm, axis=1)
-        played = cards.copy()
-        played[rows, teller, 1:] = -1
-        self.played_cards = played
-        self.board_owner = np.take_along_axis(owner, perm, axis=1)
+        held = np.minimum(self.round - self._window, self._boards.shape[1] - 1)
+        perm = self._boards[rows, held]
+        if k == 1:
+            cards = self.hands.reshape(-1)[self._hand_base + chosen[:, :, 0]]  # (G, n)
+            self.played_cards = cards[:, :, None]
+            self.board = cards[self._rows2, perm]
+            self.board_owner = perm.astype(np.int64)
+        else:
+            cards = np.take_along_axis(self.hands, chosen, axis=2)  # (G, n, k)
+            laid = np.take_along_axis(cards.reshape(games, n * k), self._laid_index[teller],
+                                      axis=1)
+            self.board = laid[self._rows2, perm]
+            self.board_owner = self._laid_owner[teller][self._rows2, perm]
+            played = cards.copy()
+            played[rows, teller, 1:] = -1
+            self.played_cards = played
         self.storyteller_position = np.argmax(self.board_owner == teller[:, None], axis=1)
         self.phase = Phase.VOTE
 
@@ -443,52 +467,65 @@ class BatchedGames:
         self._check_phase(Phase.VOTE)
         n, m, games = self.n_players, self.max_votes, self.n_slots
         votes = _as_ints(positions, (games, n, m), "votes")
-        guessing = self.guessers()
+        guessing = self._guessing
         size = self.board_size
         first = votes[:, :, 0]
-        self._check_range(guessing, first, size, "votes for position")
-        cast = guessing[:, :, None] & (votes >= 0)
+        if (guessing & (first.view(np.uint64) >= size)).any():
+            self._check_range(guessing, first, size, "votes for position")
         if m > 1:
             second = votes[:, :, 1]
-            self._check_range(guessing & (second != -1), second, size, "votes for position")
+            bad = guessing & (second != -1) & (second.view(np.uint64) >= size)
+            if bad.any():
+                self._check_range(guessing & (second != -1), second, size, "votes for position")
             if (guessing & (second == first)).any():
                 self._fail(guessing & (second == first), "votes twice for the same card")
-        safe = np.where(cast, votes, 0)
-        owner = np.take_along_axis(self.board_owner[:, None, :], safe.reshape(games, 1, n * m),
-                                   axis=2).reshape(games, n, m)
-        own = cast & (owner == np.arange(n)[None, :, None])
-        if own.any():
-            self._fail(own.any(axis=2), "votes for its own card")
-        votes = np.where(cast, votes, -1)
+            cast = guessing[:, :, None] & (votes >= 0)
+            safe = np.where(cast, votes, 0)
+            owner = self.board_owner[self._rows3, safe]  # (G, n, m)
+            own = cast & (owner == self._seats[None, :, None])
+            if own.any():
+                self._fail(own.any(axis=2), "votes for its own card")
+            votes = np.where(cast, votes, -1)
+        else:
+            safe = np.where(guessing, first, 0)
+            owner = self.board_owner[self._rows2, safe]  # (G, n)
+            own = guessing & (owner == self._seats)
+            if own.any():
+                self._fail(own, "votes for its own card")
+            votes = np.where(guessing, first, -1)[:, :, None]
+            cast = guessing[:, :, None]
+            owner = owner[:, :, None]
         return self._reveal(votes, owner, cast)
 
     # ------------------------------------------------------------------ the reveal
 
     def _points(self, votes: Ints, owner: Ints, cast: Bools) -> Ints:
+        """Every seat's points this round (inactive games too; the caller masks them)."""
         rules, n = self.rules, self.n_players
         games = self.n_slots
         teller = self.storyteller
-        guessing = np.arange(n)[None, :] != teller[:, None]
-        hits = (votes == self.storyteller_position[:, None, None]) & cast
-        found = hits.any(axis=2)
+        guessing = self._seats[None, :] != teller[:, None]
+        hits = votes == self.storyteller_position[:, None, None]
+        found = hits[:, :, 0] if self.max_votes == 1 else hits.any(axis=2)
         n_found = found.sum(axis=1)
         some = (n_found > 0) & (n_found < n - 1)
         points = np.where(guessing & ~some[:, None], rules.all_or_none_points, 0)
         solo = rules.three_player_solo_points
-        reward = np.full(games, rules.storyteller_points, dtype=np.int64)
-        finder = np.full(games, rules.finder_points, dtype=np.int64)
         if solo is not None and n == 3:
-            reward = np.where(n_found == 1, solo, reward)
-            finder = np.where(n_found == 1, solo, finder)
+            reward = np.where(n_found == 1, solo, rules.storyteller_points)
+            finder: Any = np.where(n_found == 1, solo, rules.finder_points)[:, None]
+        else:
+            reward = np.full(games, rules.storyteller_points, dtype=np.int64)
+            finder = rules.finder_points
         points[self._rows, teller] += np.where(some, reward, 0)
-        points += np.where(found & some[:, None], finder[:, None], 0)
+        points += np.where(found & some[:, None], finder, 0)
         if self.max_votes > 1 and rules.single_vote_bonus:
             single = found & (votes[:, :, 1] < 0)
             if getattr(rules, "single_vote_bonus_when", "some_found") == "some_found":
                 single &= some[:, None]
             points += np.where(single, rules.single_vote_bonus, 0)
         scored = cast & (owner != teller[:, None, None])
-        flat = (self._rows[:, None, None] * n + owner)[scored]
+        flat = (self._rows3 * n + owner)[scored]
         bonus = np.bincount(flat, minlength=games * n).reshape(games, n)
         cap = rules.bonus_cap
         if cap is not None:
@@ -498,76 +535,92 @@ class BatchedGames:
 
     def _reveal(self, votes: Ints, owner: Ints, cast: Bools) -> Bools:
         rules, n, k = self.rules, self.n_players, self.cards_per_guesser
-        rows, games = self._rows, self.n_slots
+        games = self.n_slots
         active = self.active
         teller = self.storyteller
-        points = np.where(active[:, None], self._points(votes, owner, cast), 0)
+        points = self._points(votes, owner, cast)
+        if not self._all_active:
+            points *= active[:, None]
+        self.last_points = points
         self.scores += points
         board = self.board
         size = self.board_size
-        # The board goes onto the discard pile, in board order.
-        at = np.where(active, self.discard_size, 0)[:, None] + np.arange(size)[None, :]
-        self.discard[rows[:, None], at] = board
-        self.discard_size += size * active
+        # The board goes onto the discard pile, in board order. (An inactive slot's piles are
+        # kept in range and its hands may change: nothing of it is read again.)
+        self.discard[self._rows2, self.discard_size[:, None] + self._board_range] = board
+        self.discard_size += size
         # Reshuffle where the draw pile cannot refill every hand.
         short = self.pile_size < size
-        reshuffled = np.zeros(games, dtype=bool)
+        reshuffled = short
         if rules.on_deck_exhausted == "reshuffle":
-            reshuffled = short & active
-            shuffled = np.flatnonzero(reshuffled)
+            shuffled = np.flatnonzero(short)
             if len(shuffled):
-                which = (self._reshuffles_before(self.round[shuffled])
-                         - self._reshuffle_base[shuffled])
-                perm = self._reshuffles[shuffled, which].astype(np.int64)
-                length = perm.shape[1]
-                remaining = self.pile_size[shuffled]
-                old = self.pile[shuffled]
-                new = np.take_along_axis(self.discard[shuffled], perm, axis=1)
-                pile = np.zeros_like(old)
-                pile[:, :length] = new
-                column = np.broadcast_to(np.arange(old.shape[1])[None, :], old.shape)
-                keep = column < remaining[:, None]
-                pile[np.nonzero(keep)[0], length + column[keep]] = old[keep]
-                self.pile[shuffled] = pile
-                self.pile_size[shuffled] = length + remaining
-                self.discard_size[shuffled] = 0
+                self._reshuffle(shuffled)
             short = np.zeros(games, dtype=bool)
+        else:
+            reshuffled = np.zeros(games, dtype=bool)
         # Refill: the top cards, clockwise from the storyteller's left, the storyteller last.
-        fill = ~short
         top = self.pile_size[:, None, None] - 1 - self._draw_order[teller]  # (G, n, k)
-        top = np.maximum(top, 0)
-        drawn = np.take_along_axis(self.pile, top.reshape(games, n * k), axis=1).reshape(
-            games, n, k)
-        hands = self.hands.copy()
-        np.put_along_axis(hands, self.played_slots, drawn, axis=2)
-        self.hands = np.where((fill & active)[:, None, None], hands, self.hands)
-        self.pile_size = np.where(fill & active, self.pile_size - size, self.pile_size)
+        np.maximum(top, 0, out=top)
+        if k == 1:
+            drawn = self.pile[self._rows2, top[:, :, 0]]
+            self.hands.reshape(-1)[self._hand_base + self.played_slots[:, :, 0]] = drawn
+        else:
+            drawn = self.pile[self._rows3, top]
+            self.hands[self._rows3, self._seats[None, :, None], self.played_slots] = drawn
+        self.pile_size -= size
         if self.record:
             self.log.append(RoundArrays(
-                storyteller=teller.copy(), clue=self.clue, played=self.played_cards, board=board,
+                storyteller=teller, clue=self.clue, played=self.played_cards, board=board,
                 board_owner=self.board_owner, votes=votes, points=points,
                 scores=self.scores.copy(), reshuffled=reshuffled))
         self.rounds_played += 1
         self.round += active
-        over = active & (short | ((self.pile_size == 0) & rules.end_on_last_card))
+        over = short | ((self.pile_size == 0) & rules.end_on_last_card)
         if rules.score_limit is not None:
-            over |= active & (self.scores.max(axis=1) >= rules.score_limit)
+            over |= self.scores.max(axis=1) >= rules.score_limit
         if self.n_rounds is not None:
-            over |= active & (self.round >= self.n_rounds)
-        self.storyteller = np.where(active, (teller + 1) % n, teller)
+            over |= self.round >= self.n_rounds
+        over &= active
+        self.storyteller = (teller + 1) % n
         self.phase = Phase.TELL
         ended = np.flatnonzero(over)
+        self.last_scores = self.scores.copy() if len(ended) else self.scores
         if len(ended):
             self._finished.append((self.game_number[ended], ended, self.first_row[ended],
                                    self.rounds_played, True))
             self.active[ended] = False
             if self.auto_reset:
                 self._start_games(ended)
+        if not self._all_active:
+            self._park(np.flatnonzero(~self.active))
         outlived = self.active & (self.round - self._window >= self._boards.shape[1])
         if outlived.any():
             self._extend_draws(np.flatnonzero(outlived))
         ended_now: Bools = over
         return ended_now
+
+    def _reshuffle(self, shuffled: Ints) -> None:
+        """Shuffle the discard pile of games ``shuffled`` under what is left of the draw pile."""
+        which = self._reshuffles_before(self.round[shuffled]) - self._reshuffle_base[shuffled]
+        perm = self._reshuffles[shuffled, which]
+        length = perm.shape[1]
+        remaining = self.pile_size[shuffled]
+        rest = int(remaining[0])
+        new = self.discard[shuffled[:, None], perm]
+        if (remaining == rest).all():  # always so: every game's piles follow one schedule
+            self.pile[shuffled, length:length + rest] = self.pile[shuffled, :rest]
+        else:  # pragma: no cover - kept for safety
+            raise AssertionError("games reshuffled with different draw piles left")
+        self.pile[shuffled, :length] = new
+        self.pile_size[shuffled] = length + rest
+        self.discard_size[shuffled] = 0
+
+    def _park(self, slots: Ints) -> None:
+        """Keep the piles of slots left without a game in range (their contents are unused)."""
+        self.pile_size[slots] = self.board_size
+        self.discard_size[slots] = 0
+        self._all_active = bool(self.active.all())
 
     # ------------------------------------------------------------------ the log
 
@@ -578,6 +631,7 @@ class BatchedGames:
         self._finished.append((self.game_number[running], running, self.first_row[running],
                                self.rounds_played, False))
         self.active[:] = False
+        self._park(running)
         self.total_games = self._next_game
 
     def rows(self, game: FinishedGame) -> list[RoundArrays]:

@@ -35,9 +35,11 @@ import numpy.typing as npt
 from dixit_ai.rules.ruleset import RuleSet
 
 Ints = npt.NDArray[np.int64]
+Small = npt.NDArray[np.int16]
 Words = npt.NDArray[np.uint32]
 
-__all__ = ["DrawSchedule", "GameDraws", "draw_games", "rules_words", "word_at"]
+__all__ = ["DrawSchedule", "GameDraws", "draw_games", "draw_games_one_by_one", "rules_words",
+           "word_at"]
 
 
 def _mask(i: Ints) -> Ints:
@@ -152,10 +154,10 @@ class GameDraws:
         reshuffles: ``(G, n_reshuffles, reshuffle_size)`` each reshuffle's permutation.
     """
 
-    deal: Ints
+    deal: Small
     first_storyteller: Ints
-    boards: Ints
-    reshuffles: Ints
+    boards: Small
+    reshuffles: Small
 
 
 _INIT_A, _MULT_A, _INIT_B, _MULT_B = 0x43B0D7E5, 0x931E8875, 0x8B51F9DD, 0x58F38DED
@@ -219,16 +221,19 @@ def rules_words(seeds: Any, count: int) -> npt.NDArray[np.uint64]:
         raise ValueError("batched games take seeds in [0, 2**64)")
     games = len(seed_list)
     raw = (count + 1) // 2
-    out = np.empty((raw, games), dtype=np.uint64)
+    out = np.empty((games, raw), dtype=np.uint64)
     generator = np.random.PCG64(0)
-    state: dict[str, Any] = {"bit_generator": "PCG64", "has_uint32": 0, "uinteger": 0}
+    inner = {"state": 0, "inc": 1}
+    state: dict[str, Any] = {"bit_generator": "PCG64", "has_uint32": 0, "uinteger": 0,
+                             "state": inner}
     for g, words in enumerate(_seed_words(np.asarray(seed_list, dtype=np.uint64)).tolist()):
         seed = (words[0] << 64) | words[1]
         inc = ((((words[2] << 64) | words[3]) << 1) | 1) & _MASK_128
-        state["state"] = {"state": ((inc + seed) * _PCG_MULT + inc) & _MASK_128, "inc": inc}
+        inner["state"] = ((inc + seed) * _PCG_MULT + inc) & _MASK_128
+        inner["inc"] = inc
         generator.state = state  # type: ignore[assignment]
-        out[:, g] = generator.random_raw(raw)
-    return out
+        out[g] = generator.random_raw(raw)
+    return np.ascontiguousarray(out.T)
 
 
 def word_at(raw: npt.NDArray[np.uint64], index: Ints) -> Ints:
@@ -304,7 +309,7 @@ def _lemire(raw: npt.NDArray[np.uint64], start: Ints, n: int) -> tuple[Ints, Int
     return result, pointer
 
 
-def _apply(perms: Ints, indices: Ints) -> None:
+def _apply(perms: Small, indices: Any) -> None:
     """Run the Fisher-Yates swaps ``indices`` (``(M, L - 1)``) on ``perms`` (``(M, L)``)."""
     count, size = perms.shape
     flat = perms.reshape(-1)
@@ -325,6 +330,8 @@ def draw_games(schedule: DrawSchedule, seeds: Any, *, _count: int | None = None)
     """
     seed_list = [int(s) for s in seeds]
     games = len(seed_list)
+    if games < SMALL_COHORT and _count is None:
+        return draw_games_one_by_one(schedule, seed_list)
     positions, starts = schedule.steps()
     deal_positions = np.arange(schedule.deck_size - 1, 0, -1, dtype=np.int64)
     count = _count or int((len(positions) + len(deal_positions)) * 1.4) + 96
@@ -356,7 +363,36 @@ def draw_games(schedule: DrawSchedule, seeds: Any, *, _count: int | None = None)
     return draws
 
 
-def _assemble(schedule: DrawSchedule, deal: Ints, first: Ints, round_j: Ints,
+SMALL_COHORT = 48
+"""Below this many games, :func:`draw_games` asks numpy's own generators, one game at a time
+(the array scan pays a fixed cost per word that only many games amortise)."""
+
+
+def draw_games_one_by_one(schedule: DrawSchedule, seeds: Any) -> GameDraws:
+    """The draws of :func:`draw_games`, made by each game's own ``numpy`` generator."""
+    seed_list = [int(s) for s in seeds]
+    games = len(seed_list)
+    deal = np.zeros((games, schedule.deck_size), dtype=np.int16)
+    first = np.zeros(games, dtype=np.int64)
+    boards = np.zeros((games, schedule.rounds, schedule.board_size), dtype=np.int16)
+    reshuffles = np.zeros((games, schedule.n_reshuffles, schedule.reshuffle_size),
+                          dtype=np.int16)
+    for g, seed in enumerate(seed_list):
+        generator = np.random.Generator(
+            np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(0,))))
+        deal[g] = generator.permutation(schedule.deck_size)
+        if schedule.random_first:
+            first[g] = generator.integers(schedule.n_players)
+        shuffles = 0
+        for round_, shuffled in enumerate(schedule.reshuffle_round):
+            boards[g, round_] = generator.permutation(schedule.board_size)
+            if shuffled:
+                reshuffles[g, shuffles] = generator.permutation(schedule.reshuffle_size)
+                shuffles += 1
+    return GameDraws(deal=deal, first_storyteller=first, boards=boards, reshuffles=reshuffles)
+
+
+def _assemble(schedule: DrawSchedule, deal: Small, first: Ints, round_j: Ints,
               starts: Ints) -> GameDraws:
     games = len(deal)
     board = schedule.board_size
