@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from dixit_ai.agents import Agent, make_agent_for_deck
+from dixit_ai.decks import load_deck
 from dixit_ai.rules import GameState
 from dixit_ai.web.config import WebError
 from dixit_ai.web.session import bot_generator, decide_bot, failure_event
@@ -67,6 +68,40 @@ class BotMind:
         return event
 
 
+def rehearse(agent: Agent, card_ids: Sequence[int]) -> None:
+    """Walk ``agent`` through one round of a private game on the deck's cards: it tells, plays
+    for a clue nobody has embedded before, and votes, so that every model a real move needs
+    (a person's new clue needs the text tower) is loaded now rather than at the first move."""
+    import secrets
+
+    from dixit_ai.agents import RandomAgent
+    from dixit_ai.match import decide
+    from dixit_ai.rules import Phase, RuleSet, Tell, apply_action, new_game, observe
+
+    rules = RuleSet.edition("refresh-2021")
+    try:
+        rules.check_deck(3, len(card_ids))
+    except ValueError:  # a deck no table can play: nothing to rehearse on it
+        return
+    rng = np.random.default_rng(0)
+    state = new_game(rules, 3, card_ids, rng)
+    others = RandomAgent()
+    others.reset(seat=1, rng=np.random.default_rng(1))
+    agent.reset(seat=0, rng=np.random.default_rng(2))
+    try:
+        decide(agent, observe(state, state.storyteller))  # as a storyteller (move dropped)
+        teller = state.storyteller
+        clue = f"warming up {secrets.token_hex(6)}"  # a new text: the text model must load
+        state = apply_action(state, Tell(teller, state.hands[teller][0], clue), rng)
+        while state.phase is not Phase.OVER and not state.results:
+            seat = state.pending[0]
+            action, _, _ = decide(agent if seat != teller else others, observe(state, seat))
+            state = apply_action(state, action, rng)
+    except Exception as error:  # a bot's bad move is recorded in play, not here
+        log.warning("bot %s failed a rehearsal move (%s: %s); in play such failures are "
+                    "recorded", getattr(agent, "name", "?"), type(error).__name__, error)
+
+
 class Warmup:
     """The warm-up of the offered bots: each one ``"warming"``, ``"ready"`` or failed."""
 
@@ -96,7 +131,8 @@ class Warmup:
             try:
                 for deck in self.decks:
                     prepare_agents([name], deck=deck, progress=progress)
-                    make_agent_for_deck(name, deck).describe()  # loads what it needs now
+                    agent = make_agent_for_deck(name, deck)
+                    rehearse(agent, load_deck(deck).card_ids)  # loads what moves need
             except Exception as error:  # reported, and the bot is not offered
                 log.error("bot %s cannot warm up: %s", name, error)
                 self.status[name], self.errors[name] = "failed", f"{type(error).__name__}: {error}"

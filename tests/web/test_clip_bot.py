@@ -3,6 +3,8 @@ event loop, and its decisions (with the storyteller's predicted guess rate) reac
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from fastapi.testclient import TestClient
 
@@ -10,7 +12,7 @@ from dixit_ai.agents import agent_spec, register_agent
 from dixit_ai.records import GameRecord
 from dixit_ai.replay import replay_record
 from dixit_ai.web.manager import bot_problem
-from tests.web.conftest import create, manager_of
+from tests.web.conftest import create, manager_of, server_offering
 from tests.web.test_api import play_out
 
 pytestmark = [
@@ -20,17 +22,19 @@ pytestmark = [
 ]
 
 
-def test_a_clip_bot_plays_a_web_table(client: TestClient) -> None:
+def test_a_clip_bot_plays_a_web_table(app_factory: Callable[..., TestClient]) -> None:
     # clip-greedy with a small clue vocabulary: the test embeds 64 clues, not thousands.
     spec = agent_spec("clip-greedy")
     register_agent("clip-greedy-small", spec.entry_point, extra=spec.extra, overwrite=True,
+                   prepare=spec.prepare,
                    **{**spec.kwargs, "vocabulary_size": 64, "n_simulations": 16})
+    client = app_factory(server=server_offering("clip-greedy-small", "random"))
     made, ann = create(client, seats=3, bots=["clip-greedy-small", "random"], score_limit=4,
                        seed=5)
     assert ann.send({"type": "start"}).status_code == 200
     play_out([ann], timeout=120)
     table = manager_of(client).tables[made["table_id"]]
-    assert table.agents[1].deck == "dream:size=40"  # type: ignore[attr-defined]
+    assert table.minds[1].agent.deck == "dream:size=40"  # type: ignore[attr-defined]
     record = GameRecord.from_json(client.get(
         f"/api/tables/{made['table_id']}/record.json").text)
     replay_record(record)

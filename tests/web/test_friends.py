@@ -203,3 +203,40 @@ def test_bots_remember_the_game_and_a_restart_changes_nothing(tmp_path: Path) ->
     finally:
         client.__exit__(None, None, None)
     assert resumed == whole
+
+
+def slow_prepare(*, progress: Callable[[str], None] | None = None, **options: Any) -> None:
+    """A prepare step that takes a while (as embedding a vocabulary does)."""
+    if progress is not None:
+        progress("embedding 3 pretend cards ... 0.8 s")
+    time.sleep(0.8)
+
+
+register_agent("slow", "dixit_ai.agents.random_agent:RandomAgent", overwrite=True,
+               prepare="tests.web.test_friends:slow_prepare")
+
+
+def test_a_bot_is_offered_only_once_warm_and_the_log_says_so(
+        tmp_path: Path, caplog: Any) -> None:
+    caplog.set_level("INFO", logger="dixit_ai.web")
+    client = TestClient(create_app(tmp_path / "warm.sqlite3", durable=False,
+                                   server=server_offering("random", "slow")))
+    client.__enter__()
+    try:
+        statuses = {b["name"]: b["status"] for b in client.get("/api/options").json()["bots"]}
+        assert set(statuses) == {"random", "slow"} and statuses["slow"] in ("warming", "ready")
+        if statuses["slow"] == "warming":
+            response = client.post("/api/tables", json={"name": "Ann", "deck": "small",
+                                                        "bots": ["slow"] * 3})
+            assert response.status_code == 409 and "warming up" in response.json()["error"]
+        assert manager_of(client).warmup.done.wait(30)
+        bots = client.get("/api/options").json()["bots"]
+        assert all(b["status"] == "ready" and b["available"] for b in bots)
+        _made, ann = create(client, bots=["slow"] * 3)
+        assert ann.send({"type": "start"}).status_code == 200
+        ann.wait(lambda s: s["event"] >= 0 and 0 in s["game"]["pending"])
+    finally:
+        client.__exit__(None, None, None)
+    lines = [r.getMessage() for r in caplog.records]
+    assert "embedding 3 pretend cards ... 0.8 s" in lines
+    assert any(line.startswith("bot slow ready") for line in lines)

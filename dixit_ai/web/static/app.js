@@ -98,6 +98,11 @@ async function initCreate() {
   $("create-name").value = localStorage.getItem("dixit-name") || "";
   syncCreate();
   $("create-form").addEventListener("submit", submitCreate);
+  const poll = setInterval(async () => {  // bots warming up: offered as soon as they are ready
+    if (!OPTIONS.bots.some((b) => b.status === "warming")) { clearInterval(poll); return; }
+    OPTIONS = await api("/api/options");
+    syncCreate();
+  }, 2000);
 }
 
 function syncCreate() {
