@@ -1,0 +1,88 @@
+"""Issue 16, item 5: agent failures are printed (seat, round, reason), counted in the
+tournament's table, kept out of its storytelling figures, and make the exit status 1 unless
+the user chose ``--on-failure forfeit``.
+
+The failing agent is an HTTP agent whose endpoint (127.0.0.1, port 9) refuses connections.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.cli.helpers import dixit
+
+DEAD_AGENT = """\
+name: dead-http
+entry_point: dixit_ai.agents.http_agent:HttpAgent
+description: an HTTP agent whose endpoint is down
+kwargs:
+  base_url: http://127.0.0.1:9/v1
+  model: none
+  deck: dream
+  timeout: 2
+  max_retries: 0
+"""
+QUICK = ["--resamples", "50", "--rating-resamples", "0", "--workers", "1", "--no-progress"]
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    configs = tmp_path / "agent-configs"
+    configs.mkdir()
+    (configs / "dead.yaml").write_text(DEAD_AGENT)
+    return {"DIXIT_AI_AGENT_CONFIGS": str(configs)}
+
+
+def test_simulate_prints_each_failure_and_fails(tmp_path, env):
+    result = dixit("simulate", "--agents", "dead-http,random,random,random", "--games", "2",
+                   "--no-progress", cwd=tmp_path, env=env)
+    assert result.returncode == 1, result.output
+    assert "agent failures: 2" in result.stderr
+    assert ("game 1 (seed 7896617691693857887), seat 0 (dead-http), round 0, tell: "
+            "EndpointError: http://127.0.0.1:9/v1 could not be reached") in result.stderr
+    assert "Connection refused" in result.stderr and "[abort]" in result.stderr
+    assert "   0  dead-http" in result.stdout  # the summary names each seat's agent
+
+
+def test_simulate_with_forfeit_chosen_exits_0_and_still_prints(tmp_path, env):
+    result = dixit("simulate", "--agents", "dead-http,random,random", "--players", "3",
+                   "--games", "1", "--max-rounds", "5", "--on-failure", "forfeit",
+                   "--no-progress", cwd=tmp_path, env=env)
+    assert result.returncode == 0, result.output
+    lines = [line for line in result.stderr.splitlines() if "seat 0 (dead-http)" in line]
+    assert len(lines) == 5 and all("[forfeit]" in line for line in lines)
+    assert "more (every failure is in the records)" in result.stderr
+
+
+def test_a_tournament_with_failures_fails_unless_forfeit_is_chosen(tmp_path, env):
+    args = ["tournament", "--agents", "dead-http,random", "--players", "3", "--games", "3",
+            "--max-rounds", "4", "--out", "runs", *QUICK]
+    result = dixit(*args, cwd=tmp_path, env=env)
+    assert result.returncode == 1, result.output
+    assert "seat 0 (dead-http), round 0, tell: EndpointError" in result.stderr
+    assert "forfeited by default; pass --on-failure forfeit to accept them" in result.stderr
+    header = next(line for line in result.stdout.splitlines() if "agent" in line)
+    assert "failures" in header
+    (folder,) = (tmp_path / "runs").iterdir()
+    results = json.loads((folder / "results.json").read_text())
+    dead = next(s for s in results["standings"] if s["agent"] == "dead-http")
+    records = [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines()]
+    assert dead["failures"] == sum(len(r["failures"]) for r in records) > 0
+    # Its storytelling turns were all forfeited: none is counted as played.
+    assert dead["forfeited_turns"] > 0
+    assert dead["storyteller_success"]["estimate"] is None  # n/a, not a success rate
+    chosen = dixit(*args[:-len(QUICK)], "--on-failure", "forfeit", "--out", "again", *QUICK,
+                   cwd=tmp_path, env=env)
+    assert chosen.returncode == 0, chosen.output
+    assert "seat 0 (dead-http), round 0, tell" in chosen.stderr
+
+
+def test_the_failure_policy_defaults_are_in_the_help(tmp_path):
+    for command, default in (("tournament", "forfeit its move that round (the default)"),
+                             ("bench", "forfeit (the default"),
+                             ("simulate", "abort the game (default)")):
+        text = " ".join(dixit(command, "--help", cwd=tmp_path).stdout.split())
+        assert default in text, command
