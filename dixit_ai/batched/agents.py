@@ -99,18 +99,23 @@ class BatchedRandomAgent:
         return np.stack(picks, axis=-1)
 
     def vote(self, games: BatchedGames) -> Ints:
-        """A uniform legal position, and a second one with probability ``second_vote_rate``."""
+        """A uniform legal position, and a second one with probability ``second_vote_rate``.
+
+        The position with the highest uniform draw among the legal ones (uniform over them),
+        then the next highest (uniform over the rest).
+        """
         legal = games.legal_vote()
-        count = legal.sum(axis=-1)
-        u = self.rng.random((3, games.n_slots, games.n_players))
-        first = nth_legal(legal, (u[0] * count).astype(np.int64))
+        scores = np.where(legal, self.rng.random(legal.shape), -1.0)
+        first: Ints = np.argmax(scores, axis=-1).astype(np.int64)
         if games.max_votes == 1:
-            return first[..., None]
-        others = legal.copy()
-        np.put_along_axis(others, first[..., None], False, axis=-1)
-        second = nth_legal(others, (u[1] * (count - 1)).astype(np.int64))
-        cast = (u[2] < self.second_vote_rate) & (count > 1)
-        return np.stack([first, np.where(cast, second, -1)], axis=-1)
+            one: Ints = first[..., None]
+            return one
+        count = legal.sum(axis=-1)
+        np.put_along_axis(scores, first[..., None], -1.0, axis=-1)
+        second = np.argmax(scores, axis=-1)
+        cast = (self.rng.random(first.shape) < self.second_vote_rate) & (count > 1)
+        both: Ints = np.stack([first, np.where(cast, second, -1)], axis=-1)
+        return both
 
     def describe(self) -> dict[str, Any]:
         """Name, class and parameters."""
