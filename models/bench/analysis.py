@@ -204,6 +204,11 @@ def compute(header: dict[str, Any], records: Sequence[dict[str, Any]]) -> dict[s
                     "observed": curve.observed.tolist(), "counts": curve.counts.tolist()}
             tell[model] = entry
         results["tell"] = {"models": tell}
+        from models.bench.panel_analysis import panel_results
+
+        panel = panel_results(header, by_task["tell"], interval)
+        if panel is not None:
+            results["tell"]["panel"] = panel
     return results
 
 
@@ -264,6 +269,10 @@ def leaderboards(results: dict[str, Any]) -> list[tuple[str, list[str], list[lis
         tables.append(("tell: storyteller success and calibration, 95% CI",
                        ["storyteller", "success", "observed guess rate", "target", "|gap|",
                         "ECE", "invalid"], rows))
+        if results["tell"].get("panel"):
+            from models.bench.panel_analysis import panel_tables
+
+            tables += panel_tables(results["tell"]["panel"])
     return tables
 
 
@@ -336,6 +345,10 @@ def write_plots(folder: Path, results: dict[str, Any]) -> dict[str, str]:
         plots["tell"] = "tell_success.png"
         if plot_calibration(folder / "calibration.png", models) is not None:
             plots["calibration"] = "calibration.png"
+        if results["tell"].get("panel"):
+            from models.bench.panel_analysis import write_panel_plots
+
+            plots.update(write_panel_plots(folder, results["tell"]["panel"]))
     return plots
 
 
@@ -411,6 +424,10 @@ def report(results: dict[str, Any], plots: dict[str, str], timing: dict[str, Any
             lines += [f"![{task}]({plots[task]})", ""]
         if task == "tell" and "calibration" in plots:
             lines += [f"![calibration]({plots['calibration']})", ""]
+        if title.startswith("tell against the panel (") and "crossplay" in plots:
+            lines += [f"![cross-play]({plots['crossplay']})", ""]
+            lines += [f"![{key}]({file})" for key, file in plots.items()
+                      if key.startswith("reliability:")] + [""]
     lines += ["## What the tasks measure", "",
               "- **guess**: boards of a target and decoys sharing no object with it; a clue "
               "(the full caption, one object's name, a hand-written association, or a clue a "

@@ -93,6 +93,9 @@ class BenchConfig:
         board_size: Cards on a guess board (target and decoys; 3 to 7).
         reference: The embedder of the reference population (decoy and tell tasks).
         reference_deals: Deals of the reference players' hands averaged per item.
+        panel: A panel spec (:func:`models.players.panel.resolve_panel`: ``"panel"``, or
+            member names) for the tell task against guessers on other models
+            (:mod:`models.bench.panel`); ``None``: only the reference population.
         device: Where embedders run (``cpu``, ``cuda``, ``auto``).
         bootstrap: Bootstrap resamples of every interval.
         out: The folder under which run folders are made.
@@ -107,6 +110,7 @@ class BenchConfig:
     board_size: int = 6
     reference: str = "default"
     reference_deals: int = 8
+    panel: str | None = None
     device: str = "cpu"
     bootstrap: int = 2000
     out: str = "runs"

@@ -197,6 +197,11 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
 
             reference = ReferencePopulation(
                 load_embedder(config.reference, device=config.device), deck)
+        panel = None
+        if config.panel and "tell" in config.tasks:
+            from models.bench.panel import PanelTable
+
+            panel = PanelTable(config.panel, deck, seed=config.seed)
         load_seconds = time.perf_counter() - load_start
 
         folder = run_folder("bench", config.name, config.seed, root=config.out)
@@ -211,7 +216,8 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
                  + len(contestants) * len(decoy_items))
         bar = _progress(total, progress)
         try:
-            stories = _tell(agents, tell_items, rules, config, deck, reference, recorder, bar)
+            stories = _tell(agents, tell_items, rules, config, deck, reference, recorder, bar,
+                            panel)
             if "guess" in config.tasks:
                 for storyteller in agents:
                     kind = f"story:{storyteller.label}"
@@ -240,6 +246,7 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
                  "size": len(deck)},
         "models": [c.describe() for c in contestants],
         "reference": reference.describe() if reference is not None else None,
+        "panel": panel.describe() if panel is not None else None,
         "items": {"guess": {k: len(v) for k, v in guess_items.items()},
                   "decoy": len(decoy_items), "tell": len(tell_items)},
         "versions": {"dixit-ai": _version("dixit-ai"), "numpy": np.__version__},
@@ -318,14 +325,22 @@ def _seed(config: BenchConfig, task: str, index: int, kind: str) -> np.random.Se
 
 
 def _tell(agents: list[Contestant], items: list[Any], rules: RuleSet, config: BenchConfig,
-          deck: Any, reference: Any, recorder: _Recorder, bar: Any
+          deck: Any, reference: Any, recorder: _Recorder, bar: Any, panel: Any = None
           ) -> dict[str, list[tuple[int, int, str] | None]]:
-    """Every agent tells on every tell item; returns ``(item, card, clue)`` per agent."""
+    """Every agent tells on every tell item; returns ``(item, card, clue)`` per agent.
+
+    With a panel (:class:`models.bench.panel.PanelTable`), each story is also played on real
+    boards against the panel's guessers; a storyteller whose simulation uses a member's model is
+    refused before it tells.
+    """
     stories: dict[str, list[tuple[int, int, str] | None]] = {}
     deck_ids = [int(c) for c in deck.card_ids]
     questions = [_Question(round_start(rules, [item.hand, *item.deals[0]], deck_ids), 0,
                            _seed(config, "tell", item.index, "tell")) for item in items]
     scored = reference is not None and "tell" in config.tasks
+    held_out = {}
+    if panel is not None and scored:
+        held_out = {c.label: panel.check_held_out(c.label, c.agent.describe()) for c in agents}
     for contestant in agents:
         answers = _ask_all(contestant, questions, bar)
         description = contestant.agent.describe()
@@ -349,6 +364,10 @@ def _tell(agents: list[Contestant], items: list[Any], rules: RuleSet, config: Be
                     observed, success = reference.story_outcome(action.clue, action.card,
                                                                 item.deals)
                     record["observed"], record["success"] = observed, success
+                    if panel is not None:
+                        record["panel"] = panel.story_outcome(action.clue, action.card,
+                                                              item.deals, item.index)
+                        record["held_out"] = held_out[contestant.label]
             else:
                 told_list.append(None)
             if "tell" in config.tasks:

@@ -1,0 +1,145 @@
+"""The tell task against a panel of guessers the storyteller does not share.
+
+The reference population (:mod:`models.bench.reference`) is built on one embedder, the default
+model: a storyteller on that model plays on home ground there. Here the storyteller's (card,
+clue) goes on **real boards** at a table of four panel guessers (:mod:`models.players.panel`),
+each on its own model: every panel guesser plays, from its hand of the item's deal, the card
+most similar to the clue *in its own space* (the decoy picker with ``bluff = 0``), the board is
+shuffled (seeded), and every panel guesser votes for the board card most similar to the clue in
+its own space, never its own (the ``clip-*`` guesser with ``vote_temperature = 0``). Points are
+the rules' own (:func:`dixit_ai.rules.score_round`, ``refresh-2021``).
+
+In deal ``d`` of item ``i`` the four seats are members ``(i + d + j) mod M`` (``j = 0..3``), so
+with four members or more every table has four different minds, and every member sits at every
+seat. The same boards are played again with the last seat taken by a **random player** (a random
+hand card, a random legal vote; seeded).
+
+**Held out.** A storyteller must not simulate with a panel member's model when it is evaluated
+against that member: :func:`check_held_out` compares the embedder fingerprints the storyteller's
+``describe()`` names (``simulation_embedders``) with the members', and refuses the run. The
+report lists, per storyteller, the members it was evaluated against (all of them: held out).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from dixit_ai.rules import RuleSet, score_round
+
+TABLE_GUESSERS = 4
+
+
+class PanelTable:
+    """The panel's members, loaded over the benchmark's deck.
+
+    Args:
+        spec: A panel spec for :func:`models.players.panel.resolve_panel`.
+        deck: The benchmark's deck.
+        seed: Seeds the board shuffles and the random player.
+    """
+
+    def __init__(self, spec: Any, deck: Any, *, seed: int = 0) -> None:
+        from models.players.panel import resolve_panel
+
+        self.members = resolve_panel(spec)
+        self.names = [m.name for m in self.members]
+        self.resources = [m.resources(deck) for m in self.members]
+        self.fingerprints = [r.fingerprint for r in self.resources]
+        self.seed = seed
+        self.rules = RuleSet.edition("refresh-2021")
+
+    def describe(self) -> dict[str, Any]:
+        return {"members": [m.describe() | {"fingerprint": f}
+                            for m, f in zip(self.members, self.fingerprints, strict=True)]}
+
+    def check_held_out(self, label: str, description: dict[str, Any]) -> list[str]:
+        """The members a storyteller is evaluated against (every member: held out).
+
+        Raises:
+            ValueError: the storyteller's simulation uses a member's model, or it does not
+                say which models its simulation uses.
+        """
+        used = description.get("simulation_embedders")
+        if used is None:
+            used = [description["embedder"]] if description.get("embedder") else []
+        shared = [n for n, f in zip(self.names, self.fingerprints, strict=True) if f in used]
+        if shared:
+            raise ValueError(
+                f"storyteller {label!r} simulates with the model of panel member(s) "
+                f"{', '.join(shared)}: it may not be evaluated against them. Take them out of "
+                "the panel or out of its population")
+        return list(self.names)
+
+    def _similarities(self, member: int, clue: str, cards: Sequence[int]) -> np.ndarray:
+        return np.asarray(self.resources[member].clue_similarities(clue, list(cards)),
+                          dtype=np.float64)
+
+    def story_outcome(self, clue: str, card: int, deals: Sequence[Sequence[Sequence[int]]],
+                      item: int) -> dict[str, Any]:
+        """Play ``(card, clue)`` on every deal, with four panel guessers and with three and a
+        random player.
+
+        Returns:
+            Plain data: ``found`` and ``seen`` per member (votes that found the card, votes
+            cast), ``success`` and ``points`` (the storyteller's, per deal mean), and the same
+            with a random player (``random_success``, ``random_points``, ``random_found``,
+            ``random_seen``), and ``finders`` (per deal).
+        """
+        m = len(self.members)
+        found = {n: 0 for n in self.names}
+        seen = {n: 0 for n in self.names}
+        r_found = {n: 0 for n in self.names}
+        r_seen = {n: 0 for n in self.names}
+        success, points, r_success, r_points, finders = [], [], [], [], []
+        for d, hands in enumerate(deals):
+            rng = np.random.default_rng([self.seed, 77, item, d])
+            seats = [(item + d + j) % m for j in range(TABLE_GUESSERS)]
+            for with_random in (False, True):
+                decoys = []
+                for j, (member, hand) in enumerate(zip(seats, hands, strict=True)):
+                    if with_random and j == TABLE_GUESSERS - 1:
+                        decoys.append(int(hand[int(rng.integers(len(hand)))]))
+                    else:
+                        sims = self._similarities(member, clue, hand)
+                        decoys.append(int(hand[int(np.argmax(sims))]))
+                cards = [int(card), *decoys]
+                order = rng.permutation(len(cards))
+                board = [cards[k] for k in order]
+                owner = [int(k) for k in order]          # seat k owns cards[k]
+                target = board.index(int(card))
+                votes: dict[int, list[int]] = {}
+                for j, member in enumerate(seats):
+                    seat = j + 1
+                    legal = [p for p in range(len(board)) if owner[p] != seat]
+                    if with_random and j == TABLE_GUESSERS - 1:
+                        votes[seat] = [legal[int(rng.integers(len(legal)))]]
+                        continue
+                    sims = self._similarities(member, clue, [board[p] for p in legal])
+                    votes[seat] = [legal[int(np.argmax(sims))]]
+                    hit = int(votes[seat][0] == target)
+                    name = self.names[member]
+                    if with_random:
+                        r_found[name] += hit
+                        r_seen[name] += 1
+                    else:
+                        found[name] += hit
+                        seen[name] += 1
+                gained = score_round(self.rules, n_players=TABLE_GUESSERS + 1, storyteller=0,
+                                     board_owner=owner, votes=votes)
+                count = sum(target in v for v in votes.values())
+                ok = 0 < count < TABLE_GUESSERS
+                if with_random:
+                    r_success.append(ok)
+                    r_points.append(gained[0])
+                else:
+                    success.append(ok)
+                    points.append(gained[0])
+                    finders.append(count)
+        return {"found": found, "seen": seen, "success": float(np.mean(success)),
+                "points": float(np.mean(points)), "finders": finders,
+                "random_found": r_found, "random_seen": r_seen,
+                "random_success": float(np.mean(r_success)),
+                "random_points": float(np.mean(r_points))}

@@ -1,0 +1,201 @@
+"""Figures of the tell task against the panel (:mod:`models.bench.panel`), from the records.
+
+Per storyteller: the observed guess rate per panel member (the share of that member's votes that
+found the card) and pooled over the panel (all panel votes), each with a bootstrap interval over
+items; success (some but not all of the four panel guessers found it) and the storyteller's
+points per storytelling turn (the rules' own), with four panel guessers and with three and a
+random player; the ECE of the storyteller's predictions against each member's and the pooled
+observed rate, with the reliability curves; and the cross-play matrix (storyteller x guesser
+model), whose last column is the reference population: the storyteller **against itself** when
+it is built on the reference embedder.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dixit_ai.reporting import Interval
+
+CALIBRATION_BINS = 10
+SELF_COLUMN = "against itself (reference)"
+
+
+def _rate(found: dict[str, int], seen: dict[str, int], names: Sequence[str]) -> float:
+    total = sum(seen[n] for n in names)
+    return math.nan if total == 0 else sum(found[n] for n in names) / total
+
+
+def panel_results(header: dict[str, Any], rows: Sequence[dict[str, Any]],
+                  interval: Callable[[Sequence[float]], Interval]) -> dict[str, Any] | None:
+    """The panel figures of every storyteller (``None``: the run had no panel)."""
+    from models.players.calibration import reliability
+
+    panel = header.get("panel")
+    if not panel:
+        return None
+    names = [m["name"] for m in panel["members"]]
+    out: dict[str, Any] = {"members": names, "models": {}}
+    by_model: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        by_model.setdefault(row["model"], []).append(row)
+    for model, cells in by_model.items():
+        played = [r for r in cells if r.get("panel")]
+        if not played:
+            continue
+        target = next((r["target"] for r in cells if r["target"] is not None), None)
+        entry: dict[str, Any] = {"target": target, "n": len(cells),
+                                 "held_out": played[0].get("held_out", names),
+                                 "members": {}}
+        for which, prefix in (("panel", ""), ("random", "random_")):
+            pooled = [_rate(r["panel"][f"{prefix}found"], r["panel"][f"{prefix}seen"], names)
+                      for r in played]
+            # An invalid answer scores no success and no points.
+            entry[which] = {
+                "observed": interval([x for x in pooled if not math.isnan(x)]),
+                "success": interval([r["panel"][f"{prefix}success"] if r.get("panel") else 0.0
+                                     for r in cells]),
+                "points": interval([r["panel"][f"{prefix}points"] if r.get("panel") else 0.0
+                                    for r in cells]),
+            }
+        entry["points_values"] = [r["panel"]["points"] if r.get("panel") else 0.0
+                                  for r in cells]
+        entry["random_points_values"] = [r["panel"]["random_points"] if r.get("panel")
+                                         else 0.0 for r in cells]
+        entry["items"] = [r["item"] for r in cells]
+        for name in [*names, "pooled"]:
+            members = names if name == "pooled" else [name]
+            rates = [_rate(r["panel"]["found"], r["panel"]["seen"], members) for r in played]
+            pairs = [(r["predicted"], x) for r, x in zip(played, rates, strict=True)
+                     if r["predicted"] is not None and not math.isnan(x)]
+            cell: dict[str, Any] = {
+                "observed": interval([x for x in rates if not math.isnan(x)]),
+                "ece": None, "reliability": None}
+            if pairs:
+                curve = reliability([p for p, _ in pairs], [o for _, o in pairs],
+                                    bins=CALIBRATION_BINS)
+                cell["ece"] = curve.ece
+                cell["reliability"] = {"predicted": curve.predicted.tolist(),
+                                       "observed": curve.observed.tolist(),
+                                       "counts": curve.counts.tolist()}
+            entry["members"][name] = cell
+        selfplay = [r["observed"] for r in played if r["observed"] is not None]
+        entry["against_itself"] = interval(selfplay)
+        out["models"][model] = entry
+    return out
+
+
+def paired_difference(a: Sequence[float], b: Sequence[float], *, seed: int,
+                      resamples: int) -> Interval:
+    """The mean of ``a - b`` over paired items, with a bootstrap interval."""
+    from dixit_ai.reporting import mean_interval
+
+    diff = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
+    return mean_interval(diff, seed=seed, n_resamples=resamples)
+
+
+def panel_tables(panel: dict[str, Any]) -> list[tuple[str, list[str], list[list[Any]]]]:
+    """``(title, columns, rows)``: the panel leaderboard and the per-member guess rates."""
+    models = panel["models"]
+    if not models:
+        return []
+    names = panel["members"]
+
+    def fmt(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:.3f}"
+
+    order = sorted(models, key=lambda m: -models[m]["panel"]["points"].estimate)
+    rows = []
+    for m in order:
+        e = models[m]
+        rows.append([m, "n/a" if e["target"] is None else f"{e['target']:.2f}",
+                     e["panel"]["observed"], e["panel"]["success"], e["panel"]["points"],
+                     fmt(e["members"]["pooled"]["ece"]), e["random"]["success"],
+                     e["random"]["points"], e["against_itself"]])
+    tables = [("tell against the panel (real boards, 4 panel guessers; 95% CI)",
+               ["storyteller", "target", "observed (pooled)", "success", "points / turn",
+                "ECE (pooled)", "success, 1 random", "points, 1 random",
+                "observed against itself"], rows)]
+    rows = [[m, *[models[m]["members"][n]["observed"] for n in names]] for m in order]
+    tables.append(("tell against the panel: observed guess rate per member (95% CI)",
+                   ["storyteller", *names], rows))
+    rows = [[m, *[fmt(models[m]["members"][n]["ece"]) for n in [*names, "pooled"]]]
+            for m in order if models[m]["members"]["pooled"]["ece"] is not None]
+    if rows:
+        tables.append(("tell against the panel: ECE of the predictions per member",
+                       ["storyteller", *names, "pooled"], rows))
+    return tables
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text)
+
+
+def write_panel_plots(folder: Path, panel: dict[str, Any]) -> dict[str, str]:
+    """The cross-play matrix and one reliability diagram per predicting storyteller."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    models = panel["models"]
+    if not models:
+        return {}
+    names = panel["members"]
+    plots: dict[str, str] = {}
+    labels = list(models)
+    columns = [*names, "pooled", SELF_COLUMN]
+    matrix = np.array([[models[m]["members"][n]["observed"].estimate for n in [*names, "pooled"]]
+                       + [models[m]["against_itself"].estimate] for m in labels])
+    fig, ax = plt.subplots(figsize=(1.1 * len(columns) + 3, 0.45 * len(labels) + 2))
+    image = ax.imshow(matrix, vmin=0, vmax=1, cmap="viridis", aspect="auto")
+    ax.set_xticks(range(len(columns)), [c.removeprefix("panel-") for c in columns],
+                  rotation=35, ha="right")
+    ax.set_yticks(range(len(labels)), labels)
+    for i in range(len(labels)):
+        for j in range(len(columns)):
+            value = matrix[i, j]
+            if not math.isnan(value):
+                ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=7,
+                        color="white" if value < 0.5 else "black")
+    ax.axvline(len(columns) - 1.5, color="white", linewidth=2)
+    ax.set_title("cross-play: observed guess rate (storyteller x guesser model);\n"
+                 "last column: the reference population (against itself for default-model "
+                 "storytellers)", fontsize=9)
+    fig.colorbar(image, ax=ax, fraction=0.03)
+    fig.tight_layout()
+    fig.savefig(folder / "panel_crossplay.png", dpi=120)
+    plt.close(fig)
+    plots["crossplay"] = "panel_crossplay.png"
+    for model, entry in models.items():
+        if entry["members"]["pooled"]["reliability"] is None:
+            continue
+        fig, ax = plt.subplots(figsize=(5.5, 5.5))
+        ax.plot([0, 1], [0, 1], "--", color="grey", linewidth=1, label="perfect calibration")
+        for name in [*names, "pooled"]:
+            cell = entry["members"][name]
+            data = cell["reliability"]
+            if data is None:
+                continue
+            filled = np.array(data["counts"]) > 0
+            ax.plot(np.array(data["predicted"])[filled], np.array(data["observed"])[filled],
+                    "o-" if name == "pooled" else ".-", linewidth=2.5 if name == "pooled" else 1,
+                    label=f"{name.removeprefix('panel-')} (ECE {cell['ece']:.3f})")
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        ax.set_xlabel("predicted guess rate (bin mean)")
+        ax.set_ylabel("observed guess rate of the panel member (bin mean)")
+        ax.set_title(f"{model} against the panel: reliability per member", fontsize=9)
+        ax.grid(alpha=0.3)
+        ax.legend(loc="upper left", fontsize="x-small")
+        fig.tight_layout()
+        file = f"panel_reliability__{_slug(model)}.png"
+        fig.savefig(folder / file, dpi=110)
+        plt.close(fig)
+        plots[f"reliability:{model}"] = file
+    return plots
