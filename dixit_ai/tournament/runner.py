@@ -98,10 +98,25 @@ _WORKER: GamePlayer | None = None
 _WORKER_ERROR: BaseException | None = None
 
 
-def _init_worker(config: TournamentConfig) -> None:
+def _exit_with_parent(parent: int, interval: float = 0.5) -> None:
+    """End this worker process soon after its parent dies (a killed run leaves no workers)."""
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
+def _init_worker(config: TournamentConfig, parent: int | None = None) -> None:
     # An error here is kept and raised by the first game, so that the parent gets it as is
     # (an initializer that raises only breaks the pool, with a generic message).
     global _WORKER, _WORKER_ERROR
+    if parent is not None:
+        _exit_with_parent(parent)
     try:
         _WORKER = GamePlayer(config)
         _WORKER.warm_up()
@@ -154,7 +169,8 @@ def play_local(config: TournamentConfig, games: Sequence[ScheduledGame], *,
     context = multiprocessing.get_context("spawn")
     with _single_threaded_children():  # workers start at the first submission
         executor = ProcessPoolExecutor(min(workers, len(games)), mp_context=context,
-                                       initializer=_init_worker, initargs=(config,))
+                                       initializer=_init_worker,
+                                       initargs=(config, os.getpid()))
         try:
             yield from executor.map(_play_in_worker, games)
         finally:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -80,29 +81,65 @@ def test_resume_after_an_interruption_and_a_torn_last_line(reference, tmp_path):
     assert again.played == 0 and files_of(first.folder) == files_of(reference)
 
 
+def live_processes_in_group(group: int) -> list[int]:
+    """The processes (not zombies) of process group ``group``, from /proc."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group and fields[0] != "Z":
+            found.append(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
 def test_resume_after_a_kill(reference, tmp_path):
+    """The parent is killed (as by the OOM killer); its workers end too, and the run resumes."""
     config = random_config(games=100, agents=("random", "b=random"))
     command = [sys.executable, "-m", "dixit_ai.cli", "tournament", "--agents",
                "random,b=random", "--players", "4", "--games", "100", "--seed", "3",
                "--out", str(tmp_path / "killed"), "--no-progress", "--rating-resamples", "10",
-               "--resamples", "100"]
+               "--resamples", "100", "--workers", "2"]
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    games: list[Path] = []
-    while time.monotonic() < deadline and process.poll() is None:
-        games = list((tmp_path / "killed").glob("*/games.jsonl"))
-        if games and games[0].read_bytes().count(b"\n") >= 3:
-            break
-        time.sleep(0.02)
-    process.kill()
-    process.wait()
+                               stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        games: list[Path] = []
+        while time.monotonic() < deadline and process.poll() is None:
+            games = list((tmp_path / "killed").glob("*/games.jsonl"))
+            if games and games[0].read_bytes().count(b"\n") >= 3:
+                break
+            time.sleep(0.02)
+        assert len(live_processes_in_group(process.pid)) >= 3  # the parent and 2 workers
+        process.kill()  # the parent only
+        process.wait()
+        deadline = time.monotonic() + 20
+        while live_processes_in_group(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert live_processes_in_group(process.pid) == [], "workers outlived their parent"
+    finally:
+        if live_processes_in_group(process.pid):
+            os.killpg(process.pid, signal.SIGKILL)
     assert games, "the tournament never started"
     folder = games[0].parent
     resumed = run_tournament(config, resume=folder, **QUICK)
     assert resumed.already + resumed.played == 100 and resumed.played > 0
     whole = run_tournament(config, out=tmp_path / "whole", **QUICK)
     assert files_of(folder) == files_of(whole.folder)
+
+
+def test_more_games_extend_a_finished_tournament_as_one_longer_run(reference, tmp_path):
+    short = run_tournament(random_config(games=5), out=tmp_path, **QUICK)
+    assert (short.folder / "report.md").exists()
+    longer = run_tournament(random_config(), resume=short.folder, **QUICK)
+    assert longer.already == 5 and longer.played == 7
+    assert files_of(short.folder) == files_of(reference)  # 12 games, as if run at once
+    stored = json.loads((short.folder / "config.json").read_text())
+    assert stored["config"]["games"] == 12 and stored["schedule"]["games"] == 12
+    with pytest.raises(ResumeError, match="games: 12 != 8"):  # fewer is another tournament
+        run_tournament(random_config(games=8), resume=short.folder, **QUICK)
 
 
 def test_reusing_agents_across_games_changes_nothing():
