@@ -128,7 +128,7 @@ def _fresh(n: int = 4, edition: str = "refresh-2021") -> BatchedGames:
 def test_illegal_moves_raise_and_change_nothing() -> None:
     games = _fresh()
     agent = BatchedRandomAgent(0)
-    with pytest.raises(IllegalAction, match="play phase|tell phase"):
+    with pytest.raises(IllegalAction, match=r"play phase|tell phase"):
         games.play(np.zeros((3, 4, 1), dtype=np.int64))
     with pytest.raises(IllegalAction, match="hand slot 6"):
         games.tell(np.array([0, 6, 0]))

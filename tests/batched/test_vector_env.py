@@ -1,0 +1,137 @@
+"""The batched Gymnasium VectorEnv: spaces, masks, rewards, determinism, records."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import data_equivalence
+
+from dixit_ai.replay import replay_record
+from dixit_ai.rules import IllegalAction
+from envs.vector import DixitVectorEnv
+from envs.vectors import VectorTable
+
+
+def random_legal(env: DixitVectorEnv, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A random action inside the mask, with different first and second choices."""
+    c, v = env.choices, len(env.clues)
+    parts = [mask[:, :c], mask[:, c:c + v], mask[:, c + v:].copy()]
+    first = np.argmax(rng.random(parts[0].shape) * parts[0], axis=1)
+    clue = np.argmax(rng.random(parts[1].shape) * parts[1], axis=1)
+    second_mask = parts[2]
+    second_mask[np.arange(env.num_envs), first] = 0
+    second_mask[:, c] = np.where(second_mask[:, :c].any(axis=1), second_mask[:, c], 1)
+    second = np.argmax(rng.random(second_mask.shape) * second_mask + 1e-12 * second_mask, axis=1)
+    return np.stack([first, clue, second], axis=1)
+
+
+def _play(env: DixitVectorEnv, steps: int, seed: int) -> list[Any]:
+    rng = np.random.default_rng(seed)
+    obs, info = env.reset(seed=seed)
+    trace = [obs]
+    for _ in range(steps):
+        assert env.observation_space.contains(obs)
+        for i in range(env.num_envs):
+            assert env.single_observation_space.contains(
+                {k: np.asarray(v[i]) for k, v in obs.items()})
+        action = random_legal(env, info["action_mask"], rng)
+        assert env.action_space.contains(action)
+        obs, reward, terminated, truncated, info = env.step(action)
+        assert not info["illegal"].any() and not truncated.any()
+        trace.append((obs, reward, terminated))
+    return trace
+
+
+@pytest.mark.parametrize(("edition", "n"), [("refresh-2021", 5), ("refresh-2021", 3),
+                                            ("odyssey-2024", 4), ("original-2008", 6)])
+def test_random_legal_play_and_records(edition: str, n: int) -> None:
+    env = DixitVectorEnv(6, edition=edition, n_players=n, learner_seat=n - 1, record=True)
+    rng = np.random.default_rng(1)
+    _, info = env.reset(seed=3)
+    returns = np.zeros(env.num_envs)
+    finals: list[tuple[float, int]] = []
+    for _ in range(120):
+        _, reward, terminated, _, info = env.step(random_legal(env, info["action_mask"], rng))
+        returns += reward
+        for i in np.flatnonzero(terminated):
+            assert info["_final_scores"][i]
+            finals.append((returns[i], int(info["final_scores"][i, n - 1])))
+            assert info["final_obs"]["scores"][i].tolist() == info["final_scores"][i].tolist()
+            returns[i] = 0
+    assert finals
+    assert all(ret == final for ret, final in finals)  # rewards add up to the final score
+    records = env.take_records()
+    assert len(records) == len(finals)
+    for record in records:
+        replay_record(record)
+        assert record.header["agents"][n - 1] == {"name": "learner"}
+
+
+def test_same_seed_same_trajectory() -> None:
+    one = _play(DixitVectorEnv(5, n_players=4), 30, seed=7)
+    two = _play(DixitVectorEnv(5, n_players=4), 30, seed=7)
+    assert data_equivalence(one, two)
+    other = _play(DixitVectorEnv(5, n_players=4), 3, seed=8)
+    assert not data_equivalence(one[:4], other)
+
+
+def test_embedding_opponents_and_vector_observations() -> None:
+    table = VectorTable.random(range(84), [f"clue {i}" for i in range(40)], dim=8, seed=0)
+    env = DixitVectorEnv(4, n_players=5, opponents="embedding", vectors=table)
+    trace = _play(env, 12, seed=2)
+    obs = trace[-1][0]
+    assert obs["hand_vectors"].shape == (4, 6, 8)
+    rows = table.rows(obs["hand"][0].tolist())
+    assert np.allclose(obs["hand_vectors"][0], table.card_vectors[rows])
+
+
+def test_hidden_information() -> None:
+    env = DixitVectorEnv(8, n_players=4, learner_seat=1)
+    obs, info = env.reset(seed=0)
+    assert (obs["board"] == -1).all() and (obs["own"] == 0).all()
+    telling = obs["storyteller"] == 1
+    assert (obs["clue"][telling] == -1).all() and (obs["clue"][~telling] >= 0).all()
+    obs, _, _, _, info = env.step(random_legal(env, info["action_mask"], np.random.default_rng(0)))
+    games = env.games
+    ids = games.card_ids
+    assert (obs["board"] == ids[games.board]).all()
+    assert (obs["own"] == (games.board_owner == 1)).all()
+    # Nothing else about the other seats: a view of the hand is the learner's own.
+    assert (obs["hand"] == ids[games.hands[:, 1]]).all()
+
+
+def test_illegal_actions() -> None:
+    env = DixitVectorEnv(3, n_players=4, learner_seat=1, illegal_action="penalty")
+    obs, info = env.reset(seed=0)
+    action = random_legal(env, info["action_mask"], np.random.default_rng(0))
+    guessing = np.flatnonzero(obs["storyteller"] != 1)
+    action[guessing[0], 1] = 5  # a clue from a seat that does not tell
+    obs, reward, _, _, info = env.step(action)
+    assert info["illegal"][guessing[0]] and reward[guessing[0]] == -1
+    strict = DixitVectorEnv(3, n_players=4, learner_seat=1)
+    obs, info = strict.reset(seed=0)
+    action = random_legal(strict, info["action_mask"], np.random.default_rng(0))
+    action[guessing[0], 1] = 5
+    with pytest.raises(IllegalAction, match="env"):
+        strict.step(action)
+    with pytest.raises(ValueError, match="shape"):
+        strict.step(action[:2])
+
+
+def test_bad_configuration() -> None:
+    with pytest.raises(ValueError, match="vectors"):
+        DixitVectorEnv(2, opponents="embedding")
+    with pytest.raises(ValueError, match="learner_seat"):
+        DixitVectorEnv(2, n_players=4, learner_seat=4)
+    with pytest.raises(ValueError, match="illegal_action"):
+        DixitVectorEnv(2, illegal_action="ignore")
+
+
+def test_is_a_gymnasium_vector_env() -> None:
+    env = DixitVectorEnv(3, n_players=4)
+    assert isinstance(env, gymnasium.vector.VectorEnv)
+    assert env.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP
+    assert env.single_action_space.shape == (3,)
