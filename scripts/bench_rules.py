@@ -32,8 +32,17 @@ from dixit_ai.agents import RandomAgent
 from dixit_ai.match import game_seeds
 from dixit_ai.rules import EDITIONS, RuleSet
 
+VARIANT_ROWS: tuple[tuple[str, int, dict[str, object]], ...] = (
+    ("odyssey-2011", 6, {"teams": True}),
+    ("odyssey-2011", 8, {"teams": True}),
+    ("odyssey-2011", 6, {"mode": "party"}),
+    ("odyssey-2011", 8, {"mode": "party"}),
+)
+"""The Team Dixit and Dixit Party rows (each game: every player tells once)."""
 
-def measure(edition: str, n_players: int, games: int, seed: int, repeats: int) -> dict[str, float]:
+
+def measure(edition: str, n_players: int, games: int, seed: int, repeats: int,
+            **overrides: object) -> dict[str, float]:
     """Best of ``repeats`` runs of ``games`` games (the least disturbed by other processes)."""
     best: dict[str, float] = {}
     for _ in range(repeats):
@@ -41,7 +50,8 @@ def measure(edition: str, n_players: int, games: int, seed: int, repeats: int) -
         started = time.perf_counter()
         for game_seed in game_seeds(seed, games):
             agents = [RandomAgent() for _ in range(n_players)]
-            record = play_game(agents, edition=edition, deck=range(84), seed=game_seed)
+            record = play_game(agents, edition=edition, deck=range(84), seed=game_seed,
+                               **overrides)
             rounds += len(record.rounds)
         elapsed = time.perf_counter() - started
         if not best or rounds / elapsed > best["rounds_per_s"]:
@@ -165,6 +175,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="seconds per batched row")
     parser.add_argument("--batched-only", action="store_true", help="only the batched rows")
     parser.add_argument("--no-batched", action="store_true", help="skip the batched rows")
+    parser.add_argument("--no-variants", action="store_true",
+                        help="skip the Team Dixit and Dixit Party rows")
     args = parser.parse_args()
 
     if hasattr(os, "sched_setaffinity"):
@@ -175,7 +187,7 @@ def main() -> None:
     if args.batched_only:
         args.editions = []
     else:
-        print(f"{'edition':<15} {'players':>7} {'rounds/s':>10} {'games/s':>9} "
+        print(f"{'edition':<20} {'players':>7} {'rounds/s':>10} {'games/s':>9} "
               f"{'rounds/game':>12}")
     for edition in args.editions:
         rules = RuleSet.edition(edition)
@@ -184,7 +196,14 @@ def main() -> None:
                 continue
             cell = measure(edition, n, args.games, args.seed, args.repeats)
             rows.append({"edition": edition, "players": n, **cell})
-            print(f"{edition:<15} {n:>7} {cell['rounds_per_s']:>10,.0f} "
+            print(f"{edition:<20} {n:>7} {cell['rounds_per_s']:>10,.0f} "
+                  f"{cell['games_per_s']:>9,.1f} {cell['rounds_per_game']:>12.1f}", flush=True)
+    if not (args.batched_only or args.no_variants):
+        for edition, n, overrides in VARIANT_ROWS:
+            label = "teams" if overrides.get("teams") else "party"
+            cell = measure(edition, n, args.games, args.seed, args.repeats, **overrides)
+            rows.append({"edition": edition, "players": n, "variant": label, **cell})
+            print(f"{edition + ' ' + label:<20} {n:>7} {cell['rounds_per_s']:>10,.0f} "
                   f"{cell['games_per_s']:>9,.1f} {cell['rounds_per_game']:>12.1f}", flush=True)
     if not args.no_batched:
         rows.extend(batched_rows(args))
