@@ -524,9 +524,10 @@ class BatchedGames:
             if getattr(rules, "single_vote_bonus_when", "some_found") == "some_found":
                 single &= some[:, None]
             points += np.where(single, rules.single_vote_bonus, 0)
+        # Every vote on a guesser's card scores its owner; other votes go to a spare bin.
         scored = cast & (owner != teller[:, None, None])
-        flat = (self._rows3 * n + owner)[scored]
-        bonus = np.bincount(flat, minlength=games * n).reshape(games, n)
+        flat = np.where(scored, self._rows3 * n + owner, games * n)
+        bonus = np.bincount(flat.reshape(-1), minlength=games * n + 1)[:-1].reshape(games, n)
         cap = rules.bonus_cap
         if cap is not None:
             bonus = np.minimum(bonus, cap)
