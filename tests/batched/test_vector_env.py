@@ -11,7 +11,7 @@ from gymnasium.utils.env_checker import data_equivalence
 
 from dixit_ai.replay import replay_record
 from dixit_ai.rules import IllegalAction
-from envs.vector import DixitVectorEnv
+from envs.vector import DixitBatchedParallel, DixitVectorEnv
 from envs.vectors import VectorTable
 
 
@@ -135,3 +135,30 @@ def test_is_a_gymnasium_vector_env() -> None:
     assert isinstance(env, gymnasium.vector.VectorEnv)
     assert env.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.SAME_STEP
     assert env.single_action_space.shape == (3,)
+
+
+@pytest.mark.parametrize(("edition", "n"), [("odyssey-2024", 5), ("refresh-2021", 3)])
+def test_batched_parallel_api(edition: str, n: int) -> None:
+    env = DixitBatchedParallel(5, edition=edition, n_players=n, record=True)
+    assert env.possible_agents == [f"player_{s}" for s in range(n)]
+    observations, infos = env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    proxy = DixitVectorEnv(5, edition=edition, n_players=n)  # for random_legal's sizes
+    totals = np.zeros((5, n))
+    finals = []
+    for _ in range(150):
+        for agent in env.agents:
+            assert env.observation_space(agent).contains(
+                {k: np.asarray(v[0]) for k, v in observations[agent].items()})
+        actions = {a: random_legal(proxy, infos[a]["action_mask"], rng) for a in env.agents}
+        observations, rewards, terminations, _, infos = env.step(actions)
+        totals += np.stack([rewards[a] for a in env.agents], axis=1)
+        done = terminations["player_0"]
+        for i in np.flatnonzero(done):
+            finals.append((totals[i].tolist(), infos["player_0"]["final_scores"][i].tolist()))
+            totals[i] = 0
+    assert finals and all(a == b for a, b in finals)
+    records = env.take_records()
+    assert len(records) == len(finals)
+    for record in records:
+        replay_record(record)
