@@ -15,8 +15,9 @@ import numpy as np
 
 from dixit_ai.match import record_header, resolve_deck
 from dixit_ai.records import GameRecord, RoundRecord
-from dixit_ai.rules import leaders
+from dixit_ai.rules import leaders, parts_dict
 from dixit_ai.rules.batched import BatchedGames, FinishedGame
+from dixit_ai.rules.scoring import score_checked_round
 
 __all__ = ["to_records"]
 
@@ -29,6 +30,7 @@ def to_records(
     agents: Sequence[dict[str, Any]] | None = None,
     deck_entry: dict[str, Any] | None = None,
     clue_kind: str | None = "word",
+    parts: bool = True,
 ) -> list[GameRecord]:
     """The records of ``finished`` games (from :meth:`BatchedGames.take_finished`).
 
@@ -39,6 +41,8 @@ def to_records(
         agents: One description per seat for the header (default: ``{"name": "batched"}``).
         deck_entry: The header's deck entry (default: the engine's card ids).
         clue_kind: The kind recorded with every clue.
+        parts: Itemise each round's points into named parts, as ``play_game`` records do
+            (computed here by the scalar scorer from the round's board and votes).
 
     Raises:
         ValueError: a clue id outside ``clues``, released rows, or a wrong number of agents.
@@ -79,12 +83,17 @@ def to_records(
         for r, st in enumerate(teller.tolist()):
             seats = [[c for c, raw in zip(played[r][s], raw_played[r, s].tolist(), strict=True)
                       if raw >= 0] for s in range(n)]
+            cast = {s: [p for p in votes[r][s] if p >= 0] for s in range(n) if s != st}
+            named: list[dict[str, int]] = []
+            if parts:
+                itemised = score_checked_round(games.rules, n, st, owner[r], cast, sorted(cast))
+                named = [parts_dict(p) for p in itemised[0]]
             rounds.append(RoundRecord(
                 round=r, storyteller=st, clue=clues[int(clue_ids[r])], clue_kind=clue_kind,
                 predicted_guess_rate=None, storyteller_card=seats[st][0], played=seats,
                 board=board[r], board_owner=owner[r],
-                votes={s: [p for p in votes[r][s] if p >= 0] for s in range(n) if s != st},
-                points=points[r], scores=scores[r], reshuffled=reshuffled[r]))
+                votes=cast, points=points[r], scores=scores[r], reshuffled=reshuffled[r],
+                parts=named))
         final = scores[-1]
         records.append(GameRecord(
             header=header, rounds=rounds, final_scores=list(final),

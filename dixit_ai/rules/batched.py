@@ -133,9 +133,9 @@ class BatchedGames:
         if rules.teams:
             raise ValueError("the batched engine does not implement the team variant "
                              "(teams=True); play it with the scalar engine")
-        if getattr(rules, "mode", "standard") != "standard":
-            raise ValueError(f"the batched engine does not implement mode "
-                             f"{getattr(rules, 'mode', None)!r}; play it with the scalar engine")
+        if rules.mode != "standard":
+            raise ValueError(f"the batched engine does not implement mode {rules.mode!r} "
+                             f"(Dixit Party); play it with the scalar engine")
         rules.check_players(n_players)
         card_ids = np.asarray(list(range(84) if deck is None else deck), dtype=np.int64)
         if card_ids.ndim != 1 or len(np.unique(card_ids)) != len(card_ids) or (
@@ -166,7 +166,7 @@ class BatchedGames:
         self.cards_per_guesser = rules.cards_per_guesser_for(n)
         self.board_size = rules.board_size(n)
         self.max_votes = rules.votes_per_guesser(n)
-        self.n_rounds = rules.n_rounds_for(n) if hasattr(rules, "n_rounds_for") else None
+        self.n_rounds = rules.n_rounds_for(n)
         self.n_slots = g_count = n_games if total_games is None else min(n_games, total_games)
         self._rows = np.arange(g_count)
         self._schedule = DrawSchedule.build(rules, n, len(card_ids), rounds=rounds_ahead)
@@ -521,7 +521,7 @@ class BatchedGames:
         points += np.where(found & some[:, None], finder, 0)
         if self.max_votes > 1 and rules.single_vote_bonus:
             single = found & (votes[:, :, 1] < 0)
-            if getattr(rules, "single_vote_bonus_when", "some_found") == "some_found":
+            if rules.single_vote_bonus_when == "some_found":
                 single &= some[:, None]
             points += np.where(single, rules.single_vote_bonus, 0)
         # Every vote on a guesser's card scores its owner; other votes go to a spare bin.

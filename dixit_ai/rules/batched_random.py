@@ -88,7 +88,7 @@ class DrawSchedule:
         per_guesser = rules.cards_per_guesser_for(n_players)
         pile = deck_size - n_players * hand
         discard = 0
-        limit = rules.n_rounds_for(n_players) if hasattr(rules, "n_rounds_for") else None
+        limit = rules.n_rounds_for(n_players)
         reshuffles: list[bool] = []
         indices: list[int] = []
         size = 0
