@@ -3,7 +3,9 @@
 ``hf:openai/clip-vit-base-patch32`` loads through ``from_pretrained`` (downloading when a model hub
 is reachable and ``local_files_only`` is off); ``hf:/path/to/folder`` loads a folder written by
 ``save_pretrained`` (``config.json``, the weights, the tokenizer and ``preprocessor_config.json``).
-``local_files_only`` defaults to on when ``HF_HUB_OFFLINE`` is set.
+``local_files_only`` defaults to on when ``HF_HUB_OFFLINE`` is set; when it is not, and the hub
+does not answer within a few seconds, the load fails at once in one line naming
+``HF_HUB_OFFLINE=1`` (:func:`require_hub`) instead of retrying each file.
 """
 
 from __future__ import annotations
@@ -29,6 +31,64 @@ def hub_offline() -> bool:
     )
 
 
+HUB_PROBE_SECONDS = 3.0
+"""How long a load waits to learn whether the model hub answers before it gives up."""
+
+
+def hub_endpoint() -> str:
+    """The Hugging Face hub's address (``HF_ENDPOINT``, else the public hub)."""
+    return os.environ.get("HF_ENDPOINT", "").strip().rstrip("/") or "https://huggingface.co"
+
+
+def hub_unreachable(timeout: float = HUB_PROBE_SECONDS) -> str | None:
+    """Why the hub cannot be reached (``None`` if it answers), learnt within ``timeout``.
+
+    One request, no retries: any HTTP answer (even an error status) means the hub is reachable;
+    a refused connection, a name that does not resolve or no answer in time means it is not.
+    """
+    import threading
+    import urllib.error
+    import urllib.request
+
+    url = hub_endpoint()
+    outcome: list[str | None] = []
+
+    def probe() -> None:
+        try:
+            urllib.request.urlopen(urllib.request.Request(url, method="HEAD"), timeout=timeout)
+            outcome.append(None)
+        except urllib.error.HTTPError:
+            outcome.append(None)  # it answered
+        except Exception as error:  # URLError, timeouts, resets
+            reason = getattr(error, "reason", error)
+            outcome.append(f"{type(reason).__name__}: {reason}")
+
+    thread = threading.Thread(target=probe, name="hub-probe", daemon=True)
+    thread.start()
+    thread.join(timeout + 0.5)  # name resolution is not bounded by the socket timeout
+    return outcome[0] if outcome else f"no answer within {timeout:g} s"
+
+
+def require_hub(what: str) -> None:
+    """Fail fast, in one line, when ``what`` must be downloaded and the hub does not answer.
+
+    Does nothing when ``HF_HUB_OFFLINE`` is set (then only the local cache is read).
+
+    Raises:
+        EmbedderLoadError: the hub cannot be reached; the message names ``HF_HUB_OFFLINE=1``.
+    """
+    if hub_offline():
+        return
+    reason = hub_unreachable()
+    if reason is not None:
+        raise EmbedderLoadError(
+            f"{what} is loaded through the model hub {hub_endpoint()}, which cannot be "
+            f"reached ({reason}). "
+            "Offline, set HF_HUB_OFFLINE=1 to load it from the local Hugging Face cache, or "
+            "pass a local copy (a folder or a checkpoint file)."
+        )
+
+
 class HFClipEmbedder(Embedder):
     """A transformers CLIP or SigLIP model behind the :class:`~models.base.Embedder` interface.
 
@@ -51,6 +111,10 @@ class HFClipEmbedder(Embedder):
         local_files_only: bool | None = None,
         revision: str | None = None,
     ) -> None:
+        offline_given = hub_offline() if local_files_only is None else bool(local_files_only)
+        if spec.strip() and not offline_given and not Path(spec.strip()).expanduser().exists():
+            # Before torch and transformers are imported: an unreachable hub fails in seconds.
+            require_hub(f"hf: the model {spec.strip()!r}")
         torch = require_torch("the hf backend")
         try:
             import transformers

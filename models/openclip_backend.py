@@ -98,6 +98,11 @@ class OpenClipEmbedder(Embedder):
         batch_size: int = 32,
         seed: int = 0,
     ) -> None:
+        if parse_openclip_spec(spec)[2] in ("tag", "hf-hub"):
+            # Weights from the hub: before torch is imported, fail in seconds if it is away.
+            from models.hf_backend import require_hub
+
+            require_hub(f"openclip: {spec!r}")
         torch = require_torch("the openclip backend")
         try:
             import open_clip
