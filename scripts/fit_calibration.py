@@ -12,6 +12,20 @@ their predictions: the calibration after fitting.
     python scripts/fit_calibration.py --records runs/games.jsonl
     python scripts/fit_calibration.py --play-games 40 --validate-games 40 --write-default
     python scripts/fit_calibration.py --smoke        # seconds, for CI
+
+Cross-play and people. ``--voters other-models`` fits the guess model only to votes of seats
+whose agent's embedder differs from ``--embedder`` (cross-play records: panel guessers at the
+table); ``--voters human`` only to the votes of people (web and ``dixit-ai play`` records): give
+the result to a storyteller as ``calibration=FILE``. ``--population A B ...`` fits, for every
+member embedder, its guess model to the votes of guessers on other models and writes the
+population file a population storyteller reads (``population_calibration=FILE``). With two
+games or more, even games are fitted and odd games held out: the held-out ECE of the per-vote
+predictions is printed per guesser (agent name) and pooled.
+
+    python scripts/fit_calibration.py --play-games 20 --voters other-models \
+        --agents clip-greedy panel-sibling panel-lite2-mpnet panel-lite1-minilm \
+        panel-caption-reader --population default panel:sibling lite2-mpnet
+    python scripts/fit_calibration.py --records web_games.jsonl --voters human --out human.json
 """
 
 from __future__ import annotations
@@ -25,17 +39,23 @@ from pathlib import Path
 from dixit_ai import read_records, write_records
 from models.players.agent import DEFAULT_CALIBRATION
 from models.players.calibration import (
+    ece_by_voter,
     fit_correlation,
     fit_guess_model,
+    fit_population,
+    human_voters,
     log_likelihood,
+    other_model_voters,
     plot_reliability,
     predictions_of,
     reliability,
     vote_observations,
+    vote_predictions,
 )
 from models.players.cli import parse_args
 from models.players.experiments import play_table
-from models.players.resources import load_resources
+from models.players.panel_models import load_member_resources
+from models.players.population import DEFAULT_POPULATION_FILE
 from models.players.simulation import GuessModel
 
 
@@ -63,11 +83,24 @@ class Args:
         "help": "play this many fresh games with the fitted model; diagram of their predictions"})
     runs_dir: str = field(default="runs", metadata={"help": "where the run folder goes"})
     smoke: bool = field(default=False, metadata={"help": "tiny deck, vocabulary and budget"})
+    voters: str = field(default="all", metadata={
+        "help": "whose votes are fitted: all, other-models (embedder differs from --embedder) "
+                "or human"})
+    population: list[str] = field(default_factory=list, metadata={
+        "help": "member embedders whose guess models are fitted to other models' votes"})
+    population_out: str = field(default="", metadata={
+        "help": "where the population file goes (default: in the run folder)"})
+    write_default_population: bool = field(default=False, metadata={
+        "help": "also write models/data/population.json (population storytellers' default)"})
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
-    overrides: dict[str, object] = {"embedder": args.embedder}
+    if args.voters not in ("all", "other-models", "human"):
+        raise SystemExit(f"--voters must be all, other-models or human, not {args.voters!r}")
+    cross_play = args.voters != "all" or bool(args.population)
+    # Cross-play tables keep every agent's own embedder.
+    overrides: dict[str, object] = {} if cross_play else {"embedder": args.embedder}
     if args.smoke:
         args.deck = "dream:size=40"
         args.play_games = args.play_games or 2
@@ -86,15 +119,27 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("no records: give --records FILE or --play-games N")
 
     deck = records[0].header["deck"].get("spec") or args.deck
-    resources = load_resources(args.embedder, deck, vocabulary_size=300 if args.smoke else None)
-    observations = vote_observations(records, resources.cards, resources.texts)
+    size = 300 if args.smoke else None
+    resources = load_member_resources(args.embedder, deck, vocabulary_size=size)
+    fit_records, held_records = (records[0::2], records[1::2]) if len(records) > 1 else (
+        records, [])
+    voters = {"all": None, "human": human_voters,
+              "other-models": other_model_voters(resources.fingerprint)}[args.voters]
+    observations = vote_observations(fit_records, resources.cards, resources.texts, voters)
+    if not observations:
+        raise SystemExit(f"no votes to fit (--voters {args.voters}) in "
+                         f"{len(fit_records)} game(s)")
     model = fit_guess_model(observations, fit_bias=args.fit_bias)
-    correlation, between = fit_correlation(records, resources.cards, resources.texts, model)
+    correlation, between = fit_correlation(fit_records, resources.cards, resources.texts, model)
+    if args.voters != "all":  # guessers of other minds: their noise is not shared
+        correlation = 0.0
     model = GuessModel(model.temperature, model.bias, correlation)
     before = GuessModel()
     summary = {
         "votes": len(observations), "rounds": sum(len(r.rounds) for r in records),
-        "games": len(records), "embedder": resources.fingerprint, "deck": deck,
+        "games": len(records), "fitted_games": len(fit_records),
+        "held_out_games": len(held_records), "voters": args.voters,
+        "embedder": resources.fingerprint, "deck": deck,
         "fitted": {"temperature": model.temperature, "bias": model.bias,
                    "correlation": model.correlation, "correlation_evidence": between},
         "log_likelihood": {"fitted": log_likelihood(observations, model.temperature, model.bias),
@@ -102,7 +147,8 @@ def main(argv: list[str] | None = None) -> int:
                                                       before.bias)},
     }
     out = Path(args.out) if args.out else run / "guess_model.json"
-    notes = {"embedder": resources.fingerprint, "votes": len(observations), "deck": deck}
+    notes = {"embedder": resources.fingerprint, "votes": len(observations), "deck": deck,
+             "voters": args.voters}
     model.save(out, **notes)
     if args.write_default:
         model.save(DEFAULT_CALIBRATION, **notes)
@@ -111,6 +157,41 @@ def main(argv: list[str] | None = None) -> int:
           f"n-1 finders: {between['between_observed']:.0f} observed, "
           f"{between['between_independent']:.1f} if votes were independent); wrote {out}")
 
+    if held_records:
+        held = ece_by_voter(vote_predictions(held_records, resources.cards, resources.texts,
+                                             model, voters), args.bins)
+        summary["held_out_ece_by_voter"] = held
+        print(f"held-out ECE of the fitted model ({len(held_records)} games), per guesser:")
+        for name, cell in held.items():
+            print(f"  {name:28s} ECE {cell['ece']:.3f}  predicted {cell['predicted']:.3f} "
+                  f"observed {cell['observed']:.3f}  ({cell['votes']:.0f} votes)")
+    if args.population:
+        members = [(name, load_member_resources(name, deck, vocabulary_size=size))
+                   for name in args.population]
+        fit, fit_notes = fit_population(fit_records, members, fit_bias=args.fit_bias)
+        population_out = (Path(args.population_out) if args.population_out
+                          else run / "population.json")
+        fit.save(population_out)
+        if args.write_default_population:
+            fit.save(DEFAULT_POPULATION_FILE)
+        summary["population"] = {"members": fit.members, **fit_notes}
+        print(f"population guess models (fitted to other models' votes) -> {population_out}")
+        for name, member in members:
+            entry = fit.members.get(member.fingerprint)
+            if entry is None:
+                print(f"  {name}: no votes by other models; not fitted")
+                continue
+            line = (f"  {name:22s} temperature {entry['temperature']:.4f} bias "
+                    f"{entry['bias']:+.3f} on {entry['votes']} votes")
+            if held_records:
+                keep = other_model_voters(member.fingerprint)
+                held = ece_by_voter(vote_predictions(
+                    held_records, member.cards, member.texts,
+                    fit.model_for(member.fingerprint, GuessModel()), keep), args.bins)
+                entry["held_out_ece_by_voter"] = held
+                line += "; held-out ECE " + ", ".join(
+                    f"{k} {v['ece']:.3f}" for k, v in held.items())
+            print(line)
     predicted, observed, _ = predictions_of(records)
     if predicted:
         result = reliability(predicted, observed, args.bins)

@@ -10,7 +10,7 @@ calibration error (ECE).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,14 +37,48 @@ def observed_guess_rate(round_record: Any) -> float | None:
     return sum(position in v for v in votes.values()) / len(votes)
 
 
-def vote_observations(records: Iterable[Any], card_vectors: Any, text_vectors: Any
-                      ) -> list[VoteObservation]:
+def is_human(entry: Any) -> bool:
+    """Whether a record header's agent entry is a person (web tables write ``{"name":
+    "human", ...}``; ``dixit-ai play`` writes ``{"class": "HumanAgent", ...}``)."""
+    return isinstance(entry, dict) and (entry.get("name") == "human"
+                                        or entry.get("class") == "HumanAgent"
+                                        or entry.get("human") is True)
+
+
+def seat_embedders(record: Any) -> list[str | None]:
+    """The embedder fingerprint of every seat's agent (``None``: none said, e.g. a person)."""
+    return [entry.get("embedder") if isinstance(entry, dict) else None
+            for entry in record.header.get("agents", [])]
+
+
+VoterFilter = Callable[[Any, int], bool]
+"""``voters(record, seat) -> bool``: whose votes an observation set keeps."""
+
+
+def human_voters(record: Any, seat: int) -> bool:
+    """Keep the votes of people only (:func:`is_human`)."""
+    agents = record.header.get("agents", [])
+    return seat < len(agents) and is_human(agents[seat])
+
+
+def other_model_voters(fingerprint: str) -> VoterFilter:
+    """Keep the votes of seats whose agent's embedder is not ``fingerprint`` (people too)."""
+    def keep(record: Any, seat: int) -> bool:
+        models = seat_embedders(record)
+        return seat >= len(models) or models[seat] != fingerprint
+
+    return keep
+
+
+def vote_observations(records: Iterable[Any], card_vectors: Any, text_vectors: Any,
+                      voters: VoterFilter | None = None) -> list[VoteObservation]:
     """The vote observations of recorded games.
 
     Args:
         records: :class:`dixit_ai.GameRecord` objects.
         card_vectors: ``card_vectors(card_ids) -> (n, dim)`` array.
         text_vectors: ``text_vectors(texts) -> (n, dim)`` array.
+        voters: Which seats' votes to keep (``None``: every voter's).
     """
     observations = []
     for record in records:
@@ -54,6 +88,8 @@ def vote_observations(records: Iterable[Any], card_vectors: Any, text_vectors: A
             sims = card_vectors(rnd.board) @ text_vectors([rnd.clue])[0]
             target = rnd.board.index(rnd.storyteller_card)
             for seat, votes in rnd.votes.items():
+                if voters is not None and not voters(record, int(seat)):
+                    continue
                 legal = [i for i, owner in enumerate(rnd.board_owner) if owner != int(seat)]
                 if not votes or votes[0] not in legal or target not in legal:
                     continue
@@ -245,3 +281,96 @@ def fit_correlation(records: Iterable[Any], card_vectors: Any, text_vectors: Any
     if expected < 1.0:
         return 1.0, notes
     return float(np.clip(1.0 - observed / expected, 0.0, 1.0)), notes
+
+
+def vote_predictions(records: Iterable[Any], card_vectors: Any, text_vectors: Any,
+                     model: GuessModel, voters: VoterFilter | None = None
+                     ) -> list[tuple[float, float, str]]:
+    """``(P(the vote finds the card), whether it did, the voter's agent name)`` per vote.
+
+    The probability is the guess model's on the recorded board (the voter's own cards
+    excluded): what a storyteller with these similarities and this model predicts.
+    """
+    out = []
+    for record in records:
+        agents = record.header.get("agents", [])
+        for obs, seat in _observations_with_seats(record, card_vectors, text_vectors, voters):
+            p = model.vote_probabilities(obs.sims, obs.storyteller_index)[obs.storyteller_index]
+            name = str(agents[seat].get("name", "?")) if seat < len(agents) else "?"
+            out.append((float(p), float(obs.chosen == obs.storyteller_index), name))
+    return out
+
+
+def _observations_with_seats(record: Any, card_vectors: Any, text_vectors: Any,
+                             voters: VoterFilter | None) -> list[tuple[VoteObservation, int]]:
+    out = []
+    for rnd in record.rounds:
+        if not rnd.votes or rnd.storyteller_card not in rnd.board:
+            continue
+        sims = card_vectors(rnd.board) @ text_vectors([rnd.clue])[0]
+        target = rnd.board.index(rnd.storyteller_card)
+        for seat, votes in rnd.votes.items():
+            seat = int(seat)
+            if voters is not None and not voters(record, seat):
+                continue
+            legal = [i for i, owner in enumerate(rnd.board_owner) if owner != seat]
+            if not votes or votes[0] not in legal or target not in legal:
+                continue
+            out.append((VoteObservation(np.asarray(sims[legal], dtype=np.float64),
+                                        legal.index(target), legal.index(votes[0])), seat))
+    return out
+
+
+def ece_by_voter(predictions: Sequence[tuple[float, float, str]], bins: int = 10
+                 ) -> dict[str, dict[str, float]]:
+    """ECE of per-vote predictions, per voter name and pooled (``{"ece", "votes"}``)."""
+    groups: dict[str, list[tuple[float, float, str]]] = {}
+    for row in predictions:
+        groups.setdefault(row[2], []).append(row)
+    groups["pooled"] = list(predictions)
+    out = {}
+    for name, rows in groups.items():
+        if rows:
+            curve = reliability([r[0] for r in rows], [r[1] for r in rows], bins)
+            out[name] = {"ece": curve.ece, "votes": float(len(rows)),
+                         "predicted": float(np.mean([r[0] for r in rows])),
+                         "observed": float(np.mean([r[1] for r in rows]))}
+    return out
+
+
+def fit_population(records: Sequence[Any], members: Sequence[tuple[str, Any]], *,
+                   fit_bias: bool = True) -> tuple[Any, dict[str, Any]]:
+    """Fit every population member's guess model to the votes of guessers on *other* models.
+
+    Args:
+        records: Cross-play records (the header's agents name their embedders).
+        members: ``(name, resources)`` of each member (:class:`PlayerResources`).
+        fit_bias: Fit the bias too.
+
+    Returns:
+        ``(PopulationFit, notes)``; members without a vote by another model are left out and
+        named in ``notes["unfitted"]``.
+
+    Raises:
+        ValueError: no member could be fitted.
+    """
+    from models.players.population import PopulationFit
+
+    fitted: dict[str, dict[str, Any]] = {}
+    unfitted = []
+    for name, resources in members:
+        keep = other_model_voters(resources.fingerprint)
+        observations = vote_observations(records, resources.cards, resources.texts, keep)
+        if not observations:
+            unfitted.append(name)
+            continue
+        model = fit_guess_model(observations, fit_bias=fit_bias,
+                                temperature_range=(MIN_TEMPERATURE, 10.0))
+        fitted[resources.fingerprint] = {"name": name, "temperature": model.temperature,
+                                         "bias": model.bias, "votes": len(observations)}
+    if not fitted:
+        raise ValueError("no member of the population has votes by guessers on other models "
+                         "in these records: play cross-play games (members at one table)")
+    notes = {"games": len(records), "unfitted": unfitted,
+             "fitted_on": "votes of guessers whose embedder differs from the member's"}
+    return PopulationFit(fitted, notes), notes
