@@ -82,6 +82,7 @@ class EmbeddingCache:
         self._tables: dict[tuple[str, str], _Table] = {}
         self._lock = threading.Lock()
         self._compute_lock = threading.RLock()
+        self._held = threading.local()
 
     def folder(self, fingerprint: str, kind: str) -> Path:
         """Where the shards of one fingerprint and kind live."""
@@ -164,7 +165,11 @@ class EmbeddingCache:
         serialises this process's threads.
         """
         folder = self.folder(fingerprint, kind)
+        held = self._held.__dict__.setdefault("keys", set())
         with self._compute_lock:
+            if (fingerprint, kind) in held:  # re-entered by this thread: it holds the file lock
+                yield
+                return
             try:
                 folder.parent.mkdir(parents=True, exist_ok=True)
                 handle = open(folder.parent / f"{kind}.lock", "a+b")
@@ -173,9 +178,11 @@ class EmbeddingCache:
                 return
             try:
                 _lock_file(handle)
+                held.add((fingerprint, kind))
                 try:
                     yield
                 finally:
+                    held.discard((fingerprint, kind))
                     _unlock_file(handle)
             finally:
                 handle.close()

@@ -151,3 +151,13 @@ def test_a_tournament_embeds_each_card_once_with_two_workers(tmp_path: Path) -> 
     assert "loading model default (image tower)" in out
     [entry] = EmbeddingCache(tmp_path / "cache" / "embeddings").summary()
     assert entry["images"] == 40
+
+
+def test_the_lock_is_reentrant_within_a_thread(tmp_path: Path) -> None:
+    """An embedding step that embeds more of the same kind (a caption reader) must not wait
+    for itself."""
+    cache = EmbeddingCache(tmp_path)
+    with cache.locked("fp-1", "texts"), cache.locked("fp-1", "texts"), \
+            cache.locked("fp-1", "images"):
+        pass
+    assert (tmp_path / "fp-1" / "texts.lock").exists()
