@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -89,3 +91,36 @@ def test_bad_vectors() -> None:
         BatchedEmbeddingAgent(np.zeros((84, 3)), np.zeros((5, 4)))
     with pytest.raises(ValueError, match="clues_per_card"):
         BatchedEmbeddingAgent(np.ones((84, 3)), np.ones((5, 3)), clues_per_card=6)
+
+
+def test_a_seat_decides_on_what_it_may_know(table: VectorTable) -> None:
+    """Shuffling the cards nobody at a seat may see (other hands, the draw pile) changes none
+    of that seat's decisions."""
+    rules = RuleSet.edition("odyssey-2024")
+    games = BatchedGames(rules, 5, 6, seed=3, deck=range(100, 184))
+    agent = BatchedEmbeddingAgent.from_table(table, games.card_ids)
+    rng = np.random.default_rng(0)
+
+    def shuffled_copy(seat: int) -> BatchedGames:
+        other = copy.deepcopy(games)
+        others = [s for s in range(5) if s != seat]
+        hidden = np.concatenate([other.hands[:, others].reshape(6, -1), other.pile], axis=1)
+        for g in range(6):
+            rng.shuffle(hidden[g])
+        other.hands[:, others] = hidden[:, :len(others) * other.hand_size].reshape(
+            6, len(others), other.hand_size)
+        other.pile[:] = hidden[:, len(others) * other.hand_size:]
+        return other
+
+    for seat in range(5):
+        tell = agent.tell(games)
+        mine = games.storyteller == seat
+        other_tell = agent.tell(shuffled_copy(seat))
+        assert (tell[0][mine] == other_tell[0][mine]).all()
+        assert (tell[1][mine] == other_tell[1][mine]).all()
+    games.tell(*agent.tell(games))
+    for seat in range(5):
+        assert (agent.play(games)[:, seat] == agent.play(shuffled_copy(seat))[:, seat]).all()
+    games.play(agent.play(games))
+    for seat in range(5):
+        assert (agent.vote(games)[:, seat] == agent.vote(shuffled_copy(seat))[:, seat]).all()
