@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -216,3 +218,22 @@ def test_bad_arguments() -> None:
         BatchedGames(rules, 4, 0, seed=0)
     with pytest.raises(ValueError, match="seed"):
         BatchedGames(rules, 4, 2, seed=-1)
+
+
+def test_dixit_ai_replay_verifies_a_batched_run(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from dixit_ai.cli import main
+    from dixit_ai.records import write_records
+
+    games = play_batch([BatchedRandomAgent(0)] * 7, RuleSet.edition("odyssey-2011"),
+                       n_games=20, total_games=30, seed=1)
+    path = tmp_path / "batched.jsonl"
+    write_records(path, to_records(games, games.take_finished(), clues=CLUE_WORDS))
+    assert main(["replay", str(path)]) == 0
+    assert "replayed 30 games" in capsys.readouterr().out
+    # A tampered record fails loudly.
+    lines = path.read_text(encoding="utf-8").splitlines()
+    record = GameRecord.from_json(lines[0])
+    record.rounds[0].points[0] += 1
+    path.write_text(record.to_json() + "\n", encoding="utf-8")
+    assert main(["replay", str(path)]) != 0
