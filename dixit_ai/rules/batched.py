@@ -64,6 +64,9 @@ def batch_game_seeds(seed: int, count: int) -> list[int]:
 class RoundArrays:
     """One lockstep round of every slot: what a record needs (deck indices, ``-1`` padding).
 
+    Stored in small integer types (``int8`` seats, positions and votes, ``int16`` cards and
+    points, ``int32`` clue ids and scores).
+
     Attributes:
         storyteller: ``(G,)``.
         clue: ``(G,)`` clue ids.
@@ -76,14 +79,14 @@ class RoundArrays:
         reshuffled: ``(G,)`` whether the discard pile was reshuffled in the refill.
     """
 
-    storyteller: Ints
-    clue: Ints
-    played: Ints
-    board: Ints
-    board_owner: Ints
-    votes: Ints
-    points: Ints
-    scores: Ints
+    storyteller: npt.NDArray[np.int8]
+    clue: npt.NDArray[np.int32]
+    played: npt.NDArray[np.int16]
+    board: npt.NDArray[np.int16]
+    board_owner: npt.NDArray[np.int8]
+    votes: npt.NDArray[np.int8]
+    points: npt.NDArray[np.int16]
+    scores: npt.NDArray[np.int32]
     reshuffled: Bools
 
 
@@ -571,10 +574,13 @@ class BatchedGames:
             self.hands[self._rows3, self._seats[None, :, None], self.played_slots] = drawn
         self.pile_size -= size
         if self.record:
+            # Kept in small integer types: a row costs about 60 bytes per game (5 players).
             self.log.append(RoundArrays(
-                storyteller=teller, clue=self.clue, played=self.played_cards, board=board,
-                board_owner=self.board_owner, votes=votes, points=points,
-                scores=self.scores.copy(), reshuffled=reshuffled))
+                storyteller=teller.astype(np.int8), clue=self.clue.astype(np.int32),
+                played=self.played_cards.astype(np.int16), board=board.astype(np.int16),
+                board_owner=self.board_owner.astype(np.int8), votes=votes.astype(np.int8),
+                points=points.astype(np.int16), scores=self.scores.astype(np.int32),
+                reshuffled=reshuffled))
         self.rounds_played += 1
         self.round += active
         over = short | ((self.pile_size == 0) & rules.end_on_last_card)
