@@ -105,7 +105,7 @@ class BatchedRandomAgent:
         then the next highest (uniform over the rest).
         """
         legal = games.legal_vote()
-        scores = np.where(legal, self.rng.random(legal.shape), -1.0)
+        scores = np.where(legal, self.rng.random(legal.shape, dtype=np.float32), -1.0)
         first: Ints = np.argmax(scores, axis=-1).astype(np.int64)
         if games.max_votes == 1:
             one: Ints = first[..., None]
