@@ -36,17 +36,23 @@ class PanelTable:
     """The panel's members, loaded over the benchmark's deck.
 
     Args:
-        spec: A panel spec for :func:`models.players.panel.resolve_panel`.
+        spec: A panel spec for :func:`models.players.panel.resolve_panel`, or ready members:
+            ``(name, PlayerResources)`` pairs.
         deck: The benchmark's deck.
         seed: Seeds the board shuffles and the random player.
     """
 
     def __init__(self, spec: Any, deck: Any, *, seed: int = 0) -> None:
-        from models.players.panel import resolve_panel
+        from models.players.panel import PanelMember, resolve_panel
 
-        self.members = resolve_panel(spec)
+        if isinstance(spec, list | tuple) and spec and all(isinstance(s, tuple) for s in spec):
+            self.members = [PanelMember(str(n), str(getattr(r, "fingerprint", n)), False)
+                            for n, r in spec]
+            self.resources = [r for _, r in spec]
+        else:
+            self.members = resolve_panel(spec)
+            self.resources = [m.resources(deck) for m in self.members]
         self.names = [m.name for m in self.members]
-        self.resources = [m.resources(deck) for m in self.members]
         self.fingerprints = [r.fingerprint for r in self.resources]
         self.seed = seed
         self.rules = RuleSet.edition("refresh-2021")

@@ -195,7 +195,7 @@ class ClipAgent:
                     if policy else None),
             generator=generator, robustness=robustness,
         )
-        self.population = _population_names(population)
+        self.population: list[Any] | None = _population_names(population)
         self.population_calibration = population_calibration
         self._population: list[tuple[PlayerResources, GuessModel]] | None = None
         self.avoid_repeats = avoid_repeats
@@ -237,8 +237,11 @@ class ClipAgent:
             own = self.resources
             members = []
             for name in self.population:
-                resources = own if name == "self" else load_member_resources(
-                    name, self.deck, self.vocabulary, self.vocabulary_size, self.device)
+                if isinstance(name, PlayerResources):
+                    resources = name
+                else:
+                    resources = own if name == "self" else load_member_resources(
+                        name, self.deck, self.vocabulary, self.vocabulary_size, self.device)
                 fallback = self.model if resources.fingerprint == own.fingerprint else \
                     GuessModel(correlation=0.0)
                 model = fallback if fit is None else fit.model_for(resources.fingerprint,
@@ -380,18 +383,21 @@ class ClipAgent:
         }
 
 
-def _population_names(population: Any) -> list[str] | None:
-    """The population's embedder names (``None``: none), refusing ground-truth readers."""
+def _population_names(population: Any) -> list[Any] | None:
+    """The population's embedder names or ready :class:`PlayerResources` (``None``: none),
+    refusing ground-truth readers."""
     from models.players.panel_models import reads_ground_truth
 
     if population is None or population == "" or population == []:
         return None
     names = ([p.strip() for p in population.split(",") if p.strip()]
-             if isinstance(population, str) else [str(p) for p in population])
+             if isinstance(population, str) else
+             [p if isinstance(p, PlayerResources) else str(p) for p in population])
     for name in names:
-        if reads_ground_truth(name):
+        if reads_ground_truth(name if isinstance(name, str) else name.embedder):
             raise ValueError(f"population member {name!r} reads the cards' captions (ground "
                              "truth): a storyteller may not simulate with it")
-    if len(set(names)) != len(names):
-        raise ValueError(f"population {names} names a member twice")
+    keys = [n if isinstance(n, str) else n.fingerprint for n in names]
+    if len(set(keys)) != len(keys):
+        raise ValueError(f"population {keys} names a member twice")
     return names

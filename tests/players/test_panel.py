@@ -1,0 +1,214 @@
+"""The guesser panel, the population storyteller, cross-play and human calibration, baselines."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dixit_ai import play_game
+from dixit_ai.rules import RuleSet, observe
+from models.bench.panel import PanelTable
+from models.bench.tables import round_start
+from models.players import ClipAgent, GuessModel
+from models.players.calibration import (
+    fit_guess_model,
+    fit_population,
+    human_voters,
+    log_likelihood,
+    other_model_voters,
+    vote_observations,
+)
+from models.players.population import PopulationFit, simulate_population
+from models.players.resources import PlayerResources, from_vectors
+from models.players.simulation import draw_deals, simulate
+from tests.players.conftest import HashEmbedder
+
+SMALL = {"vocabulary": None, "n_simulations": 32, "pair_clues": 0, "calibration": None}
+
+
+def related_spaces(n_spaces: int, *, noise: float = 0.6, seed: int = 0, n_cards: int = 84,
+                   n_clues: int = 120, dim: int = 16) -> list[PlayerResources]:
+    """Embedding spaces of one deck and vocabulary: shared card anchors, each its own noise
+    (different minds that agree on what the cards are about, each with its own quirks)."""
+    embedder = HashEmbedder(dim)
+    rng = np.random.default_rng(seed)
+    words = [f"word{i}" for i in range(n_clues)]
+    texts = dict(zip(words, embedder.embed_texts(words), strict=True))
+    table = np.stack(list(texts.values()))
+    anchors = table[rng.integers(0, n_clues, n_cards)] + table[rng.integers(0, n_clues, n_cards)]
+    return [from_vectors(anchors + noise * rng.standard_normal((n_cards, dim)).astype(np.float32),
+                         texts, embedder=embedder, fingerprint=f"space-{k}")
+            for k in range(n_spaces)]
+
+
+def test_population_of_one_is_the_independent_simulation():
+    rng = np.random.default_rng(0)
+    hand, pool = (rng.normal(0.2, 0.05, (6, 40)).astype(np.float32),
+                  rng.normal(0.2, 0.05, (30, 40)).astype(np.float32))
+    deals = draw_deals(rng, 30, 32, 4, 6)
+    points = np.array([0.0, 3, 3, 3, 0])
+    model = GuessModel(0.03, 0.4, 0.0)
+    one = simulate(hand, pool, deals, n_voters=4, cards_per_guesser=1, model=model,
+                   points_by_finders=points)
+    for copies in (1, 2):
+        many = simulate_population([hand] * copies, [pool] * copies, deals, n_voters=4,
+                                   cards_per_guesser=1, models=[model] * copies,
+                                   points_by_finders=points)
+        for field in ("guess_rate", "expected_points", "success_rate"):
+            np.testing.assert_allclose(getattr(many, field), getattr(one, field), atol=1e-5)
+
+
+def test_population_members_read_their_own_space():
+    rng = np.random.default_rng(1)
+    pool = rng.normal(0.0, 0.1, (30, 5)).astype(np.float32)
+    sure = np.full((2, 5), 0.9, dtype=np.float32)     # the card beats every decoy
+    never = np.full((2, 5), -0.9, dtype=np.float32)   # every decoy beats it
+    deals = draw_deals(rng, 30, 16, 4, 6)
+    result = simulate_population([sure, never], [pool, pool], deals, n_voters=4,
+                                 cards_per_guesser=1, models=[GuessModel(0.01, 0, 0)] * 2,
+                                 points_by_finders=np.array([0.0, 3, 3, 3, 0]))
+    assert result.member_rate is not None
+    np.testing.assert_allclose(result.member_rate[0], 1.0, atol=1e-3)
+    np.testing.assert_allclose(result.member_rate[1], 0.0, atol=1e-3)
+    np.testing.assert_allclose(result.guess_rate, 0.5, atol=1e-3)
+    np.testing.assert_allclose(result.success_rate, 1.0, atol=1e-3)  # two find, two do not
+    with pytest.raises(ValueError, match="one of each per member"):
+        simulate_population([sure], [pool, pool], deals, n_voters=4, cards_per_guesser=1,
+                            models=[GuessModel()] * 2, points_by_finders=np.zeros(5))
+
+
+def test_population_refuses_ground_truth_readers():
+    with pytest.raises(ValueError, match="ground truth"):
+        ClipAgent(population="self,caption-reader")
+    with pytest.raises(ValueError, match="twice"):
+        ClipAgent(population="self,self")
+
+
+def _tell_items(ids: list[int], n: int, seed: int) -> list[tuple[list[tuple[int, ...]], list]]:
+    rng = np.random.default_rng(seed)
+    items = []
+    for _ in range(n):
+        pick = rng.choice(len(ids), 30, replace=False)
+        hands = [tuple(ids[j] for j in pick[h * 6:(h + 1) * 6]) for h in range(5)]
+        pool = [c for c in ids if c not in hands[0]]
+        deals = []
+        for _ in range(4):
+            drawn = rng.choice(pool, 24, replace=False)
+            deals.append(tuple(tuple(int(x) for x in drawn[h * 6:(h + 1) * 6])
+                               for h in range(4)))
+        items.append((hands, deals))
+    return items
+
+
+def test_self_tuned_storyteller_scores_worse_against_the_panel_than_the_population(tmp_path):
+    spaces = related_spaces(7, seed=0)
+    own, population, panel = spaces[0], spaces[:3], spaces[3:]
+    ids = list(own.card_ids)
+    # Cross-play records among the population's minds (never the panel's) fit its members.
+    players = [ClipAgent(name=f"p{k}", deck=population[k % 3], **SMALL) for k in range(5)]
+    records = [play_game(players[g:] + players[:g], edition="refresh-2021", deck=ids, seed=g)
+               for g in range(4)]
+    fit, notes = fit_population(records, [(f"p{k}", r) for k, r in enumerate(population)])
+    assert set(fit.members) == {r.fingerprint for r in population} and not notes["unfitted"]
+    path = tmp_path / "population.json"
+    fit.save(path)
+    assert PopulationFit.load(path).members == fit.members
+
+    table = PanelTable([(f"m{k}", r) for k, r in enumerate(panel)], None, seed=0)
+    common = {"deck": own, "mode": "expected_points", **SMALL}
+    selfish = ClipAgent(name="self", **common)
+    crowd = ClipAgent(name="population", population=population,
+                      population_calibration=str(path), **common)
+    assert table.check_held_out("population", crowd.describe()) == ["m0", "m1", "m2", "m3"]
+    rules = RuleSet.edition("refresh-2021")
+    points: dict[str, list[float]] = {"self": [], "population": []}
+    for i, (hands, deals) in enumerate(_tell_items(ids, 60, seed=1)):
+        state = round_start(rules, hands, ids)
+        for agent in (selfish, crowd):
+            agent.reset(seat=0, rng=np.random.default_rng(i))
+            story = agent.tell(observe(state, 0))
+            points[agent.name].append(table.story_outcome(story.clue, story.card, deals,
+                                                          i)["points"])
+    assert np.mean(points["population"]) > np.mean(points["self"])
+
+
+def test_panel_refuses_a_storyteller_that_simulates_a_member():
+    spaces = related_spaces(3, seed=2)
+    table = PanelTable([("a", spaces[1]), ("b", spaces[2])], None)
+    crowd = ClipAgent(deck=spaces[0], population=[spaces[0], spaces[1]], **SMALL)
+    with pytest.raises(ValueError, match="simulates with the model of panel member"):
+        table.check_held_out("crowd", crowd.describe())
+    alone = ClipAgent(deck=spaces[0], **SMALL)
+    assert table.check_held_out("alone", alone.describe()) == ["a", "b"]
+
+
+def test_story_outcome_counts_votes_and_points():
+    spaces = related_spaces(4, seed=3)
+    table = PanelTable([(f"m{k}", r) for k, r in enumerate(spaces)], None, seed=0)
+    ids = list(spaces[0].card_ids)
+    (hands, deals), = _tell_items(ids, 1, seed=4)
+    out = table.story_outcome("word3", hands[0][0], deals, 0)
+    assert sum(out["seen"].values()) == 4 * len(deals)
+    assert sum(out["random_seen"].values()) == 3 * len(deals)
+    for found, finders, points in ((out["found"], out["finders"], out["points"]),):
+        assert sum(found.values()) == sum(finders)
+        expected = np.mean([3.0 if 0 < f < 4 else 0.0 for f in finders])
+        assert points == pytest.approx(expected)
+    assert 0.0 <= out["random_success"] <= 1.0
+
+
+def test_human_calibration_recovers_a_different_model(tmp_path):
+    """Synthetic "people": their votes come from another space with a known softmax; fitting
+    to them beats the guess model fitted to the bots' own votes, on held-out games."""
+    spaces = related_spaces(2, seed=5, noise=0.4)
+    mine, theirs = spaces
+    ids = list(mine.card_ids)
+    rng = np.random.default_rng(6)
+
+    def people_like(record: object) -> object:
+        """Replace seats 1 and 2's votes by votes drawn from ``theirs`` at temperature 0.05
+        with a bias of +1 towards the storyteller's card, and mark them as people."""
+        truth = GuessModel(0.05, 1.0)
+        for rnd in record.rounds:  # type: ignore[attr-defined]
+            target = rnd.board.index(rnd.storyteller_card)
+            sims = theirs.clue_similarities(rnd.clue, list(rnd.board))
+            for seat in (1, 2):
+                if seat == rnd.storyteller or seat not in rnd.votes:
+                    continue
+                legal = [i for i, o in enumerate(rnd.board_owner) if o != seat]
+                p = truth.vote_probabilities(sims[legal], legal.index(target)
+                                             if target in legal else None)
+                rnd.votes[seat] = [legal[int(rng.choice(len(legal), p=p))]]
+        agents = record.header["agents"]  # type: ignore[attr-defined]
+        for seat in (1, 2):
+            agents[seat] = {"name": "human", "player": f"person {seat}"}
+        return record
+
+    players = [ClipAgent(name=f"bot{k}", deck=mine, **SMALL) for k in range(5)]
+    records = [people_like(play_game(players, edition="refresh-2021", deck=ids, seed=s))
+               for s in range(6)]
+    fit, held = records[0::2], records[1::2]
+    people = vote_observations(fit, mine.cards, mine.texts, human_voters)
+    bots = vote_observations(fit, mine.cards, mine.texts,
+                             lambda record, seat: not human_voters(record, seat))
+    assert people and bots
+    to_people = fit_guess_model(people)
+    to_bots = fit_guess_model(bots)
+    test = vote_observations(held, mine.cards, mine.texts, human_voters)
+    assert (log_likelihood(test, to_people.temperature, to_people.bias)
+            > log_likelihood(test, to_bots.temperature, to_bots.bias))
+    # A storyteller configured with the people's fit predicts with it.
+    path = tmp_path / "people.json"
+    to_people.save(path, embedder=mine.fingerprint, voters="human")
+    agent = ClipAgent(deck=mine, **{**SMALL, "calibration": str(path)})
+    assert agent.model.temperature == pytest.approx(to_people.temperature)
+    assert agent.model.bias == pytest.approx(to_people.bias)
+
+
+def test_other_model_voters_skip_the_members_own_seats():
+    spaces = related_spaces(2, seed=7)
+    ids = list(spaces[0].card_ids)
+    players = [ClipAgent(name=f"p{k}", deck=spaces[k % 2], **SMALL) for k in range(4)]
+    record = play_game(players, edition="refresh-2021", deck=ids, seed=0)
+    keep = other_model_voters("space-0")
+    assert not keep(record, 0) and keep(record, 1)
