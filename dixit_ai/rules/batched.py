@@ -33,13 +33,14 @@ the reason, changing nothing. The team variant and Dixit Party are refused.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from dixit_ai.rules.batched_log import FinishedGame, RoundArrays, batch_game_seeds
 from dixit_ai.rules.batched_random import DrawSchedule, GameDraws, draw_games
+from dixit_ai.rules.batched_scoring import as_ints, round_points
 from dixit_ai.rules.errors import IllegalAction
 from dixit_ai.rules.game import Phase
 from dixit_ai.rules.ruleset import RuleSet
@@ -48,67 +49,6 @@ Ints = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
 
 __all__ = ["BatchedGames", "FinishedGame", "RoundArrays", "batch_game_seeds"]
-
-
-def batch_game_seeds(seed: int, count: int) -> list[int]:
-    """The seeds of the first ``count`` games of a run seeded with ``seed``.
-
-    The same as :func:`dixit_ai.match.game_seeds`: game ``k`` of a batched run is game ``k`` of
-    ``dixit-ai simulate`` with the same seed.
-    """
-    words = np.random.SeedSequence(seed).generate_state(count, dtype=np.uint64)
-    return [int(w >> np.uint64(1)) for w in words]
-
-
-@dataclass(frozen=True)
-class RoundArrays:
-    """One lockstep round of every slot: what a record needs (deck indices, ``-1`` padding).
-
-    Stored in small integer types (``int8`` seats, positions and votes, ``int16`` cards and
-    points, ``int32`` clue ids and scores).
-
-    Attributes:
-        storyteller: ``(G,)``.
-        clue: ``(G,)`` clue ids.
-        played: ``(G, n, K)`` each seat's played cards (the storyteller's first, then ``-1``).
-        board: ``(G, B)`` the board's cards.
-        board_owner: ``(G, B)`` their owners.
-        votes: ``(G, n, M)`` board positions (``-1``: none).
-        points: ``(G, n)`` the round's points.
-        scores: ``(G, n)`` the scores after it.
-        reshuffled: ``(G,)`` whether the discard pile was reshuffled in the refill.
-    """
-
-    storyteller: npt.NDArray[np.int8]
-    clue: npt.NDArray[np.int32]
-    played: npt.NDArray[np.int16]
-    board: npt.NDArray[np.int16]
-    board_owner: npt.NDArray[np.int8]
-    votes: npt.NDArray[np.int8]
-    points: npt.NDArray[np.int16]
-    scores: npt.NDArray[np.int32]
-    reshuffled: Bools
-
-
-@dataclass(frozen=True)
-class FinishedGame:
-    """Where a finished (or cut-off) game's rounds lie in the round log.
-
-    Attributes:
-        number: The game's number in the run (0, 1, ...).
-        seed: Its seed.
-        slot: The slot it was played in.
-        first_row: Its first round's row in the log.
-        end_row: One past its last round's row.
-        complete: Whether the rules ended it (``False``: cut off by :meth:`BatchedGames.finish`).
-    """
-
-    number: int
-    seed: int
-    slot: int
-    first_row: int
-    end_row: int
-    complete: bool
 
 
 class BatchedGames:
@@ -392,8 +332,8 @@ class BatchedGames:
             ValueError: arrays of the wrong shape.
         """
         self._check_phase(Phase.TELL)
-        told = _as_ints(slots, (self.n_slots,), "tell slots")
-        clue = np.zeros(self.n_slots, dtype=np.int64) if clues is None else _as_ints(
+        told = as_ints(slots, (self.n_slots,), "tell slots")
+        clue = np.zeros(self.n_slots, dtype=np.int64) if clues is None else as_ints(
             clues, (self.n_slots,), "clue ids")
         active = self.active
         self._check_range(active, told, self.hand_size, "tells from hand slot")
@@ -418,7 +358,7 @@ class BatchedGames:
         """
         self._check_phase(Phase.PLAY)
         n, k, games = self.n_players, self.cards_per_guesser, self.n_slots
-        chosen = _as_ints(slots, (games, n, k), "play slots")
+        chosen = as_ints(slots, (games, n, k), "play slots")
         guessing = self._guessing
         out_of_range = guessing[:, :, None] & (chosen.view(np.uint64) >= self.hand_size)
         if out_of_range.any():
@@ -469,7 +409,7 @@ class BatchedGames:
         """
         self._check_phase(Phase.VOTE)
         n, m, games = self.n_players, self.max_votes, self.n_slots
-        votes = _as_ints(positions, (games, n, m), "votes")
+        votes = as_ints(positions, (games, n, m), "votes")
         guessing = self._guessing
         size = self.board_size
         first = votes[:, :, 0]
@@ -502,47 +442,13 @@ class BatchedGames:
 
     # ------------------------------------------------------------------ the reveal
 
-    def _points(self, votes: Ints, owner: Ints, cast: Bools) -> Ints:
-        """Every seat's points this round (inactive games too; the caller masks them)."""
-        rules, n = self.rules, self.n_players
-        games = self.n_slots
-        teller = self.storyteller
-        guessing = self._seats[None, :] != teller[:, None]
-        hits = votes == self.storyteller_position[:, None, None]
-        found = hits[:, :, 0] if self.max_votes == 1 else hits.any(axis=2)
-        n_found = found.sum(axis=1)
-        some = (n_found > 0) & (n_found < n - 1)
-        points = np.where(guessing & ~some[:, None], rules.all_or_none_points, 0)
-        solo = rules.three_player_solo_points
-        if solo is not None and n == 3:
-            reward = np.where(n_found == 1, solo, rules.storyteller_points)
-            finder: Any = np.where(n_found == 1, solo, rules.finder_points)[:, None]
-        else:
-            reward = np.full(games, rules.storyteller_points, dtype=np.int64)
-            finder = rules.finder_points
-        points[self._rows, teller] += np.where(some, reward, 0)
-        points += np.where(found & some[:, None], finder, 0)
-        if self.max_votes > 1 and rules.single_vote_bonus:
-            single = found & (votes[:, :, 1] < 0)
-            if rules.single_vote_bonus_when == "some_found":
-                single &= some[:, None]
-            points += np.where(single, rules.single_vote_bonus, 0)
-        # Every vote on a guesser's card scores its owner; other votes go to a spare bin.
-        scored = cast & (owner != teller[:, None, None])
-        flat = np.where(scored, self._rows3 * n + owner, games * n)
-        bonus = np.bincount(flat.reshape(-1), minlength=games * n + 1)[:-1].reshape(games, n)
-        cap = rules.bonus_cap
-        if cap is not None:
-            bonus = np.minimum(bonus, cap)
-        result: Ints = points + bonus
-        return result
-
     def _reveal(self, votes: Ints, owner: Ints, cast: Bools) -> Bools:
         rules, n, k = self.rules, self.n_players, self.cards_per_guesser
         games = self.n_slots
         active = self.active
         teller = self.storyteller
-        points = self._points(votes, owner, cast)
+        points = round_points(self.rules, teller, self.storyteller_position, votes, owner,
+                              cast, self.max_votes)
         if not self._all_active:
             points *= active[:, None]
         self.last_points = points
@@ -677,15 +583,3 @@ class BatchedGames:
         if drop > 0:
             del self.log[:drop]
             self._log_offset = oldest
-
-
-def _as_ints(values: npt.ArrayLike, shape: tuple[int, ...], what: str) -> Ints:
-    array = np.asarray(values)
-    if array.shape != shape and array.shape == shape[:-1] and len(shape) == 3 and shape[-1] == 1:
-        array = array[..., None]
-    if array.shape != shape:
-        raise ValueError(f"{what} must have shape {shape}, not {array.shape}")
-    if array.dtype.kind not in "iu":
-        raise ValueError(f"{what} must be integers, not {array.dtype}")
-    result: Ints = array.astype(np.int64, copy=False)
-    return result
