@@ -66,6 +66,7 @@ def test_every_game_replays_through_the_scalar_engine(edition: str, n: int) -> N
     {"bonus_cap": 1, "second_vote_from": 3, "single_vote_bonus": 2},
     {"three_player_solo_points": 5}, {"all_or_none_points": 1, "storyteller_points": 4},
     {"single_vote_bonus_when": "some_found"}, {"rounds_per_player": 1, "score_limit": None},
+    {"cards_per_guesser": 2, "hand_size": 7},
 ])
 def test_rule_parameters_replay(overrides: dict[str, object]) -> None:
     rules = RuleSet.edition("odyssey-2011", **overrides)
@@ -76,6 +77,19 @@ def test_rule_parameters_replay(overrides: dict[str, object]) -> None:
         _replay_all(records)
         for record in records:
             assert GameRecord.from_json(record.to_json()).to_json() == record.to_json()
+
+
+@pytest.mark.parametrize("edition", ["refresh-2021", "original-2008"])
+def test_a_deck_with_no_draw_pile(edition: str) -> None:
+    rules = RuleSet.edition(edition)
+    games = play_batch([BatchedRandomAgent(3)] * 5, rules, n_games=4, total_games=6, seed=2,
+                       deck=range(30))
+    records = to_records(games, games.take_finished(), clues=CLUE_WORDS)
+    _replay_all(records)
+    if edition == "original-2008":
+        assert all(len(r.rounds) == 1 for r in records)
+    else:
+        assert all(any(round_.reshuffled for round_ in r.rounds) for r in records)
 
 
 def test_long_games_draw_more_rounds_on_demand() -> None:
