@@ -236,9 +236,44 @@ def print_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]
     table = Table(title=title, title_justify="left", min_width=min(len(title), 100))
     for i, column in enumerate(columns):
         table.add_column(column, justify="left" if i == 0 else "right", no_wrap=i == 0)
+    from rich.markup import escape
+
+    for row in rows:  # escaped: an interval "[nan, nan]" is text, not a style tag
+        table.add_row(*(escape(_format(v, digits)) for v in row))
+    console = Console(file=file)
+    if console.is_terminal or os.environ.get("COLUMNS"):
+        # A terminal of known width: a table too wide for it would wrap into unreadable rows,
+        # so it is printed as one block per row instead.
+        from rich.measure import Measurement
+
+        needed = Measurement.get(console, console.options.update_width(10_000),
+                                 table).maximum
+        if needed > console.width:
+            print_blocks(title, columns, rows, digits=digits, file=file, width=console.width)
+            return
+        console.print(table)
+        return
+    Console(file=file, width=max(min_width, console.width)).print(table)
+
+
+def print_blocks(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]], *,
+                 digits: int = 3, file: Any = None, width: int = 80) -> None:
+    """A table for a narrow terminal: the title, then one block per row, one line per column.
+
+    The first column names the block (a leading ``#`` rank column joins it: ``1. name``); each
+    further column is a ``name  value`` line.
+    """
+    print(textwrap.fill(title, width=width), file=file)
+    ranked = len(columns) > 1 and columns[0] == "#"
+    shown = list(columns[2:] if ranked else columns[1:])
+    label = max((len(str(c)) for c in shown), default=0)
     for row in rows:
-        table.add_row(*(_format(v, digits) for v in row))
-    Console(file=file, width=max(min_width, Console(file=file).width)).print(table)
+        values = [_format(v, digits) for v in row]
+        print("", file=file)
+        print(f"{values[0]}. {values[1]}" if ranked else values[0], file=file)
+        for column, value in zip(shown, values[len(columns) - len(shown):], strict=True):
+            if value != "":
+                print(f"  {column:<{label}}  {value}", file=file)
 
 
 def plot_intervals(path: str | os.PathLike[str], labels: Sequence[str],

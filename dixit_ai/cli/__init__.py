@@ -23,7 +23,7 @@ from dixit_ai.cli import (
     tournament,
     train,
 )
-from dixit_ai.cli.common import EXIT_INTERRUPTED, EXIT_USAGE
+from dixit_ai.cli.common import EXIT_INTERRUPTED, EXIT_USAGE, plain
 
 SUBCOMMANDS = (simulate, replay, deck, agents, train, cache, play, serve, bench, tournament)
 
@@ -38,7 +38,23 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for module in SUBCOMMANDS:
         module.register(subparsers)
+    _plain_help(parser)
     return parser
+
+
+def _plain_help(parser: argparse.ArgumentParser) -> None:
+    """Help texts without reStructuredText markup (docstrings serve as descriptions), in
+    every parser and subparser."""
+    parser.description = plain(parser.description)
+    parser.epilog = plain(parser.epilog)
+    for action in parser._actions:
+        if isinstance(action.help, str):
+            action.help = plain(action.help)
+        if isinstance(action, argparse._SubParsersAction):
+            for choice in action._choices_actions:
+                choice.help = plain(choice.help)
+            for sub in dict.fromkeys(action.choices.values()):
+                _plain_help(sub)
 
 
 def _version() -> str:

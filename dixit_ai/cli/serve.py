@@ -26,7 +26,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--bot-delay", type=float, default=0.6,
                         help="seconds a bot waits before each move, so people can follow "
                              "(default %(default)s)")
-    parser.add_argument("--bot-workers", type=int, default=4,
+    parser.add_argument("--bot-workers", type=int, default=2,
                         help="threads in which bots decide (default %(default)s)")
     parser.add_argument("--fast-commits", action="store_true",
                         help="do not sync each commit to disk (survives a killed server, "
@@ -51,7 +51,23 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
+def check_db(path: Path) -> None:
+    """Refuse a database path the server could not open, before anything starts.
+
+    Raises:
+        ValueError: the folder does not exist, or the path is a folder.
+    """
+    folder = path.expanduser().parent
+    if not folder.is_dir():
+        raise ValueError(f"--db {path}: the folder {folder} does not exist; create it first "
+                         f"(mkdir -p {folder}) or give another path")
+    if path.expanduser().is_dir():
+        raise ValueError(f"--db {path} is a folder; give the database file's path, e.g. "
+                         f"{path / 'dixit.sqlite3'}")
+
+
 def run(args: argparse.Namespace) -> int:
+    check_db(args.db)
     missing = [name for name in ("fastapi", "uvicorn", "websockets")
                if importlib.util.find_spec(name) is None]
     if missing:

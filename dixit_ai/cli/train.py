@@ -41,7 +41,7 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "train",
         help="train models: align (default model), finetune (a CLIP on your cards), "
-        "calibration, storyteller",
+        "export-openclip, calibration, storyteller",
         description=__doc__.split("\n\n")[0],
     )
     jobs = parser.add_subparsers(dest="train_job", metavar="JOB", required=True)
