@@ -1,0 +1,296 @@
+"""Benchmark: storytellers against a panel of guessers they never simulated (issue 12's table).
+
+Three steps, all seeded:
+
+1. **Fit the population** (``--fit-games``): cross-play games among the population's members
+   only (a ``clip-greedy`` player on each member's embedder; never a panel member), then each
+   member's guess model is fitted to the votes of the *other* members
+   (:func:`models.players.calibration.fit_population`).
+2. **Tell against the panel** (:func:`models.bench.run_bench` with ``panel``): on held-out
+   items (``--seed``, disjoint from the fitting games' seeds), every storyteller tells on every
+   hand; the story is played on real boards against four panel guessers (and against three and a
+   random player). Storytellers: ``clip-greedy`` tuned to itself at each target, the
+   population storyteller at each target, ``clip-expected`` both ways, and the baselines
+   ``caption-teller``, ``object-teller``, ``random-teller``. The bench refuses any storyteller
+   whose simulation uses a panel member's model.
+3. **Guess**: the default clip guesser on boards of the told cards (the told card and the five
+   distractors of its caption board, chance 1/6): top-1 per storyteller.
+
+Then it times storytelling decisions (population vs self) and prints the tables with 95%
+bootstrap intervals over items, each target checked.
+
+    python scripts/bench_storyteller_panel.py
+    python scripts/bench_storyteller_panel.py --items 60 --json runs/panel.json
+    python scripts/bench_storyteller_panel.py --smoke
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+import statistics
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dixit_ai.reporting import Interval, mean_interval, print_table
+from models.players.cli import parse_args
+
+TARGETS = (0.1, 0.25, 0.5, 0.75, 0.9)
+CHECKED = (0.25, 0.5, 0.75)
+
+
+@dataclass
+class Args:
+    panel: str = field(default="panel-sibling,panel-caption-reader", metadata={
+        "help": "the panel the storytellers are evaluated against (a panel spec)"})
+    population: str = field(default="self,panel:default-zeroshot", metadata={
+        "help": "the population storytellers' members (embedder names; 'self' = default)"})
+    robustness: float = field(default=0.5, metadata={
+        "help": "the population storyteller's penalty on the spread across members"})
+    items: int = field(default=40, metadata={"help": "tell items (hands)"})
+    deals: int = field(default=4, metadata={"help": "deals of the panel's hands per item"})
+    fit_games: int = field(default=12, metadata={"help": "cross-play games that fit members"})
+    population_file: str = field(default="", metadata={
+        "help": "a fitted population file instead of fitting (step 1 skipped)"})
+    seed: int = field(default=1000, metadata={"help": "seed of the held-out items"})
+    decisions: int = field(default=15, metadata={"help": "storytelling decisions timed"})
+    bootstrap: int = field(default=2000, metadata={"help": "bootstrap resamples"})
+    out: str = field(default="runs", metadata={"help": "where run folders go"})
+    json: str = field(default="", metadata={"help": "also write the figures to this file"})
+    smoke: bool = field(default=False, metadata={"help": "tiny budget (seconds), for CI"})
+
+
+def fit_population_file(members: list[str], games: int, folder: Path, smoke: bool) -> Path:
+    """Step 1: cross-play among the population's members; their fitted guess models."""
+    from dixit_ai import play_game
+    from dixit_ai.agents import make_agent
+    from dixit_ai.match import game_seeds
+    from models.players.calibration import fit_population
+    from models.players.panel_models import load_member_resources
+
+    names = ["default" if m == "self" else m for m in members]
+    extra: dict[str, Any] = {"n_simulations": 16, "pair_clues": 0} if smoke else {}
+    seats = [names[k % len(names)] for k in range(5)]
+    agents = [make_agent("clip-greedy", embedder=name,
+                         calibration="default" if name == "default" else None, **extra)
+              for name in seats]
+    records = []
+    for index, seed in enumerate(game_seeds(0, games)):
+        shift = index % len(agents)
+        records.append(play_game(agents[shift:] + agents[:shift], edition="refresh-2021",
+                                 deck="dream", seed=seed))
+    fit, notes = fit_population(records, [(n, load_member_resources(n, "dream"))
+                                          for n in names])
+    path = folder / "population.json"
+    fit.save(path)
+    print(f"population fitted on {games} cross-play games of {', '.join(seats)}: " + ", ".join(
+        f"{e['name']} T={e['temperature']:.3f} bias={e['bias']:+.2f}"
+        for e in fit.members.values()) + (f"; not fitted: {notes['unfitted']}"
+                                          if notes["unfitted"] else ""))
+    return path
+
+
+def storytellers(population: str, population_file: str, robustness: float,
+                 extra: dict[str, Any]) -> list[dict[str, Any]]:
+    """The bench's model entries: self-tuned and population storytellers, and baselines."""
+    crowd = {"population": population, "population_calibration": population_file,
+             "robustness": robustness}
+    models = []
+    for target in TARGETS:
+        models.append({"name": "clip-greedy", "label": f"self@{target}",
+                       "kwargs": {"target_guess_rate": target, **extra}})
+        models.append({"name": "clip-greedy", "label": f"population@{target}",
+                       "kwargs": {"target_guess_rate": target, **crowd, **extra}})
+    models.append({"name": "clip-expected", "label": "clip-expected (self)", "kwargs": extra})
+    models.append({"name": "clip-expected", "label": "clip-expected (population)",
+                   "kwargs": {**crowd, **extra}})
+    for name in ("caption-teller", "object-teller", "random-teller"):
+        models.append({"name": name, "label": name, "kwargs": {}})
+    return models
+
+
+def guess_figures(folder: Path, items: int, seed: int, resamples: int) -> dict[str, Interval]:
+    """Step 3: the default clip guesser on boards of each storyteller's told cards."""
+    from dixit_ai.decks import load_deck
+    from models.bench.analysis import read_run
+    from models.bench.items import DeckFacts, ItemSets
+    from models.players.resources import load_resources
+
+    _, records = read_run(folder)
+    deck = load_deck("dream")
+    sets = ItemSets(DeckFacts.of(deck), seed=seed, items=items, board_size=6,
+                    reference_deals=1)
+    guesser = load_resources("default", deck)
+    told: dict[str, list[tuple[int, int, str] | None]] = {}
+    for r in records:
+        if r["task"] == "tell":
+            told.setdefault(r["model"], []).append(
+                None if r["clue"] is None else (r["item"], r["card"], r["clue"]))
+    out = {}
+    for model, stories in told.items():
+        hits = []
+        for item in sets.story_items(f"story:{model}", stories):
+            sims = guesser.clue_similarities(item.clue, list(item.cards))
+            hits.append(float(int(np.argmax(sims)) == 0))
+        out[model] = mean_interval(hits, seed=seed, n_resamples=resamples)
+    return out
+
+
+def time_decisions(population: str, population_file: str, robustness: float, n: int
+                   ) -> dict[str, dict[str, float]]:
+    """Median wall and CPU milliseconds of a storytelling decision, self and population."""
+    from dixit_ai.agents import make_agent
+    from dixit_ai.rules import RuleSet, new_game, observe
+
+    rules = RuleSet.edition("refresh-2021")
+    out = {}
+    for label, kwargs in (("self", {}), ("population", {
+            "population": population, "population_calibration": population_file,
+            "robustness": robustness})):
+        agent = make_agent("clip-greedy", **kwargs)
+        ids = list(agent.resources.card_ids)
+        views = []
+        for i in range(n):
+            state = new_game(rules, 5, ids, np.random.default_rng([7, i]))
+            views.append(observe(state, state.storyteller))
+        for view in views:  # warm: pair clues embedded once
+            agent.reset(seat=view.seat, rng=np.random.default_rng(0))
+            agent.tell(view)
+        wall, cpu = [], []
+        for i, view in enumerate(views):
+            agent.reset(seat=view.seat, rng=np.random.default_rng(i))
+            start, cpu_start = time.perf_counter(), time.process_time()
+            agent.tell(view)
+            wall.append(1000 * (time.perf_counter() - start))
+            cpu.append(1000 * (time.process_time() - cpu_start))
+        out[label] = {"wall_ms": statistics.median(wall), "cpu_ms": statistics.median(cpu)}
+    return out
+
+
+def _mark(ok: bool) -> str:
+    return "yes" if ok else "NO"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(Args, argv, __doc__.split("\n\n")[0])
+    from models.bench import BenchConfig, run_bench
+    from models.bench.panel_analysis import paired_difference
+
+    extra: dict[str, Any] = {}
+    if args.smoke:
+        args.items, args.deals, args.fit_games, args.decisions = 3, 2, 2, 2
+        args.bootstrap = 200
+        extra = {"n_simulations": 16, "pair_clues": 0}
+    folder = Path(args.out) / f"bench_storyteller_panel__{args.seed}__{int(time.time())}"
+    folder.mkdir(parents=True, exist_ok=True)
+    members = [m.strip() for m in args.population.split(",") if m.strip()]
+    population_file = args.population_file or str(
+        fit_population_file(members, args.fit_games, folder, args.smoke))
+
+    config = BenchConfig(models=storytellers(args.population, population_file,
+                                             args.robustness, extra),
+                         tasks=["tell"], seed=args.seed, items=args.items,
+                         reference_deals=args.deals, panel=args.panel,
+                         bootstrap=args.bootstrap, out=str(folder), name="panel")
+    run = run_bench(config, progress=False, show=False)
+    panel = run.results["tell"]["panel"]
+    names = panel["members"]
+    models = panel["models"]
+    first = next(iter(models.values()))
+    print(f"\npanel: {', '.join(names)}; every storyteller was evaluated against all of them "
+          f"(held out: {', '.join(first['held_out'])}); population: {args.population}; "
+          f"{args.items} held-out items (seed {args.seed}) x {args.deals} deals")
+
+    figures: dict[str, Any] = {"panel": names, "population": members,
+                               "items": args.items, "seed": args.seed, "targets": {}}
+    for kind in ("self", "population"):
+        rows = []
+        observed_means = []
+        for target in TARGETS:
+            entry = models[f"{kind}@{target}"]
+            cells = entry["members"]
+            pooled = cells["pooled"]
+            observed_means.append(pooled["observed"].estimate)
+            worst = max(abs(cells[n]["observed"].estimate - target) for n in [*names, "pooled"])
+            ece = [cells[n]["ece"] for n in [*names, "pooled"] if cells[n]["ece"] is not None]
+            row = [f"{target:.2f}", *[cells[n]["observed"] for n in names], pooled["observed"],
+                   f"{pooled['ece']:.3f}" if pooled["ece"] is not None else "n/a",
+                   f"{max(ece):.3f}" if ece else "n/a", f"{worst:.3f}",
+                   entry["against_itself"]]
+            if target in CHECKED:
+                row.append(_mark(worst <= 0.10 and bool(ece) and max(ece) <= 0.10))
+            else:
+                row.append("-")
+            rows.append(row)
+            figures["targets"][f"{kind}@{target}"] = {
+                "members": {n: cells[n]["observed"].estimate for n in names},
+                "pooled": pooled["observed"], "against_itself": entry["against_itself"],
+                "ece": {n: cells[n]["ece"] for n in [*names, "pooled"]}}
+        checked = [observed_means[TARGETS.index(t)] for t in CHECKED]
+        monotone = all(a < b for a, b in itertools.pairwise(checked))
+        print_table(f"{kind}: observed guess rate against the panel (95% CI); targets 0.25/0.5/"
+                    f"0.75 each within 0.10 and ECE <= 0.10 per member and pooled; monotone: "
+                    f"{_mark(monotone)}",
+                    ["target", *names, "pooled", "ECE pooled", "ECE worst member",
+                     "worst |gap|", "against itself (not a target)", "met"], rows, digits=2,
+                    min_width=150)
+        figures[f"{kind}_monotone"] = monotone
+
+    for which, title in (("panel", "four panel guessers"),
+                         ("random", "three panel guessers and one random player")):
+        rows = []
+        key = "points_values" if which == "panel" else "random_points_values"
+        base = models["caption-teller"][key]
+        for label in ("clip-expected (population)", "clip-expected (self)", "caption-teller",
+                      "object-teller", "random-teller", "population@0.5", "self@0.5"):
+            e = models[label]
+            diff = paired_difference(e[key], base, seed=args.seed, resamples=args.bootstrap)
+            rows.append([label, e[which]["success"], e[which]["points"], diff,
+                         _mark(diff.low > 0) if label != "caption-teller" else "-"])
+            figures[f"{which}:{label}"] = {"success": e[which]["success"],
+                                           "points": e[which]["points"],
+                                           "points_minus_caption_teller": diff}
+        print_table(f"against {title}: success (target >= 0.5 for clip-expected) and points per "
+                    f"storytelling turn, difference to caption-teller (95% CI, paired items)",
+                    ["storyteller", "success", "points / turn", "minus caption-teller",
+                     "above (CI > 0)"], rows, digits=2, min_width=150)
+
+    guesses = guess_figures(run.folder, args.items, args.seed, args.bootstrap)
+    chance = 1 / 6
+    rows = [[m, g, _mark(g.estimate >= 2 * chance)] for m, g in guesses.items()]
+    print_table(f"the default clip guesser on boards of the told cards: top-1 (95% CI); chance "
+                f"{chance:.3f}, target >= {2 * chance:.3f}", ["storyteller", "top-1", ">= 2x"],
+                rows, digits=3, min_width=100)
+    figures["default_guesser_top1"] = guesses
+
+    timing = time_decisions(args.population, population_file, args.robustness,
+                            args.decisions)
+    figures["decision_ms"] = timing
+    print(f"storytelling decision (median of {args.decisions}): self "
+          f"{timing['self']['wall_ms']:.0f} ms wall / {timing['self']['cpu_ms']:.0f} ms CPU; "
+          f"population {timing['population']['wall_ms']:.0f} ms wall / "
+          f"{timing['population']['cpu_ms']:.0f} ms CPU [target <= 150 ms]; load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"run folder: {run.folder}")
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(figures, indent=2, default=_plain) + "\n")
+    return 0
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Interval):
+        return {"estimate": value.estimate, "low": value.low, "high": value.high}
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    raise TypeError(type(value).__name__)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
