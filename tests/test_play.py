@@ -197,3 +197,41 @@ def test_play_game_makes_named_agents_for_its_deck():
     record = play_game(["deck-reader-test", "random", "random"], edition="refresh-2021",
                        deck="dream:size=60,seed=2", seed=1, max_rounds=1)
     assert record.header["agents"][0]["deck"] == "dream:size=60,seed=2"
+
+
+class VariantScript:
+    """Answers a Party or team game: a clue, 'pass' where offered, first card, first vote."""
+
+    def __init__(self) -> None:
+        self.prompts: list[str] = []
+
+    def __call__(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        if prompt.startswith("Clue"):
+            return "a quiet storm"
+        if prompt.startswith("Play") and "'pass'" in prompt:
+            return "pass"
+        if prompt.startswith("Red token"):
+            return "2"
+        return "1"
+
+
+@pytest.mark.parametrize("overrides", [{"mode": "party"}, {"teams": True}])
+def test_the_human_agent_plays_party_and_teams(overrides: dict[str, object]) -> None:
+    out = io.StringIO()
+    script = VariantScript()
+    human = HumanAgent(deck="dream", input_fn=script, output=out)
+    record = play_game([human, *(RandomAgent() for _ in range(5))], edition="odyssey-2011",
+                       seed=2, **overrides)
+    assert record.status == "complete" and not record.failures, record.failures
+    replay_record(record)
+    text = out.getvalue()
+    # The reveal prints the rules' itemised parts, worded.
+    assert "revealed" in text and re.search(r"you: [+-]\d", text)
+    if overrides.get("mode") == "party":
+        assert any(p.startswith("Clue") for p in script.prompts)
+        assert any(p.startswith("Red token") for p in script.prompts)
+        assert "the storyteller's red token" in text
+    else:
+        assert any("'pass'" in p for p in script.prompts)
+        assert any(not cards for r in record.rounds for cards in r.played)
