@@ -334,7 +334,7 @@ def draw_games(schedule: DrawSchedule, seeds: Any, *, _count: int | None = None)
         return draw_games_one_by_one(schedule, seed_list)
     positions, starts = schedule.steps()
     deal_positions = np.arange(schedule.deck_size - 1, 0, -1, dtype=np.int64)
-    count = _count or int((len(positions) + len(deal_positions)) * 1.4) + 96
+    count = _count or _words_needed(np.concatenate([deal_positions, positions]))
     words = rules_words(seed_list, count)
     first = np.zeros(games, dtype=np.int64)
     deal_steps = len(deal_positions)
@@ -361,6 +361,18 @@ def draw_games(schedule: DrawSchedule, seeds: Any, *, _count: int | None = None)
         draws.boards[short] = again.boards
         draws.reshuffles[short] = again.reshuffles
     return draws
+
+
+def _words_needed(positions: Ints) -> int:
+    """Words that cover the steps ``positions`` for all but about one game in a billion.
+
+    A step at position ``i`` with mask ``m`` reads a geometric number of words (success
+    ``(i + 1) / (m + 1)``): the mean plus six standard deviations of their sum, and a margin.
+    """
+    success = (positions + 1) / (_mask(positions) + 1)
+    mean = float((1 / success).sum())
+    spread = float(np.sqrt(((1 - success) / success**2).sum()))
+    return int(mean + 6 * spread) + 24
 
 
 SMALL_COHORT = 48

@@ -251,3 +251,15 @@ def test_dixit_ai_replay_verifies_a_batched_run(tmp_path: Path,
     record.rounds[0].points[0] += 1
     path.write_text(record.to_json() + "\n", encoding="utf-8")
     assert main(["replay", str(path)]) != 0
+
+
+def test_games_whose_words_run_out_are_drawn_again() -> None:
+    from dixit_ai.rules.batched_random import draw_games_one_by_one
+
+    schedule = DrawSchedule.build(RuleSet.edition("odyssey-2011", first_storyteller="random"),
+                                  7, 84, rounds=10)
+    seeds = game_seeds(2, 64)
+    short = draw_games(schedule, seeds, _count=160)  # too few words for most games
+    exact = draw_games_one_by_one(schedule, seeds)
+    for part in ("deal", "first_storyteller", "boards", "reshuffles"):
+        assert (getattr(short, part) == getattr(exact, part)).all()
