@@ -43,7 +43,9 @@ class BatchedEmbeddingAgent:
         clue_vectors: ``(V, d)`` unit vectors of the clue vocabulary; clue id ``j`` is row ``j``.
         clues_per_card: Candidates of the clue proposer per card (default: 64, or the whole
             vocabulary if smaller).
-        target_specificity: The storyteller's target z-score (higher: more obvious clues).
+        target_specificity: The storyteller's target z-score (higher: more obvious clues); a
+            ``(low, high)`` pair draws a target per game and tell, uniformly (a population of
+            storytellers, as ``envs.policies.EmbeddingAgent`` takes it).
         temperature: The guesser's vote temperature (``0``: the most similar card).
         second_vote: Whether to consider a second vote where the edition allows one.
         seed: Seeds the generator used for sampled votes.
@@ -54,7 +56,8 @@ class BatchedEmbeddingAgent:
     """
 
     def __init__(self, card_vectors: npt.ArrayLike, clue_vectors: npt.ArrayLike, *,
-                 clues_per_card: int | None = None, target_specificity: float = 1.0,
+                 clues_per_card: int | None = None,
+                 target_specificity: float | tuple[float, float] = 1.0,
                  temperature: float = 0.0, second_vote: bool = True, seed: int = 0,
                  name: str = "batched-embedding") -> None:
         cards = np.asarray(card_vectors, dtype=np.float32)
@@ -76,7 +79,15 @@ class BatchedEmbeddingAgent:
         self.candidate_specificity: Floats = np.take_along_axis(z, self.candidates, axis=1)
         self.n_clues = len(clues)
         self.clues_per_card = clues_per_card
-        self.target_specificity = float(target_specificity)
+        if isinstance(target_specificity, int | float):
+            low = high = float(target_specificity)
+        else:
+            low, high = (float(x) for x in target_specificity)
+        if not low <= high:
+            raise ValueError(f"target_specificity range must be (low, high) with low <= high, "
+                             f"not {target_specificity!r}")
+        self.target_range = (low, high)
+        self.target_specificity = low
         self.temperature = float(temperature)
         self.second_vote = bool(second_vote)
         self.rng = np.random.default_rng(seed)
@@ -96,7 +107,9 @@ class BatchedEmbeddingAgent:
     def tell(self, games: BatchedGames) -> tuple[Ints, Ints]:
         """The (hand slot, clue id) of the candidates closest to the target specificity."""
         hand = games.hands[games._rows, games.storyteller]  # (G, H) deck indices
-        distance = np.abs(self.candidate_specificity[hand] - self.target_specificity)
+        low, high = self.target_range
+        target: Any = low if low == high else self.rng.uniform(low, high, (len(hand), 1, 1))
+        distance = np.abs(self.candidate_specificity[hand] - target)
         flat = distance.reshape(len(hand), -1)
         best = np.argmin(flat, axis=1)
         slot = best // self.clues_per_card
@@ -163,6 +176,6 @@ class BatchedEmbeddingAgent:
         """Name, class and parameters."""
         return {"name": self.name, "class": "BatchedEmbeddingAgent",
                 "clues_per_card": self.clues_per_card,
-                "target_specificity": self.target_specificity,
+                "target_specificity": list(self.target_range),
                 "temperature": self.temperature, "second_vote": self.second_vote,
                 "seed": self.seed}

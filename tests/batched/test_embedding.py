@@ -124,3 +124,17 @@ def test_a_seat_decides_on_what_it_may_know(table: VectorTable) -> None:
     games.play(agent.play(games))
     for seat in range(5):
         assert (agent.vote(games)[:, seat] == agent.vote(shuffled_copy(seat))[:, seat]).all()
+
+
+def test_a_population_of_storytellers(table: VectorTable) -> None:
+    rules = RuleSet.edition("refresh-2021")
+    games = BatchedGames(rules, 4, 64, seed=1, deck=range(100, 184))
+    fixed = BatchedEmbeddingAgent.from_table(table, games.card_ids, target_specificity=1.0)
+    spread = BatchedEmbeddingAgent.from_table(table, games.card_ids,
+                                              target_specificity=(-1.0, 3.0), seed=4)
+    assert spread.describe()["target_specificity"] == [-1.0, 3.0]
+    slots, clues = spread.tell(games)
+    assert ((0 <= slots) & (slots < games.hand_size)).all()
+    assert (clues != fixed.tell(games)[1]).any()
+    with pytest.raises(ValueError, match="low <= high"):
+        BatchedEmbeddingAgent.from_table(table, games.card_ids, target_specificity=(2.0, 1.0))
