@@ -86,6 +86,9 @@ class DixitVectorEnv(gymnasium.vector.VectorEnv):
         record: Keep the games' rounds so that :meth:`take_records` returns their records.
         vector_observations: Put the table's vectors of the hand, board and clue in the
             observations (default: when ``vectors`` is given).
+        opponent_options: Keyword arguments for the ``"random"`` or ``"embedding"`` opponents
+            (``BatchedRandomAgent``, ``BatchedEmbeddingAgent``: ``target_specificity=(0.5,
+            2.0)``, ``temperature=0.05``, ...).
         **rule_overrides: Rule parameters for ``RuleSet.edition``.
     """
 
@@ -97,7 +100,8 @@ class DixitVectorEnv(gymnasium.vector.VectorEnv):
                  opponents: str | BatchedAgent | Sequence[BatchedAgent | None] = "random",
                  vectors: Any = None, deck: Any = None, seed: int = 0,
                  illegal_action: str = "raise", record: bool = False,
-                 vector_observations: bool | None = None, **rule_overrides: Any) -> None:
+                 vector_observations: bool | None = None,
+                 opponent_options: dict[str, Any] | None = None, **rule_overrides: Any) -> None:
         self.rules = RuleSet.edition(edition, **rule_overrides)
         self.rules.check_players(n_players)
         if not 0 <= learner_seat < n_players:
@@ -120,6 +124,7 @@ class DixitVectorEnv(gymnasium.vector.VectorEnv):
         self.deck = [int(card) for card in deck]
         self.clues: tuple[str, ...] = tuple(vectors.clues) if vectors is not None else CLUE_WORDS
         self._opponent_spec = opponents
+        self._opponent_options = dict(opponent_options or {})
         self._seed = int(seed)
         self._card_rows: npt.NDArray[np.intp] | None = None
         if vectors is not None:
@@ -143,13 +148,15 @@ class DixitVectorEnv(gymnasium.vector.VectorEnv):
         n = self.n_players
         seed = int(streams[-1].generate_state(1)[0])
         if spec == "random":
-            shared: BatchedAgent = BatchedRandomAgent(seed, n_clues=len(self.clues))
+            shared: BatchedAgent = BatchedRandomAgent(seed, n_clues=len(self.clues),
+                                                      **self._opponent_options)
             agents: list[BatchedAgent | None] = [shared] * n
         elif spec == "embedding":
             if self.vectors is None:
                 raise ValueError("embedding opponents need vectors=VectorTable(...) (for example "
                                  "envs.vectors.load_vector_table())")
-            shared = BatchedEmbeddingAgent.from_table(self.vectors, games.card_ids, seed=seed)
+            shared = BatchedEmbeddingAgent.from_table(self.vectors, games.card_ids, seed=seed,
+                                                      **self._opponent_options)
             agents = [shared] * n
         elif isinstance(spec, str):
             raise ValueError(f"opponents must be 'random', 'embedding' or batched agents, "

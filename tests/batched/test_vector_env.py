@@ -80,8 +80,11 @@ def test_same_seed_same_trajectory() -> None:
 
 def test_embedding_opponents_and_vector_observations() -> None:
     table = VectorTable.random(range(84), [f"clue {i}" for i in range(40)], dim=8, seed=0)
-    env = DixitVectorEnv(4, n_players=5, opponents="embedding", vectors=table)
+    env = DixitVectorEnv(4, n_players=5, opponents="embedding", vectors=table,
+                         opponent_options={"target_specificity": (0.5, 2.0)})
     trace = _play(env, 12, seed=2)
+    assert env.opponents[1] is not None
+    assert env.opponents[1].describe()["target_specificity"] == [0.5, 2.0]
     obs = trace[-1][0]
     assert obs["hand_vectors"].shape == (4, 6, 8)
     rows = table.rows(obs["hand"][0].tolist())
