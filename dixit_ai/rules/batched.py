@@ -230,11 +230,10 @@ class BatchedGames:
         n, hand = self.n_players, self.hand_size
         deck_size = len(self.card_ids)
         order = draws.deal.astype(np.int64)  # the scalar engine's shuffled deck, as indices
-        # Seat s holds order[-hand * (s + 1): deck_size - hand * s], in order.
-        for seat in range(n):
-            low, high = deck_size - hand * (seat + 1), deck_size - hand * seat
-            self.hands[slots, seat] = order[:, low:high]
+        # Seat s holds order[-hand * (s + 1): deck_size - hand * s], in order: the last n hands
+        # of the shuffled deck, seat n - 1 first.
         pile = deck_size - n * hand
+        self.hands[slots] = order[:, pile:].reshape(len(slots), n, hand)[:, ::-1]
         self.pile[slots, :pile] = order[:, :pile]
         self.pile_size[slots] = pile
         self.discard_size[slots] = 0
