@@ -6,7 +6,9 @@ first clue, then plays one round of a game of five such agents through ``play_ga
 ``dream``, which also reads the deck's fingerprint for the record). Printed per case: wall time
 from starting the process to the first decision (the interpreter's start-up and every import
 included, the process's exit not), the in-process time of that decision, the time of the
-``play_game`` round, peak RSS of the whole process, and whether torch was imported.
+``play_game`` round, the process's CPU time up to the first decision (what the wall time would
+be on an idle core: start-up is single-threaded), peak RSS of the whole process, and whether
+torch was imported.
 
 * ``warm``: the machine's cache as it is (run the script once, or any clip game, to warm it);
 * ``fresh install``: an empty cache folder (``DIXIT_AI_CACHE_DIR``): what ships with the package
@@ -51,11 +53,13 @@ view = observe(state, state.storyteller)
 decide = time.perf_counter()
 story = agent.tell(view)
 first = time.perf_counter()
+usage = resource.getrusage(resource.RUSAGE_SELF)
+cpu = usage.ru_utime + usage.ru_stime
 record = play_game([make_agent("clip-greedy") for _ in range(5)], edition="refresh-2021",
                    deck="dream", seed=3, max_rounds=1)
 done = time.perf_counter()
 print(json.dumps({{"import_and_load": decide - start, "first_decision": first - decide,
-                  "round": done - first,
+                  "round": done - first, "cpu_to_first_decision": cpu,
                   "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
                   "torch": "torch" in sys.modules, "clue": story.clue}}))
 """
@@ -83,9 +87,17 @@ def show(name: str, runs: list[dict[str, float]]) -> None:
     walls = ", ".join(f"{r['wall_to_first_decision']:.2f}" for r in runs)
     print(f"{name:>14}: first decision {best['wall_to_first_decision']:.2f} s wall (runs: "
           f"{walls}); in process {best['first_decision']:.3f} s; then a play_game round "
-          f"{best['round']:.2f} s; peak RSS "
+          f"{best['round']:.2f} s; CPU time to the first decision "
+          f"{best['cpu_to_first_decision']:.2f} s; peak RSS "
           f"{max(r['peak_rss_mb'] for r in runs):.0f} MB; torch imported: "
           f"{any(r['torch'] for r in runs)}")
+
+
+def load_average() -> str:
+    try:
+        return ", load average " + " ".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:  # pragma: no cover - not on every platform
+        return ""
 
 
 def main() -> None:
@@ -93,8 +105,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs per case (best wall shown)")
     parser.add_argument("--cold", action="store_true", help="also the cold case (about 25 s)")
     args = parser.parse_args()
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; clip-greedy storyteller, "
-          "5 players, refresh-2021")
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores{load_average()}; "
+          "clip-greedy storyteller, 5 players, refresh-2021")
     run_case(None)  # warms the machine's cache (and the OS's file cache)
     show("warm", [run_case(None) for _ in range(args.repeat)])
     fresh = []
