@@ -38,7 +38,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from dixit_ai.rules.batched_log import FinishedGame, RoundArrays, batch_game_seeds
+from dixit_ai.rules.batched_log import (
+    FinishedGame,
+    RoundArrays,
+    batch_game_seeds,
+    game_seeds_at,
+)
 from dixit_ai.rules.batched_random import DrawSchedule, GameDraws, draw_games
 from dixit_ai.rules.batched_scoring import as_ints, round_points
 from dixit_ai.rules.errors import IllegalAction
@@ -113,7 +118,6 @@ class BatchedGames:
         self.n_slots = g_count = n_games if total_games is None else min(n_games, total_games)
         self._rows = np.arange(g_count)
         self._schedule = DrawSchedule.build(rules, n, len(card_ids), rounds=rounds_ahead)
-        self._seeds: list[int] = []
         self._cohort_start = 0
         self._cohort: GameDraws | None = None
         self._next_game = 0
@@ -187,11 +191,9 @@ class BatchedGames:
 
     # ------------------------------------------------------------------ games and draws
 
-    def _seed_of(self, number: int) -> int:
-        if number >= len(self._seeds):
-            self._seeds = batch_game_seeds(self.seed, max(2 * len(self._seeds), number + 1,
-                                                          self.cohort))
-        return self._seeds[number]
+    def _seeds_of(self, numbers: Any) -> list[int]:
+        """The seeds of games ``numbers`` of this run."""
+        return game_seeds_at(self.seed, numbers)
 
     def _draws_for(self, numbers: Ints) -> GameDraws:
         """The draws of games ``numbers`` (consecutive), computed a cohort at a time."""
@@ -207,8 +209,7 @@ class BatchedGames:
                 (tail.deal, tail.first_storyteller, tail.boards, tail.reshuffles), strict=True)))
         if cohort is None or not begin <= first <= last < end:
             size = max(self.cohort, len(numbers))
-            self._seed_of(first + size)
-            cohort = draw_games(self._schedule, self._seeds[first:first + size])
+            cohort = draw_games(self._schedule, self._seeds_of(np.arange(first, first + size)))
             self._cohort, self._cohort_start = cohort, first
         at = numbers - self._cohort_start
         return GameDraws(deal=cohort.deal[at], first_storyteller=cohort.first_storyteller[at],
@@ -265,8 +266,7 @@ class BatchedGames:
             group = slots[self.round[slots] == start]
             schedule = DrawSchedule.build(self.rules, self.n_players, len(self.card_ids),
                                           rounds=start + held)
-            draws = draw_games(schedule, [self._seed_of(int(k))
-                                          for k in self.game_number[group]])
+            draws = draw_games(schedule, self._seeds_of(self.game_number[group]))
             base = int(self._reshuffles_before(np.asarray([start]))[0])
             window = draws.boards[:, start:start + held]
             self._boards[group, :window.shape[1]] = window
@@ -561,7 +561,10 @@ class BatchedGames:
     def take_finished(self) -> list[FinishedGame]:
         """The games finished since the last call (their rows stay until :meth:`release`)."""
         taken, self._finished = self._finished, []
-        return [FinishedGame(number=number, seed=self._seed_of(number), slot=slot,
+        if not taken:
+            return []
+        seeds = iter(self._seeds_of(np.concatenate([part[0] for part in taken])))
+        return [FinishedGame(number=number, seed=next(seeds), slot=slot,
                              first_row=first, end_row=end, complete=complete)
                 for numbers, slots, firsts, end, complete in taken
                 for number, slot, first in zip(numbers.tolist(), slots.tolist(),

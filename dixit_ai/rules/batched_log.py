@@ -13,7 +13,42 @@ import numpy.typing as npt
 
 Bools = npt.NDArray[np.bool_]
 
-__all__ = ["FinishedGame", "RoundArrays", "batch_game_seeds"]
+__all__ = ["FinishedGame", "RoundArrays", "batch_game_seeds", "game_seeds_at"]
+
+
+_INIT_B, _MULT_B = 0x8B51F9DD, 0x58F38DED
+_LOW = np.uint64(0xFFFFFFFF)
+
+
+def game_seeds_at(seed: int, numbers: npt.ArrayLike) -> list[int]:
+    """The seeds of games ``numbers`` of a run seeded with ``seed``, computed directly.
+
+    Equal to ``dixit_ai.match.game_seeds(seed, count)[k]`` for each ``k`` in ``numbers``
+    (``SeedSequence(seed).generate_state(count, uint64)[k] >> 1``), without the ``k`` words
+    before: word ``j`` of ``generate_state`` mixes the pool's word ``j % 4`` with the hash
+    constant ``INIT_B * MULT_B**j`` (mod 2**32), which is computed here by squaring. An
+    unbounded run so keeps no list of every seed it has used.
+    """
+    pool = np.random.SeedSequence(seed).pool.astype(np.uint64)
+    games = np.asarray(numbers, dtype=np.uint64).reshape(-1)
+    halves = []
+    for half in (0, 1):
+        j = np.uint64(2) * games + np.uint64(half)
+        power = np.ones(len(j), dtype=np.uint64)
+        base = np.full(len(j), _MULT_B, dtype=np.uint64)
+        exponent = j.copy()
+        while exponent.any():
+            odd = (exponent & np.uint64(1)).astype(bool)
+            power = np.where(odd, (power * base) & _LOW, power)
+            base = (base * base) & _LOW
+            exponent >>= np.uint64(1)
+        constant = (power * np.uint64(_INIT_B)) & _LOW
+        value = pool[(j % np.uint64(4)).astype(np.int64)] ^ constant
+        value = (value * ((constant * np.uint64(_MULT_B)) & _LOW)) & _LOW
+        halves.append(value ^ (value >> np.uint64(16)))
+    words = halves[0] | (halves[1] << np.uint64(32))
+    seeds: list[int] = (words >> np.uint64(1)).tolist()
+    return seeds
 
 
 def batch_game_seeds(seed: int, count: int) -> list[int]:
@@ -22,8 +57,7 @@ def batch_game_seeds(seed: int, count: int) -> list[int]:
     The same as :func:`dixit_ai.match.game_seeds`: game ``k`` of a batched run is game ``k`` of
     ``dixit-ai simulate`` with the same seed.
     """
-    words = np.random.SeedSequence(seed).generate_state(count, dtype=np.uint64)
-    return [int(w >> np.uint64(1)) for w in words]
+    return game_seeds_at(seed, np.arange(count))
 
 
 @dataclass(frozen=True)

@@ -263,3 +263,12 @@ def test_games_whose_words_run_out_are_drawn_again() -> None:
     exact = draw_games_one_by_one(schedule, seeds)
     for part in ("deal", "first_storyteller", "boards", "reshuffles"):
         assert (getattr(short, part) == getattr(exact, part)).all()
+
+
+def test_game_seeds_are_computed_directly() -> None:
+    from dixit_ai.rules.batched_log import batch_game_seeds, game_seeds_at
+
+    assert batch_game_seeds(7, 300) == game_seeds(7, 300)
+    assert game_seeds_at(7, [299, 5, 0]) == [game_seeds(7, 300)[k] for k in (299, 5, 0)]
+    far = np.random.SeedSequence(3).generate_state(100_001, dtype=np.uint64)[-1]
+    assert game_seeds_at(3, [100_000]) == [int(far >> np.uint64(1))]
