@@ -70,6 +70,7 @@ def measure_batched(n_games: int, seconds: float, record: bool, seed: int) -> di
     play_rounds(games, agents, 30)  # warm up: the first cohorts of draws, every code path
     games.take_finished()
     games.release()
+    finished_before = games.games_finished
     rounds = 0
     started, cpu = time.perf_counter(), time.process_time()
     while time.perf_counter() - started < seconds:
@@ -77,7 +78,7 @@ def measure_batched(n_games: int, seconds: float, record: bool, seed: int) -> di
         play_rounds(games, agents, 10)
         rounds += 10 * active  # every slot is always active (games restart as they end)
     elapsed, cpu_elapsed = time.perf_counter() - started, time.process_time() - cpu
-    finished = games.n_finished
+    finished = games.games_finished - finished_before
     cell = {"rounds_per_s": rounds / elapsed, "rounds_per_cpu_s": rounds / cpu_elapsed,
             "games_per_s": finished / elapsed, "rounds_per_game": rounds / max(finished, 1),
             "seconds": elapsed, "log_rows": len(games.log)}

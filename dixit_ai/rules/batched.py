@@ -169,6 +169,8 @@ class BatchedGames:
         self._finished: list[tuple[Ints, Ints, Ints, int, bool]] = []
         self._log_offset = 0
         self.rounds_played = 0
+        self.games_finished = 0
+        """Games the rules ended so far (cut-off games not counted)."""
         self.told_slot = np.zeros(g_count, dtype=np.int64)
         self.clue = np.zeros(g_count, dtype=np.int64)
         self.played_slots = np.zeros((g_count, n, k), dtype=np.int64)
@@ -499,8 +501,10 @@ class BatchedGames:
         ended = np.flatnonzero(over)
         self.last_scores = self.scores.copy() if len(ended) else self.scores
         if len(ended):
-            self._finished.append((self.game_number[ended], ended, self.first_row[ended],
-                                   self.rounds_played, True))
+            self.games_finished += len(ended)
+            if self.record:
+                self._finished.append((self.game_number[ended], ended, self.first_row[ended],
+                                       self.rounds_played, True))
             self.active[ended] = False
             if self.auto_reset:
                 self._start_games(ended)
@@ -540,8 +544,9 @@ class BatchedGames:
         """Cut off every game still running (its record is ``"truncated"``); no more start."""
         self._check_phase(Phase.TELL)
         running = np.flatnonzero(self.active)
-        self._finished.append((self.game_number[running], running, self.first_row[running],
-                               self.rounds_played, False))
+        if self.record:
+            self._finished.append((self.game_number[running], running,
+                                   self.first_row[running], self.rounds_played, False))
         self.active[:] = False
         self._park(running)
         self.total_games = self._next_game
@@ -559,7 +564,11 @@ class BatchedGames:
         return self.log[game.first_row - self._log_offset:game.end_row - self._log_offset]
 
     def take_finished(self) -> list[FinishedGame]:
-        """The games finished since the last call (their rows stay until :meth:`release`)."""
+        """The games finished since the last call (their rows stay until :meth:`release`).
+
+        Only an engine with ``record=True`` lists them. A long run should take and convert
+        them now and then, and :meth:`release` the rows: the log keeps every round until then.
+        """
         taken, self._finished = self._finished, []
         if not taken:
             return []
@@ -572,7 +581,7 @@ class BatchedGames:
 
     @property
     def n_finished(self) -> int:
-        """Games finished and not yet taken."""
+        """Games finished and not yet taken (``record=True``; see also ``games_finished``)."""
         return sum(len(part[0]) for part in self._finished)
 
     def release(self, keep_games: Any = ()) -> None:
