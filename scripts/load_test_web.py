@@ -53,6 +53,8 @@ class Args:
     """The bots' registry names, one for every bot seat or one for all (comma-separated)."""
     runs: int = 1
     """Runs of ``--tables`` games on the same server (memory is printed after each)."""
+    bot_workers: int = 2
+    """The server's ``--bot-workers`` (threads deciding bots' moves)."""
     edition: str = "refresh-2021"
     """Edition of the rules."""
     score_limit: int = 30
@@ -80,7 +82,9 @@ def parse_args() -> Args:
     defaults = Args()
     docs = {"tables": "tables playing at once", "seats": "seats per table (1 person, bots)",
             "bot": "bots' registry names (comma-separated: one per bot seat, or one)",
-            "runs": "runs of all tables on the same server", "edition": "edition of the rules",
+            "runs": "runs of all tables on the same server",
+            "bot_workers": "server's threads deciding bots' moves",
+            "edition": "edition of the rules",
             "score_limit": "points that end a game", "deck": "deck spec",
             "seed": "table i gets seed SEED + i", "bot_delay": "seconds a bot waits to move",
             "url": "use this running server", "timeout": "seconds the test may take",
@@ -200,7 +204,8 @@ def start_server(args: Args, folder: Path) -> tuple[subprocess.Popen[bytes], str
     port = free_port()
     command = [sys.executable, "-m", "dixit_ai.cli", "serve", "--port", str(port),
                "--db", str(folder / "load.sqlite3"), "--bot-delay", str(args.bot_delay),
-               "--log-level", "warning", "--deck", f"load={args.deck}"]
+               "--log-level", "warning", "--deck", f"load={args.deck}",
+               "--bot-workers", str(args.bot_workers)]
     for name in sorted(set(bot_list(args))):
         command += ["--bot", name]
     if args.fast_commits:

@@ -89,7 +89,7 @@ def _parse(frame: dict[str, Any]) -> Any:
 
 
 def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 0.0,
-               bot_workers: int = 4, server: ServerConfig | None = None) -> FastAPI:
+               bot_workers: int = 2, server: ServerConfig | None = None) -> FastAPI:
     """The web application over the SQLite database ``db_path``.
 
     Args:

@@ -3,13 +3,15 @@
 Every change is committed before it is acknowledged (:meth:`PersistenceMixin._write`); writes
 queued while the writer is busy share one transaction (one disk sync for many tables' moves).
 :meth:`PersistenceMixin._restore_table` rebuilds a table from its stored rows by replaying its
-event log through the rules.
+event log through the rules; :meth:`PersistenceMixin.clean_up` lets idle tables go (their rows
+stay).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -94,3 +96,37 @@ class PersistenceMixin:
             table.reveal_round = table.session.state.results[-1].round
             table.reveal_at = asyncio.get_running_loop().time()
         return table
+
+    # ------------------------------------------------------------------ idle clean-up
+
+    async def _sweep(self, idle: float) -> None:
+        while True:
+            await asyncio.sleep(min(60.0, max(0.05, idle / 4)))
+            try:
+                await self.clean_up(idle)
+            except Exception:
+                log.exception("the idle clean-up failed")
+
+    async def clean_up(self, idle: float) -> list[str]:
+        """Drop tables idle for ``idle`` seconds with nobody connected: finished ones leave
+        memory, unfinished ones are closed (their record so far is written). Returns their ids.
+        """
+        limit = time.time() - idle
+        cleaned = []
+        for table in list(self.tables.values()):
+            if (table.last_active >= limit or table.spectators
+                    or any(table.connections.values())):
+                continue
+            async with table.lock:
+                if table.status in ("lobby", "playing"):
+                    statements = self.store.status_statements(table.id, "closed")
+                    if table.session is not None:
+                        record = table.session.record(await self._describe_bots(table))
+                        statements = (self.store.record_statements(table.id, record.to_json(),
+                                                                   "closed"))
+                    await self._write(statements)
+                    table.status = "closed"
+                self._unregister(table)
+            cleaned.append(table.id)
+            log.info("table %s cleaned up after %.0f s idle", table.id, idle)
+        return cleaned

@@ -38,3 +38,16 @@ def test_serve_help_mentions_the_database(capsys: pytest.CaptureFixture[str]) ->
         main(["serve", "--help"])
     out = capsys.readouterr().out
     assert "--db" in out and "--host" in out and "--port" in out
+
+
+def test_serve_lists_the_hosts_offer_and_refuses_a_bad_one(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    out = capsys.readouterr().out
+    for flag in ("--deck", "--bot", "--config", "--idle-cleanup", "--reveal-seconds"):
+        assert flag in out
+    status = main(["serve", "--db", str(tmp_path / "x.sqlite3"), "--bot", "nobody"])
+    assert status != 0 and "no agent named 'nobody'" in capsys.readouterr().err
+    status = main(["serve", "--db", str(tmp_path / "x.sqlite3"), "--deck", "=dream"])
+    assert status != 0 and "NAME=SPEC" in capsys.readouterr().err

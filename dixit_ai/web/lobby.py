@@ -1,0 +1,231 @@
+"""The lobby: tables opened, seats taken and recovered, tokens, spectator links, rematches.
+
+A seat is held by its token (the browser keeps it; the database keeps only its SHA-256). A
+person who lost it gets a new one with the seat's recovery code, shown once when they sat down.
+A rematch moves every person's token to a new table with the same seats and a new secret seed.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Mapping
+from typing import Any
+
+from dixit_ai.match import resolve_deck
+from dixit_ai.web.config import MAX_NAME_LENGTH, TableConfig, WebError, parse_config, text_field
+from dixit_ai.web.fairness import check_seed, draw_salt, draw_seed
+from dixit_ai.web.store import token_digest
+from dixit_ai.web.table import Table
+
+
+def recovery_code() -> str:
+    """A seat's recovery code: 12 letters and digits in three groups (about 60 bits)."""
+    alphabet = "abcdefghjkmnpqrstuvwxyz23456789"
+    raw = "".join(secrets.choice(alphabet) for _ in range(12))
+    return "-".join(raw[i:i + 4] for i in range(0, 12, 4))
+
+
+
+class LobbyMixin:
+    """The lobby of :class:`~dixit_ai.web.manager.TableManager` (mixed in)."""
+
+    # ------------------------------------------------------------------ lobby
+
+    async def create_table(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        """Create a table; its creator takes seat 0. Returns ids, invite, seat token and the
+        seat's recovery code."""
+        config = parse_config(data, self.server)
+        name = text_field(data.get("name"), "your name", limit=MAX_NAME_LENGTH)
+        self.warmup.check([*config.bots, config.takeover_bot])
+        if data.get("seed") is not None:
+            if not config.experiment:
+                raise WebError(400, "the seed may be fixed only on a table marked as an "
+                                    "experiment (\"experiment\": true), whose players are all "
+                                    "shown the seed; leave it out for a fair, secret deal")
+            if not self.server.allow_fixed_seeds:
+                raise WebError(403, "this server does not allow fixed seeds")
+            try:
+                seed = check_seed(data["seed"])
+            except ValueError as error:
+                raise WebError(400, str(error)) from None
+        else:
+            seed = draw_seed()
+
+        def load() -> dict[str, Any]:
+            deck = self._deck(config.deck)
+            config.ruleset.check_deck(config.n_players, len(deck.card_ids))
+            return resolve_deck(deck)[1]
+
+        try:
+            deck_entry = await self._work(load)
+        except (ValueError, OSError) as error:
+            raise WebError(400, f"deck {config.deck_name!r}: {error}") from None
+        table = Table(id=secrets.token_urlsafe(12), invite=secrets.token_hex(16),
+                      config=config, seed=seed, deck_entry=deck_entry, salt=draw_salt(),
+                      watch=secrets.token_hex(16),
+                      names=[name] + [None] * (config.n_players - 1),
+                      tokens=[None] * config.n_players, recovery=[None] * config.n_players)
+        token = secrets.token_urlsafe(24)
+        code = recovery_code()
+        table.tokens[0] = token_digest(token)
+        table.recovery[0] = token_digest(code)
+        await self._write(self.store.create_table_statements(
+            table.id, table.invite, self._stored_config(table), seed, config.n_players, name,
+            token) + self.store.recovery_statements(table.id, 0, code))
+        self._register(table)
+        return {"table_id": table.id, "invite": table.invite, "seat": 0, "token": token,
+                "recovery_code": code, "watch": table.watch}
+
+    def table_for_invite(self, invite: object) -> Table:
+        """The table an invite opens.
+
+        Raises:
+            WebError: (404) no such invite.
+        """
+        table_id = self._by_invite.get(invite) if isinstance(invite, str) else None
+        if table_id is None:
+            raise WebError(404, "no table has this invite link")
+        return self.tables[table_id]
+
+    def table_for_watch(self, watch: object) -> Table:
+        """The table a spectator link shows.
+
+        Raises:
+            WebError: (404) no such link.
+        """
+        table_id = self._by_watch.get(watch) if isinstance(watch, str) else None
+        if table_id is None:
+            raise WebError(404, "no table has this spectator link")
+        return self.tables[table_id]
+
+    def invite_summary(self, invite: str) -> dict[str, Any]:
+        """What someone holding the invite sees before joining: the table, its seats, and the
+        spectator link once the game has started."""
+        table = self.table_for_invite(invite)
+        return {"table": self._meta(table, include_invite=False),
+                "watch_path": None if table.watch is None else f"/watch/{table.watch}"}
+
+    async def join(self, invite: str, data: Mapping[str, Any]) -> dict[str, Any]:
+        """Take the first free seat of an invite's table; returns the seat, its token and its
+        recovery code.
+
+        Raises:
+            WebError: (404) bad invite; (409) the game started or the table is full.
+        """
+        table = self.table_for_invite(invite)
+        name = text_field(data.get("name"), "your name", limit=MAX_NAME_LENGTH)
+        async with table.lock:
+            if table.status != "lobby":
+                raise WebError(409, "the game at this table has already started; you can "
+                                    "watch it instead")
+            free = [seat for seat, taken in enumerate(table.names) if taken is None]
+            if not free:
+                raise WebError(409, "the table is full")
+            seat = free[0]
+            token = secrets.token_urlsafe(24)
+            code = recovery_code()
+            await self._write(self.store.seat_statements(table.id, seat, name, token)
+                              + self.store.recovery_statements(table.id, seat, code))
+            table.names[seat] = name
+            table.tokens[seat] = token_digest(token)
+            table.recovery[seat] = token_digest(code)
+            self._by_token[token_digest(token)] = (table.id, seat)
+            table.touch()
+            self._broadcast(table)
+        return {"table_id": table.id, "seat": seat, "token": token, "recovery_code": code}
+
+    async def recover(self, invite: str, data: Mapping[str, Any]) -> dict[str, Any]:
+        """Give a seat a new token for its recovery code (a lost link); the old token stops
+        working and the code stays valid.
+
+        Raises:
+            WebError: (404) bad invite; (400) no seat number; (403) a wrong code.
+        """
+        table = self.table_for_invite(invite)
+        seat, code = data.get("seat"), data.get("code")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not (
+                0 <= seat < table.config.n_players):
+            raise WebError(400, f"seat must be a seat number 0-{table.config.n_players - 1}, "
+                                f"not {seat!r}")
+        if not isinstance(code, str) or not code.strip():
+            raise WebError(400, "the recovery code is needed")
+        async with table.lock:
+            expected = table.recovery[seat] if seat < len(table.recovery) else None
+            if expected is None or not secrets.compare_digest(
+                    expected, token_digest(code.strip().lower())):
+                raise WebError(403, "this recovery code does not open that seat")
+            token = secrets.token_urlsafe(24)
+            digest = token_digest(token)
+            await self._write(self.store.token_statements(table.id, seat, digest))
+            old = table.tokens[seat]
+            if old:
+                self._by_token.pop(old, None)
+            table.tokens[seat] = digest
+            self._by_token[digest] = (table.id, seat)
+            for connection in table.connections.pop(seat, set()):
+                self.send(table, seat, connection, {
+                    "type": "error", "status": 401,
+                    "message": "this seat was recovered with its code in another browser"})
+        return {"table_id": table.id, "seat": seat, "token": token}
+
+    def authenticate(self, token: object) -> tuple[Table, int]:
+        """The table and seat of a seat token.
+
+        Raises:
+            WebError: (401) a missing or unknown token; (410) its table was cleaned up.
+        """
+        if not isinstance(token, str) or not token:
+            raise WebError(401, "a seat token is needed")
+        digest = token_digest(token)
+        found = self._by_token.get(digest)
+        if found is None:
+            gone = self.store.table_of_token(digest)
+            if gone is not None:
+                raise WebError(410, f"this table was cleaned up after being idle; its record "
+                                    f"stays at /api/tables/{gone[0]}/record.json")
+            raise WebError(401, "this seat token is not valid (it may have been given up)")
+        return self.tables[found[0]], found[1]
+
+    # ------------------------------------------------------------------ rematch
+
+    async def _rematch(self, table: Table, seat: int) -> None:
+        """The creator opens a new table with the same people in the same seats and a new
+        secret seed; every seat's token (and recovery code) moves to it, the finished table
+        keeps its record."""
+        if seat != 0:
+            raise WebError(403, "only the table's creator can ask for a rematch")
+        if table.status != "over" or table.session is None:
+            raise WebError(409, "a rematch comes after the game is over")
+        if table.rematch is not None:
+            raise WebError(409, "this table already has a rematch")
+        config = TableConfig.from_json({**table.config.to_json(), "experiment": False})
+        plans = table.session.seats
+        names = [plan.name if plan.controller == "human" else None for plan in plans]
+        new = Table(id=secrets.token_urlsafe(12), invite=secrets.token_hex(16), config=config,
+                    seed=draw_seed(), deck_entry=table.deck_entry, salt=draw_salt(),
+                    watch=secrets.token_hex(16), names=names,
+                    tokens=[table.tokens[s] if names[s] else None for s in range(len(names))],
+                    recovery=[table.recovery[s] if names[s] else None
+                              for s in range(len(names))])
+        table.rematch = new.id
+        statements = []
+        for s in range(len(names)):
+            statements += self.store.token_statements(table.id, s, None)
+        statements += self.store.insert_table_statements(
+            new.id, new.invite, self._stored_config(new), new.seed,
+            list(zip(new.names, new.tokens, new.recovery, strict=True)))
+        statements += self.store.config_statements(table.id, self._stored_config(table))
+        try:
+            await self._write(statements)
+        except Exception:
+            table.rematch = None
+            raise
+        table.tokens = [None] * len(names)
+        self._register(new)
+        moved = {"type": "moved", "table_id": new.id, "watch_path": f"/watch/{new.watch}"}
+        for s, connections in list(table.connections.items()):
+            for connection in list(connections):
+                self.send(table, s, connection, moved)
+        for connection in list(table.spectators):
+            self.send(table, -1, connection, moved)
+
