@@ -165,3 +165,22 @@ def test_batched_parallel_api(edition: str, n: int) -> None:
     assert len(records) == len(finals)
     for record in records:
         replay_record(record)
+
+
+def test_gymnasium_vector_wrappers() -> None:
+    env = DixitVectorEnv(4, n_players=4)
+    wrapped = gymnasium.wrappers.vector.RecordEpisodeStatistics(env)
+    _, info = wrapped.reset(seed=0)
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(120):
+        _, _, terminated, _, info = wrapped.step(random_legal(env, info["action_mask"], rng))
+        if terminated.any():
+            episode = info["episode"]
+            for i in np.flatnonzero(terminated):
+                assert episode["r"][i] == info["final_scores"][i, 0]  # return = final score
+                checked += 1
+    assert checked and len(wrapped.return_queue) == checked
+    listed = gymnasium.wrappers.vector.DictInfoToList(DixitVectorEnv(3, n_players=4))
+    _, infos = listed.reset(seed=0)
+    assert len(infos) == 3 and infos[0]["action_mask"].shape == (45,)
