@@ -86,3 +86,19 @@ def test_the_failure_policy_defaults_are_in_the_help(tmp_path):
                              ("simulate", "abort the game (default)")):
         text = " ".join(dixit(command, "--help", cwd=tmp_path).stdout.split())
         assert default in text, command
+
+
+def test_bench_prints_invalid_answers_and_fails_unless_forfeit_is_chosen(tmp_path, env):
+    pytest.importorskip("models.bench")
+    args = ["bench", "--models", "dead-http", "--tasks", "guess", "--items", "2",
+            "--bootstrap", "20", "--no-progress"]
+    result = dixit(*args, cwd=tmp_path, env=env)
+    assert result.returncode == 1, result.output
+    assert "invalid answer(s), scored 0" in result.stderr
+    assert "dead-http, guess item 0: EndpointError" in result.stderr
+    chosen = dixit(*args, "--on-failure", "forfeit", cwd=tmp_path, env=env)
+    assert chosen.returncode == 0, chosen.output
+    assert "dead-http, guess item 0" in chosen.stderr
+    aborted = dixit(*args, "--on-failure", "abort", cwd=tmp_path, env=env)
+    assert aborted.returncode == 1
+    assert "stopped: dead-http failed a decision (--on-failure abort)" in aborted.stderr
