@@ -278,6 +278,7 @@ def test_two_people_a_spectator_a_lost_link_offline_and_a_rematch(
         WebDriverWait(driver, 20).until(lambda d: screen(d) == "lobby")
         names = [n.text for n in driver.find_elements(By.CSS_SELECTOR, "#stage .seat-list li")]
         assert "Ann" in names[0] and "Bea" in names[1]
+        assert driver.find_element(By.ID, "recovery-code").text  # the code moved too
     shot(bea, "rematch")
     expected = {"create", "join", "lobby", "tell", "play", "vote", "reveal", "offline", "over",
                 "spectator", "help", "history", "rematch"}

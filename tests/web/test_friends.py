@@ -99,7 +99,8 @@ def test_history_rules_help_and_captions(client: TestClient) -> None:
 
 def test_a_rematch_keeps_the_seats_with_a_new_seed(client: TestClient) -> None:
     made, ann = create(client, seats=3, bots=["random", "random"], score_limit=5)
-    bea = join(client, made["invite"], "Bea")
+    joined = client.post(f"/api/invites/{made['invite']}/join", json={"name": "Bea"}).json()
+    bea = Seat(client, joined["token"], joined["seat"])
     assert ann.send({"type": "rematch"}).status_code == 409  # not before the end
     ann.send({"type": "start"})
     before = play_out([ann, bea])
@@ -114,6 +115,12 @@ def test_a_rematch_keeps_the_seats_with_a_new_seed(client: TestClient) -> None:
         assert fairness["experiment"] is False and fairness["seed"] is None
         assert fairness["commitment"] != before["table"]["fairness"]["commitment"]
     record_of(client, made["table_id"])  # the finished game's record stays
+    invite = ann.state()["table"]["invite_path"].rsplit("/", 1)[1]
+    assert invite != made["invite"]
+    moved = client.post(f"/api/invites/{invite}/recover",  # Bea's code moved with her seat
+                        json={"seat": 1, "code": joined["recovery_code"]})
+    assert moved.status_code == 200, moved.text
+    bea = Seat(client, moved.json()["token"], 1)
     assert ann.send({"type": "start"}).status_code == 200
     final = play_out([ann, bea])
     assert final["table"]["fairness"]["seed"] != before["table"]["fairness"]["seed"]

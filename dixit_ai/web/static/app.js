@@ -74,7 +74,9 @@ function seats() {
 }
 function keepSeat(invite, token, code) {
   const all = seats();
-  all[invite] = { token, code: code || (all[invite] && all[invite].code) || null };
+  // A rematch moves the seat (and its code) to a new table: the code travels with the token.
+  const same = Object.values(all).find((entry) => entry.token === token && entry.code);
+  all[invite] = { token, code: code || (all[invite] && all[invite].code) || (same && same.code) || null };
   localStorage.setItem("dixit-seats", JSON.stringify(all));
 }
 function seatFor(invite) { return seats()[invite] || null; }
