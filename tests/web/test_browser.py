@@ -131,6 +131,8 @@ def test_two_people_a_spectator_a_lost_link_offline_and_a_rematch(
             driver.set_window_size(390, 844)
             time.sleep(0.3)
             driver.save_screenshot(str(shots / f"web-phone-{name}.png"))
+            assert driver.execute_script(  # nothing wider than the phone
+                "return document.documentElement.scrollWidth <= window.innerWidth")
             driver.set_window_size(1280, 900)
         taken.add(name)
 
