@@ -79,7 +79,8 @@ class PolicyAgent:
 
     Args:
         checkpoint: The ``.zip`` written by ``scripts/train_rl.py`` (its ``.json`` beside it holds
-            the environment configuration the policy was trained on).
+            the environment configuration the policy was trained on, and the observation fields
+            it reads: all of them, or those named in ``"fields"``).
         table: The vector table (default: loaded for the checkpoint's embedder and deck).
         deterministic: Take the policy's most probable action (else sample, seeded).
         name: The name in records.
@@ -111,7 +112,9 @@ class PolicyAgent:
                                  actions="discrete", table=self.table,
                                  clues_per_card=int(env["clues_per_card"]))
         self.phases = frozenset(self.config["learner_phases"])
-        self.stand_in = EmbeddingAgent(base, **self.config.get("opponent_options", {}))
+        self.fields: list[str] | None = self.config.get("fields")
+        options = dict(self.config.get("stand_in_options", {}))
+        self.stand_in = EmbeddingAgent(base, **options)
         self.deterministic = deterministic
         self.name = name
         self.rng = np.random.default_rng(0)
@@ -122,7 +125,8 @@ class PolicyAgent:
         self.stand_in.reset(seat=seat, rng=np.random.default_rng(rng.integers(2**63)))
 
     def _act(self, view: View, mask: np.ndarray) -> int:
-        observation = np.concatenate(list(self.encoding.fields_of(view).values()))
+        fields = self.encoding.fields_of(view)
+        observation = np.concatenate([fields[key] for key in (self.fields or fields)])
         action, _ = self.model.predict(observation, action_masks=mask.astype(bool),
                                        deterministic=self.deterministic)
         index = int(action)

@@ -196,19 +196,30 @@ class EmbeddingAgent:
     Args:
         table: The card and clue vectors (the game's deck must be in it).
         clues_per_card: Candidates of the clue proposer per hand card (at most the vocabulary).
-        target_specificity: The storyteller's target z-score (higher: more obvious clues).
+        target_specificity: The storyteller's target z-score (higher: more obvious clues); a
+            ``(low, high)`` pair draws a target per tell, uniformly, from the agent's generator
+            (a population of storytellers, so that a learner cannot fit one of them).
         temperature: The guesser's vote temperature (``0``: the most similar card).
         second_vote: Whether to consider a second vote where the edition allows one.
         name: The agent's name in records.
     """
 
     def __init__(self, table: VectorTable, *, clues_per_card: int = 64,
-                 target_specificity: float = 1.0, temperature: float = 0.0,
+                 target_specificity: float | tuple[float, float] = 1.0,
+                 temperature: float = 0.0,
                  second_vote: bool = True, name: str = "embedding") -> None:
         self.table = table
         self.candidates, self.candidate_specificity = clue_candidates(
             table, min(clues_per_card, len(table.clues)))
-        self.target_specificity = float(target_specificity)
+        if isinstance(target_specificity, int | float):
+            self.target_range = (float(target_specificity), float(target_specificity))
+        else:
+            low, high = (float(x) for x in target_specificity)
+            if not low <= high:
+                raise ValueError(f"target_specificity range must be (low, high) with low <= "
+                                 f"high, not {target_specificity!r}")
+            self.target_range = (low, high)
+        self.target_specificity = self.target_range[0]
         self.temperature = float(temperature)
         self.second_vote = bool(second_vote)
         self.name = name
@@ -222,9 +233,10 @@ class EmbeddingAgent:
     def tell(self, view: View) -> Story:
         """The (card, clue) of the proposer's candidates closest to the target specificity."""
         rows = self.table.rows(view.hand)
+        low, high = self.target_range
+        target = low if low == high else float(self.rng.uniform(low, high))
         hand_index, candidate = tell_choices(self.candidate_specificity[rows],
-                                             np.ones(len(rows), dtype=bool),
-                                             self.target_specificity)
+                                             np.ones(len(rows), dtype=bool), target)
         row = rows[int(hand_index)]
         clue = self.table.clues[int(self.candidates[row, int(candidate)])]
         return Story(view.hand[int(hand_index)], clue, "word")
@@ -258,7 +270,7 @@ class EmbeddingAgent:
         """Name, parameters and the vectors' fingerprint."""
         return {"name": self.name, "vectors": self.table.fingerprint,
                 "clues_per_card": int(self.candidates.shape[1]),
-                "target_specificity": self.target_specificity,
+                "target_specificity": list(self.target_range),
                 "temperature": self.temperature, "second_vote": self.second_vote}
 
 

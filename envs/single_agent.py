@@ -19,6 +19,7 @@ action), so a library that samples on the terminal observation never meets an al
 The reward of a step is what the learner gained from its action until its next turn (by the
 ``reward`` option: points, difference to the best opponent, win, rank; :mod:`envs.rewards`),
 -1 for an illegal action (which ends the episode, as in PettingZoo's classic games).
+``info["rounds"]`` holds the rounds (the rules' ``RoundResult``) scored during the step.
 
 >>> import envs, gymnasium
 >>> env = gymnasium.make("dixit_ai/Dixit-v0", deck=range(84), clue_mode="vocab")
@@ -207,12 +208,16 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
         if self._finished():
             return self._observation(), 0.0, bool(table.terminations[self.learner]), bool(
                 table.truncations[self.learner]), self._info()
+        scored = len(table.core.state.results)
         table.step(action)
         reward = float(table.rewards[self.learner])
         reward += self._advance()
         terminated = bool(table.terminations[self.learner])
         truncated = bool(table.truncations[self.learner])
-        return self._observation(), reward, terminated, truncated, self._info()
+        observation = self._observation()  # sets the mask that the info holds
+        info = self._info()
+        info["rounds"] = table.core.state.results[scored:]
+        return observation, reward, terminated, truncated, info
 
     def render(self) -> Any:
         """The table, as the AEC environment renders it."""

@@ -15,8 +15,16 @@ are two steps, so are a first and a second vote). It prints decisions and steps 
 overhead ratio: the AEC (or Parallel) time of the games over the raw time of the same games. The
 target: the AEC environment costs at most 2x the raw engine per decision.
 
+``--learner`` measures the single-agent environment ``dixit_ai/Dixit-v0`` as a learner sees it:
+learner steps per second (a learner taking uniformly random legal actions; the other seats'
+decisions are inside each step) for today's configuration (``ids`` observation, random
+opponents), for ``clip-greedy`` opponents, and for the fast embedding opponents with ``ids`` and
+with ``embedding`` observations (flat ``float32``, one ``Discrete`` action), and the
+embedding/ids per-step cost ratio (target: at most 2x; >= 1,000 learner steps/s).
+
     python scripts/bench_envs.py                  # the default cells
     python scripts/bench_envs.py --games 50 --cells refresh-2021:4 odyssey-2024:8 --json out.json
+    python scripts/bench_envs.py --learner --learner-steps 5000  # learner steps/s
 """
 
 from __future__ import annotations
@@ -128,6 +136,67 @@ def measure(edition: str, n: int, games: int, seed: int, repeats: int) -> dict[s
     }
 
 
+LEARNER_CONFIGS: dict[str, dict[str, Any]] = {
+    "ids obs, random opponents (today)": {"opponents": "random"},
+    "ids obs, clip-greedy opponents": {"opponents": "clip-greedy", "deck": "dream"},
+    "ids obs (flat), embedding opponents": {"opponents": "embedding", "observation": "ids",
+                                            "flatten": True, "actions": "discrete"},
+    "embedding obs, embedding opponents": {"opponents": "embedding", "observation": "embedding",
+                                           "flatten": True, "actions": "discrete"},
+    "embedding obs (PCA 32), embedding opponents": {
+        "opponents": "embedding", "observation": "embedding", "flatten": True,
+        "actions": "discrete", "embedding_dim": 32},
+}
+
+
+def learner_steps(config: dict[str, Any], steps: int, seed: int) -> float:
+    """Learner steps per second of ``dixit_ai/Dixit-v0`` with random legal learner actions."""
+    from envs.single_agent import DixitSingleAgentEnv
+
+    env = DixitSingleAgentEnv(**{"deck": "dream", "clue_mode": "vocab", **config}
+                              if config.get("actions") != "discrete" else {"deck": "dream",
+                                                                            **config})
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    for _ in range(50):  # warm-up: vectors loaded, caches filled
+        action = _random_action(env, rng)
+        if env.step(action)[2]:
+            env.reset()
+    done, started = 0, time.perf_counter()
+    env.reset(seed=seed + 1)
+    while done < steps:
+        _, _, terminated, truncated, _ = env.step(_random_action(env, rng))
+        done += 1
+        if terminated or truncated:
+            env.reset()
+    return steps / (time.perf_counter() - started)
+
+
+def _random_action(env: Any, rng: np.random.Generator) -> Any:
+    index = int(rng.choice(np.flatnonzero(env.action_masks())))
+    if env.encoding.actions == "discrete":
+        return index
+    return {"card": index, "clue": int(rng.integers(len(env.table.core.vocab or ())))}
+
+
+def learner_table(steps: int, seed: int, clip_steps: int) -> list[dict[str, Any]]:
+    """Learner steps/s of every :data:`LEARNER_CONFIGS` row, and the embedding/ids ratio."""
+    rows = []
+    for name, config in LEARNER_CONFIGS.items():
+        count = clip_steps if "clip" in name else steps
+        rate = learner_steps(config, count, seed)
+        rows.append({"configuration": name, "steps": count, "learner_steps_per_s": rate})
+        print(f"{name:<46} {rate:>12,.0f} learner steps/s ({count} steps)", flush=True)
+    rates = {row["configuration"]: row["learner_steps_per_s"] for row in rows}
+    ids = rates["ids obs (flat), embedding opponents"]
+    for name in ("embedding obs, embedding opponents",
+                 "embedding obs (PCA 32), embedding opponents"):
+        ratio = ids / rates[name]
+        print(f"per-step cost, {name} / ids (flat): {ratio:.2f}x")
+        rows.append({"configuration": f"cost ratio: {name} / ids", "ratio": ratio})
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=100, help="games per cell")
@@ -136,10 +205,24 @@ def main() -> None:
                         help="edition:players pairs")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", default=None, help="also write the table here")
+    parser.add_argument("--learner", action="store_true",
+                        help="measure learner steps/s of dixit_ai/Dixit-v0 instead")
+    parser.add_argument("--learner-steps", type=int, default=5000,
+                        help="learner steps per configuration")
+    parser.add_argument("--clip-steps", type=int, default=300,
+                        help="learner steps with clip-greedy opponents (slow)")
     args = parser.parse_args()
 
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
+    if args.learner:
+        print(f"python {platform.python_version()} on {platform.machine()}, one core, "
+              f"dixit_ai/Dixit-v0, refresh-2021, 4 players, dream deck, default embedder")
+        rows = learner_table(args.learner_steps, args.seed, args.clip_steps)
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as out:
+                json.dump(rows, out, indent=2)
+        return
     print(f"python {platform.python_version()} on {platform.machine()}, one core, "
           f"{args.games} games per cell, best of {args.repeats}")
     print(f"{'edition':<14} {'n':>2} {'raw dec/s':>10} {'AEC steps/s':>12} {'AEC dec/s':>10} "

@@ -71,6 +71,14 @@ class Args:
     """entropy bonus"""
     hidden: int = 128
     """width of the two hidden layers"""
+    guesser_fields: list[str] = field(default_factory=lambda: [
+        "scalars", "hand_similarity", "board_similarity", "hand_present", "board_present",
+        "board_own", "clue_present"])
+    """observation fields the guesser reads (``all``: every field)"""
+    storyteller_fields: list[str] = field(default_factory=lambda: ["all"])
+    """observation fields the storyteller reads (``all``: every field)"""
+    opponent_specificity: list[float] = field(default_factory=lambda: [0.0, 3.0])
+    """training opponents' storyteller target specificity, drawn per tell from [low, high]"""
     curve_every: int = 2_000
     """learner steps between points of the learning curve"""
     eval_games: int = 100
@@ -105,7 +113,8 @@ def parse() -> Args:
     for name, value in asdict(defaults).items():
         flag = "--" + name.replace("_", "-")
         if isinstance(value, list):
-            parser.add_argument(flag, nargs="+", default=value, help=docs.get(name))
+            parser.add_argument(flag, nargs="+", default=value, help=docs.get(name),
+                                type=type(value[0]) if value else str)
         else:
             parser.add_argument(flag, type=type(value), default=value, help=docs.get(name))
     return Args(**vars(parser.parse_args()))
@@ -118,17 +127,59 @@ def env_config(args: Args, role: str) -> dict[str, Any]:
             "clues_per_card": args.clues_per_card}
 
 
+def role_fields(args: Args, role: str) -> list[str] | None:
+    """The observation fields ``role`` reads (``None``: all)."""
+    chosen = args.guesser_fields if role == "guesser" else args.storyteller_fields
+    return None if chosen == ["all"] else list(chosen)
+
+
 def make_env(args: Args, role: str, table: Any, seed: int) -> Any:
     """One training environment (embedding opponents; the role's phases learned)."""
+    import gymnasium
+
+    from envs.policies import EmbeddingAgent
     from envs.single_agent import DixitSingleAgentEnv
 
+    low, high = args.opponent_specificity
     env = DixitSingleAgentEnv(
         edition=args.edition, n_players=args.n_players, deck=args.deck, observation="embedding",
         flatten=True, actions="discrete", embeddings=table, embedding_dim=args.embedding_dim,
         clues_per_card=args.clues_per_card, opponents="embedding",
+        opponent_options={"target_specificity": (low, high)}, stand_in=EmbeddingAgent(table),
         learner_phases=ROLE_PHASES[role])
-    env.reset(seed=seed)
-    return env
+    fields = role_fields(args, role)
+    if fields is None:
+        env.reset(seed=seed)
+        return env
+
+    layout, start = {}, 0
+    for name, size in env.encoding.layout():
+        layout[name] = slice(start, start + size)
+        start += size
+    unknown = [name for name in fields if name not in layout]
+    if unknown:
+        raise SystemExit(f"unknown observation fields {unknown}; the fields are {list(layout)}")
+    index = np.concatenate([np.arange(start, dtype=np.intp)[layout[name]] for name in fields])
+    assert isinstance(env.observation_space, gymnasium.spaces.Box)
+    space = gymnasium.spaces.Box(env.observation_space.low[index],
+                                 env.observation_space.high[index], dtype=np.float32)
+
+    class Fields(gymnasium.ObservationWrapper):  # type: ignore[type-arg]
+        """The chosen fields of the flat observation."""
+
+        def __init__(self) -> None:
+            super().__init__(env)
+            self.observation_space = space
+
+        def observation(self, observation: Any) -> Any:
+            return observation[index]
+
+        def action_masks(self) -> np.ndarray:
+            return env.action_masks()
+
+    wrapped = Fields()
+    wrapped.reset(seed=seed)
+    return wrapped
 
 
 class Curve:
@@ -140,20 +191,14 @@ class Curve:
         self.window: list[float] = []
         self.next_point = every
 
-    def observe(self, env: Any) -> None:
-        """Record the outcome of the learner's role in a round just scored (if any)."""
-        core = env.table.core
-        results = core.state.results
-        if not results or getattr(env, "_seen_rounds", -1) == len(results):
-            return
-        env._seen_rounds = len(results)
-        last = results[-1]
-        seat = env.seat
-        if self.role == "storyteller" and last.storyteller == seat:
-            self.window.append(float(last.points[seat]))
-        elif self.role == "guesser" and last.storyteller != seat:
-            for position in last.votes[seat]:
-                self.window.append(float(last.board_owner[position] == last.storyteller))
+    def observe(self, info: dict[str, Any], seat: int) -> None:
+        """Record the learner's role outcomes in the rounds scored during a step."""
+        for result in info.get("rounds", ()):
+            if self.role == "storyteller" and result.storyteller == seat:
+                self.window.append(float(result.points[seat]))
+            elif self.role == "guesser" and result.storyteller != seat:
+                for position in result.votes[seat]:
+                    self.window.append(float(result.board_owner[position] == result.storyteller))
 
     def point(self, steps: int) -> None:
         """A point of the curve once ``every`` more steps were taken."""
@@ -178,8 +223,8 @@ def train(args: Args, role: str, table: Any, run_dir: Path) -> tuple[Path, Curve
 
     class Log(BaseCallback):  # type: ignore[misc]
         def _on_step(self) -> bool:
-            for env in vec.envs:
-                curve.observe(env)
+            for info in self.locals["infos"]:  # the learner sits in seat 0
+                curve.observe(info, 0)
             curve.point(self.num_timesteps)
             return True
 
@@ -194,7 +239,8 @@ def train(args: Args, role: str, table: Any, run_dir: Path) -> tuple[Path, Curve
     path = run_dir / f"{role}.zip"
     model.save(str(path))
     config = {"env": env_config(args, role), "learner_phases": list(ROLE_PHASES[role]),
-              "opponent_options": {}, "role": role, "args": asdict(args)}
+              "fields": role_fields(args, role), "stand_in_options": {}, "role": role,
+              "args": asdict(args)}
     path.with_suffix(".json").write_text(json.dumps(config, indent=2), encoding="utf-8")
     return path, curve
 
