@@ -38,6 +38,7 @@ from dixit_ai.tournament import (
 from dixit_ai.tournament.config import split_names
 from dixit_ai.tournament.runner import BACKENDS
 from dixit_ai.tournament.schedule import balance_period
+from dixit_ai.tournament.store import on_failure_chosen as stored_choice
 from dixit_ai.tournament.store import read_config
 
 DEFAULTS: dict[str, Any] = {"edition": "refresh-2021", "players": 5, "games": 100, "seed": 0,
@@ -159,6 +160,8 @@ def failure_policy_chosen(args: argparse.Namespace) -> bool:
     tournament file), rather than taking the default."""
     if args.on_failure is not None:
         return True
+    if args.resume is not None:
+        return stored_choice(args.resume)
     if args.config is not None:
         import yaml
 
@@ -217,7 +220,7 @@ def run(args: argparse.Namespace) -> int:
             config, out=args.out or Path("runs"), resume=args.resume, workers=args.workers,
             backend=args.backend, address=args.address, progress=not args.no_progress,
             n_resamples=args.resamples, rating_resamples=args.rating_resamples,
-            announce=announce, log=progress_line)
+            announce=announce, log=progress_line, on_failure_chosen=chosen or None)
     except KeyboardInterrupt:
         if folder:
             print(f"\ninterrupted; the games played so far are in {folder[0]}; continue "

@@ -37,6 +37,9 @@ from dixit_ai.tournament.store import (
     read_games,
     write_config,
 )
+from dixit_ai.tournament.store import (
+    on_failure_chosen as stored_choice,
+)
 
 
 @dataclass
@@ -103,6 +106,7 @@ def run_tournament(
     stop_after: int | None = None,
     announce: Callable[[Path, int, int], None] | None = None,
     log: Callable[[str], None] | None = None,
+    on_failure_chosen: bool | None = None,
 ) -> TournamentRun:
     """Play a tournament (or the rest of one) and write its records and report.
 
@@ -126,6 +130,8 @@ def run_tournament(
             before any game is played.
         log: Called with one line per one-time step before play (loading a model, embedding
             the deck's cards and the clue vocabulary), with counts and timings.
+        on_failure_chosen: Recorded in ``config.json``: whether the user chose the failure
+            policy (the command line's exit status depends on it).
 
     Raises:
         ValueError: a bad config, or a folder that cannot be resumed
@@ -144,10 +150,11 @@ def run_tournament(
                           folder)
         stored = read_games(folder, schedule, repair=True)
         if extend:
-            write_config(folder, config, schedule)
+            chosen = on_failure_chosen or stored_choice(folder)
+            write_config(folder, config, schedule, on_failure_chosen=chosen or None)
     else:
         folder = run_folder("tournament", config.name, config.seed, root=out)
-        write_config(folder, config, schedule)
+        write_config(folder, config, schedule, on_failure_chosen=on_failure_chosen)
         stored = read_games(folder, schedule)
     pending = [game for game in schedule if game.index not in stored.lines]
     if stop_after is not None:

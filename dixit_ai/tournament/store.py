@@ -55,16 +55,34 @@ class StoredGames:
     dropped_bytes: int = 0
 
 
-def write_config(folder: Path, config: TournamentConfig, schedule: list[ScheduledGame]) -> Path:
-    """Write ``config.json``: the config, the schedule's fingerprint and the versions."""
-    return write_json(folder / CONFIG_FILE, {
+def write_config(folder: Path, config: TournamentConfig, schedule: list[ScheduledGame], *,
+                 on_failure_chosen: bool | None = None) -> Path:
+    """Write ``config.json``: the config, the schedule's fingerprint and the versions.
+
+    ``on_failure_chosen`` records whether the user chose the failure policy (rather than taking
+    the default), so that a resumed run exits as the first one would have.
+    """
+    data: dict[str, Any] = {
         "kind": RUN_KIND,
         "config": config.to_dict(),
         "schedule": {"version": SCHEDULE_VERSION, "games": len(schedule),
                      "fingerprint": schedule_fingerprint(schedule)},
         "versions": {"dixit-ai": __version__},
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-    })
+    }
+    if on_failure_chosen is not None:
+        data["on_failure_chosen"] = on_failure_chosen
+    return write_json(folder / CONFIG_FILE, data)
+
+
+def on_failure_chosen(folder: str | os.PathLike[str]) -> bool:
+    """Whether the user chose the failure policy of the run in ``folder`` (see
+    :func:`write_config`; ``False`` when not recorded)."""
+    try:
+        data = json.loads((Path(folder) / CONFIG_FILE).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return False
+    return isinstance(data, dict) and data.get("on_failure_chosen") is True
 
 
 def read_config(folder: str | os.PathLike[str]) -> TournamentConfig:

@@ -78,6 +78,12 @@ def test_a_tournament_with_failures_fails_unless_forfeit_is_chosen(tmp_path, env
                    cwd=tmp_path, env=env)
     assert chosen.returncode == 0, chosen.output
     assert "seat 0 (dead-http), round 0, tell" in chosen.stderr
+    # The choice is kept with the run: resuming it (here, with one more game) exits alike.
+    (again,) = (tmp_path / "again").iterdir()
+    resumed = dixit("tournament", "--resume", str(again), "--games", "4", *QUICK, cwd=tmp_path,
+                    env=env)
+    assert resumed.returncode == 0, resumed.output
+    assert "played 1 games" in resumed.stderr and "agent failures" in resumed.stderr
 
 
 def test_the_failure_policy_defaults_are_in_the_help(tmp_path):
