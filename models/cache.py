@@ -330,7 +330,8 @@ def cached_vectors(
         embedder: Gives the fingerprint and dimension.
         kind: ``"images"`` or ``"texts"``.
         keys: Content hashes, one per item.
-        compute: Called once with the indices of the items not cached, in order.
+        compute: Called once with the indices of the items not cached, in order (one index
+            per distinct key: an item listed twice is computed once).
         cache: Defaults to :func:`default_cache`.
         what: What the items are, for the progress line (default: ``kind``).
         shipped: Also read the embeddings shipped with the package (:mod:`models.shipped`);
@@ -350,15 +351,18 @@ def cached_vectors(
             found.update(cache.lookup(embedder.fingerprint, kind, [keys[i] for i in missing]))
             missing = [i for i in missing if keys[i] not in found]
             if missing:
-                unique_count = len({keys[i] for i in missing})
+                first: list[int] = []
+                distinct: set[str] = set()
+                for i in missing:
+                    if keys[i] not in distinct:
+                        distinct.add(keys[i])
+                        first.append(i)
                 warm = getattr(embedder, "warm", None)
                 if warm is not None:
                     warm(kind)
-                with progress_step(f"embedding {unique_count} {what or kind}"):
-                    vectors = l2_normalise(compute(missing))
-                unique: dict[str, np.ndarray] = {}
-                for i, vector in zip(missing, vectors, strict=True):
-                    unique.setdefault(keys[i], vector)
+                with progress_step(f"embedding {len(first)} {what or kind}"):
+                    vectors = l2_normalise(compute(first))  # each distinct item once
+                unique = {keys[i]: vector for i, vector in zip(first, vectors, strict=True)}
                 cache.store(embedder.fingerprint, kind, list(unique),
                             np.stack(list(unique.values())), about=_about(embedder))
                 found.update(unique)

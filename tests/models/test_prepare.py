@@ -161,3 +161,20 @@ def test_the_lock_is_reentrant_within_a_thread(tmp_path: Path) -> None:
             cache.locked("fp-1", "images"):
         pass
     assert (tmp_path / "fp-1" / "texts.lock").exists()
+
+
+def test_one_time_steps_report_progress_lines(tmp_path: Path) -> None:
+    sys.path.insert(0, str(ROOT))
+    from models.base import progress_to
+    from models.cache import embed_texts_cached
+    from tests.models.fakes import CountingEmbedder
+
+    lines: list[str] = []
+    embedder = CountingEmbedder()
+    cache = EmbeddingCache(tmp_path)
+    with progress_to(lines.append):
+        embed_texts_cached(embedder, ["owl", "moon", "owl"], cache=cache, what="clues")
+        embed_texts_cached(embedder, ["owl", "moon"], cache=cache, what="clues")  # cached
+    embed_texts_cached(embedder, ["sun"], cache=cache)  # outside the block: logger only
+    assert len(lines) == 1 and lines[0].startswith("embedding 2 clues ... ")
+    assert lines[0].endswith(" s") and embedder.encoded == 3  # owl, moon; then sun
