@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+import ray
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -69,6 +70,7 @@ def main() -> None:
         print(f"iteration {iteration}: {runners.get('num_env_steps_sampled_lifetime')} env "
               f"steps, episode return mean {runners.get('episode_return_mean')}", flush=True)
     algorithm.stop()
+    ray.shutdown()  # ends the local Ray processes the algorithm started
 
 
 if __name__ == "__main__":
