@@ -17,6 +17,7 @@ equal, against embedding, clip-greedy and random opponents, with paired 95% inte
 
     python scripts/train_rl.py --total-timesteps 60000 --eval-games 100
     python scripts/train_rl.py --roles guesser --total-timesteps 2000 --eval-games 4  # smoke
+    dixit-ai train rl --total-timesteps 60000                 # the same, from the console script
 """
 
 from __future__ import annotations
@@ -94,16 +95,14 @@ class Args:
     """torch threads"""
 
 
-def parse() -> Args:
+def parse(argv: list[str] | None = None) -> Args:
     """``Args`` from the command line (a flag per field, its docstring as help)."""
     import argparse
     import ast
-    import inspect
 
-    source = inspect.getsource(Args)
     docs: dict[str, str] = {}
-    tree = ast.parse(source).body[0]
-    assert isinstance(tree, ast.ClassDef)
+    tree = next(node for node in ast.parse(Path(__file__).read_text(encoding="utf-8")).body
+                if isinstance(node, ast.ClassDef) and node.name == "Args")
     for node, nxt in zip(tree.body, tree.body[1:], strict=False):
         if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and isinstance(
                 nxt, ast.Expr) and isinstance(nxt.value, ast.Constant):
@@ -117,7 +116,7 @@ def parse() -> Args:
                                 type=type(value[0]) if value else str)
         else:
             parser.add_argument(flag, type=type(value), default=value, help=docs.get(name))
-    return Args(**vars(parser.parse_args()))
+    return Args(**vars(parser.parse_args(argv)))
 
 
 def env_config(args: Args, role: str) -> dict[str, Any]:
@@ -329,9 +328,9 @@ def plot(curves: dict[str, Curve], run_dir: Path) -> None:
     plt.close(figure)
 
 
-def main(args: Args | None = None) -> Path:
-    """Train, plot and evaluate; return the run's folder."""
-    args = args or parse()
+def main(argv: list[str] | Args | None = None) -> Path:
+    """Train, plot and evaluate (``argv``: command-line options or ``Args``); the run's folder."""
+    args = argv if isinstance(argv, Args) else parse(argv)
     for role in args.roles:
         if role not in ROLE_PHASES:
             raise SystemExit(f"--roles takes guesser and/or storyteller, not {role!r}")

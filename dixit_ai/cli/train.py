@@ -1,5 +1,5 @@
 """``dixit-ai train``: training jobs (``align``, ``finetune``, ``export-openclip``,
-``calibration``, ``storyteller``).
+``calibration``, ``storyteller``, ``rl``).
 
 ``align`` trains the default model's alignment head, or, with ``--model`` naming an open_clip or
 transformers model, fine-tunes that model on a captioned deck (as ``finetune`` does);
@@ -7,7 +7,7 @@ transformers model, fine-tunes that model on a captioned deck (as ``finetune`` d
 ``export-openclip`` writes the default model's towers and head as an open_clip ``local-dir``
 folder (when open_clip can represent the head); ``calibration``
 fits the players' guess model to recorded games; ``storyteller`` learns a clue-choice policy by
-self-play.
+self-play; ``rl`` trains masked PPO players on the environments (``scripts/train_rl.py``).
 
 ``dixit-ai train align [OPTIONS]`` runs the same experiment as
 ``scripts/train_default_model.py``, with the same options; training needs the models extra
@@ -72,7 +72,23 @@ def register(subparsers: Any) -> None:
     add_export_arguments(export)
     export.set_defaults(train_runner=run_export)
     register_train_commands(jobs)  # calibration, storyteller
+    rl = jobs.add_parser(  # every option, --help included, goes to scripts/train_rl.py
+        "rl", help="train a masked PPO guesser and storyteller on embedding observations "
+        "(scripts/train_rl.py; needs the rl extra)", add_help=False, prefix_chars="+")
+    rl.add_argument("script_args", nargs=argparse.REMAINDER)
+    rl.set_defaults(players_job=run_rl)
     parser.set_defaults(func=run)
+
+
+def run_rl(args: argparse.Namespace) -> int:
+    """Run ``train rl``: ``scripts/train_rl.py``'s ``main`` with the options that follow."""
+    import runpy
+
+    from models.players.cli import script_path
+
+    runpy.run_path(str(script_path("train_rl.py")), run_name="dixit_ai_script")["main"](
+        list(args.script_args))
+    return 0
 
 
 def add_align_arguments(parser: argparse.ArgumentParser) -> None:
