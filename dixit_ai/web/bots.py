@@ -1,9 +1,11 @@
 """Bots at web tables: warmed at server start, one mind per seat, moves off the event loop.
 
 **Warm-up.** At start the server calls :func:`dixit_ai.agents.prepare_agents` for every offered
-bot and deck (models loaded, card and vocabulary embeddings in the on-disk cache), then makes
-each bot once for each deck so that what it loads stays in memory, logging each step. A bot is
-offered to new tables only once it is ready; the create form says "warming up" until then.
+bot and deck (models loaded, card and vocabulary embeddings in the on-disk cache); a bot with such
+a prepare step then plays one rehearsal round on each deck (:func:`rehearse`), so that what its
+moves load stays in memory. Each step is logged. A bot is offered to new tables only once it is
+ready (the create form says "warming up" until then); one whose warm-up fails is not offered and
+the form says why. Bots with nothing to prepare (random, scripted) are ready at once.
 
 **Memory.** A seat's bot is made and reset once per game and then keeps what it learnt (the
 clues it told, the rounds it saw). Its generator is reseeded for each decision to
@@ -25,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from dixit_ai.agents import Agent, make_agent_for_deck
+from dixit_ai.agents import Agent, agent_spec, make_agent_for_deck
 from dixit_ai.decks import load_deck
 from dixit_ai.rules import GameState
 from dixit_ai.web.config import WebError
@@ -88,18 +90,14 @@ def rehearse(agent: Agent, card_ids: Sequence[int]) -> None:
     others = RandomAgent()
     others.reset(seat=1, rng=np.random.default_rng(1))
     agent.reset(seat=0, rng=np.random.default_rng(2))
-    try:
-        decide(agent, observe(state, state.storyteller))  # as a storyteller (move dropped)
-        teller = state.storyteller
-        clue = f"warming up {secrets.token_hex(6)}"  # a new text: the text model must load
-        state = apply_action(state, Tell(teller, state.hands[teller][0], clue), rng)
-        while state.phase is not Phase.OVER and not state.results:
-            seat = state.pending[0]
-            action, _, _ = decide(agent if seat != teller else others, observe(state, seat))
-            state = apply_action(state, action, rng)
-    except Exception as error:  # a bot's bad move is recorded in play, not here
-        log.warning("bot %s failed a rehearsal move (%s: %s); in play such failures are "
-                    "recorded", getattr(agent, "name", "?"), type(error).__name__, error)
+    decide(agent, observe(state, state.storyteller))  # as a storyteller (the move is dropped)
+    teller = state.storyteller
+    clue = f"warming up {secrets.token_hex(6)}"  # a new text: the text model must load
+    state = apply_action(state, Tell(teller, state.hands[teller][0], clue), rng)
+    while state.phase is not Phase.OVER and not state.results:
+        seat = state.pending[0]
+        action, _, _ = decide(agent if seat != teller else others, observe(state, seat))
+        state = apply_action(state, action, rng)
 
 
 class Warmup:
@@ -129,10 +127,11 @@ class Warmup:
         for name in self.bots:
             begun = time.perf_counter()
             try:
+                heavy = agent_spec(name).prepare is not None
                 for deck in self.decks:
                     prepare_agents([name], deck=deck, progress=progress)
-                    agent = make_agent_for_deck(name, deck)
-                    rehearse(agent, load_deck(deck).card_ids)  # loads what moves need
+                    if heavy:  # a bot with models to load: one round loads what moves need
+                        rehearse(make_agent_for_deck(name, deck), load_deck(deck).card_ids)
             except Exception as error:  # reported, and the bot is not offered
                 log.error("bot %s cannot warm up: %s", name, error)
                 self.status[name], self.errors[name] = "failed", f"{type(error).__name__}: {error}"

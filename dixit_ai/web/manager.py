@@ -414,6 +414,7 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
         bots = [{"name": name,
                  "description": specs[name].description if name in specs else "",
                  "status": self.warmup.status.get(name, "failed"),
+                 "problem": self.warmup.errors.get(name),
                  "available": self.warmup.ready(name)} for name in self.warmup.bots]
         return {"editions": editions, "bots": bots,
                 "decks": [{"name": name} for name in self.server.decks],

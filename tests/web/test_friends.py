@@ -247,3 +247,26 @@ def test_a_bot_is_offered_only_once_warm_and_the_log_says_so(
     lines = [r.getMessage() for r in caplog.records]
     assert "embedding 3 pretend cards ... 0.8 s" in lines
     assert any(line.startswith("bot slow ready") for line in lines)
+
+
+class UnloadableAgent(RandomAgent):
+    """A bot whose model is missing: it cannot tell."""
+
+    def tell(self, view: Any) -> Story:
+        raise OSError("model file missing")
+
+
+register_agent("unloadable", "tests.web.test_friends:UnloadableAgent", overwrite=True,
+               prepare="tests.web.test_friends:slow_prepare")
+
+
+def test_a_bot_that_cannot_warm_up_is_not_offered(app_factory: Callable[..., TestClient]
+                                                  ) -> None:
+    client = app_factory(server=server_offering("random", "unloadable"))
+    bots = {b["name"]: b for b in client.get("/api/options").json()["bots"]}
+    assert bots["random"]["available"] and not bots["unloadable"]["available"]
+    assert bots["unloadable"]["status"] == "failed"
+    assert "model file missing" in bots["unloadable"]["problem"]
+    response = client.post("/api/tables", json={"name": "Ann", "deck": "small",
+                                                "bots": ["unloadable"] * 3})
+    assert response.status_code == 503 and "model file missing" in response.json()["error"]

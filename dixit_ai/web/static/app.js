@@ -126,7 +126,7 @@ function syncCreate() {
     for (const bot of OPTIONS.bots) {
       const note = bot.status === "warming" ? " (warming up…)" : bot.status === "failed" ? " (unavailable)" : "";
       select.append(el("option", { value: bot.name, text: bot.name + note,
-        title: bot.description, disabled: !bot.available }));
+        title: bot.problem || bot.description, disabled: !bot.available }));
     }
     const ready = OPTIONS.bots.filter((b) => b.available);
     select.value = previous[seat - 1] || (ready.some((b) => b.name === "random") ? "random" : (ready[0] || OPTIONS.bots[0]).name);
