@@ -17,7 +17,8 @@ try:  # the [web] extra; without it only the tests of the missing-extra message 
     from dixit_ai.web.manager import TableManager
 except ImportError:  # pragma: no cover - exercised on a core-only install
     collect_ignore_glob = ["test_api.py", "test_restart.py", "test_browser.py",
-                           "test_load_script.py", "test_clip_bot.py"]
+                           "test_load_script.py", "test_clip_bot.py", "test_fairness.py",
+                           "test_protocol.py", "test_seats.py", "test_friends.py"]
 
 SMALL_DECK = "small"
 """The name of a small deck the test servers offer (fast: its cards render once)."""

@@ -42,6 +42,7 @@ def test_serve_help_mentions_the_database(capsys: pytest.CaptureFixture[str]) ->
 
 def test_serve_lists_the_hosts_offer_and_refuses_a_bad_one(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("fastapi", reason="the [web] extra")
     with pytest.raises(SystemExit):
         main(["serve", "--help"])
     out = capsys.readouterr().out
