@@ -114,3 +114,9 @@ def resolve_panel(spec: str | Sequence[str]) -> list[PanelMember]:
     if len(set(names)) != len(names):
         raise ValueError(f"panel {spec!r} names a member twice: {names}")
     return members
+
+
+def panel_agents(spec: str | Sequence[str]) -> list[str]:
+    """The registry names of a panel's members: agent names for a tournament or a table
+    (``dixit-ai tournament --agents clip-expected,$(...)``)."""
+    return [m.name for m in resolve_panel(spec)]
