@@ -107,8 +107,12 @@ class Encoding:
         self._setup_actions(clues_per_card, clue_proposer)
         self._deck_row = {card: i for i, card in enumerate(core.card_ids)}
         self._fields = self._field_spaces()
-        self._zeros = {key: np.zeros(space.shape, dtype=np.float32)
-                       for key, space in self._fields.items()}
+        self._slices: dict[str, slice] = {}
+        offset = 0
+        for key, size in self.layout():
+            self._slices[key] = slice(offset, offset + size)
+            offset += size
+        self._size = offset
 
     # ------------------------------------------------------------------ actions
 
@@ -290,10 +294,9 @@ class Encoding:
                 observation["action_mask"] = self.mask(seat, acting)
             return observation
         mask = self.mask(seat, acting)
-        fields = self.fields(seat)
         if self.flatten:
-            flat = np.concatenate(list(fields.values()))
-            return {"observation": flat, "action_mask": mask}
+            return {"observation": self.flat(seat), "action_mask": mask}
+        fields = self.fields(seat)
         if self.classic:
             return {"observation": fields, "action_mask": mask}
         fields["action_mask"] = mask  # type: ignore[assignment]
@@ -301,7 +304,7 @@ class Encoding:
 
     def flat(self, seat: int) -> Floats:
         """``seat``'s flat observation (without the mask)."""
-        return np.concatenate(list(self.fields(seat).values()))
+        return self.flat_of(self.core.view(seat), self.core.partial[seat])
 
     def fields(self, seat: int) -> dict[str, Floats]:
         """``seat``'s observation fields (``float32`` arrays, :meth:`layout` order)."""
@@ -309,8 +312,16 @@ class Encoding:
         return self.fields_of(core.view(seat), core.partial[seat])
 
     def fields_of(self, view: View, chosen: tuple[int, ...] = ()) -> dict[str, Floats]:
-        """The observation fields of a view (and the seat's partial choice of this phase)."""
+        """The observation fields of a view (and the seat's partial choice of this phase):
+        views into one fresh flat array (:meth:`flat_of`)."""
+        flat = self.flat_of(view, chosen)
+        return {key: flat[part] for key, part in self._slices.items()}
+
+    def flat_of(self, view: View, chosen: tuple[int, ...] = ()) -> Floats:
+        """The flat observation of a view (fields in :meth:`layout` order), without the mask."""
         core = self.core
+        slices = self._slices
+        out = np.zeros(self._size, dtype=np.float32)
         seat = view.seat
         n = self.n_players
         phase = view.phase
@@ -323,80 +334,77 @@ class Encoding:
         last = view.last_round
         last_board = last.board if last is not None else ()
 
-        scalars = np.zeros(self._fields["scalars"].shape, dtype=np.float32)
-        scalars[PHASE_INDEX[phase]] = 1.0
-        base = len(PHASES)
-        scalars[base] = 1.0 if chosen else 0.0
-        scalars[base + 1] = 1.0 if view.storyteller == seat else 0.0
-        scalars[base + 2 + (view.storyteller - seat) % n] = 1.0
-        order = [(seat + k) % n for k in range(n)]
-        scores = np.asarray([view.scores[s] for s in order], dtype=np.float32) / self.score_scale
-        scalars[base + 2 + n: base + 2 + 2 * n] = np.clip(scores, 0.0, SCORE_CAP)
+        at = slices["scalars"].start
+        out[at + PHASE_INDEX[phase]] = 1.0
+        at += len(PHASES)
+        out[at] = 1.0 if chosen else 0.0
+        out[at + 1] = 1.0 if view.storyteller == seat else 0.0
+        out[at + 2 + (view.storyteller - seat) % n] = 1.0
+        at += 2 + n
+        scale, scores = self.score_scale, view.scores
+        for k in range(n):
+            out[at + k] = min(scores[(seat + k) % n] / scale, SCORE_CAP)
         if last is not None:
-            points = np.asarray([last.points[s] for s in order], dtype=np.float32) / 10.0
-            scalars[base + 2 + 2 * n: base + 2 + 3 * n] = np.clip(points, 0.0, SCORE_CAP)
-        scalars[-1] = min(view.round, 100) / 100.0
+            for k in range(n):
+                out[at + n + k] = min(last.points[(seat + k) % n] / 10.0, SCORE_CAP)
+        out[slices["scalars"].stop - 1] = min(view.round, 100) / 100.0
 
-        fields: dict[str, Floats] = {"scalars": scalars}
         slots = (("hand", hand), ("board", board), ("played", played),
                  ("last_board", last_board))
         clue = view.clue
-        clue_vector: Floats | None = None
         if self.mode == "embedding":
             table = self.table
             assert table is not None
-            dim = table.dim
-            if clue:
-                clue_vector = table.clue_vector(clue)
+            vectors, dim = table.card_vectors, table.dim
+            clue_vector = table.clue_vector(clue) if clue else None
+            gathered: dict[str, Floats] = {}
             for key, cards in slots:
-                array = self._zeros[key].copy()
                 if cards:
-                    array[: len(cards) * dim] = table.card_vectors[table.rows(cards)].ravel()
-                fields[key] = array
-            fields["clue"] = (clue_vector.copy() if clue_vector is not None
-                              else self._zeros["clue"].copy())
-            for key, cards in (("hand_similarity", hand), ("board_similarity", board)):
-                array = self._zeros[key].copy()
-                if cards and clue_vector is not None:
-                    array[: len(cards)] = table.card_vectors[table.rows(cards)] @ clue_vector
-                fields[key] = array
-            if "candidate_specificity" in self._fields:
-                array = self._zeros["candidate_specificity"].copy()
-                if hand and phase is Phase.TELL:
-                    values = self._candidate_z[table.rows(hand)].ravel()
-                    array[: len(values)] = values
-                fields["candidate_specificity"] = array
+                    rows = table.rows(cards)
+                    block = vectors[rows]
+                    gathered[key] = block
+                    at = slices[key].start
+                    out[at: at + len(cards) * dim] = block.ravel()
+            if clue_vector is not None:
+                out[slices["clue"]] = clue_vector
+                for key, similarity in (("hand", "hand_similarity"),
+                                        ("board", "board_similarity")):
+                    found = gathered.get(key)
+                    if found is not None:
+                        at = slices[similarity].start
+                        out[at: at + len(found)] = found @ clue_vector
+            if "candidate_specificity" in slices and hand and phase is Phase.TELL:
+                values = self._candidate_z[table.rows(hand)].ravel()
+                at = slices["candidate_specificity"].start
+                out[at: at + len(values)] = values
         elif self.mode == "onehot":
             deck = len(core.card_ids)
-            rows = self._deck_row
+            deck_row = self._deck_row
             for key, cards in slots:
-                array = self._zeros[key].copy()
+                at = slices[key].start
                 for i, card in enumerate(cards):
-                    array[i * deck + rows[card]] = 1.0
-                fields[key] = array
-            array = self._zeros["clue"].copy()
+                    out[at + i * deck + deck_row[card]] = 1.0
             if clue:
-                array[self.vocabulary_index.get(clue, len(self.vocabulary))] = 1.0
-            fields["clue"] = array
+                at = slices["clue"].start
+                out[at + self.vocabulary_index.get(clue, len(self.vocabulary))] = 1.0
         else:
             for key, cards in slots:
-                array = np.full(self._fields[key].shape, -1.0, dtype=np.float32)
-                array[: len(cards)] = cards
-                fields[key] = array
+                part = slices[key]
+                out[part] = -1.0
+                out[part.start: part.start + len(cards)] = cards
             index = self.vocabulary_index.get(clue, len(self.vocabulary)) if clue else -1
-            fields["clue"] = np.asarray([index], dtype=np.float32)
-        fields["clue_present"] = np.asarray([1.0 if clue else 0.0], dtype=np.float32)
-        present = self._zeros["hand_present"].copy()
-        present[: len(hand)] = 1.0
-        fields["hand_present"] = present
-        present = self._zeros["board_present"].copy()
-        present[: len(board)] = 1.0
-        fields["board_present"] = present
-        own = self._zeros["board_own"].copy()
+            out[slices["clue"].start] = index
+        if clue:
+            out[slices["clue_present"].start] = 1.0
+        at = slices["hand_present"].start
+        out[at: at + len(hand)] = 1.0
+        at = slices["board_present"].start
+        out[at: at + len(board)] = 1.0
         if board:
-            own[list(view.team_positions)] = 1.0
-        fields["board_own"] = own
-        return {key: fields[key] for key in self._fields}
+            at = slices["board_own"].start
+            for position in view.team_positions:
+                out[at + position] = 1.0
+        return out
 
     def view(self, seat: int) -> View:
         """The rules' view of ``seat`` (what the fields are made from)."""

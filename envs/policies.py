@@ -242,21 +242,25 @@ class EmbeddingAgent:
         return Story(view.hand[int(hand_index)], clue, "word")
 
     def play(self, view: View) -> Choice:
-        """The hand card(s) most similar to the clue."""
+        """The hand card(s) most similar to the clue (:func:`decoy_cards`, one row)."""
         table = self.table
-        sims = similarities(table.clue_vector(view.clue or ""), table.card_vectors[
-            table.rows(view.hand)])
-        picks = decoy_cards(sims, np.ones(len(view.hand), dtype=bool), view.cards_to_play)
+        sims = table.card_vectors[table.rows(view.hand)] @ table.clue_vector(view.clue or "")
+        picks = np.argsort(-sims, kind="stable")[: view.cards_to_play]
         return Choice(tuple(view.hand[int(i)] for i in picks))
 
     def vote(self, view: View) -> Choice:
-        """The most similar legal board card, and a second vote where it pays."""
+        """The most similar legal board card (:func:`vote_positions`, one row), and a second vote
+        where it pays (:func:`second_votes`)."""
         table = self.table
-        sims = similarities(table.clue_vector(view.clue or ""), table.card_vectors[
-            table.rows(view.board)])
+        sims = table.card_vectors[table.rows(view.board)] @ table.clue_vector(view.clue or "")
         legal = np.ones(len(view.board), dtype=bool)
         legal[list(view.team_positions)] = False
-        first = int(vote_positions(sims, legal, temperature=self.temperature, rng=self.rng))
+        if not legal.any():
+            raise ValueError("no board position to vote for")
+        if self.temperature > 0:
+            first = int(vote_positions(sims, legal, temperature=self.temperature, rng=self.rng))
+        else:
+            first = int(np.argmax(np.where(legal, sims, -np.inf)))
         votes = [first]
         if self.second_vote and view.max_votes > 1 and legal.sum() > 1:
             rules = view.rules
