@@ -5,8 +5,10 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -42,8 +44,19 @@ def test_rllib_recipe_in_its_own_environment() -> None:
     python = os.environ.get("DIXIT_AI_RLLIB_PYTHON")
     if not python:
         pytest.skip("DIXIT_AI_RLLIB_PYTHON is not set (the rllib extra's own environment)")
-    out = run(python, "examples/rllib_ppo.py", "--iterations", "1", "--random-vectors")
-    assert "iteration 0:" in out
+    # Ray writes its session (sockets: a short path) and RLlib its results (~/ray_results)
+    # into a folder of this test's own, removed afterwards.
+    folder = tempfile.mkdtemp(prefix="rl", dir="/tmp")
+    try:
+        result = subprocess.run(
+            [python, "examples/rllib_ppo.py", "--iterations", "1", "--random-vectors"],
+            cwd=ROOT, capture_output=True, text=True, timeout=600,
+            env={**os.environ, **THREADS, "HOME": folder, "RAY_TMPDIR": folder,
+                 "TMPDIR": folder})
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "iteration 0:" in result.stdout
 
 
 def test_train_rl_script_writes_curve_checkpoint_and_evaluation(tmp_path: Path) -> None:
