@@ -75,7 +75,8 @@ def fit_population_file(members: list[str], games: int, folder: Path, smoke: boo
     from models.players.panel_models import load_member_resources
 
     names = ["default" if m == "self" else m for m in members]
-    extra: dict[str, Any] = {"n_simulations": 16, "pair_clues": 0} if smoke else {}
+    extra: dict[str, Any] = ({"n_simulations": 16, "pair_clues": 0, "vocabulary_size": 300}
+                             if smoke else {})
     seats = [names[k % len(names)] for k in range(5)]
     agents = [make_agent("clip-greedy", embedder=name,
                          calibration="default" if name == "default" else None, **extra)
@@ -186,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.smoke:
         args.items, args.deals, args.fit_games, args.decisions = 3, 2, 2, 2
         args.bootstrap = 200
-        extra = {"n_simulations": 16, "pair_clues": 0}
+        extra = {"n_simulations": 16, "pair_clues": 0, "vocabulary_size": 300}
     folder = Path(args.out) / f"bench_storyteller_panel__{args.seed}__{int(time.time())}"
     folder.mkdir(parents=True, exist_ok=True)
     members = [m.strip() for m in args.population.split(",") if m.strip()]

@@ -72,3 +72,29 @@ def test_train_commands_register(tmp_path):
     args = parser.parse_args(["calibration", "--smoke", "--runs-dir", str(tmp_path)])
     assert args.script_args == ["--smoke", "--runs-dir", str(tmp_path)]
     assert callable(args.players_job)
+
+
+def test_fit_calibration_cross_play_smoke(tmp_path, monkeypatch, capsys):
+    run_script("fit_calibration.py", [
+        "--smoke", "--runs-dir", str(tmp_path), "--play-games", "2", "--voters", "other-models",
+        "--agents", "clip-greedy", "panel-sibling", "clip-greedy", "panel-sibling",
+        "clip-greedy", "--population", "default", "panel:sibling"], monkeypatch)
+    (run,) = tmp_path.glob("fit_calibration__0__*")
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["voters"] == "other-models" and summary["held_out_games"] == 1
+    assert "pooled" in summary["held_out_ece_by_voter"]
+    population = json.loads((run / "population.json").read_text())
+    assert {m["name"] for m in population["members"].values()} == {"default", "panel:sibling"}
+    assert "held-out ECE" in capsys.readouterr().out
+
+
+def test_bench_storyteller_panel_smoke(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "panel.json"
+    run_script("bench_storyteller_panel.py", [
+        "--smoke", "--out", str(tmp_path), "--json", str(out), "--population",
+        "self,panel:sibling", "--panel", "panel-default-zeroshot"], monkeypatch)
+    figures = json.loads(out.read_text())
+    assert figures["panel"] == ["panel-default-zeroshot"]
+    assert set(figures["decision_ms"]) == {"self", "population"}
+    assert "population@0.5" in figures["targets"]
+    assert "held out: panel-default-zeroshot" in capsys.readouterr().out
