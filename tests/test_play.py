@@ -213,6 +213,8 @@ class VariantScript:
             return "pass"
         if prompt.startswith("Red token"):
             return "2"
+        if prompt.startswith("Card"):
+            return "1 a quiet storm"
         return "1"
 
 
