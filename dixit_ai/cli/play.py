@@ -16,7 +16,7 @@ from typing import Any
 from dixit_ai.agents import agent_spec, make_agent_for_deck
 from dixit_ai.agents.base import Agent
 from dixit_ai.agents.human import HumanAgent
-from dixit_ai.cli.common import rule_argument
+from dixit_ai.cli.common import print_failures, rule_argument
 from dixit_ai.decks import load_deck
 from dixit_ai.match import play_game
 from dixit_ai.rules import EDITIONS, RuleSet
@@ -92,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         reasons = "; ".join(f.reason for f in record.failures)
         print(f"The game stopped ({record.status}): {reasons}")
+    print_failures([record])
     out.write_text(record.to_json() + "\n", encoding="utf-8")
     print(f"Record: {out} (check it with `dixit-ai replay {out}`)")
     return 0 if record.status == "complete" else 1
