@@ -149,8 +149,10 @@ LEARNER_CONFIGS: dict[str, dict[str, Any]] = {
 }
 
 
-def learner_steps(config: dict[str, Any], steps: int, seed: int) -> float:
-    """Learner steps per second of ``dixit_ai/Dixit-v0`` with random legal learner actions."""
+def learner_steps(config: dict[str, Any], steps: int, seed: int) -> tuple[float, float]:
+    """Learner steps per wall-clock second and per CPU second of ``dixit_ai/Dixit-v0`` with
+    random legal learner actions (per CPU second: what one idle core would give, on a machine
+    whose other jobs share the core)."""
     from envs.single_agent import DixitSingleAgentEnv
 
     env = DixitSingleAgentEnv(**{"deck": "dream", "clue_mode": "vocab", **config}
@@ -162,14 +164,14 @@ def learner_steps(config: dict[str, Any], steps: int, seed: int) -> float:
         action = _random_action(env, rng)
         if env.step(action)[2]:
             env.reset()
-    done, started = 0, time.perf_counter()
+    done, started, cpu = 0, time.perf_counter(), time.process_time()
     env.reset(seed=seed + 1)
     while done < steps:
         _, _, terminated, truncated, _ = env.step(_random_action(env, rng))
         done += 1
         if terminated or truncated:
             env.reset()
-    return steps / (time.perf_counter() - started)
+    return steps / (time.perf_counter() - started), steps / (time.process_time() - cpu)
 
 
 def _random_action(env: Any, rng: np.random.Generator) -> Any:
@@ -184,15 +186,17 @@ def learner_table(steps: int, seed: int, clip_steps: int) -> list[dict[str, Any]
     rows = []
     for name, config in LEARNER_CONFIGS.items():
         count = clip_steps if "clip" in name else steps
-        rate = learner_steps(config, count, seed)
-        rows.append({"configuration": name, "steps": count, "learner_steps_per_s": rate})
-        print(f"{name:<46} {rate:>12,.0f} learner steps/s ({count} steps)", flush=True)
-    rates = {row["configuration"]: row["learner_steps_per_s"] for row in rows}
+        rate, cpu_rate = learner_steps(config, count, seed)
+        rows.append({"configuration": name, "steps": count, "learner_steps_per_s": rate,
+                     "learner_steps_per_cpu_s": cpu_rate})
+        print(f"{name:<46} {rate:>10,.0f} steps/s {cpu_rate:>10,.0f} steps/CPU s "
+              f"({count} steps)", flush=True)
+    rates = {row["configuration"]: row["learner_steps_per_cpu_s"] for row in rows}
     ids = rates["ids obs (flat), embedding opponents"]
     for name in ("embedding obs, embedding opponents",
                  "embedding obs (PCA 32), embedding opponents"):
         ratio = ids / rates[name]
-        print(f"per-step cost, {name} / ids (flat): {ratio:.2f}x")
+        print(f"per-step CPU cost, {name} / ids (flat): {ratio:.2f}x")
         rows.append({"configuration": f"cost ratio: {name} / ids", "ratio": ratio})
     return rows
 
@@ -217,7 +221,8 @@ def main() -> None:
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
     if args.learner:
         print(f"python {platform.python_version()} on {platform.machine()}, one core, "
-              f"dixit_ai/Dixit-v0, refresh-2021, 4 players, dream deck, default embedder")
+              f"dixit_ai/Dixit-v0, refresh-2021, 4 players, dream deck, default embedder; "
+              f"load average {os.getloadavg()[0]:.1f}")
         rows = learner_table(args.learner_steps, args.seed, args.clip_steps)
         if args.json:
             with open(args.json, "w", encoding="utf-8") as out:

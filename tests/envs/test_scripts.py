@@ -27,3 +27,8 @@ def test_bench_envs() -> None:
     out = run("scripts/bench_envs.py", "--games", "2", "--repeats", "1",
               "--cells", "refresh-2021:3", "odyssey-2024:4")
     assert "refresh-2021" in out and "odyssey-2024" in out
+
+
+def test_bench_envs_learner_rows() -> None:
+    out = run("scripts/bench_envs.py", "--learner", "--learner-steps", "20", "--clip-steps", "2")
+    assert "embedding obs, embedding opponents" in out and "per-step CPU cost" in out
