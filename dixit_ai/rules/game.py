@@ -331,9 +331,8 @@ def check_action(state: GameState, action: Action) -> None:
             raise IllegalAction(f"seat {seat} is the storyteller and has already told")
         raise IllegalAction(f"seat {seat} has already acted in the {state.phase.value} phase")
     hand = state.hands[seat]
-    party = state.rules.mode == "party"
     if expected is _TELL:
-        if party:
+        if state.rules.is_party:
             if not isinstance(action, Announce):
                 raise IllegalAction(
                     f"seat {seat}: in Dixit Party the storyteller announces a clue before "
@@ -413,6 +412,14 @@ def apply_action(state: GameState, action: Action, rng: np.random.Generator) -> 
     seat = action.seat
     forfeits = state.forfeits | {seat} if action.forfeit else state.forfeits
     pending = tuple([s for s in state.pending if s != seat])
+    if type(action) is Vote:  # the commonest action first
+        votes = _replace_at(state.votes, seat, tuple([int(p) for p in action.positions]))
+        if pending:
+            return _evolve(state, votes=votes, pending=pending, forfeits=forfeits)
+        if state.rules.is_party:
+            return _evolve(state, votes=votes, forfeits=forfeits, phase=_RED,
+                           pending=(state.storyteller,))
+        return _reveal(_evolve(state, votes=votes, forfeits=forfeits), rng)
     if isinstance(action, Tell):
         card = int(action.card)
         return _evolve(
@@ -464,13 +471,7 @@ def apply_action(state: GameState, action: Action, rng: np.random.Generator) -> 
         )
     if isinstance(action, RedToken):
         return _reveal(_evolve(state, red_token=int(action.position), forfeits=forfeits), rng)
-    votes = _replace_at(state.votes, seat, tuple([int(p) for p in action.positions]))
-    if pending:
-        return _evolve(state, votes=votes, pending=pending, forfeits=forfeits)
-    if state.rules.mode == "party":
-        return _evolve(state, votes=votes, forfeits=forfeits, phase=_RED,
-                       pending=(state.storyteller,))
-    return _reveal(_evolve(state, votes=votes, forfeits=forfeits), rng)
+    raise AssertionError(f"unhandled action {action!r}")  # check_action refuses any other
 
 
 def _reveal(state: GameState, rng: np.random.Generator) -> GameState:

@@ -50,7 +50,6 @@ class View:
         draw_pile_size: Cards left in the draw pile.
         discard: The face-up discard pile.
         last_round: The most recent revealed round.
-        partner: This seat's partner in the team variant (``None`` otherwise).
         can_pass: Team variant, ``PLAY``: this seat decides for its team and may pass the
             giving to its partner (a ``Play`` of no card); it may also give one card.
         red_token: Dixit Party: this seat's red token, once placed (the storyteller only).
@@ -75,14 +74,18 @@ class View:
     draw_pile_size: int
     discard: tuple[int, ...]
     last_round: RoundResult | None
-    partner: int | None = None
     can_pass: bool = False
     red_token: int | None = None
 
     @property
+    def partner(self) -> int | None:
+        """This seat's partner in the team variant (``None`` otherwise)."""
+        return self.rules.partner_of(self.seat, self.n_players)
+
+    @property
     def is_party(self) -> bool:
         """Whether this is a Dixit Party game."""
-        return self.rules.mode == "party"
+        return self.rules.is_party
 
     @property
     def is_storyteller(self) -> bool:
@@ -106,7 +109,7 @@ class View:
         """
         if self.phase is not _VOTE:
             return ()
-        if self.rules.mode == "party":
+        if self.rules.is_party:
             return tuple(range(len(self.board)))
         own = set(self.team_positions)
         return tuple(i for i in range(len(self.board)) if i not in own)
@@ -140,18 +143,18 @@ def observe(state: GameState, seat: int) -> View:
             n = state.n_players
             team = rules.team_of(seat, n)
             team_positions = tuple(i for i, s in enumerate(owner) if rules.team_of(s, n) == team)
-        elif rules.mode == "party":
+        elif rules.is_party:
             team_positions = ()  # Dixit Party: one may vote for one's own image
     hand = state.hands[seat]
-    partner = None
     can_pass = False
-    if rules.teams:
-        partner = rules.partner_of(seat, state.n_players)
-        can_pass = phase is _PLAY and seat in state.pending and seat in designated_seats(
-            rules, state.n_players, state.storyteller)
-    elif rules.mode == "party" and phase is _TELL and seat == state.storyteller:
-        hand = ()  # Dixit Party: the storyteller speaks before looking at the hand
-    # observe() is on every decision's path: build the view without the dataclass __init__.
+    if rules.is_variant:
+        if rules.teams:
+            can_pass = phase is _PLAY and seat in state.pending and seat in designated_seats(
+                rules, state.n_players, state.storyteller)
+        elif phase is _TELL and seat == state.storyteller:
+            hand = ()  # Dixit Party: the storyteller speaks before looking at the hand
+    # observe() is on every decision's path: build the view without the dataclass __init__
+    # (and keep it at most 21 fields: a larger dict costs a resize on every call).
     return build_frozen(View, dict(
         seat=seat,
         n_players=state.n_players,
@@ -172,7 +175,6 @@ def observe(state: GameState, seat: int) -> View:
         draw_pile_size=len(state.draw_pile),
         discard=state.discard,
         last_round=state.results[-1] if state.results else None,
-        partner=partner,
         can_pass=can_pass,
         red_token=state.red_token if seat == state.storyteller else None,
     ))

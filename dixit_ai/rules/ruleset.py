@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 DeckExhaustedPolicy = Literal["end", "reshuffle"]
 FirstStoryteller = Literal["seat0", "random"]
@@ -121,6 +121,15 @@ class RuleSet:
     rounds_per_player: int | None = None
     max_clue_length: int = MAX_CLUE_LENGTH
 
+    if TYPE_CHECKING:  # set in __post_init__; not parameters (no dataclass fields at run time)
+        is_party: bool = False
+        is_variant: bool = False
+
+    def __post_init__(self) -> None:
+        # Flags read on every step of every game: which game these rules play.
+        object.__setattr__(self, "is_party", self.mode == "party")
+        object.__setattr__(self, "is_variant", self.teams is True or self.mode == "party")
+
     # ------------------------------------------------------------------ construction
 
     @classmethod
@@ -135,6 +144,14 @@ class RuleSet:
             ValueError: for an unknown edition, an unknown parameter, or a combination the
                 rules do not allow (the message names the limit).
         """
+        try:
+            # Types too: 1 == True, and only True may set a bool field.
+            key = (name, tuple(sorted((k, type(v), v) for k, v in overrides.items())))
+            cached = _MADE.get(key)
+        except TypeError:  # an unhashable value: checked (and refused) below
+            key, cached = None, None
+        if cached is not None:
+            return cached
         if name not in _EDITION_PARAMETERS:
             raise ValueError(
                 f"unknown edition {name!r}: choose one of {', '.join(EDITIONS)}"
@@ -155,6 +172,9 @@ class RuleSet:
         params.update(overrides)
         rules = cls(name=name, **params)
         rules._validate()
+        if key is not None and len(_MADE) < 1024 and cls is RuleSet:
+            # Rules are immutable: the same edition and overrides give one shared object.
+            _MADE[key] = rules
         return rules
 
     def replace(self, **overrides: Any) -> RuleSet:
@@ -278,7 +298,7 @@ class RuleSet:
 
     def cards_per_guesser_for(self, n_players: int) -> int:
         """Cards each guesser (each card-giving player) plays in a game of ``n_players``."""
-        if self.teams or self.mode == "party":
+        if self.is_variant:
             return 1
         return self.cards_per_guesser_3p if n_players == 3 else self.cards_per_guesser
 
@@ -289,7 +309,7 @@ class RuleSet:
         """
         if self.second_vote_from is None or n_players < self.second_vote_from:
             return 1
-        return 1 if self.teams or self.mode == "party" else 2
+        return 1 if self.is_variant else 2
 
     def board_size(self, n_players: int) -> int:
         """Cards on the board each round.
@@ -340,6 +360,9 @@ class RuleSet:
         """The partner of ``seat`` in the team variant (the seat opposite), else ``None``."""
         return (seat + n_players // 2) % n_players if self.teams else None
 
+
+_MADE: dict[tuple[str, tuple[tuple[str, type, Any], ...]], RuleSet] = {}
+"""Checked rules by edition and overrides (``RuleSet.edition`` is called once per game)."""
 
 _DEFAULTS: dict[str, Any] = {}  # filled below: each field's class default
 

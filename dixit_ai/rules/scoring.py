@@ -140,7 +140,7 @@ def check_vote(
 
     ``voters`` (the round's :func:`voting_seats`) may be passed to save recomputing it.
     """
-    party = rules.mode == "party"
+    party = rules.is_party
     if seat == storyteller and not party:
         raise IllegalAction(f"seat {seat} is the storyteller, who does not vote")
     if voters is None:
