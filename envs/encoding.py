@@ -72,7 +72,9 @@ class Encoding:
         actions: ``"dict"`` (``{"card", "clue"}``) or ``"discrete"``.
         table: Card and clue vectors (needed by ``"embedding"``; gives the clue proposer).
         clues_per_card: Clue candidates per hand card of the flat tell action.
-        clue_proposer: ``card id -> clues_per_card clues`` (default: the table's most specific
+        clue_proposer: ``card id -> clues_per_card clues``, or ``"spread"`` (the table's clues at
+            spaced specificity ranks, :func:`~envs.policies.clue_candidates`); default
+            (``None`` or ``"specific"``): the table's most specific
             clues for the card, or the clue vocabulary without a table).
 
     Raises:
@@ -81,7 +83,8 @@ class Encoding:
 
     def __init__(self, core: DixitCore, *, observation: str = "ids", flatten: bool = False,
                  classic: bool = False, actions: str = "dict", table: VectorTable | None = None,
-                 clues_per_card: int = 8, clue_proposer: CluePropose | None = None) -> None:
+                 clues_per_card: int = 8,
+                 clue_proposer: CluePropose | str | None = None) -> None:
         self.core = core
         self.mode: ObservationMode = _check_choice(  # type: ignore[assignment]
             "observation", observation, OBSERVATION_MODES)
@@ -116,14 +119,19 @@ class Encoding:
 
     # ------------------------------------------------------------------ actions
 
-    def _setup_actions(self, clues_per_card: int, proposer: CluePropose | None) -> None:
+    def _setup_actions(self, clues_per_card: int, proposer: CluePropose | str | None) -> None:
         core = self.core
         self.clues_per_card = 0
         self.candidates: dict[int, tuple[str, ...]] = {}
         self.n_actions = core.n_actions
         if self.actions != "discrete":
             return
-        if proposer is not None:
+        spread = proposer == "spread"
+        if proposer is not None and proposer not in ("specific", "spread") and not callable(
+                proposer):
+            raise ValueError(f"clue_proposer must be 'specific', 'spread', a function or None, "
+                             f"not {proposer!r}")
+        if callable(proposer):
             if isinstance(clues_per_card, bool) or not isinstance(clues_per_card, int) or (
                     clues_per_card < 1):
                 raise ValueError(f"clues_per_card must be a positive int, not {clues_per_card!r}")
@@ -136,7 +144,7 @@ class Encoding:
                 self.candidates[card] = clues
             self.clues_per_card = clues_per_card
         elif self.table is not None:
-            indices, _ = clue_candidates(self.table, clues_per_card)
+            indices, _ = clue_candidates(self.table, clues_per_card, spread=spread)
             clues = self.table.clues
             for card in core.card_ids:
                 row = self.table.row.get(card)

@@ -110,7 +110,8 @@ class PolicyAgent:
                               max_rounds=None, rule_overrides={})
         self.encoding = Encoding(self.core, observation="embedding", flatten=True,
                                  actions="discrete", table=self.table,
-                                 clues_per_card=int(env["clues_per_card"]))
+                                 clues_per_card=int(env["clues_per_card"]),
+                                 clue_proposer=env.get("clue_proposer"))
         self.phases = frozenset(self.config["learner_phases"])
         self.fields: list[str] | None = self.config.get("fields")
         options = dict(self.config.get("stand_in_options", {}))

@@ -145,8 +145,21 @@ def specificity(table: VectorTable) -> Floats:
     return z
 
 
-def clue_candidates(table: VectorTable, per_card: int) -> tuple[Ints, Floats]:
-    """The clue proposer: for every card, its ``per_card`` most specific vocabulary clues.
+SPREAD_DEPTH = 256
+"""How deep into each card's ranking of clues the ``"spread"`` proposer reaches."""
+
+
+def clue_candidates(table: VectorTable, per_card: int,
+                    spread: bool = False) -> tuple[Ints, Floats]:
+    """The clue proposer: for every card, ``per_card`` vocabulary clues by specificity.
+
+    Args:
+        table: The vectors.
+        per_card: Candidates per card.
+        spread: ``False``: the card's ``per_card`` most specific clues; ``True``: clues at
+            geometrically spaced ranks of its ranking (1st, 2nd, 4th, ... down to the
+            :data:`SPREAD_DEPTH`-th), from obvious to cryptic, so that a storyteller can choose
+            how hard its clue is.
 
     Returns:
         ``(n_cards, per_card)`` clue indices (into ``table.clues``), most specific first, and
@@ -160,6 +173,15 @@ def clue_candidates(table: VectorTable, per_card: int) -> tuple[Ints, Floats]:
             1 <= per_card <= n_clues):
         raise ValueError(f"clues per card must be an int in [1, {n_clues}], not {per_card!r}")
     z = specificity(table)
+    if spread and per_card > 1:
+        depth = min(SPREAD_DEPTH, n_clues)
+        ranks = np.unique(np.round(np.geomspace(1, depth, per_card)).astype(np.int64)) - 1
+        while len(ranks) < per_card:  # small vocabularies: fill with the next unused ranks
+            ranks = np.union1d(ranks, np.setdiff1d(np.arange(depth), ranks)[:per_card - len(
+                ranks)])
+        ranked = np.argsort(-z, axis=1, kind="stable")[:, :depth]
+        chosen: Ints = ranked[:, ranks].astype(np.int64)
+        return chosen, np.take_along_axis(z, chosen, axis=1)
     top = np.argpartition(-z, per_card - 1, axis=1)[:, :per_card]
     order = np.argsort(-np.take_along_axis(z, top, axis=1), axis=1, kind="stable")
     indices: Ints = np.take_along_axis(top, order, axis=1).astype(np.int64)

@@ -58,6 +58,8 @@ class Args:
     """PCA directions kept of the embeddings"""
     clues_per_card: int = 8
     """clue candidates per hand card of the tell action"""
+    clue_proposer: str = "spread"
+    """the tell candidates: ``spread`` (spaced specificity ranks) or ``specific`` (the most)"""
     total_timesteps: int = 60_000
     """learner steps per role"""
     n_envs: int = 4
@@ -123,7 +125,7 @@ def env_config(args: Args, role: str) -> dict[str, Any]:
     """The single-agent environment's configuration for ``role`` (saved with the checkpoint)."""
     return {"edition": args.edition, "n_players": args.n_players, "deck": args.deck,
             "embedder": args.embedder, "embedding_dim": args.embedding_dim,
-            "clues_per_card": args.clues_per_card}
+            "clues_per_card": args.clues_per_card, "clue_proposer": args.clue_proposer}
 
 
 def role_fields(args: Args, role: str) -> list[str] | None:
@@ -143,7 +145,8 @@ def make_env(args: Args, role: str, table: Any, seed: int) -> Any:
     env = DixitSingleAgentEnv(
         edition=args.edition, n_players=args.n_players, deck=args.deck, observation="embedding",
         flatten=True, actions="discrete", embeddings=table, embedding_dim=args.embedding_dim,
-        clues_per_card=args.clues_per_card, opponents="embedding",
+        clues_per_card=args.clues_per_card, clue_proposer=args.clue_proposer,
+        opponents="embedding",
         opponent_options={"target_specificity": (low, high)}, stand_in=EmbeddingAgent(table),
         learner_phases=ROLE_PHASES[role])
     fields = role_fields(args, role)

@@ -72,3 +72,12 @@ def test_embedding_agents_play_legal_games_and_their_guesser_finds_more_than_ran
     assert found["embedding"] > found["random"]
     with pytest.raises(ValueError, match="low <= high"):
         EmbeddingAgent(TABLE, target_specificity=(2.0, 1.0))
+
+
+def test_spread_proposer_reaches_from_obvious_to_cryptic_clues() -> None:
+    spread, spread_z = clue_candidates(TABLE, 6, spread=True)
+    top, top_z = clue_candidates(TABLE, 6)
+    assert spread.shape == top.shape == (84, 6)
+    assert np.array_equal(spread[:, 0], top[:, 0])
+    assert np.all(np.diff(spread_z, axis=1) <= 0) and np.all(spread_z[:, -1] < top_z[:, -1])
+    assert all(len(set(row)) == 6 for row in spread.tolist())

@@ -260,3 +260,13 @@ def test_round_rewards_examples() -> None:
     assert round_rewards("points", points=(1, 2), scores=(5, 6), over=False) == [1.0, 2.0]
     assert round_rewards("win", points=(0, 0, 0), scores=(3, 3, 1), over=True) == [1, 1, 0]
     assert round_rewards("win", points=(0, 0, 0), scores=(3, 3, 1), over=False) == [0, 0, 0]
+
+
+def test_spread_clue_proposer_option() -> None:
+    env = make(dixit_v0.env, CELLS[0], observation="embedding", actions="discrete",
+               clues_per_card=4, clue_proposer="spread")
+    candidates = env.unwrapped.encoding.candidates
+    assert all(len(set(clues)) == 4 for clues in candidates.values())
+    api_test(env, num_cycles=200)
+    with pytest.raises(ValueError, match="clue_proposer must be"):
+        make(dixit_v0.env, CELLS[0], actions="discrete", clue_proposer="poetic")
