@@ -169,7 +169,9 @@ python scripts/train_default_model.py --member {args.member}{command_flags(args)
 
 **Evaluation** (the default model's measures: {args.eval_cards} held-out cards of seed
 {args.eval_seed}, {args.boards_per_query} boards of 6 per card and kind of clue, chance 0.167;
-accuracy [95% bootstrap interval over target cards]; photos: caption-to-image top-1 among the
+boards drawn with this run's seed {args.seed} (the default's card: seed 0; same cards and measure,
+other distractors); accuracy [95% bootstrap interval over target cards]; photos: caption-to-image
+top-1 among the
 {n_photos} images of `models/data/photos`, chance {1 / max(1, n_photos):.3f}):
 
 {format_table(metrics)}
