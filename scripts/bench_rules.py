@@ -47,16 +47,17 @@ def measure(edition: str, n_players: int, games: int, seed: int, repeats: int,
     best: dict[str, float] = {}
     for _ in range(repeats):
         rounds = 0
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         for game_seed in game_seeds(seed, games):
             agents = [RandomAgent() for _ in range(n_players)]
             record = play_game(agents, edition=edition, deck=range(84), seed=game_seed,
                                **overrides)
             rounds += len(record.rounds)
-        elapsed = time.perf_counter() - started
+        elapsed, cpu_elapsed = time.perf_counter() - started, time.process_time() - cpu
         if not best or rounds / elapsed > best["rounds_per_s"]:
             best = {"rounds_per_s": rounds / elapsed, "games_per_s": games / elapsed,
-                    "rounds_per_game": rounds / games, "seconds": elapsed}
+                    "rounds_per_game": rounds / games, "seconds": elapsed,
+                    "rounds_per_cpu_s": rounds / cpu_elapsed}
     return best
 
 
@@ -185,14 +186,16 @@ def main() -> None:
 
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"python {platform.python_version()} on {platform.machine()}, one core, "
-          f"{args.games} games per cell, best of {args.repeats}")
+          f"{args.games} games per cell, best of {args.repeats} (load average {load:.1f} on "
+          f"{os.cpu_count()} cores; rounds/CPU s counts this process's CPU time only)")
     rows: list[dict[str, object]] = []
     if args.batched_only:
         args.editions = []
     else:
         print(f"{'edition':<20} {'players':>7} {'rounds/s':>10} {'games/s':>9} "
-              f"{'rounds/game':>12}")
+              f"{'rounds/game':>12} {'rounds/CPU s':>13}")
     for edition in args.editions:
         rules = RuleSet.edition(edition)
         for n in args.players:
@@ -201,14 +204,16 @@ def main() -> None:
             cell = measure(edition, n, args.games, args.seed, args.repeats)
             rows.append({"edition": edition, "players": n, **cell})
             print(f"{edition:<20} {n:>7} {cell['rounds_per_s']:>10,.0f} "
-                  f"{cell['games_per_s']:>9,.1f} {cell['rounds_per_game']:>12.1f}", flush=True)
+                  f"{cell['games_per_s']:>9,.1f} {cell['rounds_per_game']:>12.1f} "
+                  f"{cell['rounds_per_cpu_s']:>13,.0f}", flush=True)
     if not (args.batched_only or args.no_variants):
         for edition, n, overrides in VARIANT_ROWS:
             label = "teams" if overrides.get("teams") else "party"
             cell = measure(edition, n, args.games, args.seed, args.repeats, **overrides)
             rows.append({"edition": edition, "players": n, "variant": label, **cell})
             print(f"{edition + ' ' + label:<20} {n:>7} {cell['rounds_per_s']:>10,.0f} "
-                  f"{cell['games_per_s']:>9,.1f} {cell['rounds_per_game']:>12.1f}", flush=True)
+                  f"{cell['games_per_s']:>9,.1f} {cell['rounds_per_game']:>12.1f} "
+                  f"{cell['rounds_per_cpu_s']:>13,.0f}", flush=True)
     if not args.no_batched:
         rows.extend(batched_rows(args))
     if args.json:
