@@ -54,3 +54,27 @@ def test_forfeit_part_brings_the_round_to_zero() -> None:
     assert sum(named.values()) == 0 and (not named or named["forfeit"] <= 0)
     for seat in range(4):
         assert sum(result.point_parts(seat).values()) == result.points[seat]
+
+
+def test_explained_points_sum_to_the_rules_points_in_every_mode() -> None:
+    """The web's reasons and the terminal's lines are the rules' parts, worded."""
+    from dixit_ai.rules.explain import explain_round
+    from dixit_ai.web.messages import explain_points
+    from tests.rules.helpers import variant_cells
+
+    cells = [("refresh-2021", 3, {}), ("original-2008", 3, {}), ("odyssey-2011", 7, {}),
+             ("odyssey-2024", 4, {}), *variant_cells()[::3]]
+    for edition, n, overrides in cells:
+        rules = RuleSet.edition(edition, **overrides)
+        game = Game(rules, n, range(84), seed=n)
+        rng = np.random.default_rng(n)
+        while not game.state.is_over:
+            result = game.apply(random_action(game.state, rng))
+            if result is None:
+                continue
+            reasons = explain_points(rules, n, result)
+            for seat in range(n):
+                assert sum(p["points"] for p in reasons[seat]) == result.points[seat]
+                lines = explain_round(result, seat, party=rules.is_party, teams=rules.teams)
+                assert [p for p, _ in lines] == [p["points"] for p in reasons[seat]]
+                assert all(reason for _, reason in lines)
