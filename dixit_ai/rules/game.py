@@ -515,7 +515,8 @@ def _reveal(state: GameState, rng: np.random.Generator) -> GameState:
         # Dixit Party: after refilling, each player passes the hand face down to the left.
         hands = [hands[(seat - 1) % n] for seat in range(n)]
 
-    result = RoundResult(
+    # Once a round, but on the hot path: built without the frozen dataclass __init__.
+    result = build_frozen(RoundResult, dict(
         round=state.round,
         storyteller=state.storyteller,
         clue=state.clue or "",
@@ -531,7 +532,7 @@ def _reveal(state: GameState, rng: np.random.Generator) -> GameState:
         reshuffled=reshuffled,
         red_token=state.red_token,
         parts=tuple(parts),
-    )
+    ))
     over = (
         (rules.score_limit is not None and max(scores) >= rules.score_limit)
         or (rules.end_on_last_card and not draw_pile)
