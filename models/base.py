@@ -162,6 +162,7 @@ class Embedder(ABC):
             the same fingerprint give the same vectors.
         device: The torch device the model runs on (``"cpu"``, ``"cuda"``, ...).
         batch_size: How many items are encoded per forward pass.
+        image_batch_size: How many images, if not ``batch_size`` (``None``: ``batch_size``).
         info: Plain-data description (backend, architecture, weights, preprocessing) for records.
     """
 
@@ -170,6 +171,7 @@ class Embedder(ABC):
     fingerprint: str
     device: str
     batch_size: int
+    image_batch_size: int | None = None
     info: dict[str, Any]
 
     def embed_images(
@@ -183,7 +185,8 @@ class Embedder(ABC):
 
         Args:
             images: Pillow images, any mode and size (converted to RGB by the preprocessing).
-            batch_size: Items per forward pass; defaults to the embedder's ``batch_size``.
+            batch_size: Items per forward pass; defaults to the embedder's
+                ``image_batch_size``, else its ``batch_size``.
             progress: Show a progress bar; ``None`` shows one for long calls on a terminal.
 
         Returns:
@@ -193,7 +196,8 @@ class Embedder(ABC):
         for image in images:
             if not isinstance(image, Image.Image):
                 raise TypeError(f"embed_images takes Pillow images, not {type(image).__name__}")
-        return self._run(images, self._encode_image_batch, batch_size, progress, "images")
+        return self._run(images, self._encode_image_batch, batch_size or self.image_batch_size,
+                         progress, "images")
 
     def embed_texts(
         self,
