@@ -47,9 +47,10 @@ CHECKED = (0.25, 0.5, 0.75)
 
 @dataclass
 class Args:
-    panel: str = field(default="panel-sibling,panel-caption-reader", metadata={
+    panel: str = field(default=("panel-lite2-mpnet,panel-imagenet-zeroshot,panel-caption-reader,"
+                                "panel-sibling"), metadata={
         "help": "the panel the storytellers are evaluated against (a panel spec)"})
-    population: str = field(default="self,panel:default-zeroshot", metadata={
+    population: str = field(default="self,lite1-minilm", metadata={
         "help": "the population storytellers' members (embedder names; 'self' = default)"})
     robustness: float = field(default=0.5, metadata={
         "help": "the population storyteller's penalty on the spread across members"})
