@@ -9,6 +9,7 @@ sends is ever read as a path or a deck spec.
 from __future__ import annotations
 
 import functools
+import importlib
 import importlib.util
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -29,8 +30,16 @@ MOVE_TIMER_RANGE = (1, 3600)
 """Seconds of a move timer (0 or none: no timer)."""
 LEAVE_GRACE_RANGE = (0, 86400)
 """Seconds a disconnected person has before a bot takes over."""
+ROUNDS_PER_PLAYER_RANGE = (1, 10)
+"""Times each player tells in a game that ends by rounds (Team Dixit, Dixit Party)."""
 RULE_INT_RANGE = (0, 300)
 """Every other integer rule a table may override."""
+VARIANTS: tuple[str, ...] = ("standard", "teams", "party")
+"""A table's variant: the basic game, Team Dixit (``teams=True``) or Dixit Party
+(``mode="party"``); the team variant and Party exist in the Odyssey editions."""
+EDITION_FACTS: tuple[str, ...] = ("teams_allowed", "party_allowed", "min_team_players",
+                                  "min_party_players", "min_players", "max_players")
+"""Rule parameters that say what an edition is; a table may not override them."""
 MAX_DECK_OPTIONS = 32
 DEFAULT_DECKS = {"dream": "dream"}
 
@@ -262,13 +271,34 @@ def _rules_overrides(data: Mapping[str, Any]) -> dict[str, Any]:
     rules = dict(rules)
     if "score_limit" in data:
         rules["score_limit"] = data["score_limit"]
+    variant = data.get("variant")
+    if variant is not None:
+        if not isinstance(variant, str) or variant not in VARIANTS:
+            raise WebError(400, f"variant must be one of {', '.join(VARIANTS)}, not {variant!r}")
+        for key in ("teams", "mode"):
+            if key in rules:
+                raise WebError(400, f"give the variant or the rule {key!r}, not both")
+        if variant == "teams":
+            rules["teams"] = True
+        elif variant == "party":
+            rules["mode"] = "party"
+    if "rounds_per_player" in data:
+        rules["rounds_per_player"] = data["rounds_per_player"]
     known = {f.name: f for f in fields(RuleSet)}
     for key, value in rules.items():
         if key not in known or key == "name":
             raise WebError(400, f"unknown rule {key!r}")
+        if key in EDITION_FACTS:
+            raise WebError(400, f"rule {key!r} is a fact of the edition; a table cannot "
+                                "change it")
+        if key == "teams" and not isinstance(value, bool):
+            raise WebError(400, f"teams must be true or false, not {value!r}")
+        if key == "mode" and value not in ("standard", "party"):
+            raise WebError(400, f"mode must be 'standard' or 'party', not {value!r}")
         if isinstance(value, bool) or value is None or not isinstance(value, int | float):
             continue  # RuleSet checks the type
-        bounds = SCORE_LIMIT_RANGE if key == "score_limit" else RULE_INT_RANGE
+        bounds = (SCORE_LIMIT_RANGE if key == "score_limit" else ROUNDS_PER_PLAYER_RANGE
+                  if key == "rounds_per_player" else RULE_INT_RANGE)
         rules[key] = int(number_field(value, key, bounds, integer=True))
     return rules
 
@@ -302,6 +332,11 @@ def parse_config(data: Mapping[str, Any], server: ServerConfig | None = None) ->
                             "seats")
     takeover_bot = data.get("takeover_bot") or (bots[0] if bots else offered[0])
     check_bots([*bots, takeover_bot], offered)
+    if ruleset.is_party:
+        for name in dict.fromkeys([*bots, takeover_bot]):
+            problem = party_problem(name)
+            if problem:
+                raise WebError(400, problem)
     timer = data.get("move_timer")
     move_timer = None if timer in (None, 0) else number_field(timer, "move_timer",
                                                                MOVE_TIMER_RANGE)
@@ -341,6 +376,23 @@ def check_bots(names: Iterable[object], offered: Sequence[str]) -> None:
         problem = bot_problem(name)
         if problem:
             raise WebError(400, problem)
+
+
+def party_problem(name: str) -> str | None:
+    """Why the bot ``name`` cannot play Dixit Party (no ``announce``/``red_token``), or None.
+
+    Imports the bot's class (not an instance: no model is loaded) to read its decisions.
+    """
+    module_name, _, attribute = agent_spec(name).entry_point.partition(":")
+    try:
+        factory = getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError) as error:
+        return f"bot {name!r} cannot be loaded: {error}"
+    missing = [m for m in ("announce", "red_token") if not callable(getattr(factory, m, None))]
+    if missing:
+        return (f"bot {name!r} cannot play Dixit Party (no {' or '.join(m + '()' for m in missing)}"
+                "); choose a Party bot such as random or party-embedding")
+    return None
 
 
 def server_config_from_options(*, config: str | Path | None = None,

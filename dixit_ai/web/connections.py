@@ -208,7 +208,12 @@ class HubMixin:
             "n_players": config.n_players,
             "deck": config.deck_name or config.deck,
             "score_limit": rules.score_limit,
-            "ends": ("score" if rules.score_limit is not None else "deck"),
+            "ends": ("rounds" if rules.rounds_per_player is not None else
+                     "score" if rules.score_limit is not None else "deck"),
+            "n_rounds": rules.n_rounds_for(config.n_players),
+            "mode": rules.mode,
+            "teams": ([[s, s + config.n_players // 2] for s in range(config.n_players // 2)]
+                      if rules.teams else None),
             "second_vote": rules.votes_per_guesser(config.n_players) > 1,
             "move_timer": config.move_timer,
             "reveal_seconds": self.reveal_seconds if config.move_timer is not None else None,

@@ -28,6 +28,7 @@ from dixit_ai.web.cards import CARD_IMAGE_SIZE, CardsMixin
 from dixit_ai.web.config import (
     MAX_NAME_LENGTH,
     MOVE_TIMER_RANGE,
+    ROUNDS_PER_PLAYER_RANGE,
     SCORE_LIMIT_RANGE,
     ServerConfig,
     TableConfig,
@@ -54,8 +55,8 @@ from dixit_ai.web.timers import TimersMixin
 log = logging.getLogger("dixit_ai.web")
 T = TypeVar("T")
 
-MESSAGE_TYPES = ("start", "tell", "play", "vote", "leave", "reclaim", "seen", "history",
-                 "rematch", "ping")
+MESSAGE_TYPES = ("start", "tell", "play", "vote", "announce", "red", "leave", "reclaim", "seen",
+                 "history", "rematch", "ping")
 
 __all__ = ["CARD_IMAGE_SIZE", "Connection", "TableConfig", "TableManager", "WebError",
            "bot_problem", "parse_config", "recovery_code"]
@@ -193,7 +194,8 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
                      connection: Connection | None = None) -> dict[str, Any]:
         """Carry out one message of a seat; return the acknowledgement.
 
-        Message types: ``start`` (the creator), ``tell``, ``play``, ``vote``, ``leave``,
+        Message types: ``start`` (the creator), ``tell``, ``play``, ``vote`` (Dixit Party also
+        ``announce`` and ``red``; a team's pass is a ``play`` of no card), ``leave``,
         ``reclaim`` (take one's seat back from a bot), ``seen`` (the reveal of ``round`` was
         dismissed), ``history`` (every revealed round), ``rematch`` (the creator, once the game
         is over) and ``ping``.
@@ -219,7 +221,7 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
             table.touch()
             if kind == "start":
                 await self._start(table, seat)
-            elif kind in ("tell", "play", "vote"):
+            elif kind in ("tell", "play", "vote", "announce", "red"):
                 await self._act(table, seat, message)
             elif kind == "leave":
                 await self._leave(table, seat)
@@ -409,7 +411,8 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
                              "max_players": rules.max_players,
                              "score_limit": rules.score_limit,
                              "second_vote_from": rules.second_vote_from,
-                             "rules_help": rules_help(rules, max(4, rules.min_players))})
+                             "rules_help": rules_help(rules, max(4, rules.min_players)),
+                             "variants": _variants(rules)})
         specs = {spec.name: spec for spec in _agent_specs()}
         bots = [{"name": name,
                  "description": specs[name].description if name in specs else "",
@@ -423,6 +426,22 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
                            "move_timer": list(MOVE_TIMER_RANGE),
                            "name": MAX_NAME_LENGTH},
                 "fixed_seeds": self.server.allow_fixed_seeds}
+
+
+def _variants(rules: RuleSet) -> dict[str, Any]:
+    """The edition's variants the form offers (Team Dixit, Dixit Party), with their numbers."""
+    offered: dict[str, Any] = {}
+    for name, allowed, low, overrides in (
+            ("teams", rules.teams_allowed, rules.min_team_players, {"teams": True}),
+            ("party", rules.party_allowed, rules.min_party_players, {"mode": "party"})):
+        if allowed:
+            variant = RuleSet.edition(rules.name, **overrides)
+            offered[name] = {"min_players": low, "max_players": rules.max_players,
+                             "even_players": name == "teams",
+                             "rounds_per_player": variant.rounds_per_player,
+                             "rounds_per_player_range": list(ROUNDS_PER_PLAYER_RANGE),
+                             "rules_help": rules_help(variant, low)}
+    return offered
 
 
 def _agent_specs() -> list[Any]:

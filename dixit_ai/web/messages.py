@@ -40,9 +40,16 @@ def game_payload(view: View) -> dict[str, Any]:
         "legal_vote_positions": list(view.legal_vote_positions()),
         "cards_to_play": view.cards_to_play,
         "max_votes": view.max_votes,
+        "mode": view.rules.mode,
+        "teams": view.rules.teams,
+        "partner": view.partner,
+        "can_pass": view.can_pass,
+        "legal_red_positions": list(view.legal_red_positions()),
+        "red_token": view.red_token,
         "scores": list(view.scores),
         "draw_pile_size": view.draw_pile_size,
         "score_limit": view.rules.score_limit,
+        "n_rounds": view.rules.n_rounds_for(view.n_players),
         "winners": list(leaders(view.scores)) if over else [],
         "last_round": (None if view.last_round is None
                        else round_payload(view.rules, view.n_players, view.last_round)),
@@ -50,8 +57,8 @@ def game_payload(view: View) -> dict[str, Any]:
 
 
 PUBLIC_KEYS: tuple[str, ...] = (
-    "phase", "round", "storyteller", "pending", "clue", "clue_kind", "board", "scores",
-    "draw_pile_size", "score_limit", "winners", "last_round",
+    "phase", "round", "storyteller", "pending", "clue", "clue_kind", "board", "mode", "teams",
+    "scores", "draw_pile_size", "score_limit", "n_rounds", "winners", "last_round",
 )
 """The parts of a seat's game payload every seat is told alike: what a spectator sees."""
 
@@ -65,6 +72,10 @@ def public_payload(view: View) -> dict[str, Any]:
 
 def rules_help(rules: RuleSet, n_players: int) -> list[str]:
     """The table's rules in a few lines, with this edition's numbers (the help panel)."""
+    if rules.teams:
+        return _team_help(rules, n_players)
+    if rules.is_party:
+        return _party_help(rules, n_players)
     votes = rules.votes_per_guesser(n_players)
     cards = rules.cards_per_guesser if n_players != 3 else getattr(
         rules, "cards_per_guesser_3p", rules.cards_per_guesser)
@@ -102,6 +113,56 @@ def rules_help(rules: RuleSet, n_players: int) -> list[str]:
     return lines
 
 
+def _end_line(rules: RuleSet, n_players: int) -> str:
+    told = rules.rounds_per_player
+    if told is not None:
+        line = (f"The game ends when each player has been storyteller "
+                f"{'once' if told == 1 else f'{told} times'} ({rules.n_rounds_for(n_players)} "
+                "rounds)")
+        if rules.score_limit is not None:
+            line += f" or someone reaches {rules.score_limit} points"
+        return line + "; the highest score wins, ties share the victory."
+    return f"The game ends when someone reaches {rules.score_limit} points."
+
+
+def _team_help(rules: RuleSet, n_players: int) -> list[str]:
+    teams = n_players // 2
+    cap = rules.bonus_cap_for()
+    return [
+        f"{rules.name}, Team Dixit, {n_players} players in {teams} teams of 2 (partners sit "
+        f"opposite: seat i with seat i + {teams}); {rules.hand_size_for(n_players)} cards in "
+        "hand; partners share one score.",
+        "The storyteller picks a card from their hand and says a clue; the storyteller's "
+        "partner gives one card for it.",
+        "In every other team one partner gives a card, or passes the giving to the other "
+        "partner (the pass is seen by all); no one sees the partner's hand.",
+        f"The {rules.board_size(n_players)} cards are shuffled and laid out; in each guessing "
+        "team the partner who did not give votes once, never on the team's card.",
+        f"If everyone or nobody finds it: the storyteller's team scores 0, every other team "
+        f"{rules.all_or_none_points}. Otherwise the storyteller's team and each team that "
+        f"found it score {rules.storyteller_points}.",
+        "Every vote on a card other than the storyteller's gives that card's team 1 point"
+        + (f" (at most {cap} a round)." if cap is not None else "."),
+        _end_line(rules, n_players),
+    ]
+
+
+def _party_help(rules: RuleSet, n_players: int) -> list[str]:
+    return [
+        f"{rules.name}, Dixit Party, {n_players} players: {rules.hand_size_for(n_players)} "
+        "cards in hand, passed to the left after each round.",
+        "The storyteller says a clue before looking at their hand; then everyone, storyteller "
+        "included, plays one card for it; the cards are shuffled and laid out face up.",
+        "Everyone votes once for the image they think most players will choose (one's own "
+        "card allowed); then the storyteller secretly places the red token on one image.",
+        f"Each player scores the number of players (themselves included) who voted for the "
+        f"same image, at most {rules.party_points_cap}.",
+        "A player who voted alone for an image scores 0; the voters of the image under the "
+        "red token score 0.",
+        _end_line(rules, n_players),
+    ]
+
+
 def round_payload(rules: RuleSet, n_players: int, result: RoundResult) -> dict[str, Any]:
     """A revealed round, everything public, with the points of each seat and their reasons."""
     return {
@@ -118,6 +179,7 @@ def round_payload(rules: RuleSet, n_players: int, result: RoundResult) -> dict[s
         "points": list(result.points),
         "scores": list(result.scores),
         "forfeits": list(result.forfeits),
+        "red_token": result.red_token,
         "reasons": explain_points(rules, n_players, result),
     }
 

@@ -28,10 +28,12 @@ from dixit_ai.match import decide, fallback_action, game_streams, record_header,
 from dixit_ai.records import Failure, GameRecord, RoundRecord
 from dixit_ai.rules import (
     Action,
+    Announce,
     GameState,
     IllegalAction,
     Phase,
     Play,
+    RedToken,
     RuleSet,
     Tell,
     Vote,
@@ -72,7 +74,10 @@ def _int_list(value: object, what: str) -> tuple[int, ...]:
 
 def action_from_message(seat: int, message: Mapping[str, Any], *,
                         allow_forfeit: bool = False) -> Action:
-    """The rules action a client message asks for (``tell``, ``play`` or ``vote``).
+    """The rules action a client message asks for (``tell``, ``play``, ``vote``; Dixit Party's
+    ``announce``, a clue with no card, and ``red``, the storyteller's red token on a position).
+
+    A team's designated seat passes the giving to its partner with ``play`` of no card.
 
     ``forfeit`` is read only with ``allow_forfeit`` (events of the log: a failed bot's fallback
     move); a person's message cannot mark a move forfeited.
@@ -82,19 +87,27 @@ def action_from_message(seat: int, message: Mapping[str, Any], *,
     """
     kind = message.get("type")
     forfeit = allow_forfeit and message.get("forfeit", False) is True
-    if kind == "tell":
+    if kind in ("tell", "announce"):
         clue = message.get("clue")
         if not isinstance(clue, str):
             raise BadMessage(f"the clue must be text, not {clue!r}")
         clue_kind = message.get("clue_kind")
         if clue_kind is not None and not isinstance(clue_kind, str):
             raise BadMessage(f"clue_kind must be text or null, not {clue_kind!r}")
+        if kind == "announce":
+            if "card" in message:
+                raise BadMessage("announce names no card: in Dixit Party the storyteller says "
+                                 "the clue before looking at the hand")
+            return Announce(seat, clue, clue_kind, forfeit=forfeit)
         return Tell(seat, _int(message.get("card"), "card"), clue, clue_kind, forfeit=forfeit)
+    if kind == "red":
+        return RedToken(seat, _int(message.get("position"), "position"), forfeit=forfeit)
     if kind == "play":
         return Play(seat, _int_list(message.get("cards"), "cards"), forfeit=forfeit)
     if kind == "vote":
         return Vote(seat, _int_list(message.get("positions"), "positions"), forfeit=forfeit)
-    raise BadMessage(f"unknown action type {kind!r}: expected tell, play or vote")
+    raise BadMessage(f"unknown action type {kind!r}: expected tell, play, vote, "
+                     "announce or red")
 
 
 def action_to_json(action: Action) -> dict[str, Any]:
@@ -104,6 +117,12 @@ def action_to_json(action: Action) -> dict[str, Any]:
                 "clue_kind": action.clue_kind, "forfeit": bool(action.forfeit)}
     if isinstance(action, Play):
         return {"type": "play", "cards": [int(c) for c in action.cards],
+                "forfeit": bool(action.forfeit)}
+    if isinstance(action, Announce):
+        return {"type": "announce", "clue": action.clue, "clue_kind": action.clue_kind,
+                "forfeit": bool(action.forfeit)}
+    if isinstance(action, RedToken):
+        return {"type": "red", "position": int(action.position),
                 "forfeit": bool(action.forfeit)}
     return {"type": "vote", "positions": [int(p) for p in action.positions],
             "forfeit": bool(action.forfeit)}

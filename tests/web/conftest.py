@@ -71,11 +71,21 @@ class Seat:
 
 
 def simple_move(game: dict[str, Any], round_clue: str = "clue") -> dict[str, Any]:
-    """A deterministic move from a seat's own view: first card(s), first legal vote."""
+    """A deterministic move from a seat's own view: first card(s), first legal vote.
+
+    Dixit Party: the storyteller announces (no card) and puts the red token on the first
+    position. Team Dixit: a seat that may pass passes in even rounds and gives in odd ones.
+    """
     if game["phase"] == "tell":
+        if game.get("mode") == "party":
+            return {"type": "announce", "clue": f"{round_clue} {game['round']}"}
         return {"type": "tell", "card": game["hand"][0], "clue": f"{round_clue} {game['round']}"}
     if game["phase"] == "play":
+        if game.get("can_pass") and game["round"] % 2 == 0:
+            return {"type": "play", "cards": []}
         return {"type": "play", "cards": game["hand"][:game["cards_to_play"]]}
+    if game["phase"] == "red":
+        return {"type": "red", "position": game["legal_red_positions"][0]}
     return {"type": "vote", "positions": game["legal_vote_positions"][:1]}
 
 
