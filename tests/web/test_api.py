@@ -200,8 +200,9 @@ def test_every_phase_and_every_illegal_move(client: TestClient) -> None:
     assert told["phase"] == "play" and told["my_cards"] == [game["hand"][0]]
     assert told["clue"] == "y" * 199 + "z"
 
-    # Play (Bea); the storyteller cannot play again.
-    state = bea.wait_turn()
+    # Play (Bea); the storyteller cannot play again. The bots move in the background: wait until
+    # Bea is the last to act, so that "nothing changed" compares like with like.
+    state = bea.wait(lambda s: s["game"]["phase"] == "play" and s["game"]["pending"] == [bea.seat])
     game = state["game"]
     assert game["phase"] == "play" and game["cards_to_play"] == 1
     for message, words in [
@@ -221,7 +222,7 @@ def test_every_phase_and_every_illegal_move(client: TestClient) -> None:
     assert response.status_code == 409 and ("already acted" in error or "vote phase" in error)
 
     # Vote (Bea): not her own card, one vote only in refresh-2021 with 4 players.
-    state = bea.wait_turn()
+    state = bea.wait(lambda s: s["game"]["phase"] == "vote" and s["game"]["pending"] == [bea.seat])
     game = state["game"]
     assert game["phase"] == "vote" and len(game["board"]) == 4 and game["max_votes"] == 1
     mine = game["my_positions"][0]
