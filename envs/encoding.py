@@ -77,6 +77,9 @@ class Encoding:
             (``None`` or ``"specific"``): the table's most specific
             clues for the card, or the clue vocabulary without a table).
 
+        embedding_dim: Show card and clue vectors in this many principal directions of the
+            table (``None``: all); similarities are computed on the full vectors.
+
     Raises:
         ValueError: a bad option (the message names it and its choices).
     """
@@ -84,7 +87,8 @@ class Encoding:
     def __init__(self, core: DixitCore, *, observation: str = "ids", flatten: bool = False,
                  classic: bool = False, actions: str = "dict", table: VectorTable | None = None,
                  clues_per_card: int = 8,
-                 clue_proposer: CluePropose | str | None = None) -> None:
+                 clue_proposer: CluePropose | str | None = None,
+                 embedding_dim: int | None = None) -> None:
         self.core = core
         self.mode: ObservationMode = _check_choice(  # type: ignore[assignment]
             "observation", observation, OBSERVATION_MODES)
@@ -99,6 +103,10 @@ class Encoding:
         if self.mode == "embedding" and table is None:
             raise ValueError("observation='embedding' needs a vector table")
         self.table = table
+        """The full vectors: similarities, specificities and the clue proposer read them."""
+        self.vector_table = table if table is None or embedding_dim is None else table.projected(
+            embedding_dim)
+        """The vectors shown in the observation's vector fields (``embedding_dim`` directions)."""
         self.n_players = core.n_players
         rules = core.rules
         self.score_scale = float(rules.score_limit or 30)
@@ -255,8 +263,8 @@ class Encoding:
                 fields[key] = box((size * deck,))
             fields["clue"] = box((len(self.vocabulary) + 1,))
         else:
-            assert self.table is not None
-            dim = self.table.dim
+            assert self.vector_table is not None
+            dim = self.vector_table.dim
             for key, size in slots.items():
                 fields[key] = box((size * dim,), -1.0, 1.0)
             fields["clue"] = box((dim,), -1.0, 1.0)
@@ -361,26 +369,27 @@ class Encoding:
                  ("last_board", last_board))
         clue = view.clue
         if self.mode == "embedding":
-            table = self.table
-            assert table is not None
-            vectors, dim = table.card_vectors, table.dim
-            clue_vector = table.clue_vector(clue) if clue else None
-            gathered: dict[str, Floats] = {}
+            # Vector fields from the (possibly projected) vector table; similarities from the
+            # full vectors, so that a projection never blurs the comparison of clue and cards.
+            table, shown = self.table, self.vector_table
+            assert table is not None and shown is not None
+            vectors, full, dim = shown.card_vectors, table.card_vectors, shown.dim
+            gathered: dict[str, npt.NDArray[np.intp]] = {}
             for key, cards in slots:
                 if cards:
                     rows = table.rows(cards)
-                    block = vectors[rows]
-                    gathered[key] = block
+                    gathered[key] = rows
                     at = slices[key].start
-                    out[at: at + len(cards) * dim] = block.ravel()
-            if clue_vector is not None:
-                out[slices["clue"]] = clue_vector
+                    out[at: at + len(cards) * dim] = vectors[rows].ravel()
+            if clue:
+                out[slices["clue"]] = shown.clue_vector(clue)
+                clue_vector = table.clue_vector(clue)
                 for key, similarity in (("hand", "hand_similarity"),
                                         ("board", "board_similarity")):
                     found = gathered.get(key)
                     if found is not None:
                         at = slices[similarity].start
-                        out[at: at + len(found)] = found @ clue_vector
+                        out[at: at + len(found)] = full[found] @ clue_vector
             if "candidate_specificity" in slices and hand and phase is Phase.TELL:
                 values = self._candidate_z[table.rows(hand)].ravel()
                 at = slices["candidate_specificity"].start

@@ -103,15 +103,16 @@ class PolicyAgent:
         env = self.config["env"]
         base = table if table is not None else load_vector_table(
             env.get("embedder") or "default", env["deck"])
-        self.table = base if env.get("embedding_dim") is None else base.projected(
-            int(env["embedding_dim"]))
+        self.table = base
+        dim = env.get("embedding_dim")
         self.core = DixitCore(edition=env["edition"], n_players=int(env["n_players"]),
                               deck=env["deck"], clue_mode="text", clue_vocab=None,
                               max_rounds=None, rule_overrides={})
         self.encoding = Encoding(self.core, observation="embedding", flatten=True,
                                  actions="discrete", table=self.table,
                                  clues_per_card=int(env["clues_per_card"]),
-                                 clue_proposer=env.get("clue_proposer"))
+                                 clue_proposer=env.get("clue_proposer"),
+                                 embedding_dim=None if dim is None else int(dim))
         self.phases = frozenset(self.config["learner_phases"])
         self.fields: list[str] | None = self.config.get("fields")
         options = dict(self.config.get("stand_in_options", {}))

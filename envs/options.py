@@ -25,7 +25,8 @@ class EnvOptions:
         embeddings: A :class:`~envs.vectors.VectorTable` (or the players' resources); ``None``:
             loaded for ``embedder`` and the deck when needed.
         embedder: A ``models.load_embedder`` name (``None``: ``"default"``).
-        embedding_dim: Project vectors to this many principal directions (``None``: all).
+        embedding_dim: Show vectors in this many principal directions (``None``: all);
+            similarities and the clue proposer use the full vectors.
         clues_per_card: Clue candidates per hand card of the flat tell action.
         clue_proposer: ``card id -> clues``; default: the table's most specific clues, or the
             clue vocabulary.
@@ -55,7 +56,7 @@ class EnvOptions:
             if self.embedding_dim is not None:
                 raise ValueError("embedding_dim is for observation='embedding' (or embeddings)")
             return None
-        return resolve_vector_table(self.embeddings, deck, self.embedder, self.embedding_dim)
+        return resolve_vector_table(self.embeddings, deck, self.embedder, None)
 
     def encoding(self, core: DixitCore, deck: Any) -> Encoding:
         """The environment's :class:`~envs.encoding.Encoding`.
@@ -69,4 +70,5 @@ class EnvOptions:
                              f"{self.observation!r}")
         return Encoding(core, observation=self.observation, flatten=self.flatten,
                         classic=self.classic, actions=self.actions, table=self.table(deck),
-                        clues_per_card=self.clues_per_card, clue_proposer=self.clue_proposer)
+                        clues_per_card=self.clues_per_card, clue_proposer=self.clue_proposer,
+                        embedding_dim=self.embedding_dim)

@@ -147,10 +147,19 @@ def test_clue_outside_the_vocabulary_is_embedded() -> None:
 
 
 def test_embedding_dim_projects_and_keeps_the_table_unit() -> None:
-    env = make(dixit_v0.env, CELLS[0], observation="embedding", embedding_dim=4, flatten=True)
-    table = env.unwrapped.encoding.table
-    assert table.dim == 4
+    env = make(dixit_v0.env, CELLS[0], observation="embedding", embedding_dim=4, flatten=True,
+               actions="discrete")
+    encoding = env.unwrapped.encoding
+    table = encoding.vector_table
+    assert table.dim == 4 and encoding.table.dim == TABLE.dim
     assert np.allclose(np.linalg.norm(table.card_vectors, axis=1), 1.0, atol=1e-5)
+    # Similarities come from the full vectors, not from the projection.
+    env.reset(seed=0)
+    env.step(0)  # a proposed tell
+    view = env.unwrapped.core.view(env.unwrapped.seat_of[env.agent_selection])
+    fields = encoding.fields_of(view)
+    expected = TABLE.card_vectors[TABLE.rows(view.hand)] @ TABLE.clue_vector(view.clue)
+    assert np.allclose(fields["hand_similarity"][: len(view.hand)], expected, atol=1e-5)
 
 
 def test_single_agent_masks_for_maskable_ppo_and_terminal_steps() -> None:
