@@ -35,6 +35,7 @@ from dixit_ai.web.config import (
     WebError,
     bot_problem,
     parse_config,
+    party_problem,
 )
 from dixit_ai.web.connections import Connection, HubMixin, Listener
 from dixit_ai.web.lobby import LobbyMixin, recovery_code
@@ -418,7 +419,9 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
                  "description": specs[name].description if name in specs else "",
                  "status": self.warmup.status.get(name, "failed"),
                  "problem": self.warmup.errors.get(name),
-                 "available": self.warmup.ready(name)} for name in self.warmup.bots]
+                 "available": self.warmup.ready(name),
+                 "party": self.warmup.ready(name) and party_problem(name) is None}
+                for name in self.warmup.bots]
         return {"editions": editions, "bots": bots,
                 "decks": [{"name": name} for name in self.server.decks],
                 "default_deck": next(iter(self.server.decks)),

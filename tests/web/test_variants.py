@@ -168,6 +168,8 @@ def test_party_tables_refuse_bots_without_party_decisions(app_factory: Any) -> N
         assert "'base-only' cannot play Dixit Party (no announce() or red_token())" in (
             response.json()["error"])
     assert client.post("/api/tables", json={**body, "bots": "random"}).status_code == 200
+    party = {b["name"]: b["party"] for b in client.get("/api/options").json()["bots"]}
+    assert party == {"random": True, "base-only": False}  # the form offers only Party bots
     # The same bot may sit at a team table (it has every decision of the basic game).
     response = client.post("/api/tables", json={"name": "Ann", "deck": "small", **TEAMS,
                                                 "bots": "base-only"})

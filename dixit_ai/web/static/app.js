@@ -96,6 +96,7 @@ async function initCreate() {
   const deck = $("create-deck");
   for (const d of OPTIONS.decks) deck.append(el("option", { value: d.name, text: d.name, selected: d.name === OPTIONS.default_deck }));
   edition.addEventListener("change", syncCreate);
+  $("create-variant").addEventListener("change", syncCreate);
   $("create-seats").addEventListener("input", syncCreate);
   $("create-name").value = localStorage.getItem("dixit-name") || "";
   syncCreate();
@@ -107,17 +108,36 @@ async function initCreate() {
   }, 2000);
 }
 
+// The variant chosen (Team Dixit, Dixit Party) if the edition has it, else null.
+function chosenVariant(info) {
+  const variants = info.variants || {};
+  const select = $("create-variant");
+  $("variant-row").hidden = Object.keys(variants).length === 0;
+  for (const option of select.options) option.disabled = option.value !== "standard" && !variants[option.value];
+  if (select.value !== "standard" && !variants[select.value]) select.value = "standard";
+  return select.value === "standard" ? null : variants[select.value];
+}
+
 function syncCreate() {
   const info = OPTIONS.editions.find((e) => e.name === $("create-edition").value);
+  const variant = chosenVariant(info);
   const seats = $("create-seats");
-  seats.min = info.min_players; seats.max = info.max_players;
-  let n = parseInt(seats.value, 10) || info.min_players;
-  n = Math.max(info.min_players, Math.min(info.max_players, n));
+  const low = variant ? variant.min_players : info.min_players;
+  const high = variant ? variant.max_players : info.max_players;
+  seats.min = low; seats.max = high; seats.step = variant && variant.even_players ? 2 : 1;
+  let n = parseInt(seats.value, 10) || low;
+  n = Math.max(low, Math.min(high, n));
+  if (variant && variant.even_players && n % 2) n = Math.min(high, n + 1);
+  if (String(n) !== seats.value) seats.value = String(n);
+  $("rounds-label").hidden = !variant;
+  $("variant-help").hidden = !variant;
+  $("variant-help").textContent = variant ? variant.rules_help.join(" ") : "";
   const limit = $("create-score-limit");
-  $("score-limit-label").hidden = info.score_limit === null;
-  $("deck-end-note").hidden = info.score_limit !== null;
+  $("score-limit-label").hidden = info.score_limit === null || !!variant;
+  $("deck-end-note").hidden = info.score_limit !== null || !!variant;
   if (info.score_limit !== null && !limit.dataset.touched) limit.value = info.score_limit;
   limit.oninput = () => { limit.dataset.touched = "1"; };
+  const party = !!variant && $("create-variant").value === "party";
   const list = $("create-bots");
   const previous = [...list.querySelectorAll("select")].map((s) => s.value);
   list.replaceChildren();
@@ -125,11 +145,13 @@ function syncCreate() {
     const select = el("select", { "data-seat": seat, "aria-label": `seat ${seat + 1}` });
     for (const bot of OPTIONS.bots) {
       const note = bot.status === "warming" ? " (warming up…)" : bot.status === "failed" ? " (unavailable)" : "";
-      select.append(el("option", { value: bot.name, text: bot.name + note,
-        title: bot.problem || bot.description, disabled: !bot.available }));
+      const noParty = party && !bot.party;
+      select.append(el("option", { value: bot.name, text: bot.name + note + (noParty ? " (cannot play Dixit Party)" : ""),
+        title: bot.problem || bot.description, disabled: !bot.available || noParty }));
     }
-    const ready = OPTIONS.bots.filter((b) => b.available);
-    select.value = previous[seat - 1] || (ready.some((b) => b.name === "random") ? "random" : (ready[0] || OPTIONS.bots[0]).name);
+    const ready = OPTIONS.bots.filter((b) => b.available && (!party || b.party));
+    const kept = previous[seat - 1] && ready.some((b) => b.name === previous[seat - 1]) ? previous[seat - 1] : null;
+    select.value = kept || (ready.some((b) => b.name === "random") ? "random" : (ready[0] || OPTIONS.bots[0]).name);
     list.append(el("label", {}, `Seat ${seat + 1}: if nobody joins,`, select, "plays"));
   }
 }
@@ -149,7 +171,11 @@ async function submitCreate(event) {
     move_timer: $("create-timer").value ? parseInt($("create-timer").value, 10) : null,
     takeover: $("create-takeover").checked,
   };
-  if (info.score_limit !== null) body.score_limit = parseInt($("create-score-limit").value, 10);
+  const variant = chosenVariant(info);
+  if (variant) {
+    body.variant = $("create-variant").value;
+    body.rounds_per_player = parseInt($("create-rounds").value, 10);
+  } else if (info.score_limit !== null) body.score_limit = parseInt($("create-score-limit").value, 10);
   $("create-submit").disabled = true;
   try {
     const made = await api("/api/tables", {
@@ -359,7 +385,7 @@ function notifyTurn() {
   const game = play.state.game;
   const key = myTurn() ? `${game.phase}/${game.round}` : null;
   if (key && key !== play.myTurnKey) {
-    const what = { tell: "you are the storyteller", play: "choose your card", vote: "vote" }[game.phase];
+    const what = { tell: "you are the storyteller", play: "choose your card", vote: "vote", red: "place the red token" }[game.phase];
     $("announce").textContent = `Your turn: ${what}.`;
     if ($("sound").checked) beep();
   }
@@ -424,6 +450,7 @@ function render() {
   if (you.controller === "bot") { renderTakenOver(stage); return; }
   if (game.phase === "tell") renderTell(stage, game);
   else if (game.phase === "play") renderPlay(stage, game);
+  else if (game.phase === "red") renderRed(stage, game);
   else renderVote(stage, game);
 }
 
@@ -451,6 +478,10 @@ function renderPlayers() {
     if (s.kind === "open") tags.push(el("span", { class: "badge", text: "open seat" }));
     if (game && game.phase !== "over" && game.storyteller === s.seat) tags.push(el("span", { class: "badge teller", text: "storyteller" }));
     if (s.seat === 0) tags.push(el("span", { class: "badge", text: "creator" }));
+    if (table.teams) {
+      const pair = table.teams.find((t) => t.includes(s.seat));
+      tags.push(el("span", { class: "badge team", text: `team ${table.teams.indexOf(pair) + 1}` }));
+    }
     if (s.seat === you.seat && !play.watch) tags.push(el("span", { class: "badge", text: "you" }));
     if (s.kind === "human") tags.push(el("span", { class: "dot" + (s.connected ? " on" : ""), title: s.connected ? "online" : "offline" }));
     let status = "";
@@ -571,7 +602,10 @@ function renderLobby(stage) {
   if (held && held.code) {
     parts.push(el("p", { class: "hint" }, "Your recovery code, in case you lose this page's link: ", el("span", { class: "code", id: "recovery-code", text: held.code })));
   }
-  const rules = `${table.edition}, ${table.n_players} players, ` + (table.ends === "score" ? `to ${table.score_limit} points` : "until the draw pile runs out")
+  const variantName = table.teams ? "Team Dixit, " : table.mode === "party" ? "Dixit Party, " : "";
+  const ends = table.ends === "rounds" ? `${table.n_rounds} rounds (each player tells ${table.n_rounds / table.n_players === 1 ? "once" : `${table.n_rounds / table.n_players} times`})`
+    : table.ends === "score" ? `to ${table.score_limit} points` : "until the draw pile runs out";
+  const rules = `${table.edition}, ${variantName}${table.n_players} players, ${ends}`
     + (table.move_timer ? `, ${table.move_timer} s per move` : "") + `, deck ${table.deck}`
     + (table.fairness.experiment ? `; experiment: the seed ${table.fairness.seed} is known to all` : "; secret deal, commitment " + table.fairness.commitment.slice(0, 16) + "…");
   parts.push(el("p", { class: "note", text: rules }));
@@ -595,12 +629,14 @@ function waitingFor(game) {
 function renderTell(stage, game) {
   const me = play.state.you.seat;
   if (game.storyteller !== me) {
-    banner(`${seatName(game.storyteller)} is the storyteller and is choosing a card and a clue…`);
+    banner(game.mode === "party" ? `${seatName(game.storyteller)} is the storyteller and is saying a clue…`
+      : `${seatName(game.storyteller)} is the storyteller and is choosing a card and a clue…`);
     stage.dataset.screen = "wait-tell";
     stage.replaceChildren(el("h2", { text: "Your hand" }),
       el("div", { class: "cards" }, game.hand.map((card) => cardButton(card, { selectable: false }))));
     return;
   }
+  if (game.mode === "party") { renderAnnounce(stage); return; }
   banner("You are the storyteller: choose a card and say a clue.");
   stage.dataset.screen = "tell";
   const input = el("input", { id: "clue", maxlength: 200, placeholder: "a word, a sentence, a song…", value: play.clue,
@@ -619,17 +655,43 @@ function renderTell(stage, game) {
   if (document.activeElement !== input && play.selection.length) input.focus();
 }
 
+// Dixit Party: the storyteller says the clue before looking at the hand (no card).
+function renderAnnounce(stage) {
+  banner("You are the storyteller: say a clue before looking at your hand.");
+  stage.dataset.screen = "announce";
+  const input = el("input", { id: "clue", maxlength: 200, placeholder: "a word, a sentence, a song…", value: play.clue,
+    oninput: (e) => { play.clue = e.target.value; counter.textContent = `${play.clue.length}/200`; submit.disabled = !ready(); } });
+  const counter = el("span", { class: "counter", text: `${play.clue.length}/200` });
+  const ready = () => play.clue.trim().length > 0;
+  const submit = el("button", { id: "announce-clue", class: "primary", type: "button", text: play.outbox ? "Waiting to send…" : "Announce", disabled: !ready() || !!play.outbox,
+    onclick: () => { send({ type: "announce", clue: play.clue.trim() }); play.lastTell = play.refs; } });
+  input.addEventListener("keydown", (e) => { if (e.key === "Enter" && ready()) submit.click(); });
+  stage.replaceChildren(
+    el("p", { class: "hint", text: "Dixit Party: your hand stays hidden until you have spoken. Say a clue that many players will read the same way; then everyone, you included, plays a card for it." }),
+    el("div", { class: "tell-box" }, input, counter, submit));
+  if (document.activeElement !== input) input.focus();
+}
+
 function renderPlay(stage, game) {
   const me = play.state.you.seat;
   const clue = el("div", { class: "clue", id: "clue-text", text: game.clue });
   if (game.pending.includes(me)) {
     const n = game.cards_to_play;
-    banner(`${seatName(game.storyteller)} said a clue. Choose ${n === 1 ? "the card" : `${n} cards`} that best fit it.`);
+    const partner = game.partner === null ? null : seatName(game.partner);
+    const who = game.storyteller === me ? "You said a clue" : `${seatName(game.storyteller)} said a clue`;
+    banner(game.can_pass ? `${who}. Give a card for your team, or let ${partner} give it.`
+      : `${who}. Choose ${n === 1 ? "the card" : `${n} cards`} that best fit${n === 1 ? "s" : ""} it.`);
     stage.dataset.screen = "play";
     const submit = el("button", { id: "play", class: "primary", type: "button", text: n === 1 ? "Play this card" : `Play these ${n} cards`,
       disabled: play.selection.length !== n, onclick: () => send({ type: "play", cards: [...play.selection] }) });
+    const pass = game.can_pass ? el("button", { id: "pass", type: "button", text: `Let ${partner} give`,
+      onclick: () => send({ type: "play", cards: [] }) }) : null;
+    const hint = game.mode === "party" ? "Pick the card you think most players will see in the clue; everyone, the storyteller included, plays one."
+      : game.teams && game.partner === game.storyteller ? `Your partner ${partner} is the storyteller: give a card that will mislead the other teams.`
+      : game.can_pass ? `One of you gives your team's card; the other votes. Passing is seen by everyone; nobody sees ${partner}'s hand.`
+      : `Pick ${n} card${n > 1 ? "s" : ""} from your hand to go face down with the storyteller's.`;
     stage.replaceChildren(clue,
-      el("div", { class: "action-row" }, el("p", { class: "hint", text: `Pick ${n} card${n > 1 ? "s" : ""} from your hand to go face down with the storyteller's.` }), submit),
+      el("div", { class: "action-row" }, el("p", { class: "hint", text: hint }), pass, submit),
       el("div", { class: "cards large" }, game.hand.map((card) => cardButton(card, {
         selectable: true, selected: play.selection.includes(card), onclick: () => toggle(card, n),
       }))));
@@ -649,16 +711,26 @@ function renderVote(stage, game) {
   const clue = el("div", { class: "clue", id: "clue-text", text: game.clue });
   const voting = game.pending.includes(me);
   const own = new Set(game.team_positions);
+  const legal = new Set(game.legal_vote_positions);
   const max = game.max_votes;
   const board = el("div", { class: "cards large board" }, game.board.map((card, position) => {
-    const mine = own.has(position);
+    const mine = own.has(position) || game.my_positions.includes(position);
     return cardButton(card, {
-      selectable: voting && !mine, mine, number: position + 1,
+      selectable: voting && legal.has(position), mine, number: position + 1,
       selected: voting ? play.selection.includes(position) : game.my_votes.includes(position),
-      label: mine ? "your card" : null,
+      label: game.my_positions.includes(position) ? "your card" : mine ? "your team's card" : null,
       onclick: () => toggle(position, max),
     });
   }));
+  if (voting && game.mode === "party") {
+    banner("Vote for the image you think most players will choose.");
+    stage.dataset.screen = "vote";
+    const submit = el("button", { id: "vote", class: "primary", type: "button", text: "Vote",
+      disabled: play.selection.length !== 1, onclick: () => send({ type: "vote", positions: [...play.selection] }) });
+    stage.replaceChildren(clue, el("div", { class: "action-row" }, el("p", { class: "hint",
+      text: "Dixit Party: you score the number of players on the same image as you (at most 5); your own card may be chosen; alone, or on the storyteller's red-token image, you score 0." }), submit), board);
+    return;
+  }
   if (voting) {
     banner(max > 1 ? "Vote for the storyteller's card (you may add a second vote)." : "Vote for the storyteller's card.");
     stage.dataset.screen = "vote";
@@ -675,11 +747,39 @@ function renderVote(stage, game) {
   stage.replaceChildren(clue, board);
 }
 
+// Dixit Party: after the votes, the storyteller secretly puts the red token on one image.
+function renderRed(stage, game) {
+  const me = play.state.you.seat;
+  const clue = el("div", { class: "clue", id: "clue-text", text: game.clue });
+  const placing = game.pending.includes(me) && game.legal_red_positions.length > 0;
+  const legal = new Set(game.legal_red_positions);
+  const board = el("div", { class: "cards large board" }, game.board.map((card, position) => cardButton(card, {
+    selectable: placing && legal.has(position), mine: game.my_positions.includes(position), number: position + 1,
+    selected: placing ? play.selection.includes(position) : game.my_votes.includes(position),
+    label: game.my_positions.includes(position) ? "your card" : null,
+    onclick: () => toggle(position, 1),
+  })));
+  if (placing) {
+    banner("Place the red token: its image's voters score 0.");
+    stage.dataset.screen = "red";
+    const submit = el("button", { id: "red", class: "primary", type: "button", text: "Place the red token",
+      disabled: play.selection.length !== 1, onclick: () => send({ type: "red", position: play.selection[0] }) });
+    stage.replaceChildren(clue, el("div", { class: "action-row" }, el("p", { class: "hint",
+      text: "Secretly put the red token on one image (the others see it at the reveal): whoever voted for it scores nothing this round." }), submit), board);
+    return;
+  }
+  banner(`Waiting for ${seatName(game.storyteller)} to place the red token…`);
+  stage.dataset.screen = "wait-red";
+  stage.replaceChildren(clue, board);
+}
+
 function renderReveal(stage, last, game) {
   banner(`Round ${last.round + 1} revealed`);
   stage.dataset.screen = "reveal";
-  const outcomeText = { all: "Everyone found the storyteller's card", none: "Nobody found the storyteller's card",
-    some: "Some, but not all, found the storyteller's card" }[last.outcome];
+  const outcomeText = last.red_token !== null && last.red_token !== undefined
+    ? `The red token is on image ${last.red_token + 1}`
+    : { all: "Everyone found the storyteller's card", none: "Nobody found the storyteller's card",
+      some: "Some, but not all, found the storyteller's card" }[last.outcome];
   const votersOf = {};
   for (const [seat, positions] of Object.entries(last.votes)) {
     for (const p of positions) (votersOf[p] = votersOf[p] || []).push(parseInt(seat, 10));
@@ -692,6 +792,10 @@ function renderReveal(stage, last, game) {
       label: null, extra: el("span", { class: "label" },
         el("span", { text: owner === last.storyteller ? `★ ${seatName(owner)} (storyteller)` : seatName(owner) }), voters) });
     if (owner === last.storyteller) button.classList.add("storyteller-card");
+    if (last.red_token === position) {
+      button.classList.add("red-token");
+      button.append(el("span", { class: "red-mark", title: "the storyteller's red token", text: "red token" }));
+    }
     button.dataset.owner = String(owner);
     return button;
   }));
