@@ -80,23 +80,8 @@ def vote_observations(records: Iterable[Any], card_vectors: Any, text_vectors: A
         text_vectors: ``text_vectors(texts) -> (n, dim)`` array.
         voters: Which seats' votes to keep (``None``: every voter's).
     """
-    observations = []
-    for record in records:
-        for rnd in record.rounds:
-            if not rnd.votes or rnd.storyteller_card not in rnd.board:
-                continue
-            sims = card_vectors(rnd.board) @ text_vectors([rnd.clue])[0]
-            target = rnd.board.index(rnd.storyteller_card)
-            for seat, votes in rnd.votes.items():
-                if voters is not None and not voters(record, int(seat)):
-                    continue
-                legal = [i for i, owner in enumerate(rnd.board_owner) if owner != int(seat)]
-                if not votes or votes[0] not in legal or target not in legal:
-                    continue
-                observations.append(VoteObservation(
-                    np.asarray(sims[legal], dtype=np.float64), legal.index(target),
-                    legal.index(votes[0])))
-    return observations
+    return [obs for record in records
+            for obs, _ in _observations_with_seats(record, card_vectors, text_vectors, voters)]
 
 
 def _pack(observations: Sequence[VoteObservation]) -> tuple[np.ndarray, ...]:
@@ -303,6 +288,7 @@ def vote_predictions(records: Iterable[Any], card_vectors: Any, text_vectors: An
 
 def _observations_with_seats(record: Any, card_vectors: Any, text_vectors: Any,
                              voters: VoterFilter | None) -> list[tuple[VoteObservation, int]]:
+    """One record's vote observations, each with its voter's seat (:func:`vote_observations`)."""
     out = []
     for rnd in record.rounds:
         if not rnd.votes or rnd.storyteller_card not in rnd.board:
