@@ -60,20 +60,27 @@ def scramble_hidden(state: GameState, seat: int, rng: np.random.Generator) -> Ga
     return dataclasses.replace(state, **changes)  # type: ignore[arg-type]
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.sampled_from(EDITIONS), st.integers(3, 6), st.integers(0, 2**31), st.integers(0, 60))
-def test_views_ignore_hidden_information(edition: str, n: int, seed: int, steps: int) -> None:
+def check_views_ignore_hidden(rules: RuleSet, n: int, seed: int, steps: int,
+                              scrambles: int) -> None:
+    """Play ``steps`` random moves, then check that every seat's view is the same in
+    ``scrambles`` states that differ only in what that seat may not see."""
     rng = np.random.default_rng(seed)
-    state = new_game(RuleSet.edition(edition), n, range(84), rng)
+    state = new_game(rules, n, range(84), rng)
     for _ in range(steps):
         if state.is_over:
             break
         state = apply_action(state, random_action(state, rng), rng)
     for seat in range(n):
         view = observe(state, seat)
-        for k in range(3):
+        for k in range(scrambles):
             scrambled = scramble_hidden(state, seat, np.random.default_rng(seed + k))
             assert observe(scrambled, seat) == view
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(EDITIONS), st.integers(3, 6), st.integers(0, 2**31), st.integers(0, 60))
+def test_views_ignore_hidden_information(edition: str, n: int, seed: int, steps: int) -> None:
+    check_views_ignore_hidden(RuleSet.edition(edition), n, seed, steps, scrambles=3)
 
 
 @settings(max_examples=80, deadline=None)
@@ -81,18 +88,8 @@ def test_views_ignore_hidden_information(edition: str, n: int, seed: int, steps:
 def test_views_ignore_hidden_information_in_teams_and_party(
         cell: tuple[str, int, dict[str, object]], seed: int, steps: int) -> None:
     edition, n, overrides = cell
-    rng = np.random.default_rng(seed)
-    state = new_game(RuleSet.edition(edition, **overrides), n,  # type: ignore[arg-type]
-                     range(84), rng)
-    for _ in range(steps):
-        if state.is_over:
-            break
-        state = apply_action(state, random_action(state, rng), rng)
-    for seat in range(n):
-        view = observe(state, seat)
-        for k in range(2):
-            scrambled = scramble_hidden(state, seat, np.random.default_rng(seed + k))
-            assert observe(scrambled, seat) == view
+    check_views_ignore_hidden(RuleSet.edition(edition, **overrides),
+                              n, seed, steps, scrambles=2)
 
 
 def test_party_storyteller_does_not_see_its_hand_before_the_clue() -> None:
