@@ -7,6 +7,7 @@ import numpy as np
 from dixit_ai.rules import (
     Action,
     Announce,
+    Game,
     GameState,
     Phase,
     Play,
@@ -41,6 +42,13 @@ def random_action(state: GameState, rng: np.random.Generator) -> Action:
     n = int(rng.integers(1, min(view.max_votes, len(legal)) + 1))
     picks = rng.choice(len(legal), size=n, replace=False)
     return Vote(seat, tuple(legal[int(i)] for i in picks))
+
+
+def play_out(game: Game, seed: int) -> None:
+    """Play ``game`` to its end with :func:`random_action`, moves drawn from ``seed``."""
+    rng = np.random.default_rng(seed)
+    while not game.state.is_over:
+        game.apply(random_action(game.state, rng))
 
 
 def variant_cells() -> list[tuple[str, int, dict[str, object]]]:

@@ -20,7 +20,7 @@ from dixit_ai.rules import (
     new_game,
     observe,
 )
-from tests.rules.helpers import random_action
+from tests.rules.helpers import play_out, random_action
 
 
 def start(edition: str = "refresh-2021", n: int = 4, deck: int = 84, seed: int = 0,
@@ -70,9 +70,7 @@ def test_three_players_play_two_cards_and_board_has_five() -> None:
 
 def test_storyteller_rotates_to_the_left() -> None:
     game = Game(RuleSet.edition("refresh-2021"), 5, range(84), seed=3)
-    rng = np.random.default_rng(1)
-    while not game.state.is_over:
-        game.apply(random_action(game.state, rng))
+    play_out(game, 1)
     assert [r.storyteller for r in game.state.results] == [
         i % 5 for i in range(len(game.state.results))]
 
@@ -89,9 +87,7 @@ def test_random_first_storyteller_comes_from_the_seed() -> None:
 
 def test_score_limit_ends_the_game_at_the_end_of_the_round() -> None:
     game = Game(RuleSet.edition("refresh-2021", score_limit=10), 4, range(84), seed=0)
-    rng = np.random.default_rng(0)
-    while not game.state.is_over:
-        game.apply(random_action(game.state, rng))
+    play_out(game, 0)
     scores = [r.scores for r in game.state.results]
     assert max(scores[-1]) >= 10
     assert all(max(s) < 10 for s in scores[:-1])
@@ -100,9 +96,7 @@ def test_score_limit_ends_the_game_at_the_end_of_the_round() -> None:
 def test_2008_ends_when_the_last_card_is_drawn() -> None:
     # 4 players, 34 cards: 24 dealt, 10 left; each round draws 4 cards.
     game = Game(RuleSet.edition("original-2008"), 4, range(34), seed=0)
-    rng = np.random.default_rng(0)
-    while not game.state.is_over:
-        game.apply(random_action(game.state, rng))
+    play_out(game, 0)
     # Rounds 1 and 2 draw 8 cards; round 3 finds only 2 for 4 seats: the game ends after it.
     assert len(game.state.results) == 3
     assert not game.state.draw_pile
@@ -110,26 +104,20 @@ def test_2008_ends_when_the_last_card_is_drawn() -> None:
 
 def test_2008_ends_exactly_when_the_pile_empties() -> None:
     game = Game(RuleSet.edition("original-2008"), 4, range(32), seed=0)
-    rng = np.random.default_rng(0)
-    while not game.state.is_over:
-        game.apply(random_action(game.state, rng))
+    play_out(game, 0)
     assert len(game.state.results) == 2  # 8 cards in the pile: two refills of 4
     assert all(len(hand) == 6 for hand in game.state.hands)
 
 
 def test_2008_with_a_track_end() -> None:
     game = Game(RuleSet.edition("original-2008", score_limit=12), 4, range(84), seed=0)
-    rng = np.random.default_rng(0)
-    while not game.state.is_over:
-        game.apply(random_action(game.state, rng))
+    play_out(game, 0)
     assert max(game.state.scores) >= 12 and game.state.draw_pile
 
 
 def test_refresh_reshuffles_the_discard_pile() -> None:
     game = Game(RuleSet.edition("refresh-2021"), 4, range(26), seed=0)
-    rng = np.random.default_rng(0)
-    while not game.state.is_over:
-        game.apply(random_action(game.state, rng))
+    play_out(game, 0)
     assert any(r.reshuffled for r in game.state.results)
     assert max(game.state.scores) >= 30
 
@@ -137,9 +125,7 @@ def test_refresh_reshuffles_the_discard_pile() -> None:
 def test_deck_end_override_ends_refresh_games() -> None:
     game = Game(RuleSet.edition("refresh-2021", on_deck_exhausted="end", score_limit=None),
                 4, range(30), seed=0)
-    rng = np.random.default_rng(0)
-    while not game.state.is_over:
-        game.apply(random_action(game.state, rng))
+    play_out(game, 0)
     assert len(game.state.results) == 2  # 6 in the pile: one refill, then short
 
 
@@ -247,9 +233,7 @@ def test_same_board_card_twice_with_two_votes_is_refused() -> None:
 
 def test_acting_after_the_game_ended_is_refused() -> None:
     game = Game(RuleSet.edition("refresh-2021", score_limit=3), 3, range(84), seed=0)
-    rng = np.random.default_rng(0)
-    while not game.state.is_over:
-        game.apply(random_action(game.state, rng))
+    play_out(game, 0)
     with pytest.raises(IllegalAction, match="after the game ended"):
         game.apply(Tell(game.state.storyteller, game.state.hands[0][0], "x"))
 

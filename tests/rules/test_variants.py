@@ -23,16 +23,10 @@ from dixit_ai.rules import (
     score_parts,
     score_round,
 )
-from tests.rules.helpers import random_action
+from tests.rules.helpers import play_out, random_action
 
 TEAMS = RuleSet.edition("odyssey-2011", teams=True)
 PARTY = RuleSet.edition("odyssey-2011", mode="party")
-
-
-def play_out(game: Game, seed: int) -> None:
-    rng = np.random.default_rng(seed)
-    while not game.state.is_over:
-        game.apply(random_action(game.state, rng))
 
 
 # ---------------------------------------------------------------------- Team Dixit
