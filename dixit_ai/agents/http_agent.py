@@ -3,7 +3,9 @@
 :class:`HttpAgent` sends the cards it must choose among as images (base64 ``data:`` URLs) with
 the clue to a ``/chat/completions`` endpoint (vLLM, llama.cpp's server, Ollama, a hosted API...)
 and asks for a JSON answer: ``{"card": k}`` to vote or play, ``{"card": k, "clue": "..."}`` to
-tell, where ``k`` is the 1-based label of a card as the prompt shows it. Every answer is checked
+tell, where ``k`` is the 1-based label of a card as the prompt shows it. Dixit Party adds two
+decisions: ``announce`` (``{"clue": "..."}``, no card and no image: the storyteller speaks before
+looking at the hand) and ``red_token`` (``{"card": k}``, a board image). Every answer is checked
 against the view's legal moves; an invalid answer is sent back with the reason, at most
 ``max_retries`` times, and if the model still does not answer validly the agent raises
 :class:`InvalidAnswerError` (:class:`EndpointError` when the endpoint itself fails or times out).
@@ -38,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from dixit_ai.agents.base import Choice, Story
+from dixit_ai.agents.base import Announcement, Choice, Story
 from dixit_ai.rules import CLUE_KINDS, IllegalAction, View, check_clue
 
 __all__ = [
@@ -137,6 +139,16 @@ SYSTEM_PROMPT = (
     "they think is the storyteller's. The storyteller scores only if some, but not all, players "
     "find their card. Cards are shown as numbered images. Always answer with one JSON object "
     "and nothing else."
+)
+
+PARTY_SYSTEM_PROMPT = (
+    "You are playing Dixit Party, a coordination game. Each round the storyteller says a clue "
+    "before looking at their hand; then every player, the storyteller included, plays a card "
+    "that fits it; the cards are shuffled face up and everyone votes for the image they think "
+    "most players will choose (one's own card allowed). A player scores the number of players "
+    "who voted for the same image (at most 5), nothing if alone on it, and nothing if it is the "
+    "image the storyteller puts the red token on. Cards are shown as numbered images. Always "
+    "answer with one JSON object and nothing else."
 )
 
 
@@ -263,6 +275,9 @@ class HttpAgent:
         prompt = (f"The storyteller's clue is: \"{view.clue}\". Your hand is shown below. Play "
                   f"{count} card{'s' if count > 1 else ''} from your hand that the other "
                   f"players may mistake for the storyteller's. {ask}")
+        if view.is_party:
+            prompt = (f"The clue is: \"{view.clue}\". Your hand is shown below. Play the card "
+                      f"you think most players will see in the clue. {ask}")
 
         def check(data: dict[str, Any]) -> tuple[int, ...]:
             if count == 1:
@@ -275,7 +290,8 @@ class HttpAgent:
                 raise ValueError("the same card was named twice")
             return tuple(hand[k - 1] for k in picked)
 
-        cards, info = self._decide(prompt, [("Your card", c) for c in hand], check)
+        cards, info = self._decide(prompt, [("Your card", c) for c in hand], check,
+                                   party=view.is_party)
         return Choice(cards, info)
 
     def vote(self, view: View) -> Choice:
@@ -294,6 +310,10 @@ class HttpAgent:
                    '<number>]} to vote for two different cards.')
         prompt = (f"The storyteller's clue is: \"{view.clue}\". The board is shown below. Vote "
                   f"for the card you think is the storyteller's.{notes} {ask}")
+        if view.is_party:
+            prompt = (f"The clue is: \"{view.clue}\". The board is shown below. Vote for the "
+                      "image you think most players will vote for (your own card is allowed). "
+                      f"{ask}")
 
         def check(data: dict[str, Any]) -> tuple[int, ...]:
             if "cards" in data and view.max_votes > 1:
@@ -310,7 +330,57 @@ class HttpAgent:
                     raise ValueError(f"card {position + 1} is your own: you may not vote for it")
             return tuple(positions)
 
-        positions, info = self._decide(prompt, [("Card", c) for c in board], check)
+        positions, info = self._decide(prompt, [("Card", c) for c in board], check,
+                                       party=view.is_party)
+        return Choice(positions, info)
+
+    def announce(self, view: View) -> Announcement:
+        """Dixit Party: the storyteller's clue, asked before any card is shown (no image)."""
+        if not view.is_party:
+            raise ValueError("announce() is a Dixit Party decision; this game is not Party")
+        prompt = (
+            "You are the storyteller. Say a clue now, before looking at your hand (no card is "
+            "shown): a word, a phrase or a sentence that most players will picture the same "
+            'way. Answer as JSON: {"clue": "<your clue>"}.'
+        )
+
+        def check(data: dict[str, Any]) -> tuple[str, str | None]:
+            clue = data.get("clue")
+            kind = data.get("clue_kind")
+            if kind is not None and kind not in CLUE_KINDS:
+                kind = None
+            try:
+                check_clue(view.rules, clue, kind, view.seat)
+            except IllegalAction as error:
+                raise ValueError(str(error)) from None
+            assert isinstance(clue, str)
+            return clue.strip(), kind
+
+        (clue, kind), info = self._decide(prompt, [], check, party=True)
+        return Announcement(clue=clue, clue_kind=kind, info=info)
+
+    def red_token(self, view: View) -> Choice:
+        """Dixit Party: the storyteller's red token on one board image (its voters score 0)."""
+        legal = view.legal_red_positions()
+        if not legal:
+            raise ValueError("red_token() needs the red phase and the storyteller's seat")
+        board = list(view.board)
+        mine = ", ".join(str(p + 1) for p in view.my_positions)
+        yours = f" (card {mine} is yours)" if mine else ""
+        prompt = (
+            f"The clue was: \"{view.clue}\". The board is shown below{yours}. "
+            "As the storyteller, put the red token on one image: whoever voted for it scores "
+            "nothing this round. Answer as JSON: "
+            '{"card": <the number of the image>}.'
+        )
+
+        def check(data: dict[str, Any]) -> tuple[int, ...]:
+            position = _label(data.get("card"), len(board), "card") - 1
+            if position not in legal:
+                raise ValueError(f"card {position + 1} may not take the red token")
+            return (position,)
+
+        positions, info = self._decide(prompt, [("Card", c) for c in board], check, party=True)
         return Choice(positions, info)
 
     def describe(self) -> dict[str, Any]:
@@ -326,15 +396,15 @@ class HttpAgent:
 
     # ------------------------------------------------------------------ asking the model
 
-    def _decide(self, prompt: str, cards: Sequence[tuple[str, int]], check: Any
-                ) -> tuple[Any, dict[str, Any]]:
+    def _decide(self, prompt: str, cards: Sequence[tuple[str, int]], check: Any, *,
+                party: bool = False) -> tuple[Any, dict[str, Any]]:
         """Ask, check, and ask again with the reason, until valid or out of retries."""
         content: list[dict[str, Any]] = [{"type": "text", "text": prompt}]
         for k, (caption, card) in enumerate(cards, start=1):
             content.append({"type": "text", "text": f"{caption} {k}:"})
             content.append({"type": "image_url", "image_url": {"url": self._image_url(card)}})
         messages: list[dict[str, Any]] = [
-            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "system", "content": PARTY_SYSTEM_PROMPT if party else SYSTEM_PROMPT},
             {"role": "user", "content": content},
         ]
         answers: list[str] = []

@@ -19,7 +19,7 @@ from dixit_ai.agents.http_agent import (
 )
 from dixit_ai.agents.registry import _REGISTRY, register_agent
 from dixit_ai.match import play_game
-from dixit_ai.rules import RuleSet, Vote, check_action, observe
+from dixit_ai.rules import Announce, RedToken, RuleSet, Vote, check_action, observe
 from tests.bench.helpers import BENCH_DECK, FakeServer, fake_server
 
 
@@ -209,3 +209,79 @@ def test_the_benchmark_reports_the_invalid_answer_rate(server: FakeServer, tmp_p
     assert "InvalidAnswerError" in (run.folder / "records.jsonl").read_text()
     csv_text = (run.folder / "results.csv").read_text()
     assert "test-http-invalid,agent,guess,invalid_rate,caption,1" in csv_text
+
+
+# ---------------------------------------------------------------------- Dixit Party
+
+
+def party_states():
+    """A 6-player Dixit Party game at the storyteller's announce, and at its red token."""
+    from dixit_ai.agents import RandomAgent
+    from dixit_ai.match import decide
+    from dixit_ai.rules import Phase, apply_action, new_game
+
+    rules = RuleSet.edition("odyssey-2011", mode="party")
+    rng = np.random.default_rng(2)
+    start = new_game(rules, 6, range(30), rng)
+    state = start
+    others = RandomAgent()
+    others.reset(seat=0, rng=np.random.default_rng(1))
+    while state.phase is not Phase.RED:
+        action, _, _ = decide(others, observe(state, state.pending[0]))
+        state = apply_action(state, action, rng)
+    return start, state
+
+
+def test_party_announce_is_a_clue_without_any_card(server: FakeServer) -> None:
+    start, _ = party_states()
+    teller = start.storyteller
+    view = observe(start, teller)
+    assert view.hand == ()  # the storyteller has not looked at the hand
+    player = agent(server, "valid")
+    player.reset(seat=teller, rng=np.random.default_rng(0))
+    before = len(server.requests)
+    said = player.announce(view)
+    assert said.clue == "a quiet dream" and said.info["attempts"] == 1
+    check_action(start, Announce(teller, said.clue, said.clue_kind))
+    (request,) = server.requests[before:]
+    content = request["messages"][1]["content"]
+    assert not [part for part in content if part["type"] == "image_url"]  # no card is shown
+    assert "Dixit Party" in request["messages"][0]["content"]
+    assert "before looking at your hand" in content[0]["text"]
+
+
+def test_party_answers_are_checked_retried_and_then_refused(server: FakeServer) -> None:
+    start, red = party_states()
+    teller = start.storyteller
+    retrying = agent(server, "retry")
+    retrying.reset(seat=teller, rng=np.random.default_rng(0))
+    said = retrying.announce(observe(start, teller))  # {"card": 99} has no clue: asked again
+    assert said.info["attempts"] == 2 and "clue must be text" in said.info["refused"][0]
+    place = retrying.red_token(observe(red, red.storyteller))  # card 99 refused, then card 1
+    assert place.items == (0,) and "99 is not between 1 and 6" in place.info["refused"][0]
+    check_action(red, RedToken(red.storyteller, place.items[0]))
+    for decision, view in (("announce", observe(start, teller)),
+                           ("red_token", observe(red, red.storyteller))):
+        stubborn = agent(server, "invalid", max_retries=1)
+        stubborn.reset(seat=teller, rng=np.random.default_rng(0))
+        before = len(server.requests)
+        with pytest.raises(InvalidAnswerError) as error:
+            getattr(stubborn, decision)(view)
+        assert len(server.requests) - before == 2 and error.value.attempts == 2
+    with pytest.raises(ValueError, match="red phase"):  # only the storyteller, only then
+        agent(server, "valid").red_token(observe(red, (red.storyteller + 1) % 6))
+    base = observe(vote_state()[0], 0)
+    with pytest.raises(ValueError, match="not Party"):
+        agent(server, "valid").announce(base)
+
+
+def test_a_whole_party_game_with_http_players(server: FakeServer) -> None:
+    players = [agent(server, "valid"), agent(server, "retry"), *["random"] * 4]
+    record = play_game(players, edition="odyssey-2011", mode="party", deck=BENCH_DECK,
+                       seed=3)
+    assert record.status == "complete" and not record.failures and len(record.rounds) == 6
+    told = [r for r in record.rounds if r.storyteller in (0, 1)]
+    assert told and all(r.clue == "a quiet dream" and r.red_token == 0 for r in told)
+    from dixit_ai.replay import replay_record
+
+    replay_record(record)
