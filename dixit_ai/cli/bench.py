@@ -4,6 +4,7 @@ Examples::
 
     dixit-ai bench --models default,clip-greedy,random --tasks guess,decoy,tell --items 50
     dixit-ai bench --config configs/bench/default.yaml --seed 1
+    dixit-ai bench --models default,clip-population --tasks tell --panel panel-heldout
     dixit-ai bench --analyse runs/bench__default__0__20260101T000000Z --out report/
 """
 
@@ -62,6 +63,12 @@ def register(subparsers: Any) -> None:
                         help="cards on a guess board, 3 to 7 (default 6)")
     parser.add_argument("--reference", default=None,
                         help="embedder of the reference players (default: default)")
+    parser.add_argument("--panel", default=None, metavar="PANEL",
+                        help="also play the tell task against a guesser panel: a named panel "
+                             "(panel, panel-heldout, panel-family, panel-derived) or member "
+                             "names separated by commas (panel-sibling,lite2-mpnet); needs the "
+                             "tell task. A storyteller that simulates with a member's model is "
+                             "refused")
     parser.add_argument("--device", default=None, help="cpu, cuda or auto (default: cpu)")
     parser.add_argument("--bootstrap", type=int, default=None,
                         help="bootstrap resamples per interval (default 2000)")
@@ -145,6 +152,7 @@ def run(args: argparse.Namespace) -> int:
         "models": args.models, "tasks": args.tasks, "seed": args.seed, "items": args.items,
         "out": args.out, "name": args.name, "deck": args.deck, "board_size": args.board_size,
         "reference": args.reference, "device": args.device, "bootstrap": args.bootstrap,
+        "panel": args.panel,
     }
     if args.config is not None:
         config = bench.load_bench_config(args.config, **overrides)
@@ -154,6 +162,9 @@ def run(args: argparse.Namespace) -> int:
         config = bench.BenchConfig(**{k: v for k, v in overrides.items() if v is not None})
         if args.name is None:
             config.name = default_name(config.models)
+    if config.panel and "tell" not in config.tasks:
+        raise ValueError(f"a panel ({config.panel!r}) plays only in the tell task; the tasks "
+                         f"are {', '.join(config.tasks)}: add tell (--tasks ...,tell)")
     on_failure = args.on_failure or "forfeit"
     from dixit_ai.agents import prepare_agents
     from models.base import progress_to

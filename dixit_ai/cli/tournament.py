@@ -5,6 +5,8 @@ Examples::
     dixit-ai tournament --agents clip-greedy,clip-expected,clip-obvious,random \\
         --edition refresh-2021 --players 5 --games 500 --seed 0 --workers 2
     dixit-ai tournament --config configs/tournaments/clip-four.yaml --backend ray
+    dixit-ai tournament --agents clip-expected,clip-population,panel:panel-heldout --games 50
+    dixit-ai tournament --agents clip-expected,caption-teller --panel panel-derived
     dixit-ai tournament --resume runs/tournament__clip-four__0__20261129T210000Z
     dixit-ai tournament --resume runs/tournament__clip-four__0__20261129T210000Z --games 1000
     dixit-ai tournament --analyse runs/tournament__clip-four__0__20261129T210000Z --out report/
@@ -13,6 +15,7 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from pathlib import Path
@@ -41,6 +44,13 @@ from dixit_ai.tournament.schedule import balance_period
 from dixit_ai.tournament.store import on_failure_chosen as stored_choice
 from dixit_ai.tournament.store import read_config
 
+PANEL_ENTRY_POINT = "models.players.panel:panel_agents"
+"""Expands a panel spec into its members' registry names (imported only when a panel is named:
+``dixit_ai`` never imports ``models`` at import time)."""
+
+PANEL_PREFIX = "panel:"
+"""An ``--agents`` entry ``panel:SPEC`` stands for the members of the panel ``SPEC``."""
+
 DEFAULTS: dict[str, Any] = {"edition": "refresh-2021", "players": 5, "games": 100, "seed": 0,
                             "deck": "dream", "on_failure": "forfeit"}
 """Defaults of the config options when neither a file nor a resumed run gives them."""
@@ -64,7 +74,12 @@ def register(subparsers: Any) -> None:
                            "override it")
     what.add_argument("--agents", default=None,
                       help="comma-separated registry names (dixit-ai agents lists them); "
-                           "LABEL=NAME enters one agent under another label")
+                           "LABEL=NAME enters one agent under another label; panel:SPEC "
+                           "enters the members of a guesser panel (panel:panel-heldout)")
+    what.add_argument("--panel", default=None, metavar="SPEC",
+                      help="add the members of a guesser panel to the agents: a named panel "
+                           "(panel, panel-heldout, panel-family, panel-derived) or member names "
+                           "separated by commas")
     what.add_argument("--edition", choices=EDITIONS, default=None,
                       help=f"edition of the rules (default {DEFAULTS['edition']})")
     what.add_argument("--players", type=int, default=None,
@@ -124,10 +139,46 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
+def panel_members(spec: str) -> list[str]:
+    """The registry names of the members of the panel ``spec``, through
+    :data:`PANEL_ENTRY_POINT`.
+
+    Raises:
+        ValueError: an empty spec, an unknown panel or member, or the models extra is missing.
+    """
+    if not spec.strip():
+        raise ValueError("a panel spec is empty: give a named panel (panel-heldout, ...) or "
+                         "member names, e.g. panel:panel-heldout")
+    module_name, attr = PANEL_ENTRY_POINT.split(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ValueError(f"a guesser panel needs the models extra ({error}); install it with: "
+                         "pip install 'dixit-ai[models]'") from error
+    return [str(name) for name in getattr(module, attr)(spec.strip())]
+
+
+def expand_panels(names: list[str], panel: str | None = None) -> list[str]:
+    """``names`` with every ``panel:SPEC`` entry replaced by the panel's members, then the
+    members of ``panel`` (``--panel``) added."""
+    expanded: list[str] = []
+    for name in names:
+        if name.startswith(PANEL_PREFIX):
+            expanded.extend(panel_members(name[len(PANEL_PREFIX):]))
+        else:
+            expanded.append(name)
+    if panel is not None:
+        expanded.extend(panel_members(panel))
+    return expanded
+
+
 def explicit_options(args: argparse.Namespace) -> dict[str, Any]:
     """The config options given on the command line (``None``: not given)."""
+    agents = split_names(args.agents) if args.agents is not None else None
+    if agents is not None:
+        agents = expand_panels(agents, getattr(args, "panel", None))
     options = {
-        "agents": split_names(args.agents) if args.agents is not None else None,
+        "agents": agents,
         "edition": args.edition, "players": args.players, "games": args.games,
         "seed": args.seed, "deck": args.deck, "on_failure": args.on_failure,
         "max_rounds": args.max_rounds, "name": args.name,
@@ -142,14 +193,19 @@ def build_config(args: argparse.Namespace) -> TournamentConfig:
     if args.config is not None:
         base = load_config(args.config)
     elif args.resume is not None:
+        if getattr(args, "panel", None) is not None:
+            raise ValueError("--panel does not go with --resume: a resumed tournament keeps "
+                             "its agents")
         base = read_config(args.resume)
     else:
         if "agents" not in explicit:
             raise ValueError("give the agents: --agents a,b,... (or --config FILE, or "
-                             "--resume RUN_DIR)")
+                             "--resume RUN_DIR); --panel adds a panel's members to them")
         values = {**DEFAULTS, **explicit}
         return TournamentConfig(agents=tuple(values.pop("agents")), rules=rules or {},
                                 **values)
+    if "agents" not in explicit and getattr(args, "panel", None) is not None:
+        explicit["agents"] = [*base.agents, *panel_members(args.panel)]
     if rules is not None:
         explicit["rules"] = {**base.rules, **rules}
     return base.with_changes(**explicit)

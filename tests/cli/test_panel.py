@@ -1,0 +1,78 @@
+"""Issue 12, item 2: ``bench --panel`` and a tournament of a named panel, through the console
+script (small budgets: two cheap members on the default towers, a few items or games)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.cli.helpers import dixit
+
+pytest.importorskip("models.players.panel")
+
+CHEAP_PANEL = "sibling,default-zeroshot"
+"""Two members on the default model's towers (no other model to load)."""
+
+
+def test_bench_panel_plays_the_tell_task_against_the_named_members(tmp_path):
+    result = dixit("bench", "--models", "random", "--tasks", "tell", "--panel", CHEAP_PANEL,
+                   "--items", "2", "--bootstrap", "20", "--no-progress", "--out", "runs",
+                   cwd=tmp_path, timeout=400)
+    assert result.returncode == 0, result.output
+    assert "tell against the panel" in result.stdout
+    (header_file,) = (tmp_path / "runs").glob("bench__*/bench.json")
+    header = json.loads(header_file.read_text(encoding="utf-8"))
+    members = [m["name"] for m in header["panel"]["members"]]
+    assert members == ["panel-sibling", "panel-default-zeroshot"]
+    (records,) = (tmp_path / "runs").glob("bench__*/records.jsonl")
+    rows = [json.loads(line) for line in records.read_text(encoding="utf-8").splitlines()]
+    played = [r for r in rows if r.get("task") == "tell" and r.get("panel")]
+    assert played, "no tell record was played against the panel"
+    assert set(played[0]["panel"]["seen"]) == set(members)
+
+
+def test_bench_panel_without_the_tell_task_is_refused(tmp_path):
+    result = dixit("bench", "--models", "random", "--tasks", "guess", "--panel", CHEAP_PANEL,
+                   "--items", "2", "--no-progress", cwd=tmp_path)
+    assert result.returncode == 2, result.output
+    assert "tell" in result.stderr and "Traceback" not in result.output
+    assert not (tmp_path / "runs").exists()
+
+
+def test_bench_unknown_panel_member_is_refused(tmp_path):
+    result = dixit("bench", "--models", "random", "--tasks", "tell", "--panel", "no-such-mind",
+                   "--items", "2", "--no-progress", cwd=tmp_path)
+    assert result.returncode == 2, result.output
+    assert "panel-no-such-mind" in result.stderr and "Traceback" not in result.output
+
+
+def test_tournament_expands_panel_entries_and_the_panel_flag(tmp_path):
+    result = dixit("tournament", "--agents", "random,panel:panel-sibling", "--panel",
+                   "default-zeroshot", "--players", "3", "--games", "3", "--max-rounds", "1",
+                   "--workers", "1", "--no-progress", "--resamples", "10",
+                   "--rating-resamples", "0", "--out", "runs", cwd=tmp_path, timeout=400)
+    assert result.returncode == 0, result.output
+    (config_file,) = (tmp_path / "runs").glob("tournament__*/config.json")
+    agents = [a["agent"] for a in json.loads(config_file.read_text())["config"]["agents"]]
+    assert agents == ["random", "panel-sibling", "panel-default-zeroshot"]
+    assert "panel-default-zer" in result.stdout  # on the leaderboard
+
+
+def test_tournament_named_panel_expands_to_its_members():
+    from dixit_ai.cli.tournament import expand_panels
+    from models.players.panel import panel_agents
+
+    members = panel_agents("panel-heldout")
+    assert len(members) >= 2 and "panel-sibling" not in members
+    assert expand_panels(["random", "panel:panel-heldout"]) == ["random", *members]
+    assert expand_panels(["random"], "panel-derived") == ["random", *panel_agents("panel-derived")]
+
+
+def test_tournament_unknown_or_empty_panel_is_refused(tmp_path):
+    for entry in ("random,panel:no-such-panel", "random,panel:"):
+        result = dixit("tournament", "--agents", entry, "--games", "2", "--workers", "1",
+                       "--out", "runs", cwd=tmp_path)
+        assert result.returncode == 2, (entry, result.output)
+        assert "panel" in result.stderr and "Traceback" not in result.output
+    assert not (tmp_path / "runs").exists()
