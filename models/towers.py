@@ -201,22 +201,14 @@ TEXT_TOWERS: dict[str, TextTowerSpec] = {
 # ------------------------------------------------------------------------------ file helpers
 
 
-def _sha256(path: Path) -> str:
-    from models._torch_utils import sha256_file
-
-    return sha256_file(path)
-
-
 def check_file(path: Path, expected: str, what: str, fix: str) -> None:
     """Raise :class:`WeightsChecksumError` (or a load error when missing) unless ``path`` has
-    SHA-256 ``expected``."""
+    SHA-256 ``expected`` (the hash check is :func:`models._torch_utils.check_sha256`'s)."""
+    from models._torch_utils import check_sha256
+
     if not path.is_file():
         raise EmbedderLoadError(f"{what}: the file {path} is missing. {fix}")
-    actual = _sha256(path)
-    if actual != expected:
-        raise WeightsChecksumError(
-            f"{what}: {path} has SHA-256 {actual}, but {expected} was expected. {fix}"
-        )
+    check_sha256(path, expected, what, fix)
 
 
 def image_weights_path(spec: ImageTowerSpec) -> Path:
