@@ -9,8 +9,9 @@ back to the core's action:
   vocabulary (one extra column: a clue outside it);
 - ``observation="embedding"``: every card slot (hand, board, played, last board) and the clue as
   vectors of an embedder (:mod:`envs.vectors`), plus each hand and board slot's cosine similarity
-  to the clue (what a guesser must compare, given as a feature: a policy network then learns to
-  read one number per slot instead of discovering a dot product of two 384-d inputs).
+  to the clue, raw and standardised over the slots (``*_similarity_z``, divided by 3 and clipped
+  to ``[-1, 1]``): what a guesser must compare, given as a feature, so that a policy network
+  reads one number per slot instead of discovering a dot product of two 384-d inputs.
 
 Every mode also has ``scalars`` (phase one-hot, second-turn flag, storyteller flag, storyteller
 one-hot relative to the seat, scores and last round's points relative to the seat, scaled) and
@@ -270,6 +271,8 @@ class Encoding:
             fields["clue"] = box((dim,), -1.0, 1.0)
             fields["hand_similarity"] = box((hand,), -1.0, 1.0)
             fields["board_similarity"] = box((board,), -1.0, 1.0)
+            fields["hand_similarity_z"] = box((hand,), -1.0, 1.0)
+            fields["board_similarity_z"] = box((board,), -1.0, 1.0)
             if self.actions == "discrete" and self.clues_per_card:
                 fields["candidate_specificity"] = box((hand * self.clues_per_card,), -1.0, 1.0)
         fields["clue_present"] = box((1,))
@@ -389,7 +392,14 @@ class Encoding:
                     found = gathered.get(key)
                     if found is not None:
                         at = slices[similarity].start
-                        out[at: at + len(found)] = full[found] @ clue_vector
+                        sims = full[found] @ clue_vector
+                        out[at: at + len(found)] = sims
+                        # The same, standardised over the slots (cosine similarities of one clue
+                        # differ by a few hundredths; this is the contrast a policy compares).
+                        spread = sims.std() if len(sims) > 1 else 0.0
+                        standard = (sims - sims.mean()) / max(float(spread), 1e-3)
+                        at = slices[similarity + "_z"].start
+                        out[at: at + len(found)] = np.clip(standard / 3.0, -1.0, 1.0)
             if "candidate_specificity" in slices and hand and phase is Phase.TELL:
                 values = self._candidate_z[table.rows(hand)].ravel()
                 at = slices["candidate_specificity"].start

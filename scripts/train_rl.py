@@ -75,8 +75,8 @@ class Args:
     hidden: int = 128
     """width of the two hidden layers"""
     guesser_fields: list[str] = field(default_factory=lambda: [
-        "scalars", "hand_similarity", "board_similarity", "hand_present", "board_present",
-        "board_own", "clue_present"])
+        "scalars", "hand_similarity", "board_similarity", "hand_similarity_z",
+        "board_similarity_z", "hand_present", "board_present", "board_own", "clue_present"])
     """observation fields the guesser reads (``all``: every field)"""
     storyteller_fields: list[str] = field(default_factory=lambda: ["all"])
     """observation fields the storyteller reads (``all``: every field)"""

@@ -160,6 +160,8 @@ def test_embedding_dim_projects_and_keeps_the_table_unit() -> None:
     fields = encoding.fields_of(view)
     expected = TABLE.card_vectors[TABLE.rows(view.hand)] @ TABLE.clue_vector(view.clue)
     assert np.allclose(fields["hand_similarity"][: len(view.hand)], expected, atol=1e-5)
+    standard = np.clip((expected - expected.mean()) / expected.std() / 3.0, -1.0, 1.0)
+    assert np.allclose(fields["hand_similarity_z"][: len(view.hand)], standard, atol=1e-4)
 
 
 def test_single_agent_masks_for_maskable_ppo_and_terminal_steps() -> None:
