@@ -16,8 +16,21 @@ from typing import Any, Literal
 
 from dixit_ai.rules import POINT_PARTS, RoundResult
 
-RECORD_FORMAT = 1
-"""Version of the record format; bumped when a field changes meaning."""
+RECORD_FORMAT = 2
+"""Version of the record format; bumped when a field changes meaning.
+
+1. The first format.
+2. Rounds carry ``parts`` (each seat's named point parts) and ``red_token`` (Dixit Party); the
+   header's rules carry ``mode``, ``rounds_per_player`` and ``single_vote_bonus_when``; and
+   ``teams`` means Team Dixit as the Odyssey rulebook states it (one card per team, the other
+   partner votes once, the game ends when each player has told once). Format 1 had no Party,
+   scored the single-vote point only when some but not all found the card, and played teams by
+   other rules: :func:`dixit_ai.replay.replay_record` replays a format-1 record under the
+   former reading, and refuses a format-1 team record.
+"""
+
+READABLE_FORMATS: tuple[int, ...] = (1, 2)
+"""The record formats :meth:`GameRecord.from_dict` reads."""
 
 Status = Literal["complete", "aborted", "truncated"]
 
@@ -136,8 +149,9 @@ class GameRecord:
         """
         try:
             version = data["header"].get("format")
-            if version != RECORD_FORMAT:
-                raise ValueError(f"record format {version!r} is not {RECORD_FORMAT}")
+            if isinstance(version, bool) or version not in READABLE_FORMATS:
+                raise ValueError(f"record format {version!r} is not one this version reads "
+                                 f"({', '.join(map(str, READABLE_FORMATS))})")
             rounds = []
             for item in data["rounds"]:
                 item = dict(item)

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from dixit_ai.match import game_streams
-from dixit_ai.records import GameRecord
+from dixit_ai.records import RECORD_FORMAT, GameRecord
 from dixit_ai.rules import (
     Announce,
     GameState,
@@ -38,18 +38,45 @@ def _expect(what: str, recorded: Any, actual: Any, where: str) -> None:
                              f"the rules give {actual!r}")
 
 
+def _rules_of(header: dict[str, Any]) -> dict[str, Any]:
+    """The rule parameters a record was played under, read by its format version.
+
+    A format-1 record that does not say ``single_vote_bonus_when`` was scored under the former
+    reading (``"some_found"``). A format-1 team record was played by other team rules: it is
+    refused.
+    """
+    rules = dict(header["rules"])
+    version = header.get("format")
+    if version != RECORD_FORMAT:
+        if rules.get("teams") is True:
+            raise ReplayMismatch(
+                f"header: a team record of format {version!r} cannot be replayed by record "
+                f"format {RECORD_FORMAT}: format {RECORD_FORMAT} plays Team Dixit as the Odyssey "
+                "rulebook states it (one card per team, the other partner votes once, the game "
+                f"ends when each player has told once); format {version!r} team games followed "
+                "other rules. Play the game again to get a record of this format.")
+        rules.setdefault("single_vote_bonus_when", "some_found")
+    return rules
+
+
 def replay_record(record: GameRecord) -> GameState:
     """Replay ``record`` and return the final state.
 
+    Records of an older format are replayed under the rules of their time (see
+    :data:`dixit_ai.records.RECORD_FORMAT`), or refused with a message naming both formats.
+
     Raises:
         ReplayMismatch: a board, owner, vote, point, score, winner or the end of the game
-            differs from what the rules give, or a recorded move is illegal.
+            differs from what the rules give, a recorded move is illegal, or the record is of
+            an older format whose rules cannot be replayed (a format-1 team record).
     """
     header = record.header
     try:
-        rules = RuleSet.edition(header["edition"], **header["rules"])
+        rules = RuleSet.edition(header["edition"], **_rules_of(header))
         n_players = int(header["n_players"])
         card_ids = [int(card) for card in header["deck"]["card_ids"]]
+    except ReplayMismatch:
+        raise
     except (KeyError, TypeError, ValueError) as error:
         raise ReplayMismatch(f"header: cannot rebuild the game: {error}") from error
     rng = np.random.default_rng(game_streams(record.seed, n_players)[0])
