@@ -73,27 +73,35 @@ class BotMind:
 def rehearse(agent: Agent, card_ids: Sequence[int]) -> None:
     """Walk ``agent`` through one round of a private game on the deck's cards: it tells, plays
     for a clue nobody has embedded before, and votes, so that every model a real move needs
-    (a person's new clue needs the text tower) is loaded now rather than at the first move."""
+    (a person's new clue needs the text tower) is loaded now rather than at the first move.
+
+    A Dixit Party bot (``announce`` and ``red_token``, no ``tell``) rehearses a Party round.
+    """
     import secrets
 
     from dixit_ai.agents import RandomAgent
     from dixit_ai.match import decide
-    from dixit_ai.rules import Phase, RuleSet, Tell, apply_action, new_game, observe
+    from dixit_ai.rules import Announce, Phase, RuleSet, Tell, apply_action, new_game, observe
 
-    rules = RuleSet.edition("refresh-2021")
+    party = not callable(getattr(agent, "tell", None)) and callable(
+        getattr(agent, "announce", None))
+    rules = RuleSet.edition("odyssey-2011", mode="party") if party else RuleSet.edition(
+        "refresh-2021")
+    n_players = rules.min_party_players if party else 3
     try:
-        rules.check_deck(3, len(card_ids))
+        rules.check_deck(n_players, len(card_ids))
     except ValueError:  # a deck no table can play: nothing to rehearse on it
         return
     rng = np.random.default_rng(0)
-    state = new_game(rules, 3, card_ids, rng)
+    state = new_game(rules, n_players, card_ids, rng)
     others = RandomAgent()
     others.reset(seat=1, rng=np.random.default_rng(1))
     agent.reset(seat=0, rng=np.random.default_rng(2))
     decide(agent, observe(state, state.storyteller))  # as a storyteller (the move is dropped)
     teller = state.storyteller
     clue = f"warming up {secrets.token_hex(6)}"  # a new text: the text model must load
-    state = apply_action(state, Tell(teller, state.hands[teller][0], clue), rng)
+    told = Announce(teller, clue) if party else Tell(teller, state.hands[teller][0], clue)
+    state = apply_action(state, told, rng)
     while state.phase is not Phase.OVER and not state.results:
         seat = state.pending[0]
         action, _, _ = decide(agent if seat != teller else others, observe(state, seat))

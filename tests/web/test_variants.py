@@ -194,3 +194,34 @@ def test_rounds_per_player_and_help_with_the_modes_numbers(client: TestClient) -
     assert odyssey["variants"]["party"]["min_players"] == 6
     refresh = next(e for e in options["editions"] if e["name"] == "refresh-2021")
     assert refresh["variants"] == {}
+
+
+class PartyOnlyAgent(RandomAgent):
+    """A Dixit Party bot with a prepare step and no ``tell`` (as party-embedding)."""
+
+    name = "party-only"
+
+    def __getattribute__(self, attribute: str) -> Any:
+        if attribute == "tell":
+            raise AttributeError("a Party bot does not tell with a card")
+        return super().__getattribute__(attribute)
+
+
+def prepare_nothing(**_options: Any) -> None:
+    """The prepare step of :class:`PartyOnlyAgent` (what makes the server rehearse it)."""
+
+
+register_agent("party-only", "tests.web.test_variants:PartyOnlyAgent", overwrite=True,
+               prepare="tests.web.test_variants:prepare_nothing")
+
+
+def test_a_party_only_bot_warms_up_on_a_party_round_and_plays(app_factory: Any) -> None:
+    client = app_factory(server=server_offering("random", "party-only"))
+    bots = {b["name"]: b for b in client.get("/api/options").json()["bots"]}
+    assert bots["party-only"]["status"] == "ready" and bots["party-only"]["party"] is True
+    made, ann = create(client, **PARTY, bots="party-only", seed=8)
+    ann.send({"type": "start"})
+    final = play_out([ann])
+    record = record_of(client, made["table_id"])
+    assert not record.failures and final["game"]["phase"] == "over"
+    replay_record(record)
