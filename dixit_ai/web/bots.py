@@ -75,7 +75,8 @@ def rehearse(agent: Agent, card_ids: Sequence[int]) -> None:
     for a clue nobody has embedded before, and votes, so that every model a real move needs
     (a person's new clue needs the text tower) is loaded now rather than at the first move.
 
-    A Dixit Party bot (``announce`` and ``red_token``, no ``tell``) rehearses a Party round.
+    A bot with Dixit Party's decisions (``announce`` and ``red_token``) rehearses a Party round
+    (party-embedding plays Party only: its ``tell`` raises).
     """
     import secrets
 
@@ -83,8 +84,8 @@ def rehearse(agent: Agent, card_ids: Sequence[int]) -> None:
     from dixit_ai.match import decide
     from dixit_ai.rules import Announce, Phase, RuleSet, Tell, apply_action, new_game, observe
 
-    party = not callable(getattr(agent, "tell", None)) and callable(
-        getattr(agent, "announce", None))
+    party = callable(getattr(agent, "announce", None)) and callable(
+        getattr(agent, "red_token", None))
     rules = RuleSet.edition("odyssey-2011", mode="party") if party else RuleSet.edition(
         "refresh-2021")
     n_players = rules.min_party_players if party else 3

@@ -42,3 +42,23 @@ def test_a_clip_bot_plays_a_web_table(app_factory: Callable[..., TestClient]) ->
     assert not record.failures
     told = [r for r in record.rounds if r.storyteller == 1]
     assert all(r.predicted_guess_rate is not None for r in told)
+
+
+@pytest.mark.skipif(bot_problem("party-embedding") is not None,
+                    reason=str(bot_problem("party-embedding")))
+def test_party_embedding_bots_play_a_party_table(app_factory: Callable[..., TestClient]) -> None:
+    # party-embedding's tell raises (Party only): the warm-up rehearses a Party round instead.
+    spec = agent_spec("party-embedding")
+    register_agent("party-embedding-small", spec.entry_point, extra=spec.extra, overwrite=True,
+                   prepare=spec.prepare, **{**spec.kwargs, "vocabulary_size": 64})
+    client = app_factory(server=server_offering("party-embedding-small", "random"))
+    made, ann = create(client, edition="odyssey-2011", seats=6, variant="party",
+                       score_limit=None, bots="party-embedding-small", seed=5)
+    assert ann.send({"type": "start"}).status_code == 200
+    final = play_out([ann], timeout=120)
+    assert final["game"]["phase"] == "over"
+    record = GameRecord.from_json(client.get(
+        f"/api/tables/{made['table_id']}/record.json").text)
+    replay_record(record)
+    assert record.header["agents"][1]["class"] == "PartyAgent" and not record.failures
+    assert all(r.red_token is not None for r in record.rounds) and len(record.rounds) == 6

@@ -197,14 +197,12 @@ def test_rounds_per_player_and_help_with_the_modes_numbers(client: TestClient) -
 
 
 class PartyOnlyAgent(RandomAgent):
-    """A Dixit Party bot with a prepare step and no ``tell`` (as party-embedding)."""
+    """A Dixit Party bot with a prepare step whose ``tell`` raises (as party-embedding's)."""
 
     name = "party-only"
 
-    def __getattribute__(self, attribute: str) -> Any:
-        if attribute == "tell":
-            raise AttributeError("a Party bot does not tell with a card")
-        return super().__getattribute__(attribute)
+    def tell(self, view: Any) -> Any:
+        raise RuntimeError("party-only plays Dixit Party only")
 
 
 def prepare_nothing(**_options: Any) -> None:
