@@ -250,3 +250,36 @@ def load_population_fit(spec: str | Path | None) -> PopulationFit | None:
         return PopulationFit.load(DEFAULT_POPULATION_FILE) if DEFAULT_POPULATION_FILE.is_file() \
             else None
     return PopulationFit.load(spec)
+
+
+def prepare(*, progress: Any = None, **agent_options: Any) -> Any:
+    """The registry's prepare step of a population storyteller: the clip player's own step
+    (:func:`models.players.resources.prepare`), then every simulated mind's card, vocabulary and
+    pair-clue vectors, so that the storyteller's first decision (in any worker) is lookups.
+
+    Args:
+        progress: Receives a line per one-time step.
+        **agent_options: Keyword arguments of :class:`~models.players.ClipAgent`.
+
+    Returns:
+        The storyteller's own (process-wide, shared) resources.
+    """
+    from models.base import progress_to
+    from models.players.agent import ClipAgent
+    from models.players.resources import prepare as prepare_own
+
+    own = prepare_own(progress=progress, **agent_options)
+    with progress_to(progress):
+        agent = ClipAgent(**agent_options)
+        storyteller = agent.storyteller
+        texts: list[str] = []
+        if storyteller.pair_clues > 0:
+            for card, vector in zip(own.card_ids, own.card_vectors, strict=True):
+                texts.extend(storyteller.pair_candidates(own, card, vector))
+        for member, _ in agent.population_members or []:
+            if member.fingerprint == own.fingerprint:
+                continue
+            _ = member.card_vocabulary_sims
+            if texts:
+                member.texts(texts)
+    return own

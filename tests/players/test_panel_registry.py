@@ -33,9 +33,14 @@ def test_every_family_member_with_a_committed_head_has_a_panel_entry():
     assert "panel-lite1-mpnet" in [m.name for m in resolve_panel("panel")]
 
 
-@pytest.mark.parametrize("name", [*POPULATION_ENTRIES, "panel-lite1-mpnet", "panel-sibling"])
-def test_panel_and_population_entries_declare_the_clip_prepare_step(name):
+@pytest.mark.parametrize("name", ["panel-lite1-mpnet", "panel-sibling"])
+def test_panel_entries_declare_the_clip_prepare_step(name):
     assert agent_spec(name).prepare == agent_spec("clip-greedy").prepare is not None
+
+
+@pytest.mark.parametrize("name", POPULATION_ENTRIES)
+def test_population_entries_declare_the_population_prepare_step(name):
+    assert agent_spec(name).prepare == "models.players.population:prepare"
 
 
 def test_every_panel_entry_declares_a_prepare_step():
@@ -64,3 +69,20 @@ def test_prepare_agents_on_a_panel_member_runs_its_prepare_step(monkeypatch):
     resources = calls[0]["returned"]
     assert len(resources.card_ids) == 84  # the default deck's cards, embedded by the member
     assert resources.card_vectors.shape[0] == 84
+
+
+def test_prepare_agents_on_a_population_storyteller_warms_its_other_minds(monkeypatch):
+    from models.players.resources import PlayerResources
+
+    real = PlayerResources.texts
+    asked: list[tuple[str, int]] = []
+
+    def recording(self: Any, texts: Any, *args: Any, **kwargs: Any) -> Any:
+        asked.append((self.fingerprint, len(list(texts))))
+        return real(self, texts, *args, **kwargs)
+
+    monkeypatch.setattr(PlayerResources, "texts", recording)
+    lines: list[str] = []
+    prepare_agents(["clip-population"], deck="dream", progress=lines.append)
+    fingerprints = [f for f, n in asked if n > 0]
+    assert len(set(fingerprints)) >= 2, asked  # its own space and the sibling's
