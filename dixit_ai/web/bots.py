@@ -70,13 +70,13 @@ class BotMind:
         return event
 
 
-def rehearse(agent: Agent, card_ids: Sequence[int]) -> None:
+def rehearse(agent: Agent, card_ids: Sequence[int], *, party: bool = False) -> None:
     """Walk ``agent`` through one round of a private game on the deck's cards: it tells, plays
     for a clue nobody has embedded before, and votes, so that every model a real move needs
     (a person's new clue needs the text tower) is loaded now rather than at the first move.
 
-    A bot with Dixit Party's decisions (``announce`` and ``red_token``) rehearses a Party round
-    (party-embedding plays Party only: its ``tell`` raises).
+    ``party``: a Dixit Party round instead (the bot announces, plays, votes, places the red
+    token).
     """
     import secrets
 
@@ -84,8 +84,6 @@ def rehearse(agent: Agent, card_ids: Sequence[int]) -> None:
     from dixit_ai.match import decide
     from dixit_ai.rules import Announce, Phase, RuleSet, Tell, apply_action, new_game, observe
 
-    party = callable(getattr(agent, "announce", None)) and callable(
-        getattr(agent, "red_token", None))
     rules = RuleSet.edition("odyssey-2011", mode="party") if party else RuleSet.edition(
         "refresh-2021")
     n_players = rules.min_party_players if party else 3
@@ -110,18 +108,26 @@ def rehearse(agent: Agent, card_ids: Sequence[int]) -> None:
 
 
 class Warmup:
-    """The warm-up of the offered bots: each one ``"warming"``, ``"ready"`` or failed."""
+    """The warm-up of the offered bots: each one ``"warming"``, ``"ready"`` or failed, for the
+    basic game (``status``) and for Dixit Party (``party_status``).
+
+    A bot with Party decisions (``announce``, ``red_token``) rehearses a Party round too; one
+    that plays Party only (party-embedding: its ``tell`` raises) is ready for Party tables only,
+    and the basic game's error says why it is not offered there.
+    """
 
     def __init__(self, bots: Sequence[str], decks: Sequence[str]) -> None:
         self.bots = list(bots)
         self.decks = list(decks)
         self.status: dict[str, str] = dict.fromkeys(self.bots, "warming")
         self.errors: dict[str, str] = {}
+        self.party_status: dict[str, str] = dict.fromkeys(self.bots, "warming")
+        self.party_errors: dict[str, str] = {}
         self.seconds: float | None = None
         self.done = threading.Event()
 
-    def ready(self, name: str) -> bool:
-        return self.status.get(name) == "ready"
+    def ready(self, name: str, *, party: bool = False) -> bool:
+        return (self.party_status if party else self.status).get(name) == "ready"
 
     def run(self, progress: Callable[[str], None]) -> None:
         """Warm every bot (in a thread). A bot that cannot warm is reported, never offered."""
@@ -131,38 +137,64 @@ class Warmup:
         except ImportError as error:  # an older core: nothing can be prepared
             for name in self.bots:
                 self.status[name], self.errors[name] = "failed", str(error)
+                self.party_status[name], self.party_errors[name] = "failed", str(error)
             self.done.set()
             raise
+        from dixit_ai.web.config import party_problem
+
         for name in self.bots:
             begun = time.perf_counter()
             try:
                 heavy = agent_spec(name).prepare is not None
                 for deck in self.decks:
                     prepare_agents([name], deck=deck, progress=progress)
-                    if heavy:  # a bot with models to load: one round loads what moves need
-                        rehearse(make_agent_for_deck(name, deck), load_deck(deck).card_ids)
             except Exception as error:  # reported, and the bot is not offered
                 log.error("bot %s cannot warm up: %s", name, error)
-                self.status[name], self.errors[name] = "failed", f"{type(error).__name__}: {error}"
+                reason = f"{type(error).__name__}: {error}"
+                self.status[name], self.errors[name] = "failed", reason
+                self.party_status[name], self.party_errors[name] = "failed", reason
                 continue
-            self.status[name] = "ready"
-            progress(f"bot {name} ready ({time.perf_counter() - begun:.1f} s)")
+            no_party = party_problem(name)
+            for party, status, errors in ((False, self.status, self.errors),
+                                          (True, self.party_status, self.party_errors)):
+                if party and no_party:
+                    status[name], errors[name] = "failed", no_party
+                    continue
+                try:
+                    for deck in self.decks:
+                        if heavy:  # a bot with models to load: one round loads what moves need
+                            rehearse(make_agent_for_deck(name, deck), load_deck(deck).card_ids,
+                                     party=party)
+                except Exception as error:  # reported, and the bot is not offered for it
+                    game = "Dixit Party" if party else "the basic game"
+                    log.error("bot %s cannot warm up for %s: %s", name, game, error)
+                    status[name], errors[name] = "failed", f"{type(error).__name__}: {error}"
+                    continue
+                status[name] = "ready"
+            progress(f"bot {name} ready ({time.perf_counter() - begun:.1f} s)"
+                     if self.status[name] == "ready" else
+                     f"bot {name} ready for Dixit Party only "
+                     f"({time.perf_counter() - begun:.1f} s)"
+                     if self.party_status[name] == "ready" else f"bot {name} failed")
         self.seconds = time.perf_counter() - started
         progress(f"bots warmed in {self.seconds:.1f} s")
         self.done.set()
 
-    def check(self, names: Sequence[str]) -> None:
-        """Every named bot is ready.
+    def check(self, names: Sequence[str], *, party: bool = False) -> None:
+        """Every named bot is ready (for Dixit Party with ``party``).
 
         Raises:
             WebError: (409) one is still warming up; (503) one failed to warm up.
         """
+        statuses, errors = ((self.party_status, self.party_errors) if party
+                            else (self.status, self.errors))
         for name in names:
-            status = self.status.get(name)
+            status = statuses.get(name)
             if status == "warming":
                 raise WebError(409, f"bot {name!r} is still warming up; try again in a moment")
             if status == "failed":
-                raise WebError(503, f"bot {name!r} is unavailable: {self.errors.get(name)}")
+                game = " for Dixit Party" if party else ""
+                raise WebError(503, f"bot {name!r} is unavailable{game}: {errors.get(name)}")
 
 
 class BotsMixin:

@@ -36,7 +36,7 @@ class LobbyMixin:
         seat's recovery code."""
         config = parse_config(data, self.server)
         name = text_field(data.get("name"), "your name", limit=MAX_NAME_LENGTH)
-        self.warmup.check([*config.bots, config.takeover_bot])
+        self.warmup.check([*config.bots, config.takeover_bot], party=config.ruleset.is_party)
         if data.get("seed") is not None:
             if not config.experiment:
                 raise WebError(400, "the seed may be fixed only on a table marked as an "

@@ -35,7 +35,6 @@ from dixit_ai.web.config import (
     WebError,
     bot_problem,
     parse_config,
-    party_problem,
 )
 from dixit_ai.web.connections import Connection, HubMixin, Listener
 from dixit_ai.web.lobby import LobbyMixin, recovery_code
@@ -420,7 +419,8 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
                  "status": self.warmup.status.get(name, "failed"),
                  "problem": self.warmup.errors.get(name),
                  "available": self.warmup.ready(name),
-                 "party": self.warmup.ready(name) and party_problem(name) is None}
+                 "party": self.warmup.ready(name, party=True),
+                 "party_problem": self.warmup.party_errors.get(name)}
                 for name in self.warmup.bots]
         return {"editions": editions, "bots": bots,
                 "decks": [{"name": name} for name in self.server.decks],

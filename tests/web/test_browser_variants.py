@@ -96,9 +96,9 @@ def play_through(driver: Any) -> set[str]:
 
 
 def check_record(driver: Any) -> GameRecord:
-    rows = driver.find_elements(By.CSS_SELECTOR, "#final-scores tr")
-    page = {int(r.get_attribute("data-seat")): int(r.find_element(
-        By.CSS_SELECTOR, ".final-score").text) for r in rows}
+    page = {int(seat): int(score) for seat, score in driver.execute_script(
+        "return [...document.querySelectorAll('#final-scores tr')].map(r => "
+        "[r.dataset.seat, r.querySelector('.final-score').textContent])")}
     link = driver.find_element(By.ID, "record-link").get_attribute("href")
     record = GameRecord.from_json(httpx.get(link, timeout=10).text)
     replay_record(record)
@@ -118,8 +118,9 @@ def test_a_party_game_through_the_page(server: str, browsers: Callable[[], Any])
 def test_a_team_game_through_the_page(server: str, browsers: Callable[[], Any]) -> None:
     driver = browsers()
     open_table(driver, server, "teams")
-    teams = driver.find_elements(By.CSS_SELECTOR, ".player .badge.team")
-    assert [t.text for t in teams] == ["team 1", "team 2", "team 3"] * 2
+    teams = driver.execute_script(  # read at once: the list re-renders on every message
+        "return [...document.querySelectorAll('.player .badge.team')].map(b => b.textContent)")
+    assert teams == ["team 1", "team 2", "team 3"] * 2
     seen = play_through(driver)
     assert {"tell", "play", "pass", "vote", "reveal"} <= seen, seen
     record = check_record(driver)

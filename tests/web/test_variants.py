@@ -170,6 +170,9 @@ def test_party_tables_refuse_bots_without_party_decisions(app_factory: Any) -> N
     assert client.post("/api/tables", json={**body, "bots": "random"}).status_code == 200
     party = {b["name"]: b["party"] for b in client.get("/api/options").json()["bots"]}
     assert party == {"random": True, "base-only": False}  # the form offers only Party bots
+    base_only = next(b for b in client.get("/api/options").json()["bots"]
+                     if b["name"] == "base-only")
+    assert "cannot play Dixit Party" in base_only["party_problem"] and base_only["available"]
     # The same bot may sit at a team table (it has every decision of the basic game).
     response = client.post("/api/tables", json={"name": "Ann", "deck": "small", **TEAMS,
                                                 "bots": "base-only"})
@@ -216,7 +219,14 @@ register_agent("party-only", "tests.web.test_variants:PartyOnlyAgent", overwrite
 def test_a_party_only_bot_warms_up_on_a_party_round_and_plays(app_factory: Any) -> None:
     client = app_factory(server=server_offering("random", "party-only"))
     bots = {b["name"]: b for b in client.get("/api/options").json()["bots"]}
-    assert bots["party-only"]["status"] == "ready" and bots["party-only"]["party"] is True
+    # Ready for Party tables only: its basic-game rehearsal failed, and the form says why.
+    only = bots["party-only"]
+    assert only["party"] is True and only["party_problem"] is None
+    assert only["status"] == "failed" and only["available"] is False
+    assert "plays Dixit Party only" in only["problem"]
+    response = client.post("/api/tables", json={"name": "Ann", "deck": "small",
+                                                "bots": "party-only"})
+    assert response.status_code == 503 and "plays Dixit Party only" in response.json()["error"]
     made, ann = create(client, **PARTY, bots="party-only", seed=8)
     ann.send({"type": "start"})
     final = play_out([ann])

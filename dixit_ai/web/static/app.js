@@ -144,12 +144,13 @@ function syncCreate() {
   for (let seat = 1; seat < n; seat++) {
     const select = el("select", { "data-seat": seat, "aria-label": `seat ${seat + 1}` });
     for (const bot of OPTIONS.bots) {
-      const note = bot.status === "warming" ? " (warming up…)" : bot.status === "failed" ? " (unavailable)" : "";
-      const noParty = party && !bot.party;
-      select.append(el("option", { value: bot.name, text: bot.name + note + (noParty ? " (cannot play Dixit Party)" : ""),
-        title: bot.problem || bot.description, disabled: !bot.available || noParty }));
+      const usable = party ? bot.party : bot.available;
+      const problem = party ? bot.party_problem : bot.problem;
+      const note = bot.status === "warming" ? " (warming up…)" : !usable ? (party ? " (cannot play Dixit Party)" : " (unavailable)") : "";
+      select.append(el("option", { value: bot.name, text: bot.name + note,
+        title: (!usable && problem) || bot.description, disabled: !usable }));
     }
-    const ready = OPTIONS.bots.filter((b) => b.available && (!party || b.party));
+    const ready = OPTIONS.bots.filter((b) => (party ? b.party : b.available));
     const kept = previous[seat - 1] && ready.some((b) => b.name === previous[seat - 1]) ? previous[seat - 1] : null;
     select.value = kept || (ready.some((b) => b.name === "random") ? "random" : (ready[0] || OPTIONS.bots[0]).name);
     list.append(el("label", {}, `Seat ${seat + 1}: if nobody joins,`, select, "plays"));
