@@ -76,3 +76,21 @@ def test_tournament_unknown_or_empty_panel_is_refused(tmp_path):
         assert result.returncode == 2, (entry, result.output)
         assert "panel" in result.stderr and "Traceback" not in result.output
     assert not (tmp_path / "runs").exists()
+
+
+def test_tournament_panel_flag_adds_members_to_a_config_file_and_refuses_resume(tmp_path):
+    from dixit_ai.cli import build_parser
+    from dixit_ai.cli.tournament import build_config
+    from dixit_ai.tournament import load_config
+    from models.players.panel import panel_agents
+    from tests.cli.helpers import ROOT
+
+    config_file = ROOT / "configs" / "tournaments" / "clip-four.yaml"
+    base = [entry.label for entry in load_config(config_file).agents]
+    args = build_parser().parse_args(["tournament", "--config", str(config_file),
+                                      "--panel", "panel-derived"])
+    assert build_config(args).labels == [*base, *panel_agents("panel-derived")]
+    args = build_parser().parse_args(["tournament", "--resume", str(tmp_path), "--panel",
+                                      "panel-derived"])
+    with pytest.raises(ValueError, match="--panel does not go with --resume"):
+        build_config(args)
