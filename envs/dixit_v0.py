@@ -31,6 +31,17 @@ Keyword arguments of `env`, `raw_env` and `parallel_env`:
 | `max_rounds`     | `None`          | truncate the game after this many rounds                  |
 | `illegal_action` | `"terminate"`   | `"terminate"` (-1, the game ends) or `"raise"`            |
 | `render_mode`    | `None`          | `"ansi"`, `"rgb_array"` or `"human"`                      |
+| `observation`    | `"ids"`         | `"ids"`, `"onehot"`, `"embedding"` (`envs.encoding`)      |
+| `flatten`        | `False`         | classic `{"observation": Box(float32), "action_mask"}`    |
+| `classic`        | `False`         | classic form, fields kept as a `Dict`                     |
+| `actions`        | `"dict"`        | `"dict"` or `"discrete"` (one fully masked `Discrete(N)`) |
+| `reward`         | `"points"`      | `"points"`, `"difference"`, `"win"`, `"rank"`             |
+| `embeddings`     | `None`          | a `VectorTable` (default: loaded for `embedder`, `deck`)  |
+| `embedder`       | `None`          | a `models.load_embedder` name (`None`: `"default"`)       |
+| `embedding_dim`  | `None`          | principal directions shown in the vector fields           |
+| `clues_per_card` | `8`             | tell candidates per hand card (`actions="discrete"`)      |
+| `clue_proposer`  | `None`          | `None`/`"specific"`, `"spread"` or `fn(card) -> clues`    |
+| `acting_only`    | `False`         | Parallel: observe only the seats that act (see README)    |
 | any other        |                 | a rule parameter for `RuleSet.edition` (`score_limit=20`) |
 
 The seed goes through `reset(seed=...)`: it seeds the game as `dixit_ai.play_game(seed=...)` does
@@ -103,7 +114,8 @@ when the rules end the game, `truncations` when `max_rounds` rounds are played.
 
 ## Version History
 
-* v0: Initial release (dixit-ai 0.1.0).
+* v0: Initial release (dixit-ai 0.1.0); learning options (observation modes, flat formats,
+  `Discrete` actions, reward options) added without changing the defaults.
 """
 
 from __future__ import annotations
