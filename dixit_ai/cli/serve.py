@@ -35,8 +35,8 @@ def register(subparsers: Any) -> None:
                         help="a deck tables may use, by name (repeat; default dream=dream); "
                              "tables can use no other")
     parser.add_argument("--bot", action="append", default=None, metavar="NAME",
-                        help="a bot tables may seat (repeat; default: every installed agent); "
-                             "each is warmed up at start")
+                        help="a bot tables may seat (repeat; default: random, the clip-* "
+                             "players and party-embedding); each is warmed up at start")
     parser.add_argument("--idle-cleanup", type=float, default=None, metavar="SECONDS",
                         help="drop tables idle this long from memory (records kept)")
     parser.add_argument("--reveal-seconds", type=float, default=None, metavar="SECONDS",

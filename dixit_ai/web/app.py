@@ -99,7 +99,7 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
         bot_delay: Seconds each bot waits before it moves.
         bot_workers: Threads in which bots decide.
         server: What the host offers (decks, bots, idle clean-up); the default offers the
-            dream deck and every installed bot.
+            dream deck and the default bots (dixit_ai.web.config.DEFAULT_BOTS).
     """
     holder: dict[str, TableManager] = {}
 

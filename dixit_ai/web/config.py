@@ -56,6 +56,12 @@ class WebError(Exception):
 # ---------------------------------------------------------------------- the host's offer
 
 
+DEFAULT_BOTS: tuple[str, ...] = ("random", "clip-greedy", "clip-expected", "clip-obvious",
+                                 "clip-cryptic", "party-embedding")
+"""The bots a server offers when the host lists none: the default model's players (warmed from
+the shipped embeddings in seconds) and random; ``--bot NAME`` offers any other registry agent."""
+
+
 @dataclass(frozen=True)
 class ServerConfig:
     """What the host offers every table of a server.
@@ -63,8 +69,9 @@ class ServerConfig:
     Attributes:
         decks: The decks a table may use, by name (``{"dream": "dream", "small":
             "dream:size=60"}``); a table names one, never a spec.
-        bots: The bots (registry names) tables may seat; ``None``: every registered agent whose
-            dependencies are installed.
+        bots: The bots (registry names) tables may seat; ``None``: :data:`DEFAULT_BOTS` whose
+            dependencies are installed (the panel members and population storytellers are
+            offered only when listed: warming each loads another model, minutes when cold).
         idle_cleanup: Seconds after which an idle table leaves memory (finished games) or is
             closed (abandoned lobbies and games); its events and record stay in the database.
             ``None``: never.
@@ -99,10 +106,11 @@ class ServerConfig:
             raise ValueError(f"reveal_seconds must be in (0, 3600], not {self.reveal_seconds}")
 
     def offered_bots(self) -> list[str]:
-        """The bots offered, in order (every installed registry agent when not listed)."""
+        """The bots offered, in order (:data:`DEFAULT_BOTS` that can play, when not listed)."""
         if self.bots is not None:
             return list(self.bots)
-        return [spec.name for spec in list_agents() if bot_problem(spec.name) is None]
+        known = {spec.name for spec in list_agents()}
+        return [name for name in DEFAULT_BOTS if name in known and bot_problem(name) is None]
 
     def deck_spec(self, name: object) -> str:
         """The spec of the offered deck ``name``.
