@@ -8,6 +8,9 @@ Routes:
 - ``POST /api/tables``: create a table (the creator's seat token and recovery code come back);
 - ``GET /api/invites/{invite}``, ``POST /api/invites/{invite}/join``: see and join a table;
   ``POST /api/invites/{invite}/recover``: a new token for a seat's recovery code;
+  ``POST /api/invites/{invite}/reclaim``, ``GET /api/reclaims/{secret}``: ask the creator for a
+  seat, and the answer (see :mod:`dixit_ai.web.social`);
+- ``POST /api/my-tables``: per seat token a browser keeps, its table's title, status and seat;
 - ``GET /api/state``, ``POST /api/action``, ``GET /api/history``: a seat's state, moves and the
   game's revealed rounds over plain HTTP (header ``X-Seat-Token``), for scripts and tests;
 - ``GET /api/watch/{watch}``: a spectator's state (public information only);
@@ -17,7 +20,8 @@ Routes:
 - ``WS /ws``: the first message is ``{"type": "hello", "token": ...}`` (a seat) or
   ``{"type": "hello", "watch": ...}`` (a spectator); then a seat sends moves (``tell``,
   ``play``, ``vote``, ``start``, ``leave``, ``reclaim``, ``seen``, ``history``, ``rematch``,
-  ``ping``) and receives ``state`` messages after every change, ``ack`` for its own moves,
+  ``ping``, ``react``, ``reclaim_answer``; a spectator ``ping``, ``history``, ``react``) and
+  receives ``state`` messages after every change, ``ack`` for its own moves, ``reaction``,
   ``pong``, ``notice`` and ``error`` for refused ones. Binary frames and unknown types are
   answered with an ``error`` (status 400); the socket stays open.
 
@@ -192,6 +196,18 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
     async def recover(invite: str, request: Request) -> dict[str, Any]:
         return await manager().recover(invite, await _json_body(request))
 
+    @app.post("/api/my-tables")
+    async def my_tables(request: Request) -> dict[str, Any]:
+        return manager().my_tables(await _json_body(request))
+
+    @app.post("/api/invites/{invite}/reclaim")
+    async def request_reclaim(invite: str, request: Request) -> dict[str, Any]:
+        return await manager().request_reclaim(invite, await _json_body(request))
+
+    @app.get("/api/reclaims/{secret}")
+    async def reclaim_status(secret: str) -> dict[str, Any]:
+        return manager().reclaim_status(secret)
+
     @app.get("/api/state")
     async def state(request: Request) -> dict[str, Any]:
         table, seat = manager().authenticate(_token(request))
@@ -300,9 +316,12 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
                     elif kind == "history":
                         answer = {"type": "history", "ref": ref,
                                   "rounds": tables.history(table)}
+                    elif kind == "react":
+                        await tables.social(table, None, message, connection)
+                        continue
                     else:
                         raise WebError(403, "spectators watch: they cannot send "
-                                            f"{kind!r} (only ping and history)")
+                                            f"{kind!r} (only ping, history and react)")
                     tables.send(table, -1, connection, answer)
                 except WebError as error:
                     tables.send(table, -1, connection, {

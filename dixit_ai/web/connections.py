@@ -61,6 +61,7 @@ class HubMixin:
     remaining: Callable[[Table, int], dict[str, float | None]]
     reveal_seconds: float
     _start_grace: Callable[[Table, int], None]
+    reclaim_requests: Callable[[Table, int], list[dict[str, Any]]]
 
     # ------------------------------------------------------------------ sockets
 
@@ -159,7 +160,8 @@ class HubMixin:
             "table": self._meta(table, include_invite=True),
             "you": {"seat": seat, "name": table.names[seat], "creator": seat == 0,
                     "controller": controller, "spectator": False,
-                    **self.remaining(table, seat)},
+                    **self.remaining(table, seat),
+                    "reclaim_requests": self.reclaim_requests(table, seat)},
             "game": game,
         }
 

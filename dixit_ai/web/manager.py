@@ -48,6 +48,7 @@ from dixit_ai.web.session import (
     action_from_message,
     action_to_json,
 )
+from dixit_ai.web.social import SOCIAL_TYPES, SocialMixin
 from dixit_ai.web.store import Statement, Store
 from dixit_ai.web.table import Table
 from dixit_ai.web.timers import TimersMixin
@@ -56,13 +57,14 @@ log = logging.getLogger("dixit_ai.web")
 T = TypeVar("T")
 
 MESSAGE_TYPES = ("start", "tell", "play", "vote", "announce", "red", "leave", "reclaim", "seen",
-                 "history", "rematch", "ping")
+                 "history", "rematch", "ping", *SOCIAL_TYPES)
 
 __all__ = ["CARD_IMAGE_SIZE", "Connection", "TableConfig", "TableManager", "WebError",
            "bot_problem", "parse_config", "recovery_code"]
 
 
-class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixin, CardsMixin):
+class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixin, CardsMixin,
+                   SocialMixin):
     """Every table of one server.
 
     Args:
@@ -198,7 +200,7 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
         ``announce`` and ``red``; a team's pass is a ``play`` of no card), ``leave``,
         ``reclaim`` (take one's seat back from a bot), ``seen`` (the reveal of ``round`` was
         dismissed), ``history`` (every revealed round), ``rematch`` (the creator, once the game
-        is over) and ``ping``.
+        is over), ``ping``, ``react`` and ``reclaim_answer`` (see :mod:`~dixit_ai.web.social`).
 
         Raises:
             WebError: the message is malformed or refused; nothing changed.
@@ -214,6 +216,8 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
             return {"type": "pong", "ref": ref}
         if kind == "history":
             return {"type": "history", "ref": ref, "rounds": self.history(table)}
+        if kind in SOCIAL_TYPES:  # reactions, answers to seat requests (dixit_ai.web.social)
+            return await self.social(table, seat, message, connection)
         if table.broken:
             raise WebError(503, table.broken)
         async with table.lock:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +14,7 @@ from dixit_ai.web.session import Session
 if TYPE_CHECKING:
     from dixit_ai.web.bots import BotMind
     from dixit_ai.web.connections import Connection
+    from dixit_ai.web.social import ReclaimRequest
 
 
 @dataclass
@@ -51,6 +53,10 @@ class Table:
     """Per seat, the newest reveal its person dismissed."""
     grace_tasks: dict[int, asyncio.Task[None]] = field(default_factory=dict)
     last_active: float = field(default_factory=time.time)
+    reaction_times: dict[object, deque[float]] = field(default_factory=dict)
+    """Per sender (a seat, or a spectator's socket), when its recent reactions were sent."""
+    reclaims: dict[str, ReclaimRequest] = field(default_factory=dict)
+    """Seat requests for the creator, by id (in memory only)."""
 
     @property
     def card_ids(self) -> tuple[int, ...]:

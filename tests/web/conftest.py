@@ -19,7 +19,7 @@ except ImportError:  # pragma: no cover - exercised on a core-only install
     collect_ignore_glob = ["test_api.py", "test_restart.py", "test_browser.py",
                            "test_load_script.py", "test_clip_bot.py", "test_fairness.py",
                            "test_protocol.py", "test_seats.py", "test_friends.py",
-                           "test_variants.py", "test_browser_variants.py"]
+                           "test_variants.py", "test_browser_variants.py", "test_social.py"]
 
 SMALL_DECK = "small"
 """The name of a small deck the test servers offer (fast: its cards render once)."""

@@ -1,0 +1,255 @@
+"""What friends do around the game: emoji reactions, a list of my tables, seats reclaimed
+through the table's creator.
+
+- **Reactions**: a seat or a spectator sends one of :data:`REACTIONS` (by name); everyone at the
+  table gets ``{"type": "reaction", "reaction", "emoji", "from", "seat"}`` and nothing else (no
+  game information). Each sender may send :data:`REACTION_LIMIT` reactions every
+  :data:`REACTION_WINDOW` seconds.
+- **My tables**: :meth:`SocialMixin.my_tables` takes the seat tokens a browser keeps and answers,
+  per valid token, the table's title, status and the seat; unknown or stale tokens drop out.
+- **Reclaim through the creator**: someone without token or recovery code asks for a named seat
+  (:meth:`SocialMixin.request_reclaim`, which answers a secret the requester polls with); the
+  creator's state lists the requests (``you.reclaim_requests``, the creator's alone) and the
+  creator answers ``{"type": "reclaim_answer", "request": id, "approve": bool}``. Approving gives
+  the requester a new token (the old one stops working); refusing tells the requester. Requests
+  live in memory: a restart forgets those not yet answered (ask again).
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from dixit_ai.web.config import MAX_NAME_LENGTH, WebError, text_field
+from dixit_ai.web.store import token_digest
+from dixit_ai.web.table import Table
+
+if TYPE_CHECKING:
+    from dixit_ai.web.connections import Connection
+
+REACTIONS: dict[str, str] = {"thumbs_up": "\U0001F44D", "laugh": "\U0001F602",
+                             "wow": "\U0001F62E", "think": "\U0001F914", "clap": "\U0001F44F",
+                             "heart": "\u2764\ufe0f"}
+"""The reactions one may send, by name, with their emoji."""
+REACTION_LIMIT = 5
+REACTION_WINDOW = 10.0
+"""At most ``REACTION_LIMIT`` reactions per sender every ``REACTION_WINDOW`` seconds."""
+MAX_MY_TABLES = 100
+"""The most seat tokens one "my tables" request may carry."""
+MAX_PENDING_RECLAIMS = 5
+"""The most unanswered seat requests a table keeps."""
+SOCIAL_TYPES = ("react", "reclaim_answer")
+"""The message types of this module (handled by :meth:`SocialMixin.social`)."""
+
+
+@dataclass
+class ReclaimRequest:
+    """One person's request for a seat, waiting for the creator."""
+
+    id: str
+    """Shown to the creator (to answer it)."""
+    secret: str
+    """Known to the requester alone (to poll the answer and collect the token)."""
+    table_id: str
+    seat: int
+    name: str
+    status: str = "pending"
+    token: str | None = None
+
+
+class SocialMixin:
+    """Reactions, my tables and reclaim requests of
+    :class:`~dixit_ai.web.manager.TableManager` (mixed in)."""
+
+    tables: dict[str, Table]
+    _by_token: dict[str, tuple[str, int]]
+    store: Any
+    _write: Callable[..., Any]
+    send: Callable[..., None]
+    _send_seat: Callable[[Table, int], None]
+    table_for_invite: Callable[[object], Table]
+
+    # ------------------------------------------------------------------ messages
+
+    async def social(self, table: Table, seat: int | None, message: Mapping[str, Any],
+                     connection: Connection | None = None) -> dict[str, Any]:
+        """Carry out a ``react`` (a seat, or a spectator when ``seat`` is None) or a
+        ``reclaim_answer`` (the creator); return the acknowledgement.
+
+        Raises:
+            WebError: the message is refused; nothing changed.
+        """
+        ref = message.get("ref")
+        if message.get("type") == "react":
+            self.react(table, seat, message.get("reaction"), connection)
+        else:
+            if seat is None:
+                raise WebError(403, "spectators cannot answer seat requests")
+            await self.answer_reclaim(table, seat, message.get("request"),
+                                      message.get("approve"))
+        ack = {"type": "ack", "ref": ref,
+               "event": len(table.session.events) if table.session else 0}
+        if connection is not None:
+            self.send(table, -1 if seat is None else seat, connection, ack)
+        return ack
+
+    # ------------------------------------------------------------------ reactions
+
+    def react(self, table: Table, seat: int | None, reaction: object,
+              sender: object = None) -> None:
+        """Broadcast a reaction of ``seat`` (None: a spectator, rate-limited per ``sender``).
+
+        Raises:
+            WebError: (400) an unknown reaction; (429) over the rate limit.
+        """
+        if not isinstance(reaction, str) or reaction not in REACTIONS:
+            raise WebError(400, f"unknown reaction {reaction!r}: expected one of "
+                                f"{', '.join(REACTIONS)}")
+        key: object = ("seat", seat) if seat is not None else ("watch", id(sender))
+        times = table.reaction_times.setdefault(key, deque())
+        now = time.monotonic()
+        while times and now - times[0] > REACTION_WINDOW:
+            times.popleft()
+        if len(times) >= REACTION_LIMIT:
+            raise WebError(429, f"too many reactions: at most {REACTION_LIMIT} every "
+                                f"{REACTION_WINDOW:g} seconds")
+        times.append(now)
+        if seat is None:
+            name: str | None = "a spectator"
+        elif table.session is not None:
+            name = table.session.seats[seat].name
+        else:
+            name = table.names[seat]
+        out = {"type": "reaction", "reaction": reaction, "emoji": REACTIONS[reaction],
+               "from": name, "seat": seat}
+        for s, connections in list(table.connections.items()):
+            for connection in list(connections):
+                self.send(table, s, connection, out)
+        for connection in list(table.spectators):
+            self.send(table, -1, connection, out)
+
+    # ------------------------------------------------------------------ my tables
+
+    def my_tables(self, data: Mapping[str, Any]) -> dict[str, Any]:
+        """Per valid seat token of ``data["tokens"]``: the token, the table's title and status
+        and the seat (nothing else); unknown or stale tokens drop out.
+
+        Raises:
+            WebError: (400) tokens missing, not a list of text, or more than the limit.
+        """
+        tokens = data.get("tokens")
+        if not isinstance(tokens, list) or not all(
+                isinstance(token, str) and 0 < len(token) <= 200 for token in tokens):
+            raise WebError(400, "tokens must be a list of seat tokens (text, at most 200 "
+                                "characters each)")
+        if len(tokens) > MAX_MY_TABLES:
+            raise WebError(400, f"at most {MAX_MY_TABLES} seat tokens per request, not "
+                                f"{len(tokens)}")
+        found = []
+        for token in dict.fromkeys(tokens):
+            where = self._by_token.get(token_digest(token))
+            if where is None:
+                continue
+            table = self.tables[where[0]]
+            found.append({"token": token, "title": table.config.title,
+                          "status": table.status, "seat": where[1]})
+        return {"tables": found}
+
+    # ------------------------------------------------------------------ reclaim
+
+    async def request_reclaim(self, invite: str, data: Mapping[str, Any]) -> dict[str, Any]:
+        """Ask the creator of an invite's table for a person's seat; returns the request's
+        secret (poll :meth:`reclaim_status` with it).
+
+        Raises:
+            WebError: (404) bad invite; (400) a bad seat or name; (409) the creator's seat, a
+                seat no person holds, or a finished game; (429) too many pending requests.
+        """
+        table = self.table_for_invite(invite)
+        n = table.config.n_players
+        seat = data.get("seat")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
+            raise WebError(400, f"seat must be a seat number 0-{n - 1}, not {seat!r}")
+        name = text_field(data.get("name"), "your name", limit=MAX_NAME_LENGTH)
+        if seat == 0:
+            raise WebError(409, "the creator's seat cannot be asked for: its recovery code "
+                                "takes it back")
+        if table.status == "over":
+            raise WebError(409, "the game at this table is over")
+        if table.tokens[seat] is None:
+            raise WebError(409, f"seat {seat} is not held by a person: join the table instead")
+        pending = [r for r in table.reclaims.values() if r.status == "pending"]
+        if len(pending) >= MAX_PENDING_RECLAIMS:
+            raise WebError(429, f"this table already has {MAX_PENDING_RECLAIMS} seat requests "
+                                "waiting for the creator; try again later")
+        request = ReclaimRequest(id=secrets.token_hex(8), secret=secrets.token_urlsafe(24),
+                                 table_id=table.id, seat=seat, name=name)
+        table.reclaims[request.id] = request
+        self._send_seat(table, 0)
+        return {"request": request.secret, "seat": seat, "status": "pending"}
+
+    def reclaim_status(self, secret: str) -> dict[str, Any]:
+        """The answer to a seat request: pending, refused or approved (with the new token, given
+        once; then ``collected``).
+
+        Raises:
+            WebError: (404) no such request.
+        """
+        for table in self.tables.values():
+            for request in table.reclaims.values():
+                if secrets.compare_digest(request.secret, secret):
+                    answer: dict[str, Any] = {"status": request.status, "seat": request.seat}
+                    if request.status == "approved":
+                        answer["token"] = request.token
+                        request.status, request.token = "collected", None
+                    return answer
+        raise WebError(404, "no such seat request (a server restart forgets unanswered "
+                            "requests: ask again)")
+
+    def reclaim_requests(self, table: Table, seat: int) -> list[dict[str, Any]]:
+        """The pending seat requests the creator sees (nobody else sees any)."""
+        if seat != 0:
+            return []
+        return [{"id": r.id, "seat": r.seat, "name": r.name,
+                 "seat_name": (table.session.seats[r.seat].name if table.session
+                               else table.names[r.seat])}
+                for r in table.reclaims.values() if r.status == "pending"]
+
+    async def answer_reclaim(self, table: Table, seat: int, request_id: object,
+                             approve: object) -> None:
+        """The creator approves (a new token for the requester) or refuses a seat request.
+
+        Raises:
+            WebError: (403) not the creator; (404) no such pending request; (400) approve is
+                not true or false.
+        """
+        if seat != 0:
+            raise WebError(403, "only the table's creator can answer seat requests")
+        if not isinstance(approve, bool):
+            raise WebError(400, "approve must be true or false")
+        async with table.lock:
+            request = table.reclaims.get(request_id) if isinstance(request_id, str) else None
+            if request is None or request.status != "pending":
+                raise WebError(404, f"no pending seat request {request_id!r}")
+            if not approve:
+                request.status = "refused"
+            else:
+                token = secrets.token_urlsafe(24)
+                digest = token_digest(token)
+                await self._write(self.store.token_statements(table.id, request.seat, digest))
+                old = table.tokens[request.seat]
+                if old:
+                    self._by_token.pop(old, None)
+                table.tokens[request.seat] = digest
+                self._by_token[digest] = (table.id, request.seat)
+                for connection in table.connections.pop(request.seat, set()):
+                    self.send(table, request.seat, connection, {
+                        "type": "error", "status": 401,
+                        "message": "the table's creator gave this seat to someone who asked "
+                                   "for it"})
+                request.status, request.token = "approved", token
+            self._send_seat(table, 0)
