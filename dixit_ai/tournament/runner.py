@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -152,29 +153,143 @@ def play_local(config: TournamentConfig, games: Sequence[ScheduledGame], *,
                workers: int = 1, player: GamePlayer | None = None) -> Iterator[str]:
     """Yield each game's record (JSON), in the order of ``games``.
 
-    ``workers=1`` plays in this process (with ``player`` if given, so a caller can reuse its
-    loaded agents); more starts a pool of that many processes (``spawn``: nothing of this
-    process's state, threads or loaded models is inherited), each making its agents once. A
-    worker that cannot start (an agent that cannot be made) fails the run with its error.
+    ``workers`` processes play: this one (with ``player`` if given, so a caller can reuse its
+    loaded agents) and ``workers - 1`` started in a pool (``spawn``: nothing of this process's
+    state, threads or loaded models is inherited), each making its agents once. Games are
+    handed out one at a time to whoever is free, so that no process idles while games remain;
+    this process plays a game whenever it is not writing records. A worker that cannot start
+    (an agent that cannot be made) fails the run with its error.
     """
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
     if not games:
         return
-    if workers == 1:
-        player = player or GamePlayer(config)
+    player = player or GamePlayer(config)
+    spawned = min(workers, len(games)) - 1
+    if spawned == 0:
         for game in games:
             yield player.play(game)
         return
+    yield from _play_with_pool(config, games, spawned, player)
+
+
+@dataclass
+class _Handout:
+    """Games of a run handed out in schedule order to this process and to the pool's workers."""
+
+    games: Sequence[ScheduledGame]
+    next: int = 0
+    stopped: bool = False
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def claim(self) -> int | None:
+        """The position of the next game nobody plays yet, or ``None``."""
+        with self.lock:
+            if self.stopped or self.next >= len(self.games):
+                return None
+            self.next += 1
+            return self.next - 1
+
+    def stop(self) -> None:
+        """Hand out no more games."""
+        with self.lock:
+            self.stopped = True
+
+    def left(self) -> int:
+        with self.lock:
+            return len(self.games) - self.next
+
+
+def _feed_pool(executor: ProcessPoolExecutor, handout: _Handout, spawned: int,
+               futures: dict[int, Future[str]], ready: threading.Condition) -> None:
+    """Keep the pool's workers busy: a game each, and one more queued while many games are left
+    (so that a worker never waits for this process to hand it the next); ``ready`` is
+    notified as games finish."""
+    running: set[Future[str]] = set()
+
+    def finished(_: Future[str]) -> None:
+        with ready:
+            ready.notify_all()
+
+    while True:
+        # Near the end, a game queued behind another one could leave this process idle.
+        depth = 2 if handout.left() > 2 * (spawned + 1) else 1
+        while len(running) < spawned * depth:
+            position = handout.claim()
+            if position is None:
+                break
+            try:
+                future = executor.submit(_play_in_worker, handout.games[position])
+            except RuntimeError as error:  # a broken pool, or shut down: the run ended
+                future = Future()
+                future.set_exception(error)
+            with ready:
+                futures[position] = future
+                ready.notify_all()
+            future.add_done_callback(finished)
+            running.add(future)
+        if not running:
+            return
+        done, _ = wait(running, return_when=FIRST_COMPLETED)
+        running -= done
+        if any(future.cancelled() or future.exception() is not None for future in done):
+            handout.stop()  # the run fails at that game: play no further ones
+            return
+
+
+def _play_with_pool(config: TournamentConfig, games: Sequence[ScheduledGame], spawned: int,
+                    player: GamePlayer) -> Iterator[str]:
+    """:func:`play_local` with ``spawned`` pool workers beside this process."""
+    handout = _Handout(games)
+    futures: dict[int, Future[str]] = {}
+    mine: dict[int, str | Exception] = {}
+    ready = threading.Condition()
     context = multiprocessing.get_context("spawn")
     with _single_threaded_children():  # workers start at the first submission
-        executor = ProcessPoolExecutor(min(workers, len(games)), mp_context=context,
-                                       initializer=_init_worker,
+        executor = ProcessPoolExecutor(spawned, mp_context=context, initializer=_init_worker,
                                        initargs=(config, os.getpid()))
+        feeder = threading.Thread(target=_feed_pool, name="tournament-feeder", daemon=True,
+                                  args=(executor, handout, spawned, futures, ready))
         try:
-            yield from executor.map(_play_in_worker, games)
+            feeder.start()
+            for position in range(len(games)):
+                while position not in mine:
+                    with ready:
+                        future = futures.pop(position, None)
+                    if future is None:
+                        if not _play_one(handout, player, mine):
+                            with ready:  # handed to the feeder, not submitted yet
+                                ready.wait(0.05)
+                        continue
+                    # Play on here while that game is still being played in a worker.
+                    while not future.done() and _play_one(handout, player, mine):
+                        pass
+                    mine[position] = future.result()  # a worker's error is raised here
+                result = mine.pop(position)
+                if isinstance(result, Exception):
+                    raise result
+                yield result
         finally:
+            handout.stop()
             executor.shutdown(wait=True, cancel_futures=True)
+            feeder.join()
+
+
+def _play_one(handout: _Handout, player: GamePlayer, mine: dict[int, str | Exception]) -> bool:
+    """Claim the next game and play it here; ``False`` when none is left.
+
+    An error is kept in ``mine`` (and raised when the run reaches that game, after the
+    records before it), and no further game is handed out.
+    """
+    position = handout.claim()
+    if position is None:
+        return False
+    try:
+        mine[position] = player.play(handout.games[position])
+    except Exception as error:
+        mine[position] = error
+        handout.stop()
+    return True
 
 
 # ---------------------------------------------------------------------- Ray
