@@ -285,3 +285,53 @@ def test_two_people_a_spectator_a_lost_link_offline_and_a_rematch(
     expected = {"create", "join", "lobby", "tell", "play", "vote", "reveal", "offline", "over",
                 "spectator", "help", "history", "rematch"}
     assert expected <= taken, expected - taken
+
+
+def test_my_tables_a_seat_given_by_the_creator_and_reactions(
+        server: str, browsers: Callable[[], Any]) -> None:
+    """Ann's browser lists her tables; Bea, with no token or code, asks Ann for her seat from
+    the invite page, Ann gives it from her lobby, and a reaction reaches Bea's page."""
+    for _ in range(200):  # the bots may still be warming up
+        response = httpx.post(f"{server}/api/tables", json={
+            "name": "Ann", "title": "Friday night", "seats": 3, "deck": "small",
+            "bots": "random"})
+        if response.status_code != 503:
+            break
+        time.sleep(0.1)
+    assert response.status_code == 200, response.text
+    made = response.json()
+    joined = httpx.post(f"{server}/api/invites/{made['invite']}/join",
+                        json={"name": "Bea"}).json()
+    ann, bea = browsers(), browsers()
+    wait_ann, wait_bea = WebDriverWait(ann, 20), WebDriverWait(bea, 20)
+    ann.get(f"{server}/")
+    ann.execute_script("localStorage.setItem('dixit-seats', JSON.stringify(arguments[0]))",
+                       {made["invite"]: {"token": made["token"], "code": None},
+                        "gone": {"token": "stale-token", "code": None}})
+    ann.get(f"{server}/")
+    wait_ann.until(lambda d: d.find_element(By.ID, "my-tables").is_displayed())
+    links = ann.find_elements(By.CSS_SELECTOR, "#my-tables-list a")
+    assert [link.text for link in links] == ["Friday night"]  # the stale token dropped out
+    links[0].click()
+    wait_ann.until(lambda d: screen(d) == "lobby")
+
+    bea.get(f"{server}/join/{made['invite']}")
+    bea.find_element(By.CSS_SELECTOR, "#recover summary").click()
+    wait_bea.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#recover-seat option")) == 2)
+    Select(bea.find_element(By.ID, "recover-seat")).select_by_visible_text("Bea")
+    bea.find_element(By.ID, "ask-name").send_keys("Bea on her phone")
+    bea.find_element(By.ID, "ask-submit").click()
+    wait_bea.until(lambda d: "waiting" in d.find_element(By.ID, "ask-status").text)
+    wait_ann.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#reclaim-requests [data-approve]"))
+    assert "Bea on her phone" in ann.find_element(By.ID, "reclaim-requests").text
+    ann.find_element(By.CSS_SELECTOR, "#reclaim-requests [data-approve]").click()
+    wait_bea.until(lambda d: "/play#t=" in d.current_url and screen(d) == "lobby")
+    assert httpx.get(f"{server}/api/state",
+                     headers={"X-Seat-Token": joined["token"]}).status_code == 401
+    wait_ann.until(lambda d: not d.find_element(By.ID, "reclaim-requests").is_displayed())
+
+    feed = bea.find_element(By.ID, "reaction-feed")
+    assert feed.get_attribute("aria-live") == "polite"
+    ann.find_element(By.CSS_SELECTOR, "#reactions [data-reaction=laugh]").click()
+    wait_bea.until(lambda d: "Ann" in d.find_element(By.ID, "reaction-feed").text)
+    assert "\U0001F602" in bea.find_element(By.ID, "reaction-feed").text

@@ -351,6 +351,7 @@ function receive(message) {
     connect();
     return;
   }
+  if (message.type === "reaction") { showReaction(message); return; }  // social.js
   if (message.type === "ack") { if (play.lastTell === message.ref) play.clue = ""; return; }
   if (message.type !== "state") return;
   const before = play.state;
@@ -374,6 +375,7 @@ function receive(message) {
     if (pending.key === key) { sendNow(pending.message); toast("Back online: your move was sent"); }
   }
   render();
+  renderSocial();  // social.js: reactions bar, the creator's seat requests
   notifyTurn();
 }
 
