@@ -1,0 +1,52 @@
+"""The local pool: this process plays games beside its spawned workers, in schedule order."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from dixit_ai.tournament import GamePlayer
+from dixit_ai.tournament.runner import play_local
+from dixit_ai.tournament.schedule import make_schedule
+from tests.tournament.helpers import random_config
+
+
+class _Failing(GamePlayer):
+    """A player (in this process only) whose games from schedule index ``first_bad`` fail."""
+
+    first_bad = 10
+    played: list[int]
+
+    def play(self, game):  # type: ignore[no-untyped-def]
+        if game.index >= self.first_bad:
+            raise RuntimeError(f"this process failed game {game.index}")
+        self.played.append(game.index)
+        return super().play(game)
+
+
+def test_this_process_plays_beside_the_workers_with_the_same_records():
+    config = random_config(games=40)
+    schedule = make_schedule(config.labels, seats=config.players, n_games=40, seed=config.seed)
+    alone = list(play_local(config, schedule, workers=1))
+    player = _Failing(config)
+    player.first_bad, player.played = 10**9, []
+    assert list(play_local(config, schedule, workers=2, player=player)) == alone
+    assert player.played  # this process played some of the games itself
+
+
+def test_an_error_here_comes_in_schedule_order_after_the_records_before_it():
+    config = random_config(games=40)
+    schedule = make_schedule(config.labels, seats=config.players, n_games=40, seed=config.seed)
+    alone = list(play_local(config, schedule, workers=1))
+    player = _Failing(config)
+    player.played = []
+    got: list[str] = []
+    with pytest.raises(RuntimeError, match=r"this process failed game (\d+)") as caught:
+        for line in play_local(config, schedule, workers=2, player=player):
+            got.append(line)
+    found = re.search(r"game (\d+)", str(caught.value))
+    assert found is not None
+    failed = int(found.group(1))
+    assert failed >= player.first_bad
+    assert got == alone[:failed]  # every record before the failed game, in order, and no other
