@@ -162,13 +162,16 @@ def run_tournament(
     if announce is not None:
         announce(folder, len(stored.lines), len(schedule))
 
+    # With workers, this process can load the report's modules while they play the last games.
+    completes = report and len(stored.lines) + len(pending) == len(schedule)
     started = time.perf_counter()
     played = 0
     with GamesWriter(folder) as writer, tqdm(
             total=len(schedule), initial=len(stored.lines), desc="games", unit="game",
             disable=not progress, file=sys.stderr, dynamic_ncols=True) as bar:
         for line in play_games(config, pending, backend=backend, workers=workers,
-                               address=address, player=player, log=log):
+                               address=address, player=player, log=log,
+                               idle=load_report_modules if completes else None):
             writer.append(line)
             played += 1
             bar.update()
@@ -181,6 +184,21 @@ def run_tournament(
                                         rating_resamples=rating_resamples, overwrite=True)
     return TournamentRun(folder, config, results, played, len(stored.lines),
                          stored.dropped_bytes, elapsed, files)
+
+
+def load_report_modules() -> None:
+    """Import what writing the report needs (the plots' matplotlib, as they select it).
+
+    Without matplotlib this does nothing: the report itself says what is missing, as it would
+    have without this head start.
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot
+    except ImportError:
+        return
 
 
 def read_run_records(folder: str | Path, *, allow_partial: bool = False

@@ -150,7 +150,8 @@ def _single_threaded_children() -> Iterator[None]:
 
 
 def play_local(config: TournamentConfig, games: Sequence[ScheduledGame], *,
-               workers: int = 1, player: GamePlayer | None = None) -> Iterator[str]:
+               workers: int = 1, player: GamePlayer | None = None,
+               idle: Callable[[], None] | None = None) -> Iterator[str]:
     """Yield each game's record (JSON), in the order of ``games``.
 
     ``workers`` processes play: this one (with ``player`` if given, so a caller can reuse its
@@ -159,6 +160,9 @@ def play_local(config: TournamentConfig, games: Sequence[ScheduledGame], *,
     handed out one at a time to whoever is free, so that no process idles while games remain;
     this process plays a game whenever it is not writing records. A worker that cannot start
     (an agent that cannot be made) fails the run with its error.
+
+    ``idle`` is called once, in this process, when it has no game left to play and waits for
+    the workers' last ones (a caller can do there what it will need next, such as imports).
     """
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
@@ -170,7 +174,7 @@ def play_local(config: TournamentConfig, games: Sequence[ScheduledGame], *,
         for game in games:
             yield player.play(game)
         return
-    yield from _play_with_pool(config, games, spawned, player)
+    yield from _play_with_pool(config, games, spawned, player, idle)
 
 
 @dataclass
@@ -238,7 +242,7 @@ def _feed_pool(executor: ProcessPoolExecutor, handout: _Handout, spawned: int,
 
 
 def _play_with_pool(config: TournamentConfig, games: Sequence[ScheduledGame], spawned: int,
-                    player: GamePlayer) -> Iterator[str]:
+                    player: GamePlayer, idle: Callable[[], None] | None) -> Iterator[str]:
     """:func:`play_local` with ``spawned`` pool workers beside this process."""
     handout = _Handout(games)
     futures: dict[int, Future[str]] = {}
@@ -264,6 +268,9 @@ def _play_with_pool(config: TournamentConfig, games: Sequence[ScheduledGame], sp
                     # Play on here while that game is still being played in a worker.
                     while not future.done() and _play_one(handout, player, mine):
                         pass
+                    if idle is not None and not future.done() and not handout.stopped:
+                        idle()  # nothing left to play here: the last games are the workers'
+                        idle = None
                     mine[position] = future.result()  # a worker's error is raised here
                 result = mine.pop(position)
                 if isinstance(result, Exception):
@@ -373,11 +380,13 @@ def check_backend(backend: str, workers: int, address: str | None) -> None:
 def play_games(config: TournamentConfig, games: Sequence[ScheduledGame], *,
                backend: Backend = "local", workers: int = 1, address: str | None = None,
                player: GamePlayer | None = None,
-               log: Callable[[str], None] | None = None) -> Iterator[str]:
+               log: Callable[[str], None] | None = None,
+               idle: Callable[[], None] | None = None) -> Iterator[str]:
     """Yield the records (JSON) of ``games`` in order, on the chosen backend.
 
     ``log`` gets a line per one-time step of the agents' preparation (see
-    :func:`dixit_ai.agents.prepare_agents`).
+    :func:`dixit_ai.agents.prepare_agents`); ``idle`` is for local workers (see
+    :func:`play_local`).
     """
     check_backend(backend, workers, address)
     # Embeddings the agents need are computed here, once, before any worker starts.
@@ -386,4 +395,4 @@ def play_games(config: TournamentConfig, games: Sequence[ScheduledGame], *,
                        deck=config.deck, progress=log)
     if backend == "ray":
         return play_ray(config, games, workers=workers, address=address)
-    return play_local(config, games, workers=workers, player=player)
+    return play_local(config, games, workers=workers, player=player, idle=idle)

@@ -31,8 +31,15 @@ def test_this_process_plays_beside_the_workers_with_the_same_records():
     alone = list(play_local(config, schedule, workers=1))
     player = _Failing(config)
     player.first_bad, player.played = 10**9, []
-    assert list(play_local(config, schedule, workers=2, player=player)) == alone
+    idle: list[int] = []
+    lines = list(play_local(config, schedule, workers=2, player=player,
+                            idle=lambda: idle.append(len(player.played))))
+    assert lines == alone
     assert player.played  # this process played some of the games itself
+    # idle: at most once, after this process played its last game (never when it plays alone)
+    assert idle in ([], [len(player.played)])
+    assert list(play_local(config, schedule[:3], workers=1, idle=lambda: idle.append(-1)))
+    assert -1 not in idle
 
 
 def test_an_error_here_comes_in_schedule_order_after_the_records_before_it():
