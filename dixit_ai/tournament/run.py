@@ -116,7 +116,8 @@ def run_tournament(
         resume: A run folder to continue instead (its config must equal ``config``, except for
             more games: the tournament is then extended with the next games of its schedule,
             as one longer run would have played them).
-        workers: Worker processes (local) or actors (Ray); 1 plays in this process.
+        workers: Processes that play (local: this one and ``workers - 1`` spawned) or Ray
+            actors; 1 plays in this process only.
         backend: ``"local"`` or ``"ray"``.
         address: The Ray cluster to join (``--backend ray`` only).
         progress: Show a progress bar (on stderr).
