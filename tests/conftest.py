@@ -13,8 +13,17 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 # session ends.
 SESSION_CACHE = tempfile.mkdtemp(prefix="dixit-ai-tests-")
 os.environ["DIXIT_AI_CACHE_DIR"] = SESSION_CACHE
+# Everything else the session or its child processes put in the temporary folder goes into one
+# folder of its own, removed with the cache: Chromium's profiles, stable-baselines3's logger
+# folders (it makes one under the temporary folder even when it logs nothing), Ray's session
+# files, the load test's database.
+SESSION_TMP = tempfile.mkdtemp(prefix="dixit-ai-tmp-")
+os.environ["TMPDIR"] = SESSION_TMP
+os.environ.setdefault("RAY_TMPDIR", os.path.join(SESSION_TMP, "ray"))
+tempfile.tempdir = SESSION_TMP
 
 
 def pytest_unconfigure(config: object) -> None:
-    """Remove the session's cache folder (no test leaves files outside its tmp folder)."""
+    """Remove the session's folders (no test leaves files outside its tmp folder)."""
     shutil.rmtree(SESSION_CACHE, ignore_errors=True)
+    shutil.rmtree(SESSION_TMP, ignore_errors=True)
