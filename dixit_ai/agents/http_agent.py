@@ -120,6 +120,20 @@ def parse_answer(text: str) -> dict[str, Any]:
     return data
 
 
+def _checked_clue(view: View, data: dict[str, Any]) -> tuple[str, str | None]:
+    """The answer's clue (stripped) and kind, checked by the rules; an unknown kind is dropped."""
+    clue = data.get("clue")
+    kind = data.get("clue_kind")
+    if kind is not None and kind not in CLUE_KINDS:
+        kind = None
+    try:
+        check_clue(view.rules, clue, kind, view.seat)
+    except IllegalAction as error:
+        raise ValueError(str(error)) from None
+    assert isinstance(clue, str)
+    return clue.strip(), kind
+
+
 def _label(value: Any, count: int, what: str) -> int:
     """A 1-based card label from an answer field, checked to be in ``1..count``."""
     if isinstance(value, bool) or not isinstance(value, int | str):
@@ -250,16 +264,8 @@ class HttpAgent:
 
         def check(data: dict[str, Any]) -> Story:
             label = _label(data.get("card"), len(hand), "card")
-            clue = data.get("clue")
-            kind = data.get("clue_kind")
-            if kind is not None and kind not in CLUE_KINDS:
-                kind = None
-            try:
-                check_clue(view.rules, clue, kind, view.seat)
-            except IllegalAction as error:
-                raise ValueError(str(error)) from None
-            assert isinstance(clue, str)
-            return Story(card=hand[label - 1], clue=clue.strip(), clue_kind=kind)
+            clue, kind = _checked_clue(view, data)
+            return Story(card=hand[label - 1], clue=clue, clue_kind=kind)
 
         story, info = self._decide(prompt, [("Your card", c) for c in hand], check)
         return Story(card=story.card, clue=story.clue, clue_kind=story.clue_kind, info=info)
@@ -345,16 +351,7 @@ class HttpAgent:
         )
 
         def check(data: dict[str, Any]) -> tuple[str, str | None]:
-            clue = data.get("clue")
-            kind = data.get("clue_kind")
-            if kind is not None and kind not in CLUE_KINDS:
-                kind = None
-            try:
-                check_clue(view.rules, clue, kind, view.seat)
-            except IllegalAction as error:
-                raise ValueError(str(error)) from None
-            assert isinstance(clue, str)
-            return clue.strip(), kind
+            return _checked_clue(view, data)
 
         (clue, kind), info = self._decide(prompt, [], check, party=True)
         return Announcement(clue=clue, clue_kind=kind, info=info)
