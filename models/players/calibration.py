@@ -70,8 +70,32 @@ def other_model_voters(fingerprint: str) -> VoterFilter:
     return keep
 
 
+RoundFilter = Callable[[Any, Any, int], bool]
+"""``keep(record, round_record, voter_seat) -> bool``: which (round, voter) votes to keep."""
+
+
+def unsimulated_voters(record: Any, round_record: Any, seat: int) -> bool:
+    """Keep a vote only when the round's storyteller did not simulate the voter's model.
+
+    A storyteller's header entry names the embedders its simulation uses
+    (``simulation_embedders``); a vote by a seat on one of them is home ground for that
+    storyteller and is left out. Rounds told by a storyteller that names none (a person, a
+    baseline) are kept: nobody simulated their voters.
+    """
+    agents = record.header.get("agents", [])
+    teller = round_record.storyteller
+    entry = agents[teller] if teller < len(agents) else None
+    simulated = entry.get("simulation_embedders") if isinstance(entry, dict) else None
+    if not simulated:
+        return True
+    models = seat_embedders(record)
+    voter = models[seat] if seat < len(models) else None
+    return voter is None or voter not in simulated
+
+
 def vote_observations(records: Iterable[Any], card_vectors: Any, text_vectors: Any,
-                      voters: VoterFilter | None = None) -> list[VoteObservation]:
+                      voters: VoterFilter | None = None,
+                      rounds: RoundFilter | None = None) -> list[VoteObservation]:
     """The vote observations of recorded games.
 
     Args:
@@ -79,9 +103,12 @@ def vote_observations(records: Iterable[Any], card_vectors: Any, text_vectors: A
         card_vectors: ``card_vectors(card_ids) -> (n, dim)`` array.
         text_vectors: ``text_vectors(texts) -> (n, dim)`` array.
         voters: Which seats' votes to keep (``None``: every voter's).
+        rounds: Which (round, voter) votes to keep besides (``None``: all), e.g.
+            :func:`unsimulated_voters`.
     """
     return [obs for record in records
-            for obs, _ in _observations_with_seats(record, card_vectors, text_vectors, voters)]
+            for obs, _ in _observations_with_seats(record, card_vectors, text_vectors, voters,
+                                                   rounds)]
 
 
 def _pack(observations: Sequence[VoteObservation]) -> tuple[np.ndarray, ...]:
@@ -287,7 +314,8 @@ def vote_predictions(records: Iterable[Any], card_vectors: Any, text_vectors: An
 
 
 def _observations_with_seats(record: Any, card_vectors: Any, text_vectors: Any,
-                             voters: VoterFilter | None) -> list[tuple[VoteObservation, int]]:
+                             voters: VoterFilter | None, rounds: RoundFilter | None = None
+                             ) -> list[tuple[VoteObservation, int]]:
     """One record's vote observations, each with its voter's seat (:func:`vote_observations`)."""
     out = []
     for rnd in record.rounds:
@@ -298,6 +326,8 @@ def _observations_with_seats(record: Any, card_vectors: Any, text_vectors: Any,
         for seat, votes in rnd.votes.items():
             seat = int(seat)
             if voters is not None and not voters(record, seat):
+                continue
+            if rounds is not None and not rounds(record, rnd, seat):
                 continue
             legal = [i for i, owner in enumerate(rnd.board_owner) if owner != seat]
             if not votes or votes[0] not in legal or target not in legal:
@@ -325,13 +355,19 @@ def ece_by_voter(predictions: Sequence[tuple[float, float, str]], bins: int = 10
 
 
 def fit_population(records: Sequence[Any], members: Sequence[tuple[str, Any]], *,
-                   fit_bias: bool = True) -> tuple[Any, dict[str, Any]]:
+                   fit_bias: bool = True, held_out: bool = False,
+                   temperature_range: tuple[float, float] = (MIN_TEMPERATURE, 10.0)
+                   ) -> tuple[Any, dict[str, Any]]:
     """Fit every population member's guess model to the votes of guessers on *other* models.
 
     Args:
         records: Cross-play records (the header's agents name their embedders).
         members: ``(name, resources)`` of each member (:class:`PlayerResources`).
         fit_bias: Fit the bias too.
+        held_out: Keep only votes whose voter's model the round's storyteller did not simulate
+            (:func:`unsimulated_voters`): the records of
+            :func:`models.players.crossplay.fit_population_crossplay`.
+        temperature_range: Where the temperature is searched.
 
     Returns:
         ``(PopulationFit, notes)``; members without a vote by another model are left out and
@@ -346,17 +382,19 @@ def fit_population(records: Sequence[Any], members: Sequence[tuple[str, Any]], *
     unfitted = []
     for name, resources in members:
         keep = other_model_voters(resources.fingerprint)
-        observations = vote_observations(records, resources.cards, resources.texts, keep)
+        observations = vote_observations(records, resources.cards, resources.texts, keep,
+                                         unsimulated_voters if held_out else None)
         if not observations:
             unfitted.append(name)
             continue
         model = fit_guess_model(observations, fit_bias=fit_bias,
-                                temperature_range=(MIN_TEMPERATURE, 10.0))
+                                temperature_range=temperature_range)
         fitted[resources.fingerprint] = {"name": name, "temperature": model.temperature,
                                          "bias": model.bias, "votes": len(observations)}
     if not fitted:
         raise ValueError("no member of the population has votes by guessers on other models "
                          "in these records: play cross-play games (members at one table)")
-    notes = {"games": len(records), "unfitted": unfitted,
-             "fitted_on": "votes of guessers whose embedder differs from the member's"}
+    notes = {"games": len(records), "unfitted": unfitted, "fit_bias": fit_bias,
+             "fitted_on": "votes of guessers whose embedder differs from the member's"
+             + (" and that the round's storyteller did not simulate" if held_out else "")}
     return PopulationFit(fitted, notes), notes

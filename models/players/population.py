@@ -223,6 +223,14 @@ class PopulationFit:
         return GuessModel(float(entry["temperature"]), float(entry["bias"]), 0.0)
 
     def save(self, path: str | Path) -> None:
+        """Write the fit as JSON (the notes beside the members).
+
+        Raises:
+            ValueError: a note is named ``format`` or ``members``.
+        """
+        clash = {"format", "members"} & set(self.notes)
+        if clash:
+            raise ValueError(f"a population file's notes may not be named {sorted(clash)}")
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         Path(path).write_text(json.dumps({"format": POPULATION_FORMAT, "members": self.members,
                                           **self.notes}, indent=2) + "\n")

@@ -1,0 +1,117 @@
+"""Leave-one-out cross-play: fitting a population's guess models on minds nobody simulated."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from dixit_ai import play_game
+from models.players import ClipAgent
+from models.players.calibration import (
+    fit_population,
+    other_model_voters,
+    unsimulated_voters,
+    vote_observations,
+)
+from models.players.crossplay import fit_population_crossplay, held_out_calibration
+from models.players.population import PopulationFit
+from tests.players.test_panel import SMALL, related_spaces
+
+FAST = dict(SMALL)
+
+
+def test_every_vote_at_a_leave_one_out_table_is_by_a_mind_the_storyteller_did_not_simulate(
+        tmp_path):
+    spaces = related_spaces(3, seed=11)
+    result = fit_population_crossplay(spaces, games=1, iterations=2, start=None,
+                                      agent_options=FAST, folder=tmp_path)
+    fingerprints = [s.fingerprint for s in spaces]
+    assert len(result.records) == 2 * 3 and len(result.iterations) == 2
+    for record in result.records:
+        left_out = record.header["crossplay"]["left_out"]
+        agents = record.header["agents"]
+        # Every seat is on the left-out model, and no storyteller simulates it.
+        assert {a["embedder"] for a in agents} == {left_out}
+        for entry in agents:
+            assert left_out not in entry["simulation_embedders"]
+            assert set(entry["simulation_embedders"]) == set(fingerprints) - {left_out}
+        for rnd in record.rounds:
+            assert all(unsimulated_voters(record, rnd, int(seat)) for seat in rnd.votes)
+    # Iteration 2's tables played with iteration 1's fit, and the last fit is returned.
+    played_with = PopulationFit.load(tmp_path / "population_iteration1.json")
+    assert played_with.members == result.iterations[0]["fitted"]
+    assert result.fit.members == result.iterations[1]["fitted"]
+    assert set(result.fit.members) == set(fingerprints)
+    for entry in result.fit.members.values():
+        assert entry["bias"] == 0.0 and entry["votes"] > 0
+    # The held-out calibration is per left-out member and pooled.
+    calibration = result.iterations[1]["held_out_calibration"]
+    assert set(calibration) == {*fingerprints, "pooled"}
+    assert calibration["pooled"]["rounds"] == sum(
+        calibration[f]["rounds"] for f in fingerprints)
+
+
+def test_held_out_fit_leaves_out_the_votes_a_storyteller_simulated():
+    spaces = related_spaces(2, seed=12)
+    a, b = spaces
+    # Seats 0 and 2 sit on a and simulate b; seats 1 and 3 sit on b and simulate b (themselves).
+    players = [ClipAgent(name="a-crowd", deck=a, population=[b], **FAST),
+               ClipAgent(name="b", deck=b, **FAST),
+               ClipAgent(name="a-crowd2", deck=a, population=[b], **FAST),
+               ClipAgent(name="b2", deck=b, **FAST)]
+    record = play_game(players, edition="refresh-2021", deck=list(a.card_ids), seed=3)
+    kept_all = vote_observations([record], a.cards, a.texts, other_model_voters(a.fingerprint))
+    kept = vote_observations([record], a.cards, a.texts, other_model_voters(a.fingerprint),
+                             unsimulated_voters)
+    # For a, only b's votes count; every storyteller simulated b, so none of them is held out.
+    assert len(kept_all) > 0 and len(kept) == 0
+    # For b, a's votes count (seats 0 and 2): nobody simulated a.
+    for_b = vote_observations([record], b.cards, b.texts, other_model_voters(b.fingerprint),
+                              unsimulated_voters)
+    by_a = sum(1 for rnd in record.rounds for seat in rnd.votes if int(seat) in (0, 2))
+    assert 0 < len(for_b) == by_a
+    fit, notes = fit_population([record], [("a", a), ("b", b)], held_out=True)
+    assert notes["unfitted"] == ["a"] and set(fit.members) == {b.fingerprint}
+    assert fit.members[b.fingerprint]["votes"] == by_a
+    assert "did not simulate" in notes["fitted_on"]
+    fit, notes = fit_population([record], [("a", a), ("b", b)], held_out=False)
+    assert set(fit.members) == {a.fingerprint, b.fingerprint}
+
+
+def test_held_out_calibration_is_per_left_out_member(tmp_path):
+    spaces = related_spaces(2, seed=13)
+    result = fit_population_crossplay(spaces, games=1, iterations=1, start=None,
+                                      agent_options=FAST, folder=tmp_path)
+    table = held_out_calibration(result.records)
+    rows = [(r.header["crossplay"]["left_out"], rnd) for r in result.records for rnd in r.rounds
+            if rnd.predicted_guess_rate is not None and rnd.votes]
+    for name in (s.fingerprint for s in spaces):
+        mine = [rnd for who, rnd in rows if who == name]
+        assert table[name]["rounds"] == len(mine)
+        assert table[name]["predicted"] == pytest.approx(
+            np.mean([rnd.predicted_guess_rate for rnd in mine]))
+
+
+def test_crossplay_refuses_bad_members():
+    spaces = related_spaces(2, seed=14)
+    with pytest.raises(ValueError, match="at least two members"):
+        fit_population_crossplay(spaces[:1])
+    with pytest.raises(ValueError, match="name one twice"):
+        fit_population_crossplay([spaces[0], spaces[0]])
+    with pytest.raises(ValueError, match="every member as an embedder name"):
+        fit_population_crossplay([spaces[0], "default"])
+    with pytest.raises(ValueError, match="ground truth"):
+        fit_population_crossplay(["default", "caption-reader"])
+    with pytest.raises(ValueError, match="must be at least 1"):
+        fit_population_crossplay(spaces, games=0)
+
+
+def test_population_file_notes_may_not_shadow_its_members(tmp_path):
+    fit = PopulationFit({}, {"members": ["a"]})
+    with pytest.raises(ValueError, match="may not be named"):
+        fit.save(tmp_path / "p.json")
+    assert not (tmp_path / "p.json").exists()
+    PopulationFit({}, {"member_names": ["a"]}).save(tmp_path / "p.json")
+    assert json.loads((tmp_path / "p.json").read_text())["member_names"] == ["a"]
