@@ -2,10 +2,12 @@
 
 Three steps, all seeded:
 
-1. **Fit the population** (``--fit-games``): cross-play games among the population's members
-   only (a ``clip-greedy`` player on each member's embedder; never a panel member), then each
-   member's guess model is fitted to the votes of the *other* members
-   (:func:`models.players.calibration.fit_population`).
+1. **Fit the population** (``--fit-games`` per member, ``--fit-iterations``): leave-one-out
+   cross-play among the population's members only, never a panel member
+   (:func:`models.players.crossplay.fit_population_crossplay`): tables of one member's guessers
+   against storytellers that simulate the other members; each member's guess model is fitted
+   to the votes of minds the storyteller did not simulate, and the tables are played again
+   with the new fit.
 2. **Tell against the panel** (:func:`models.bench.run_bench` with ``panel``): on held-out
    items (``--seed``, disjoint from the fitting games' seeds), every storyteller tells on every
    hand; the story is played on real boards against four panel guessers (and against three and a
@@ -50,13 +52,15 @@ class Args:
     panel: str = field(default=("panel-lite2-mpnet,panel-imagenet-zeroshot,panel-caption-reader,"
                                 "panel-sibling"), metadata={
         "help": "the panel the storytellers are evaluated against (a panel spec)"})
-    population: str = field(default="self,lite1-minilm", metadata={
+    population: str = field(default="self,lite1-minilm,lite1-mpnet", metadata={
         "help": "the population storytellers' members (embedder names; 'self' = default)"})
     robustness: float = field(default=0.5, metadata={
         "help": "the population storyteller's penalty on the spread across members"})
     items: int = field(default=40, metadata={"help": "tell items (hands)"})
     deals: int = field(default=4, metadata={"help": "deals of the panel's hands per item"})
-    fit_games: int = field(default=12, metadata={"help": "cross-play games that fit members"})
+    fit_games: int = field(default=6, metadata={
+        "help": "leave-one-out cross-play games per member and iteration"})
+    fit_iterations: int = field(default=3, metadata={"help": "cross-play iterations"})
     population_file: str = field(default="", metadata={
         "help": "a fitted population file instead of fitting (step 1 skipped)"})
     seed: int = field(default=1000, metadata={"help": "seed of the held-out items"})
@@ -67,34 +71,30 @@ class Args:
     smoke: bool = field(default=False, metadata={"help": "tiny budget (seconds), for CI"})
 
 
-def fit_population_file(members: list[str], games: int, folder: Path, smoke: bool) -> Path:
-    """Step 1: cross-play among the population's members; their fitted guess models."""
-    from dixit_ai import play_game
-    from dixit_ai.agents import make_agent
-    from dixit_ai.match import game_seeds
-    from models.players.calibration import fit_population
-    from models.players.panel_models import load_member_resources
+def fit_population_file(members: list[str], games: int, iterations: int, folder: Path,
+                        smoke: bool) -> Path:
+    """Step 1: leave-one-out cross-play among the population's members; their fitted guess
+    models (:func:`models.players.crossplay.fit_population_crossplay`)."""
+    from dixit_ai import write_records
+    from models.players.crossplay import fit_population_crossplay
 
     names = ["default" if m == "self" else m for m in members]
     extra: dict[str, Any] = ({"n_simulations": 16, "pair_clues": 0, "vocabulary_size": 300}
                              if smoke else {})
-    seats = [names[k % len(names)] for k in range(5)]
-    agents = [make_agent("clip-greedy", embedder=name,
-                         calibration="default" if name == "default" else None, **extra)
-              for name in seats]
-    records = []
-    for index, seed in enumerate(game_seeds(0, games)):
-        shift = index % len(agents)
-        records.append(play_game(agents[shift:] + agents[:shift], edition="refresh-2021",
-                                 deck="dream", seed=seed))
-    fit, notes = fit_population(records, [(n, load_member_resources(n, "dream"))
-                                          for n in names])
+    result = fit_population_crossplay(names, games=games, iterations=iterations, seed=0,
+                                      start=None, agent_options=extra, folder=folder,
+                                      progress=print)
+    write_records(folder / "crossplay_games.jsonl", result.records)
     path = folder / "population.json"
-    fit.save(path)
-    print(f"population fitted on {games} cross-play games of {', '.join(seats)}: " + ", ".join(
-        f"{e['name']} T={e['temperature']:.3f} bias={e['bias']:+.2f}"
-        for e in fit.members.values()) + (f"; not fitted: {notes['unfitted']}"
-                                          if notes["unfitted"] else ""))
+    result.fit.save(path)
+    for it in result.iterations:
+        print(f"cross-play iteration {it['iteration']}: held-out ECE of the fit it played with: "
+              + ", ".join(f"{k} {v['ece']:.3f} (predicted {v['predicted']:.2f}, observed "
+                          f"{v['observed']:.2f}, {v['rounds']:.0f} rounds)"
+                          for k, v in it["held_out_calibration"].items()))
+    fitted = ", ".join(f"{e['name']} T={e['temperature']:.3f} bias={e['bias']:+.2f}"
+                       for e in result.fit.members.values())
+    print(f"population fitted on {len(result.records)} leave-one-out cross-play games: {fitted}")
     return path
 
 
@@ -186,14 +186,15 @@ def main(argv: list[str] | None = None) -> int:
 
     extra: dict[str, Any] = {}
     if args.smoke:
-        args.items, args.deals, args.fit_games, args.decisions = 3, 2, 2, 2
+        args.items, args.deals, args.fit_games, args.decisions = 3, 2, 1, 2
+        args.fit_iterations = 1
         args.bootstrap = 200
         extra = {"n_simulations": 16, "pair_clues": 0, "vocabulary_size": 300}
     folder = Path(args.out) / f"bench_storyteller_panel__{args.seed}__{int(time.time())}"
     folder.mkdir(parents=True, exist_ok=True)
     members = [m.strip() for m in args.population.split(",") if m.strip()]
     population_file = args.population_file or str(
-        fit_population_file(members, args.fit_games, folder, args.smoke))
+        fit_population_file(members, args.fit_games, args.fit_iterations, folder, args.smoke))
 
     config = BenchConfig(models=storytellers(args.population, population_file,
                                              args.robustness, extra),

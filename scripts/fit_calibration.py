@@ -20,7 +20,14 @@ the result to a storyteller as ``calibration=FILE``. ``--population A B ...`` fi
 member embedder, its guess model to the votes of guessers on other models and writes the
 population file a population storyteller reads (``population_calibration=FILE``). With two
 games or more, even games are fitted and odd games held out: the held-out ECE of the per-vote
-predictions is printed per guesser (agent name) and pooled.
+predictions is printed per guesser (agent name) and pooled. ``--crossplay`` with ``--population``
+plays leave-one-out tables instead (:mod:`models.players.crossplay`: each member's guessers
+against storytellers that simulate the others) for ``--iterations`` rounds of playing and
+fitting, and prints each fit's held-out ECE per left-out member; this is how the shipped
+population file is made.
+
+    python scripts/fit_calibration.py --crossplay --population default lite1-minilm \
+        lite1-mpnet --play-games 6 --iterations 3 --no-fit-bias --write-default-population
 
     python scripts/fit_calibration.py --play-games 20 --voters other-models \
         --agents clip-greedy panel-sibling panel-lite2-mpnet panel-lite1-minilm \
@@ -92,6 +99,10 @@ class Args:
         "help": "where the population file goes (default: in the run folder)"})
     write_default_population: bool = field(default=False, metadata={
         "help": "also write models/data/population.json (population storytellers' default)"})
+    crossplay: bool = field(default=False, metadata={
+        "help": "fit --population on leave-one-out cross-play tables played here (--play-games "
+                "per member and iteration): the fit population storytellers need"})
+    iterations: int = field(default=3, metadata={"help": "--crossplay iterations"})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -108,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
         overrides.update(vocabulary_size=300, n_simulations=16, pair_clues=0)
     run = Path(args.runs_dir) / f"fit_calibration__{args.seed}__{int(time.time())}"
     run.mkdir(parents=True, exist_ok=True)
+    if args.crossplay:
+        return _crossplay(args, run, overrides)
 
     records = [r for path in args.records for r in read_records(path)]
     if args.play_games:
@@ -216,6 +229,41 @@ def main(argv: list[str] | None = None) -> int:
             writer.writerow(["predicted", "observed"])
             writer.writerows(zip(predicted, observed, strict=True))
     (run / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(f"run folder: {run}")
+    return 0
+
+
+def _crossplay(args: Args, run: Path, overrides: dict[str, object]) -> int:
+    """``--crossplay``: the population's guess models from leave-one-out cross-play tables."""
+    from models.players.crossplay import fit_population_crossplay
+
+    if len(args.population) < 2:
+        raise SystemExit("--crossplay needs --population with two members or more")
+    if args.records:
+        raise SystemExit("--crossplay plays its own tables; it does not read --records")
+    games = args.play_games or 4
+    result = fit_population_crossplay(
+        args.population, deck=args.deck, edition=args.edition, games=games,
+        iterations=args.iterations, seed=args.seed, start=None, fit_bias=args.fit_bias,
+        agent_options={k: v for k, v in overrides.items() if k != "embedder"}, folder=run,
+        progress=print)
+    write_records(run / "crossplay_games.jsonl", result.records)
+    out = Path(args.population_out) if args.population_out else run / "population.json"
+    result.fit.save(out)
+    if args.write_default_population:
+        result.fit.save(DEFAULT_POPULATION_FILE)
+    for it in result.iterations:
+        print(f"iteration {it['iteration']} ({it['games']} games, {it['rounds']} rounds): "
+              "held-out ECE of the fit these tables played with, per left-out member: " + ", ".join(
+                  f"{k} {v['ece']:.3f} (predicted {v['predicted']:.2f}, observed "
+                  f"{v['observed']:.2f})" for k, v in it["held_out_calibration"].items()))
+    for entry in result.fit.members.values():
+        print(f"  {entry['name']:22s} temperature {entry['temperature']:.4f} bias "
+              f"{entry['bias']:+.3f} on {entry['votes']} votes")
+    summary = {"crossplay": True, "members": args.population, "games_per_member": games,
+               "iterations": result.iterations, "population_file": str(out)}
+    (run / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    print(f"population guess models (leave-one-out cross-play) -> {out}")
     print(f"run folder: {run}")
     return 0
 

@@ -88,6 +88,22 @@ def test_fit_calibration_cross_play_smoke(tmp_path, monkeypatch, capsys):
     assert "held-out ECE" in capsys.readouterr().out
 
 
+def test_fit_calibration_leave_one_out_cross_play_smoke(tmp_path, monkeypatch, capsys):
+    run_script("fit_calibration.py", [
+        "--smoke", "--runs-dir", str(tmp_path), "--crossplay", "--population", "default",
+        "panel:sibling", "--play-games", "1", "--iterations", "2", "--no-fit-bias"],
+        monkeypatch)
+    (run,) = tmp_path.glob("fit_calibration__0__*")
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["crossplay"] and len(summary["iterations"]) == 2
+    assert "pooled" in summary["iterations"][1]["held_out_calibration"]
+    population = json.loads((run / "population.json").read_text())
+    assert {m["name"] for m in population["members"].values()} == {"default", "panel:sibling"}
+    assert all(m["bias"] == 0.0 for m in population["members"].values())
+    assert len((run / "crossplay_games.jsonl").read_text().splitlines()) == 2 * 2
+    assert "held-out ECE of the fit these tables played with" in capsys.readouterr().out
+
+
 def test_bench_storyteller_panel_smoke(tmp_path, monkeypatch, capsys):
     out = tmp_path / "panel.json"
     run_script("bench_storyteller_panel.py", [
