@@ -115,3 +115,44 @@ def test_population_file_notes_may_not_shadow_its_members(tmp_path):
     assert not (tmp_path / "p.json").exists()
     PopulationFit({}, {"member_names": ["a"]}).save(tmp_path / "p.json")
     assert json.loads((tmp_path / "p.json").read_text())["member_names"] == ["a"]
+
+
+def test_population_fitted_by_leave_one_out_is_better_calibrated_against_a_panel_than_self(
+        tmp_path):
+    """Against a panel of minds neither storyteller simulated, the population storyteller
+    (leave-one-out fit) lands nearer its target guess rates than the one tuned to itself."""
+    from dixit_ai.rules import RuleSet, observe
+    from models.bench.panel import PanelTable
+    from models.bench.tables import round_start
+    from tests.players.test_panel import _tell_items
+
+    spaces = related_spaces(7, seed=0)
+    own, population, panel = spaces[0], spaces[:3], spaces[3:]
+    ids = list(own.card_ids)
+    result = fit_population_crossplay(population, games=2, iterations=2, start=None,
+                                      agent_options=FAST, folder=tmp_path)
+    path = tmp_path / "population.json"
+    result.fit.save(path)
+    table = PanelTable([(f"m{k}", r) for k, r in enumerate(panel)], None, seed=0)
+    rules = RuleSet.edition("refresh-2021")
+    items = _tell_items(ids, 40, seed=1)
+    gaps: dict[str, list[float]] = {"self": [], "population": []}
+    means: list[float] = []
+    for target in (0.25, 0.5, 0.75):
+        common = {"deck": own, "target_guess_rate": target, **FAST}
+        agents = {"self": ClipAgent(name="self", **common),
+                  "population": ClipAgent(name="population", population=population,
+                                          population_calibration=str(path), **common)}
+        assert table.check_held_out("population", agents["population"].describe())
+        for name, agent in agents.items():
+            observed = []
+            for i, (hands, deals) in enumerate(items):
+                agent.reset(seat=0, rng=np.random.default_rng(i))
+                story = agent.tell(observe(round_start(rules, hands, ids), 0))
+                out = table.story_outcome(story.clue, story.card, deals, i)
+                observed.append(sum(out["found"].values()) / sum(out["seen"].values()))
+            gaps[name].append(abs(float(np.mean(observed)) - target))
+            if name == "population":
+                means.append(float(np.mean(observed)))
+    assert np.mean(gaps["population"]) < np.mean(gaps["self"])
+    assert means[0] < means[1] <= means[2]
