@@ -92,10 +92,15 @@ class ClipStoryteller:
             the best of thousands of noisy estimates favours those that were overestimated).
         policy: A learned policy that chooses instead of the rule above.
         generator: An optional local text generator proposing extra clues.
-        robustness: With a population (:mod:`models.players.population`), in ``"target"``
-            mode: how much the spread of the guess rate across members counts against a
-            candidate (its distance to the target is ``|rate - target| + robustness *
-            spread``), so clues whose link to the card holds for every mind are preferred.
+        robustness: With a population (:mod:`models.players.population`): how much the spread
+            of the guess rate across members counts against a candidate, so that clues whose
+            link to the card holds for every mind are preferred. In ``"target"`` mode its
+            distance to the target is ``|rate - target| + robustness * spread``; in
+            ``"expected_points"`` mode its value is ``points - robustness * best * spread``
+            (``best``: the most points a storyteller can score in the round). Without it,
+            expected points reward clues the members *disagree* on (one finds, another does
+            not: "some but not all" for certain in a simulation whose members vote
+            independently), which at a real table of other minds are found by all or none.
     """
 
     mode: Mode = "target"
@@ -273,13 +278,16 @@ class ClipStoryteller:
                           + points_by_finders[0] * (1.0 - one - every))
                 sharp = ((one + n_voters * every) / n_voters, points)
         return self._select(hand, texts, is_pair, hand_sims, result, allowed, rng, sources,
-                            resimulate, sharp)
+                            resimulate, sharp, float(points_by_finders.max()))
 
     def _order(self, rate: np.ndarray, points: np.ndarray, allowed: np.ndarray,
-               spread: np.ndarray | None = None) -> np.ndarray:
-        """Flat candidate indices, best first, by the storyteller's rule."""
+               spread: np.ndarray | None = None, best: float = 1.0) -> np.ndarray:
+        """Flat candidate indices, best first, by the storyteller's rule (``best``: the most
+        points a storyteller can score, the scale of the robustness penalty on points)."""
         points = np.where(allowed, points, -np.inf)
         if self.mode == "expected_points":
+            if spread is not None and self.robustness > 0:
+                points = points - self.robustness * best * spread
             return np.argsort(-points, axis=None, kind="stable")
         distance = np.abs(rate - self.target_guess_rate)
         if spread is not None and self.robustness > 0:
@@ -293,7 +301,8 @@ class ClipStoryteller:
     def _select(self, hand: list[int], texts: list[str], is_pair: np.ndarray,
                 hand_sims: np.ndarray, result: SimulationResult, allowed: np.ndarray,
                 rng: np.random.Generator, sources: list[str], resimulate: Any,
-                sharp: tuple[np.ndarray, np.ndarray] | None = None) -> StoryDecision:
+                sharp: tuple[np.ndarray, np.ndarray] | None = None,
+                best: float = 1.0) -> StoryDecision:
         shape = result.guess_rate.shape
         allowed2 = np.broadcast_to(allowed[None, :], shape)
         features = None
@@ -309,7 +318,7 @@ class ClipStoryteller:
             cards, clues = np.unravel_index(order[: self.runner_ups + 1], shape)
         else:
             order = self._order(result.guess_rate, result.expected_points, allowed2,
-                                _spread(result))
+                                _spread(result), best)
             shortlist = order[: max(self.refine, self.runner_ups + 1)]
             if sharp is not None and self.refine > 0 and self.refine_simulations > 0:
                 extra = self._order(sharp[0], sharp[1], allowed2)[: self.sharp_shortlist]
@@ -319,7 +328,8 @@ class ClipStoryteller:
                 # The best of thousands of noisy estimates is mostly the luckiest: estimate the
                 # shortlist again on more, fresh deals and choose on those estimates.
                 rates, values, spread = resimulate(cards, clues, self.refine_simulations)
-                again = self._order(rates, values, np.ones(len(rates), dtype=bool), spread)
+                again = self._order(rates, values, np.ones(len(rates), dtype=bool), spread,
+                                    best)
                 cards, clues = cards[again], clues[again]
             cards, clues = cards[: self.runner_ups + 1], clues[: self.runner_ups + 1]
         search_rate = float(result.guess_rate[cards[0], clues[0]])

@@ -156,3 +156,21 @@ def test_population_fitted_by_leave_one_out_is_better_calibrated_against_a_panel
                 means.append(float(np.mean(observed)))
     assert np.mean(gaps["population"]) < np.mean(gaps["self"])
     assert means[0] < means[1] <= means[2]
+
+
+def test_expected_points_with_robustness_prefer_clues_every_member_links_to_the_card():
+    """Two candidates: one the population's members disagree on (one always finds, the other
+    never: certain "some but not all" in a simulation of independent members), one every member
+    finds half the time. Plain expected points take the first; robustness takes the second."""
+    from models.players.storyteller import ClipStoryteller
+
+    rate = np.array([[0.5, 0.5]])
+    points = np.array([[3.0, 2.6]])
+    spread = np.array([[0.5, 0.0]])
+    allowed = np.ones((1, 2), dtype=bool)
+    plain = ClipStoryteller(mode="expected_points")
+    robust = ClipStoryteller(mode="expected_points", robustness=0.5)
+    assert plain._order(rate, points, allowed, spread, best=3.0)[0] == 0
+    assert robust._order(rate, points, allowed, spread, best=3.0)[0] == 1
+    # Without a population there is no spread, and robustness changes nothing.
+    assert robust._order(rate, points, allowed, None, best=3.0)[0] == 0
