@@ -16,7 +16,8 @@ Three steps, all seeded:
    ``caption-teller``, ``object-teller``, ``random-teller``. The bench refuses any storyteller
    whose simulation uses a panel member's model.
 3. **Guess**: the default clip guesser on boards of the told cards (the told card and the five
-   distractors of its caption board, chance 1/6): top-1 per storyteller.
+   distractors of its caption board, chance 1/6): top-1 per storyteller, and per panel member
+   telling on its own model (``panel-* (telling)``: the other minds' clues).
 
 Then it times storytelling decisions (population vs self) and prints the tables with 95%
 bootstrap intervals over items, each target checked.
@@ -56,9 +57,10 @@ class Args:
         "help": "the population storytellers' members (embedder names; 'self' = default)"})
     robustness: float = field(default=0.5, metadata={
         "help": "the population storyteller's penalty on the spread across members"})
-    items: int = field(default=40, metadata={"help": "tell items (hands)"})
+    items: int = field(default=200, metadata={
+        "help": "tell items (hands); 200 puts the points differences within about +-0.17"})
     deals: int = field(default=4, metadata={"help": "deals of the panel's hands per item"})
-    fit_games: int = field(default=6, metadata={
+    fit_games: int = field(default=8, metadata={
         "help": "leave-one-out cross-play games per member and iteration"})
     fit_iterations: int = field(default=3, metadata={"help": "cross-play iterations"})
     population_file: str = field(default="", metadata={
@@ -117,11 +119,18 @@ def storytellers(population: str, population_file: str, robustness: float,
     return models
 
 
-def guess_figures(folder: Path, items: int, seed: int, resamples: int) -> dict[str, Interval]:
-    """Step 3: the default clip guesser on boards of each storyteller's told cards."""
+def guess_figures(folder: Path, items: int, seed: int, resamples: int, panel: str,
+                  extra: dict[str, Any]) -> dict[str, Interval]:
+    """Step 3: the default clip guesser on boards of each storyteller's told cards, and of the
+    cards told by the panel members themselves (``panel-*`` agents telling on their own models:
+    can the default guesser read other minds?)."""
+    from dixit_ai.agents import make_agent
     from dixit_ai.decks import load_deck
+    from dixit_ai.rules import RuleSet, observe
     from models.bench.analysis import read_run
     from models.bench.items import DeckFacts, ItemSets
+    from models.bench.tables import round_start
+    from models.players.panel import resolve_panel
     from models.players.resources import load_resources
 
     _, records = read_run(folder)
@@ -134,6 +143,17 @@ def guess_figures(folder: Path, items: int, seed: int, resamples: int) -> dict[s
         if r["task"] == "tell":
             told.setdefault(r["model"], []).append(
                 None if r["clue"] is None else (r["item"], r["card"], r["clue"]))
+    rules = RuleSet.edition("refresh-2021")
+    ids = [int(c) for c in deck.card_ids]
+    for member in resolve_panel(panel):
+        teller = make_agent(member.name, **extra)
+        stories: list[tuple[int, int, str] | None] = []
+        for item in sets.tell_items():
+            state = round_start(rules, [item.hand, *item.deals[0]], ids)
+            teller.reset(seat=0, rng=np.random.default_rng([seed, 5, item.index]))
+            story = teller.tell(observe(state, 0))  # a failing member raises: nothing hidden
+            stories.append((item.index, int(story.card), story.clue))
+        told[f"{member.name} (telling)"] = stories
     out = {}
     for model, stories in told.items():
         hits = []
@@ -182,7 +202,8 @@ def _mark(ok: bool) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
     from models.bench import BenchConfig, run_bench
-    from models.bench.panel_analysis import paired_difference
+    from models.bench.analysis import read_run
+    from models.bench.panel_analysis import ece_over_turns, paired_difference
 
     extra: dict[str, Any] = {}
     if args.smoke:
@@ -203,6 +224,7 @@ def main(argv: list[str] | None = None) -> int:
                          bootstrap=args.bootstrap, out=str(folder), name="panel")
     run = run_bench(config, progress=False, show=False)
     panel = run.results["tell"]["panel"]
+    records = [r for r in read_run(run.folder)[1] if r["task"] == "tell"]
     names = panel["members"]
     models = panel["models"]
     first = next(iter(models.values()))
@@ -235,6 +257,11 @@ def main(argv: list[str] | None = None) -> int:
                 "members": {n: cells[n]["observed"].estimate for n in names},
                 "pooled": pooled["observed"], "against_itself": entry["against_itself"],
                 "ece": {n: cells[n]["ece"] for n in [*names, "pooled"]}}
+        over = ece_over_turns(records, names, [f"{kind}@{t}" for t in TARGETS])
+        figures[f"{kind}_ece_all_turns"] = over
+        print(f"{kind}: ECE over all turns (every target): " + ", ".join(
+            f"{n} {v:.3f}" + ("" if v <= 0.10 else " (> 0.10)") for n, v in over.items()
+            if v is not None))
         checked = [observed_means[TARGETS.index(t)] for t in CHECKED]
         monotone = all(a < b for a, b in itertools.pairwise(checked))
         print_table(f"{kind}: observed guess rate against the panel (95% CI); targets 0.25/0.5/"
@@ -264,7 +291,8 @@ def main(argv: list[str] | None = None) -> int:
                     ["storyteller", "success", "points / turn", "minus caption-teller",
                      "above (CI > 0)"], rows, digits=2, min_width=150)
 
-    guesses = guess_figures(run.folder, args.items, args.seed, args.bootstrap)
+    guesses = guess_figures(run.folder, args.items, args.seed, args.bootstrap, args.panel,
+                            extra)
     chance = 1 / 6
     rows = [[m, g, _mark(g.estimate >= 2 * chance)] for m, g in guesses.items()]
     print_table(f"the default clip guesser on boards of the told cards: top-1 (95% CI); chance "

@@ -90,6 +90,25 @@ def panel_results(header: dict[str, Any], rows: Sequence[dict[str, Any]],
     return out
 
 
+def ece_over_turns(rows: Sequence[dict[str, Any]], names: Sequence[str],
+                   models: Sequence[str]) -> dict[str, float | None]:
+    """The ECE of the storytellers ``models``' predictions over all their turns together (every
+    target), against each panel member's observed rate and the pooled one."""
+    from models.players.calibration import reliability
+
+    played = [r for r in rows if r["model"] in models and r.get("panel")
+              and r["predicted"] is not None]
+    out: dict[str, float | None] = {}
+    for name in [*names, "pooled"]:
+        members = names if name == "pooled" else [name]
+        pairs = [(r["predicted"], _rate(r["panel"]["found"], r["panel"]["seen"], members))
+                 for r in played]
+        pairs = [(p, o) for p, o in pairs if not math.isnan(o)]
+        out[name] = (reliability([p for p, _ in pairs], [o for _, o in pairs],
+                                 bins=CALIBRATION_BINS).ece if pairs else None)
+    return out
+
+
 def paired_difference(a: Sequence[float], b: Sequence[float], *, seed: int,
                       resamples: int) -> Interval:
     """The mean of ``a - b`` over paired items, with a bootstrap interval."""

@@ -114,3 +114,7 @@ def test_bench_storyteller_panel_smoke(tmp_path, monkeypatch, capsys):
     assert set(figures["decision_ms"]) == {"self", "population"}
     assert "population@0.5" in figures["targets"]
     assert "held out: panel-default-zeroshot" in capsys.readouterr().out
+    # The default guesser also reads the panel members' own clues.
+    told = figures["default_guesser_top1"]["panel-default-zeroshot (telling)"]
+    assert 0.0 <= told["estimate"] <= 1.0
+    assert "pooled" in figures["population_ece_all_turns"]
