@@ -60,7 +60,7 @@ class Args:
     items: int = field(default=200, metadata={
         "help": "tell items (hands); 200 puts the points differences within about +-0.17"})
     deals: int = field(default=4, metadata={"help": "deals of the panel's hands per item"})
-    fit_games: int = field(default=8, metadata={
+    fit_games: int = field(default=16, metadata={
         "help": "leave-one-out cross-play games per member and iteration"})
     fit_iterations: int = field(default=3, metadata={"help": "cross-play iterations"})
     population_file: str = field(default="", metadata={

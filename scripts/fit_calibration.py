@@ -27,7 +27,7 @@ fitting, and prints each fit's held-out ECE per left-out member; this is how the
 population file is made.
 
     python scripts/fit_calibration.py --crossplay --population default lite1-minilm \
-        lite1-mpnet --play-games 6 --iterations 3 --no-fit-bias --write-default-population
+        lite1-mpnet --play-games 16 --iterations 3 --no-fit-bias --write-default-population
 
     python scripts/fit_calibration.py --play-games 20 --voters other-models \
         --agents clip-greedy panel-sibling panel-lite2-mpnet panel-lite1-minilm \

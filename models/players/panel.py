@@ -27,11 +27,11 @@ PANELS: dict[str, tuple[str, ...]] = {
     "panel-family": ("panel-lite2-mpnet", "panel-lite1-minilm", "panel-lite1-mpnet",
                      "panel-imagenet-zeroshot", "panel-caption-reader"),
     "panel-derived": ("panel-sibling", "panel-default-zeroshot", "panel-caption-reader"),
-    "panel-heldout": ("panel-lite2-mpnet", "panel-lite1-minilm", "panel-imagenet-zeroshot",
-                      "panel-caption-reader", "panel-default-zeroshot"),
+    "panel-heldout": ("panel-lite2-mpnet", "panel-imagenet-zeroshot", "panel-caption-reader",
+                      "panel-sibling", "panel-default-zeroshot"),
 }
-"""Named panels (``panel-heldout``: every member but the sibling, which the shipped population
-storytellers simulate). A named panel keeps only members whose registry entry exists and whose model
+"""Named panels (``panel-heldout``: every member the shipped population storytellers do not
+simulate, i.e. all but lite1-minilm and lite1-mpnet). A named panel keeps only members whose registry entry exists and whose model
 loads here (the family commits its members one by one); a member named explicitly must load."""
 
 
