@@ -80,20 +80,24 @@ def bootstrap_indices(n_items: int, *, n_resamples: int = DEFAULT_RESAMPLES,
 
 def bootstrap(statistic: Callable[[np.ndarray], Any], n_items: int, *,
               n_resamples: int = DEFAULT_RESAMPLES, level: float = DEFAULT_LEVEL,
-              seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+              seed: int = 0, batched: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Percentile bootstrap of any statistic of resampled items.
 
     ``statistic(indices)`` returns a scalar or a 1-d array (one value per agent, per model...)
     computed from the items at ``indices`` (an array of item positions, with repeats). Returns
     ``(estimate, low, high)``, each with the statistic's shape; the estimate is the statistic on
-    all items (not the bootstrap mean).
+    all items (not the bootstrap mean). With ``batched``, ``statistic`` takes every resample at
+    once (indices of shape ``(resamples, n_items)``) and returns one row per resample: the same
+    figures, without a Python call per resample.
     """
     _check_level(level)
-    estimate = np.asarray(statistic(np.arange(n_items)), dtype=np.float64)
-    samples = np.stack([
-        np.asarray(statistic(idx), dtype=np.float64)
-        for idx in bootstrap_indices(n_items, n_resamples=n_resamples, seed=seed)
-    ])
+    indices = bootstrap_indices(n_items, n_resamples=n_resamples, seed=seed)
+    if batched:
+        estimate = np.asarray(statistic(np.arange(n_items)[None, :]), dtype=np.float64)[0]
+        samples = np.asarray(statistic(indices), dtype=np.float64)
+    else:
+        estimate = np.asarray(statistic(np.arange(n_items)), dtype=np.float64)
+        samples = np.stack([np.asarray(statistic(idx), dtype=np.float64) for idx in indices])
     alpha = (1.0 - level) / 2.0
     low = np.nanquantile(samples, alpha, axis=0)
     high = np.nanquantile(samples, 1.0 - alpha, axis=0)

@@ -192,6 +192,18 @@ def make_agent(name: str, **overrides: Any) -> Agent:
     return agent
 
 
+def import_agent_code(name: str) -> None:
+    """Import the code of the agent registered as ``name`` (its entry point) without making it:
+    a process that will make the agent later does its imports while it waits.
+
+    Raises:
+        ValueError: no such agent.
+        ImportError: as :func:`make_agent`.
+    """
+    spec = agent_spec(name)
+    _import_point(spec, spec.entry_point)
+
+
 def _import_point(spec: AgentSpec, point: str) -> Any:
     """The object a ``"module:attr"`` of ``spec`` names (ImportError naming the extra)."""
     module_name, _, attr = point.partition(":")

@@ -299,9 +299,9 @@ def analyse(records: Iterable[GameRecord], *, n_resamples: int = DEFAULT_RESAMPL
     }
 
     def ratio(numerator: str, denominator: str) -> Any:
-        def statistic(idx: np.ndarray) -> np.ndarray:
-            num = per_deal[numerator][idx].sum(axis=0)
-            den = per_deal[denominator][idx].sum(axis=0)
+        def statistic(idx: np.ndarray) -> np.ndarray:  # idx: (resamples, deals)
+            num = per_deal[numerator][idx].sum(axis=-2)
+            den = per_deal[denominator][idx].sum(axis=-2)
             with np.errstate(invalid="ignore", divide="ignore"):
                 return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
         return statistic
@@ -312,7 +312,7 @@ def analyse(records: Iterable[GameRecord], *, n_resamples: int = DEFAULT_RESAMPL
             warnings.filterwarnings("ignore", "All-NaN slice", RuntimeWarning)
             estimate, low, high = bootstrap(ratio(numerator, denominator), n_deals,
                                             n_resamples=n_resamples, level=level,
-                                            seed=seed + offset)
+                                            seed=seed + offset, batched=True)
         intervals[name] = [Interval(float(e), float(lo), float(hi))
                            for e, lo, hi in zip(estimate, low, high, strict=True)]
 

@@ -112,17 +112,34 @@ def _exit_with_parent(parent: int, interval: float = 0.5) -> None:
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
-def _init_worker(config: TournamentConfig, parent: int | None = None) -> None:
-    # An error here is kept and raised by the first game, so that the parent gets it as is
-    # (an initializer that raises only breaks the pool, with a generic message).
+def _init_worker(config: TournamentConfig, parent: int | None = None, go: Any = None,
+                 abort: Any = None) -> None:
+    """Start a pool worker: import the agents' code, wait for ``go`` (the parent has prepared
+    the agents' embeddings: the worker must not compute them again), then make the agents.
+
+    An error here is kept and raised by the first game, so that the parent gets it as is (an
+    initializer that raises only breaks the pool, with a generic message).
+    """
     global _WORKER, _WORKER_ERROR
     if parent is not None:
         _exit_with_parent(parent)
     try:
+        from dixit_ai.agents import import_agent_code
+
+        for entry in config.agents:  # the slow part of a start, done while the parent prepares
+            import_agent_code(entry.agent)
+        if go is not None:
+            go.wait()
+        if abort is not None and abort.is_set():
+            raise RuntimeError("the tournament stopped before this worker played")
         _WORKER = GamePlayer(config)
         _WORKER.warm_up()
     except Exception as error:
         _WORKER_ERROR = error
+
+
+def _worker_started() -> None:
+    """A no-op task: submitting one starts a pool worker at once."""
 
 
 def _play_in_worker(game: ScheduledGame) -> str:
@@ -151,7 +168,8 @@ def _single_threaded_children() -> Iterator[None]:
 
 def play_local(config: TournamentConfig, games: Sequence[ScheduledGame], *,
                workers: int = 1, player: GamePlayer | None = None,
-               idle: Callable[[], None] | None = None) -> Iterator[str]:
+               idle: Callable[[], None] | None = None,
+               prepare: Callable[[], None] | None = None) -> Iterator[str]:
     """Yield each game's record (JSON), in the order of ``games``.
 
     ``workers`` processes play: this one (with ``player`` if given, so a caller can reuse its
@@ -163,6 +181,9 @@ def play_local(config: TournamentConfig, games: Sequence[ScheduledGame], *,
 
     ``idle`` is called once, in this process, when it has no game left to play and waits for
     the workers' last ones (a caller can do there what it will need next, such as imports).
+    ``prepare`` is called once before any game (the agents' one-time embeddings); the pool's
+    workers start before it and do their imports meanwhile, but make their agents only after
+    it (so that nothing is embedded twice).
     """
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
@@ -171,10 +192,12 @@ def play_local(config: TournamentConfig, games: Sequence[ScheduledGame], *,
     player = player or GamePlayer(config)
     spawned = min(workers, len(games)) - 1
     if spawned == 0:
+        if prepare is not None:
+            prepare()
         for game in games:
             yield player.play(game)
         return
-    yield from _play_with_pool(config, games, spawned, player, idle)
+    yield from _play_with_pool(config, games, spawned, player, idle, prepare)
 
 
 @dataclass
@@ -242,19 +265,31 @@ def _feed_pool(executor: ProcessPoolExecutor, handout: _Handout, spawned: int,
 
 
 def _play_with_pool(config: TournamentConfig, games: Sequence[ScheduledGame], spawned: int,
-                    player: GamePlayer, idle: Callable[[], None] | None) -> Iterator[str]:
+                    player: GamePlayer, idle: Callable[[], None] | None,
+                    prepare: Callable[[], None] | None = None) -> Iterator[str]:
     """:func:`play_local` with ``spawned`` pool workers beside this process."""
     handout = _Handout(games)
     futures: dict[int, Future[str]] = {}
     mine: dict[int, str | Exception] = {}
     ready = threading.Condition()
     context = multiprocessing.get_context("spawn")
-    with _single_threaded_children():  # workers start at the first submission
+    go, abort = context.Event(), context.Event()
+    with _single_threaded_children():  # a worker starts at each submission, up to `spawned`
         executor = ProcessPoolExecutor(spawned, mp_context=context, initializer=_init_worker,
-                                       initargs=(config, os.getpid()))
+                                       initargs=(config, os.getpid(), go, abort))
         feeder = threading.Thread(target=_feed_pool, name="tournament-feeder", daemon=True,
                                   args=(executor, handout, spawned, futures, ready))
         try:
+            for _ in range(spawned):  # start them now: their imports overlap `prepare`
+                executor.submit(_worker_started)
+            try:
+                if prepare is not None:
+                    prepare()
+            except BaseException:
+                abort.set()
+                raise
+            finally:
+                go.set()
             feeder.start()
             for position in range(len(games)):
                 while position not in mine:
@@ -278,8 +313,10 @@ def _play_with_pool(config: TournamentConfig, games: Sequence[ScheduledGame], sp
                 yield result
         finally:
             handout.stop()
+            go.set()  # a worker still waiting must not wait for ever
             executor.shutdown(wait=True, cancel_futures=True)
-            feeder.join()
+            if feeder.is_alive() or feeder.ident is not None:
+                feeder.join()
 
 
 def _play_one(handout: _Handout, player: GamePlayer, mine: dict[int, str | Exception]) -> bool:
@@ -389,10 +426,16 @@ def play_games(config: TournamentConfig, games: Sequence[ScheduledGame], *,
     :func:`play_local`).
     """
     check_backend(backend, workers, address)
-    # Embeddings the agents need are computed here, once, before any worker starts.
-    if games:
+
+    def prepare() -> None:
+        """The embeddings the agents need, computed here once, before any worker makes its
+        agents."""
         prepare_agents([(entry.agent, entry.kwargs) for entry in config.agents],
                        deck=config.deck, progress=log)
+
     if backend == "ray":
+        if games:
+            prepare()
         return play_ray(config, games, workers=workers, address=address)
-    return play_local(config, games, workers=workers, player=player, idle=idle)
+    return play_local(config, games, workers=workers, player=player, idle=idle,
+                      prepare=prepare)

@@ -57,3 +57,41 @@ def test_an_error_here_comes_in_schedule_order_after_the_records_before_it():
     failed = int(found.group(1))
     assert failed >= player.first_bad
     assert got == alone[:failed]  # every record before the failed game, in order, and no other
+
+
+def test_workers_start_during_prepare_but_make_their_agents_after_it(tmp_path, monkeypatch):
+    """Pool workers are started before the one-time preparation (their imports overlap it) and
+    make their agents only once it is done, so that nothing is embedded twice."""
+    import os
+    import time
+
+    from dixit_ai.agents.registry import CONFIG_DIRS_VARIABLE
+    from dixit_ai.tournament import TournamentConfig
+
+    folder = tmp_path / "agents"
+    folder.mkdir()
+    (folder / "marking.yaml").write_text(
+        "name: marking-test\nentry_point: tests.tournament.marking_agent:MarkingAgent\n")
+    marks = tmp_path / "marks.txt"
+    monkeypatch.setenv(CONFIG_DIRS_VARIABLE, str(folder))
+    monkeypatch.setenv("DIXIT_AI_TEST_MARKS", str(marks))
+    config = TournamentConfig(agents=("marking-test", "random"), players=4, games=8, seed=1)
+    schedule = make_schedule(config.labels, seats=config.players, n_games=8, seed=config.seed)
+    calls: list[float] = []
+
+    def prepare() -> None:
+        time.sleep(0.5)
+        calls.append(time.time())
+
+    from dixit_ai.agents import load_agent_configs
+
+    load_agent_configs(folder)
+    lines = list(play_local(config, schedule, workers=2, prepare=prepare))
+    assert lines == list(play_local(config, schedule, workers=1))
+    assert len(calls) == 1  # the 2-process run prepared once (the 1-process run had none)
+    events = [(event, int(pid), float(when))
+              for event, pid, when in (line.split() for line in marks.read_text().splitlines())]
+    made_in_workers = [when for event, pid, when in events
+                       if event == "made" and pid != os.getpid()]
+    assert made_in_workers, "no agent was made in a pool worker"
+    assert min(made_in_workers) >= calls[0]
