@@ -42,6 +42,20 @@ def test_mean_interval_of_nothing_is_nan_and_bad_input_is_refused():
         mean_interval(np.zeros((2, 2)))
 
 
+def test_batched_bootstrap_gives_the_same_figures_as_one_call_per_resample():
+    rng = np.random.default_rng(4)
+    wins, seats = rng.integers(0, 3, (30, 4)).astype(float), np.full((30, 4), 3.0)
+
+    def ratio(idx: np.ndarray) -> np.ndarray:  # 1-d or (resamples, items) indices
+        return wins[idx].sum(axis=-2) / seats[idx].sum(axis=-2)
+
+    one = bootstrap(ratio, 30, n_resamples=500, seed=9)
+    batched = bootstrap(ratio, 30, n_resamples=500, seed=9, batched=True)
+    for a, b in zip(one, batched, strict=True):
+        np.testing.assert_allclose(a, b)
+    assert one[0].shape == (4,)
+
+
 def test_bootstrap_of_a_vector_statistic():
     data = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [1.0, 0.0]])
     est, low, high = bootstrap(lambda idx: data[idx].mean(axis=0), len(data), seed=0,
