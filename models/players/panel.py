@@ -31,8 +31,9 @@ PANELS: dict[str, tuple[str, ...]] = {
                       "panel-sibling", "panel-default-zeroshot"),
 }
 """Named panels (``panel-heldout``: every member the shipped population storytellers do not
-simulate, i.e. all but lite1-minilm and lite1-mpnet). A named panel keeps only members whose registry entry exists and whose model
-loads here (the family commits its members one by one); a member named explicitly must load."""
+simulate, i.e. all but lite1-minilm and lite1-mpnet). A named panel keeps only members whose
+registry entry exists and whose model loads here (the family commits its members one by one); a
+member named explicitly must load."""
 
 
 @dataclass(frozen=True)

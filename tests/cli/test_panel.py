@@ -60,11 +60,9 @@ def test_tournament_expands_panel_entries_and_the_panel_flag(tmp_path):
 
 
 def test_tournament_named_panel_expands_to_its_members():
-    from dixit_ai.cli.tournament import expand_panels
-    from models.players.panel import panel_agents
-
     from dixit_ai.agents import agent_spec
-    from models.players.panel import resolve_panel
+    from dixit_ai.cli.tournament import expand_panels
+    from models.players.panel import panel_agents, resolve_panel
 
     members = panel_agents("panel-heldout")
     # Held out: no member is on a model the shipped population storytellers simulate.
