@@ -149,3 +149,38 @@ class PanelTable:
                 "random_found": r_found, "random_seen": r_seen,
                 "random_success": float(np.mean(r_success)),
                 "random_points": float(np.mean(r_points))}
+
+    def found_rates(self, hand: Sequence[int], deals: Sequence[Sequence[Sequence[int]]],
+                    item: int) -> dict[str, np.ndarray]:
+        """Every (hand card, vocabulary clue) of an item at once: per member, ``(len(hand),
+        len(vocabulary))`` the share of its votes that find the card over the item's deals, as
+        :meth:`story_outcome` plays them with four panel guessers (the same seats, decoys and
+        votes; a tie with a decoy counts as not found). For studies over every candidate clue;
+        every member must share one vocabulary.
+
+        Raises:
+            ValueError: the members' vocabularies differ.
+        """
+        texts = self.resources[0].vocabulary.texts
+        if any(r.vocabulary.texts != texts for r in self.resources):
+            raise ValueError("found_rates needs every panel member on the same vocabulary")
+        m = len(self.members)
+        tables = [np.asarray(r.card_vocabulary_sims) for r in self.resources]
+        columns = np.arange(len(texts))
+        found = {n: np.zeros((len(hand), len(texts))) for n in self.names}
+        seen = {n: 0 for n in self.names}
+        for d, hands in enumerate(deals):
+            seats = [(item + d + j) % m for j in range(TABLE_GUESSERS)]
+            decoys = []
+            for member, cards in zip(seats, hands, strict=True):
+                rows = self.resources[member].rows(list(cards))
+                decoys.append(rows[tables[member][rows].argmax(axis=0)])   # (K,) card rows
+            for j, member in enumerate(seats):
+                table = tables[member]
+                others = np.stack([table[decoys[k], columns] for k in range(len(seats))
+                                   if k != j])
+                mine = table[self.resources[member].rows(list(hand))]      # (h, K)
+                found[self.names[member]] += mine > others.max(axis=0)[None, :]
+                seen[self.names[member]] += 1
+        return {n: found[n] / seen[n] for n in self.names if seen[n]}
+

@@ -157,6 +157,22 @@ def test_story_outcome_counts_votes_and_points():
     assert 0.0 <= out["random_success"] <= 1.0
 
 
+def test_found_rates_of_every_candidate_match_the_played_story():
+    spaces = related_spaces(5, seed=3)
+    table = PanelTable([(f"m{k}", r) for k, r in enumerate(spaces)], None, seed=0)
+    ids = list(spaces[0].card_ids)
+    texts = spaces[0].vocabulary.texts
+    for i, (hands, deals) in enumerate(_tell_items(ids, 2, seed=4)):
+        rates = table.found_rates(hands[0], deals, i)
+        assert set(rates) == set(table.names)
+        for card in range(len(hands[0])):
+            for clue in range(0, len(texts), 9):
+                out = table.story_outcome(texts[clue], hands[0][card], deals, i)
+                for name in table.names:
+                    assert rates[name][card, clue] == pytest.approx(
+                        out["found"][name] / out["seen"][name])
+
+
 def test_human_calibration_recovers_a_different_model(tmp_path):
     """Synthetic "people": their votes come from another space with a known softmax; fitting
     to them beats the guess model fitted to the bots' own votes, on held-out games."""

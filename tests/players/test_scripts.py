@@ -118,3 +118,17 @@ def test_bench_storyteller_panel_smoke(tmp_path, monkeypatch, capsys):
     told = figures["default_guesser_top1"]["panel-default-zeroshot (telling)"]
     assert 0.0 <= told["estimate"] <= 1.0
     assert "pooled" in figures["population_ece_all_turns"]
+
+
+def test_study_candidate_clues_smoke(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "study.json"
+    run_script("study_candidate_clues.py", ["--smoke", "--json", str(out), "--panel",
+                                            "panel-sibling,panel-caption-reader"], monkeypatch)
+    figures = json.loads(out.read_text())
+    assert figures["panel"] == ["panel-sibling", "panel-caption-reader"]
+    assert figures["candidates"] > 0
+    for kind in ("self", "population"):
+        assert -1.0 <= figures[kind]["correlation"] <= 1.0
+        assert set(figures[kind]["observed_at_target"]) == {"0.1", "0.25", "0.5", "0.75", "0.9"}
+    assert "every candidate clue" in capsys.readouterr().out
+
