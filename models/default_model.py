@@ -338,6 +338,32 @@ class AlignmentHead:
             )
 
     @classmethod
+    def from_arrays(cls, data: Any, metadata: dict[str, Any]) -> AlignmentHead:
+        """A head from the arrays of a head file (an ``np.load`` mapping); optional parts a
+        file lacks (hidden layer, names, gate, snap) get their neutral values. Shapes are the
+        caller's to check: the default model's and the family's towers differ."""
+        def optional(key: str) -> np.ndarray | None:
+            return data[key].astype(np.float32) if key in data else None
+
+        return cls(
+            weight=data["weight"].astype(np.float32),
+            bias=data["bias"].astype(np.float32),
+            feature_mean=data["feature_mean"].astype(np.float32),
+            feature_std=data["feature_std"].astype(np.float32),
+            class_embeddings=data["class_embeddings"].astype(np.float32),
+            blend=float(data["blend"]),
+            zero_shot_temperature=float(data["zero_shot_temperature"]),
+            metadata=metadata,
+            hidden_weight=optional("hidden_weight"),
+            hidden_bias=optional("hidden_bias"),
+            gate_low=float(data["gate"][0]) if "gate" in data else float("inf"),
+            gate_high=float(data["gate"][1]) if "gate" in data else float("inf"),
+            name_embeddings=optional("name_embeddings"),
+            snap_weight=float(data["snap"][0]) if "snap" in data else 0.0,
+            snap_scale=float(data["snap"][1]) if "snap" in data else 30.0,
+        )
+
+    @classmethod
     def load(cls, path: str | Path) -> AlignmentHead:
         """Read a head written by :meth:`save` (no pickle is involved)."""
         path = Path(path)
@@ -350,31 +376,7 @@ class AlignmentHead:
             meta = json.loads(bytes(data["metadata"]).decode())
             if meta.get("format") != HEAD_FORMAT:
                 raise EmbedderLoadError(f"{path} is not a {HEAD_FORMAT!r} file")
-            head = cls(
-                weight=data["weight"].astype(np.float32),
-                bias=data["bias"].astype(np.float32),
-                feature_mean=data["feature_mean"].astype(np.float32),
-                feature_std=data["feature_std"].astype(np.float32),
-                class_embeddings=data["class_embeddings"].astype(np.float32),
-                blend=float(data["blend"]),
-                zero_shot_temperature=float(data["zero_shot_temperature"]),
-                metadata=meta,
-                hidden_weight=(
-                    data["hidden_weight"].astype(np.float32) if "hidden_weight" in data else None
-                ),
-                hidden_bias=(
-                    data["hidden_bias"].astype(np.float32) if "hidden_bias" in data else None
-                ),
-                gate_low=float(data["gate"][0]) if "gate" in data else float("inf"),
-                gate_high=float(data["gate"][1]) if "gate" in data else float("inf"),
-                name_embeddings=(
-                    data["name_embeddings"].astype(np.float32)
-                    if "name_embeddings" in data
-                    else None
-                ),
-                snap_weight=float(data["snap"][0]) if "snap" in data else 0.0,
-                snap_scale=float(data["snap"][1]) if "snap" in data else 30.0,
-            )
+            head = cls.from_arrays(data, meta)
         inner = FEATURE_DIM if head.hidden_weight is None else head.hidden_weight.shape[0]
         shapes_ok = head.weight.shape == (TEXT_DIM, inner) and head.class_embeddings.shape == (
             N_CLASSES,

@@ -188,25 +188,7 @@ def load_head(path: str | Path, *, image_tower: str, text_tower: str) -> Any:
                 f"{path} was trained for towers {meta.get('image_tower')}+"
                 f"{meta.get('text_tower')}, not {image_tower}+{text_tower}"
             )
-        head = AlignmentHead(
-            weight=data["weight"].astype(np.float32),
-            bias=data["bias"].astype(np.float32),
-            feature_mean=data["feature_mean"].astype(np.float32),
-            feature_std=data["feature_std"].astype(np.float32),
-            class_embeddings=data["class_embeddings"].astype(np.float32),
-            blend=float(data["blend"]),
-            zero_shot_temperature=float(data["zero_shot_temperature"]),
-            metadata=meta,
-            hidden_weight=(data["hidden_weight"].astype(np.float32)
-                           if "hidden_weight" in data else None),
-            hidden_bias=data["hidden_bias"].astype(np.float32) if "hidden_bias" in data else None,
-            gate_low=float(data["gate"][0]),
-            gate_high=float(data["gate"][1]),
-            name_embeddings=(data["name_embeddings"].astype(np.float32)
-                             if "name_embeddings" in data else None),
-            snap_weight=float(data["snap"][0]),
-            snap_scale=float(data["snap"][1]),
-        )
+        head = AlignmentHead.from_arrays(data, meta)
     feature_dim = IMAGE_TOWERS[image_tower].feature_dim
     text_dim = TEXT_TOWERS[text_tower].dim
     inner = feature_dim if head.hidden_weight is None else head.hidden_weight.shape[0]
