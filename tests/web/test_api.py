@@ -570,7 +570,12 @@ def test_the_page_and_options_are_served(client: TestClient) -> None:
     for path in ("/", "/play", "/join/whatever"):
         response = client.get(path)
         assert response.status_code == 200 and "<script src=\"/static/app.js\">" in response.text
-    assert client.get("/static/app.js").status_code == 200
+    import re
+
+    scripts = re.findall(r'<script src="(/static/[^"]+)"></script>', client.get("/").text)
+    assert scripts[0] == "/static/app.js" and "/static/route.js" in scripts
+    for script in scripts:  # every script the page loads is served
+        assert client.get(script).status_code == 200, script
     options = client.get("/api/options").json()
     assert {e["name"] for e in options["editions"]} == set(EDITIONS)
     assert "random" in {b["name"] for b in options["bots"]}
