@@ -30,8 +30,6 @@ bootstrap intervals over items, each target checked.
 from __future__ import annotations
 
 import itertools
-import json
-import math
 import os
 import statistics
 import time
@@ -41,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from dixit_ai.reporting import Interval, mean_interval, print_table
+from dixit_ai.reporting import Interval, mean_interval, print_table, write_json
 from models.players.cli import parse_args
 
 TARGETS = (0.1, 0.25, 0.5, 0.75, 0.9)
@@ -310,17 +308,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     print(f"run folder: {run.folder}")
     if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(figures, indent=2, default=_plain) + "\n")
+        write_json(args.json, figures)
     return 0
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, Interval):
-        return {"estimate": value.estimate, "low": value.low, "high": value.high}
-    if isinstance(value, float) and math.isnan(value):
-        return None
-    raise TypeError(type(value).__name__)
 
 
 if __name__ == "__main__":

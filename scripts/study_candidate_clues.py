@@ -20,16 +20,14 @@ bias, another population, another temperature), not for reporting a storyteller.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from tqdm import tqdm
 
-from dixit_ai.reporting import mean_interval, print_table
+from dixit_ai.reporting import mean_interval, print_table, write_json
 from models.players.cli import parse_args
 
 TARGETS = (0.1, 0.25, 0.5, 0.75, 0.9)
@@ -145,17 +143,8 @@ def main(argv: list[str] | None = None) -> int:
                 digits=2, min_width=120)
     print(f"{time.perf_counter() - started:.0f} s")
     if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(figures, indent=2, default=_plain) + "\n")
+        write_json(args.json, figures)
     return 0
-
-
-def _plain(value: Any) -> Any:
-    from dixit_ai.reporting import Interval
-
-    if isinstance(value, Interval):
-        return {"estimate": value.estimate, "low": value.low, "high": value.high}
-    raise TypeError(type(value).__name__)
 
 
 if __name__ == "__main__":
