@@ -386,7 +386,7 @@ class ClipAgent:
 def _population_names(population: Any) -> list[Any] | None:
     """The population's embedder names or ready :class:`PlayerResources` (``None``: none),
     refusing ground-truth readers."""
-    from models.players.panel_models import reads_ground_truth
+    from models.players.panel_models import refuse_ground_truth
 
     if population is None or population == "" or population == []:
         return None
@@ -394,9 +394,7 @@ def _population_names(population: Any) -> list[Any] | None:
              if isinstance(population, str) else
              [p if isinstance(p, PlayerResources) else str(p) for p in population])
     for name in names:
-        if reads_ground_truth(name if isinstance(name, str) else name.embedder):
-            raise ValueError(f"population member {name!r} reads the cards' captions (ground "
-                             "truth): a storyteller may not simulate with it")
+        refuse_ground_truth(name)
     keys = [n if isinstance(n, str) else n.fingerprint for n in names]
     if len(set(keys)) != len(keys):
         raise ValueError(f"population {keys} names a member twice")

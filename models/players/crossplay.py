@@ -129,7 +129,7 @@ def fit_population_crossplay(
     from dixit_ai.match import game_seeds
     from models.players.agent import ClipAgent
     from models.players.calibration import fit_population
-    from models.players.panel_models import load_member_resources, reads_ground_truth
+    from models.players.panel_models import load_member_resources, refuse_ground_truth
     from models.players.resources import PlayerResources
 
     ready = [m for m in members if isinstance(m, PlayerResources)]
@@ -144,10 +144,8 @@ def fit_population_crossplay(
         raise ValueError(f"games ({games}) and iterations ({iterations}) must be at least 1")
     if not targets:
         raise ValueError("give at least one target guess rate")
-    for name in ([] if ready else names):
-        if reads_ground_truth(name):
-            raise ValueError(f"member {name!r} reads the cards' captions (ground truth): a "
-                             "storyteller may not simulate with it")
+    for member in members:
+        refuse_ground_truth(member)
     options = dict(agent_options or {})
     where = Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="crossplay-"))
     where.mkdir(parents=True, exist_ok=True)

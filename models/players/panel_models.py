@@ -52,6 +52,22 @@ def reads_ground_truth(name: Any) -> bool:
     return base in MEMBERS and MEMBERS[base].reads_ground_truth
 
 
+def refuse_ground_truth(member: Any) -> None:
+    """Refuse a member for a storyteller's simulation if it reads the cards' captions.
+
+    Args:
+        member: An embedder name, or ready resources (:class:`PlayerResources`).
+
+    Raises:
+        ValueError: it reads ground truth (the family's ``caption-reader``).
+    """
+    embedder = member if isinstance(member, str) else getattr(member, "embedder", member)
+    if reads_ground_truth(embedder):
+        label = member if isinstance(member, str) else getattr(member, "fingerprint", member)
+        raise ValueError(f"population member {label!r} reads the cards' captions (ground "
+                         "truth): a storyteller may not simulate with it")
+
+
 class HeadVariantEmbedder(Embedder):
     """The default model with parts of its head removed (``sibling``, ``default-zeroshot``).
 
