@@ -87,14 +87,8 @@ def fit_population_file(members: list[str], games: int, iterations: int, folder:
     write_records(folder / "crossplay_games.jsonl", result.records)
     path = folder / "population.json"
     result.fit.save(path)
-    for it in result.iterations:
-        print(f"cross-play iteration {it['iteration']}: held-out ECE of the fit it played with: "
-              + ", ".join(f"{k} {v['ece']:.3f} (predicted {v['predicted']:.2f}, observed "
-                          f"{v['observed']:.2f}, {v['rounds']:.0f} rounds)"
-                          for k, v in it["held_out_calibration"].items()))
-    fitted = ", ".join(f"{e['name']} T={e['temperature']:.3f} bias={e['bias']:+.2f}"
-                       for e in result.fit.members.values())
-    print(f"population fitted on {len(result.records)} leave-one-out cross-play games: {fitted}")
+    print(f"population fitted on {len(result.records)} leave-one-out cross-play games:")
+    print("\n".join(result.summary_lines()))
     return path
 
 

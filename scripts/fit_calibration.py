@@ -252,14 +252,7 @@ def _crossplay(args: Args, run: Path, overrides: dict[str, object]) -> int:
     result.fit.save(out)
     if args.write_default_population:
         result.fit.save(DEFAULT_POPULATION_FILE)
-    for it in result.iterations:
-        print(f"iteration {it['iteration']} ({it['games']} games, {it['rounds']} rounds): "
-              "held-out ECE of the fit these tables played with, per left-out member: " + ", ".join(
-                  f"{k} {v['ece']:.3f} (predicted {v['predicted']:.2f}, observed "
-                  f"{v['observed']:.2f})" for k, v in it["held_out_calibration"].items()))
-    for entry in result.fit.members.values():
-        print(f"  {entry['name']:22s} temperature {entry['temperature']:.4f} bias "
-              f"{entry['bias']:+.3f} on {entry['votes']} votes")
+    print("\n".join(result.summary_lines()))
     summary = {"crossplay": True, "members": args.population, "games_per_member": games,
                "iterations": result.iterations, "population_file": str(out)}
     (run / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")

@@ -57,6 +57,18 @@ class CrossPlayFit:
     records: list[Any] = field(default_factory=list)
     iterations: list[dict[str, Any]] = field(default_factory=list)
 
+    def summary_lines(self) -> list[str]:
+        """What a script prints: each iteration's held-out calibration, then the fit."""
+        lines = [f"iteration {it['iteration']} ({it['games']} games, {it['rounds']} rounds): "
+                 "held-out ECE of the fit these tables played with, per left-out member: "
+                 + ", ".join(f"{k} {v['ece']:.3f} (predicted {v['predicted']:.2f}, observed "
+                             f"{v['observed']:.2f}, {v['rounds']:.0f} rounds)"
+                             for k, v in it["held_out_calibration"].items())
+                 for it in self.iterations]
+        lines += [f"  {e['name']:22s} temperature {e['temperature']:.4f} bias "
+                  f"{e['bias']:+.3f} on {e['votes']} votes" for e in self.fit.members.values()]
+        return lines
+
 
 def held_out_calibration(records: Sequence[Any], bins: int = 10) -> dict[str, dict[str, float]]:
     """ECE of the recorded predictions against the observed guess rates, per left-out member
