@@ -315,7 +315,7 @@ def _play_with_pool(config: TournamentConfig, games: Sequence[ScheduledGame], sp
             handout.stop()
             go.set()  # a worker still waiting must not wait for ever
             executor.shutdown(wait=True, cancel_futures=True)
-            if feeder.is_alive() or feeder.ident is not None:
+            if feeder.ident is not None:  # started (prepare may have failed before)
                 feeder.join()
 
 
