@@ -95,3 +95,17 @@ def test_workers_start_during_prepare_but_make_their_agents_after_it(tmp_path, m
                        if event == "made" and pid != os.getpid()]
     assert made_in_workers, "no agent was made in a pool worker"
     assert min(made_in_workers) >= calls[0]
+
+
+def test_a_failed_preparation_stops_the_workers_and_is_raised():
+    import multiprocessing
+
+    config = random_config(games=8)
+    schedule = make_schedule(config.labels, seats=config.players, n_games=8, seed=config.seed)
+
+    def prepare() -> None:
+        raise RuntimeError("no embeddings today")
+
+    with pytest.raises(RuntimeError, match="no embeddings today"):
+        list(play_local(config, schedule, workers=2, prepare=prepare))
+    assert multiprocessing.active_children() == []  # the started worker ended with the run
