@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dixit_ai.agents import Choice, Story
+from dixit_ai.batched.embedding import specificity_range
 from dixit_ai.rules import View
 from envs.vectors import VectorTable
 
@@ -233,14 +234,7 @@ class EmbeddingAgent:
         self.table = table
         self.candidates, self.candidate_specificity = clue_candidates(
             table, min(clues_per_card, len(table.clues)))
-        if isinstance(target_specificity, int | float):
-            self.target_range = (float(target_specificity), float(target_specificity))
-        else:
-            low, high = (float(x) for x in target_specificity)
-            if not low <= high:
-                raise ValueError(f"target_specificity range must be (low, high) with low <= "
-                                 f"high, not {target_specificity!r}")
-            self.target_range = (low, high)
+        self.target_range = specificity_range(target_specificity)
         self.target_specificity = self.target_range[0]
         self.temperature = float(temperature)
         self.second_vote = bool(second_vote)

@@ -34,6 +34,21 @@ BELIEF_TEMPERATURE = 0.03
 """The guesser's belief temperature for the second-vote rule (as :mod:`envs.policies`)."""
 
 
+def specificity_range(target_specificity: float | tuple[float, float]) -> tuple[float, float]:
+    """``(low, high)`` of a target specificity: one value, or a range drawn from per tell.
+
+    Raises:
+        ValueError: a range whose low end is above its high end.
+    """
+    if isinstance(target_specificity, int | float):
+        return float(target_specificity), float(target_specificity)
+    low, high = (float(x) for x in target_specificity)
+    if not low <= high:
+        raise ValueError(f"target_specificity range must be (low, high) with low <= high, "
+                         f"not {target_specificity!r}")
+    return low, high
+
+
 class BatchedEmbeddingAgent:
     """Embedding play for every seat of every game, over given card and clue vectors.
 
@@ -79,15 +94,8 @@ class BatchedEmbeddingAgent:
         self.candidate_specificity: Floats = np.take_along_axis(z, self.candidates, axis=1)
         self.n_clues = len(clues)
         self.clues_per_card = clues_per_card
-        if isinstance(target_specificity, int | float):
-            low = high = float(target_specificity)
-        else:
-            low, high = (float(x) for x in target_specificity)
-        if not low <= high:
-            raise ValueError(f"target_specificity range must be (low, high) with low <= high, "
-                             f"not {target_specificity!r}")
-        self.target_range = (low, high)
-        self.target_specificity = low
+        self.target_range = specificity_range(target_specificity)
+        self.target_specificity = self.target_range[0]
         self.temperature = float(temperature)
         self.second_vote = bool(second_vote)
         self.rng = np.random.default_rng(seed)
