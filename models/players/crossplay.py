@@ -126,8 +126,8 @@ def fit_population_crossplay(
             measurement of both).
         targets: The storytellers' target guess rates, one per seat.
         agent_options: Extra ``clip-greedy`` keyword arguments (smaller budgets for tests).
-        folder: Where each iteration's population file is written (a temporary folder if
-            ``None``).
+        folder: Where each iteration's population file is written (``None``: a temporary
+            folder, removed before returning).
         progress: Receives a line per table played.
 
     Raises:
@@ -159,7 +159,13 @@ def fit_population_crossplay(
     for member in members:
         refuse_ground_truth(member)
     options = dict(agent_options or {})
-    where = Path(folder) if folder is not None else Path(tempfile.mkdtemp(prefix="crossplay-"))
+    if folder is None:  # the iterations' files are read only while their tables play
+        with tempfile.TemporaryDirectory(prefix="crossplay-") as scratch:
+            return fit_population_crossplay(
+                members, deck=deck, edition=edition, games=games, iterations=iterations,
+                seed=seed, start=start, fit_bias=fit_bias, targets=targets,
+                agent_options=agent_options, folder=scratch, progress=progress)
+    where = Path(folder)
     where.mkdir(parents=True, exist_ok=True)
     current = load_population_fit(start) if start is not None else None
     if current is None:

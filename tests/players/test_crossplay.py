@@ -174,3 +174,12 @@ def test_expected_points_with_robustness_prefer_clues_every_member_links_to_the_
     assert robust._order(rate, points, allowed, spread, best=3.0)[0] == 1
     # Without a population there is no spread, and robustness changes nothing.
     assert robust._order(rate, points, allowed, None, best=3.0)[0] == 0
+
+
+def test_crossplay_without_a_folder_leaves_no_files(tmp_path, monkeypatch):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    result = fit_population_crossplay(related_spaces(2, seed=15), games=1, iterations=1,
+                                      start=None, agent_options=FAST)
+    assert result.fit.members and list(tmp_path.iterdir()) == []
