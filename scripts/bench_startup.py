@@ -1,6 +1,7 @@
 """Benchmark a clip bot's start-up: a fresh process's first decision, warm and on a fresh install.
 
-Each case runs in a fresh Python process (``python -c``), which makes a ``clip-greedy`` agent,
+Each case runs in a fresh Python process (``python -c``), which makes a ``clip-greedy`` agent
+(or ``--agent``),
 deals a 5-player refresh-2021 game and asks the storyteller (the heaviest decision) for its
 first clue, then plays one round of a game of five such agents through ``play_game`` (deck
 ``dream``, which also reads the deck's fingerprint for the record). Printed per case: wall time
@@ -47,7 +48,7 @@ from dixit_ai.match import play_game
 from dixit_ai.rules import RuleSet, new_game, observe
 rules = RuleSet.edition("refresh-2021")
 state = new_game(rules, 5, list(range(84)), np.random.default_rng(7))
-agent = make_agent("clip-greedy")
+agent = make_agent({agent!r})
 agent.reset(seat=state.storyteller, rng=np.random.default_rng(1))
 view = observe(state, state.storyteller)
 decide = time.perf_counter()
@@ -55,7 +56,7 @@ story = agent.tell(view)
 first = time.perf_counter()
 usage = resource.getrusage(resource.RUSAGE_SELF)
 cpu = usage.ru_utime + usage.ru_stime
-record = play_game([make_agent("clip-greedy") for _ in range(5)], edition="refresh-2021",
+record = play_game([make_agent({agent!r}) for _ in range(5)], edition="refresh-2021",
                    deck="dream", seed=3, max_rounds=1)
 done = time.perf_counter()
 print(json.dumps({{"import_and_load": decide - start, "first_decision": first - decide,
@@ -65,13 +66,14 @@ print(json.dumps({{"import_and_load": decide - start, "first_decision": first - 
 """
 
 
-def run_case(cache_dir: str | None, no_shipped: bool = False) -> dict[str, float]:
+def run_case(cache_dir: str | None, no_shipped: bool = False,
+             agent: str = "clip-greedy") -> dict[str, float]:
     env = dict(os.environ, HF_HUB_OFFLINE="1")
     if cache_dir is not None:
         env["DIXIT_AI_CACHE_DIR"] = cache_dir
     start = time.perf_counter()
     result = subprocess.run(
-        [sys.executable, "-c", CHILD.format(no_shipped=no_shipped)], cwd=ROOT, env=env,
+        [sys.executable, "-c", CHILD.format(no_shipped=no_shipped, agent=agent)], cwd=ROOT, env=env,
         capture_output=True, text=True, timeout=600, check=False)
     wall = time.perf_counter() - start
     if result.returncode:
@@ -104,19 +106,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="runs per case (best wall shown)")
     parser.add_argument("--cold", action="store_true", help="also the cold case (about 25 s)")
+    parser.add_argument("--agent", default="clip-greedy",
+                        help="the registry storyteller (default clip-greedy)")
     args = parser.parse_args()
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores{load_average()}; "
-          "clip-greedy storyteller, 5 players, refresh-2021")
-    run_case(None)  # warms the machine's cache (and the OS's file cache)
-    show("warm", [run_case(None) for _ in range(args.repeat)])
+          f"{args.agent} storyteller, 5 players, refresh-2021")
+    run_case(None, agent=args.agent)  # warms the machine's cache (and the OS's file cache)
+    show("warm", [run_case(None, agent=args.agent) for _ in range(args.repeat)])
     fresh = []
     for _ in range(args.repeat):
         with tempfile.TemporaryDirectory(prefix="dixit-fresh-") as folder:
-            fresh.append(run_case(folder))
+            fresh.append(run_case(folder, agent=args.agent))
     show("fresh install", fresh)
     if args.cold:
         with tempfile.TemporaryDirectory(prefix="dixit-cold-") as folder:
-            show("cold", [run_case(folder, no_shipped=True)])
+            show("cold", [run_case(folder, no_shipped=True, agent=args.agent)])
 
 
 if __name__ == "__main__":

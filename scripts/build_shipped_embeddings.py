@@ -1,15 +1,19 @@
 """Build the embeddings that ship with the package (``models/data/embeddings/<fingerprint>/``).
 
-For the default embedder: the clue vocabulary, the default dream deck's 84 cards, and the pair
-clues the clip storytellers compose for each of its cards (up to ``--pair-clues`` per card, as
-the shipped agents use). Vectors come from the model in float32 (through the disk cache) and are
-stored in ``--dtype`` (float32: exact). Before writing, it checks that the stored vectors change
-no decision: it plays ``--games`` seeded games of the four clip agents with the model's vectors
-and with the stored ones and compares every clue, card, vote and score; it refuses to write if
-any differs (float16 does: 90 of 163 rounds differed in 12 games). The check's figures go into
-the manifest.
+For each ``--embedder`` (default: the default model and the members the shipped population
+storytellers simulate, lite1-minilm and lite1-mpnet): the clue vocabulary, the default dream
+deck's 84 cards, and the pair clues the clip storytellers compose for each of its cards (up to
+``--pair-clues`` per card, as the shipped agents use; composed with the default model, as the
+population storytellers ask their members to embed them). Vectors come from the model in
+float32 (through the disk cache) and are stored in ``--dtype`` (float32: exact). Before writing
+the default model's, it checks that the stored vectors change no decision: it plays ``--games``
+seeded games of the four clip agents with the model's vectors and with the stored ones and
+compares every clue, card, vote and score; it refuses to write if any differs (float16 does: 90
+of 163 rounds differed in 12 games). The check's figures go into the manifest. A member's
+vectors are stored only as float32 (exact: nothing to check).
 
     python scripts/build_shipped_embeddings.py            # about 30 s with a warm cache
+    python scripts/build_shipped_embeddings.py --embedder default   # the default model's only
 """
 
 from __future__ import annotations
@@ -18,82 +22,116 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 AGENTS = ("clip-greedy", "clip-expected", "clip-obvious", "clip-cryptic")
 
 
+MEMBERS = ("lite1-minilm", "lite1-mpnet")
+"""The model-family members the shipped population storytellers simulate."""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--embedder", action="append", default=None,
+                        help="an embedder whose vectors ship (repeat; default: default and "
+                             f"{', '.join(MEMBERS)})")
     parser.add_argument("--deck", default="dream", help="the deck whose cards ship")
     parser.add_argument("--pair-clues", type=int, default=12, help="pair clues per card")
     parser.add_argument("--games", type=int, default=12, help="games of the decision check")
     parser.add_argument("--seed", type=int, default=20261201, help="seed of the check's games")
     parser.add_argument("--dtype", choices=("float32", "float16"), default="float32",
-                        help="how the vectors are stored")
+                        help="how the default model's vectors are stored (members: float32)")
     parser.add_argument("--out", type=Path, default=None, help="default: models/data/embeddings")
     args = parser.parse_args()
+    names = list(dict.fromkeys(args.embedder or ["default", *MEMBERS]))
 
     from dixit_ai.decks import load_deck
     from models.base import progress_to
     from models.cache import default_cache, embed_deck, embed_texts_cached, text_key
+    from models.players.resources import PlayerResources
+    from models.players.storyteller import ClipStoryteller
+    from models.players.vocabulary import load_vocabulary
     from models.registry import load_embedder
     from models.shipped import SHIPPED_DIR, compare_decisions, deck_environment, write_shipped
 
-    start = time.perf_counter()
-    with progress_to(print):
-        embedder = load_embedder("default", device="cpu")
-        deck = load_deck(args.deck)
-        cache = default_cache()  # an explicit cache: the shipped vectors are not read back
-        cards = embed_deck(embedder, deck, cache=cache)
-        from models.players.resources import PlayerResources
-        from models.players.storyteller import ClipStoryteller
-        from models.players.vocabulary import load_vocabulary
+    deck = load_deck(args.deck)
+    vocabulary = load_vocabulary("default")
+    cache = default_cache()  # an explicit cache: the shipped vectors are not read back
+    pairs: list[str] | None = None
+    for name in names:
+        start = time.perf_counter()
+        with progress_to(print):
+            embedder = load_embedder(name, device="cpu")
+            cards = embed_deck(embedder, deck, cache=cache)
+            vocabulary_vectors = embed_texts_cached(embedder, list(vocabulary.texts), cache=cache,
+                                                    what="clues")
+            resources = PlayerResources(tuple(int(c) for c in deck.card_ids), cards, vocabulary,
+                                        vocabulary_vectors, None, embedder.fingerprint,
+                                        deck.source)
+            if pairs is None:
+                # The pair clues are the default model's storytellers' (members embed the same).
+                own = resources if name == "default" else _default_resources(deck, vocabulary,
+                                                                           cache)
+                storyteller = ClipStoryteller(pair_clues=args.pair_clues)
+                pairs = sorted({text for card, vector in zip(own.card_ids, own.card_vectors,
+                                                             strict=True)
+                                for text in storyteller.pair_candidates(own, card, vector)})
+            pair_vectors = embed_texts_cached(embedder, pairs, cache=cache, what="pair clues")
 
-        vocabulary = load_vocabulary("default")
-        vocabulary_vectors = embed_texts_cached(embedder, list(vocabulary.texts), cache=cache,
-                                                what="clues")
-        resources = PlayerResources(tuple(int(c) for c in deck.card_ids), cards, vocabulary,
-                                    vocabulary_vectors, None, embedder.fingerprint, deck.source)
-        storyteller = ClipStoryteller(pair_clues=args.pair_clues)
-        pairs = sorted({text for card, vector in zip(resources.card_ids, cards, strict=True)
-                        for text in storyteller.pair_candidates(resources, card, vector)})
-        pair_vectors = embed_texts_cached(embedder, pairs, cache=cache, what="pair clues")
+        texts = dict(zip(vocabulary.texts, vocabulary_vectors, strict=True))
+        texts.update(zip(pairs, pair_vectors, strict=True))
+        dtype = args.dtype if name == "default" else "float32"
+        if name == "default":
+            print(f"checking decisions with {dtype} vectors ({args.games} games of "
+                  f"{', '.join(AGENTS)})")
+            check: dict[str, object] = compare_decisions(
+                resources, texts, agents=AGENTS, games=args.games, seed=args.seed, dtype=dtype)
+            print(f"  {check['decisions']} decisions, {check['different']} different; largest "
+                  f"change of a predicted guess rate {check['max_rate_change']:.5f}")
+            if check["different"]:
+                raise SystemExit(f"{dtype} changes decisions: not written")
+            check = {**check, "agents": list(AGENTS), "seed": args.seed}
+        else:
+            check = {"skipped": "stored as float32, the model's own vectors: nothing changes"}
 
-    texts = dict(zip(vocabulary.texts, vocabulary_vectors, strict=True))
-    texts.update(zip(pairs, pair_vectors, strict=True))
-    print(f"checking decisions with {args.dtype} vectors ({args.games} games of "
-          f"{', '.join(AGENTS)})")
-    check = compare_decisions(resources, texts, agents=AGENTS, games=args.games, seed=args.seed,
-                              dtype=args.dtype)
-    print(f"  {check['decisions']} decisions, {check['different']} different; largest change "
-          f"of a predicted guess rate {check['max_rate_change']:.5f}")
-    if check["different"]:
-        raise SystemExit(f"{args.dtype} changes decisions: not written")
+        card_keys = [deck.card_hash(card) for card in deck.card_ids]
+        decks = []
+        environment = deck_environment(deck)
+        if environment is not None:
+            decks.append({"source": deck.source, "environment": environment,
+                          "fingerprint": deck.fingerprint, "card_hashes": card_keys})
+        folder = (args.out or SHIPPED_DIR) / embedder.fingerprint
+        path = write_shipped(
+            folder, fingerprint=embedder.fingerprint,
+            embedder={"name": embedder.name, "dim": embedder.dim, **embedder.info},
+            texts={text_key(t): v for t, v in texts.items()},
+            images=dict(zip(card_keys, cards, strict=True)),
+            decks=decks,
+            extra={"built_by": "scripts/build_shipped_embeddings.py",
+                   "contents": {"vocabulary": len(vocabulary), "pair_clues": len(pairs),
+                                "pair_clues_per_card": args.pair_clues, "cards": len(card_keys),
+                                "deck": deck.source},
+                   "decision_check": check},
+            dtype=dtype)
+        size = sum(p.stat().st_size for p in folder.iterdir())
+        print(f"wrote {path.parent} ({len(texts)} texts, {len(card_keys)} cards, "
+              f"{size / 1e6:.1f} MB) in {time.perf_counter() - start:.1f} s")
 
-    card_keys = [deck.card_hash(card) for card in deck.card_ids]
-    decks = []
-    environment = deck_environment(deck)
-    if environment is not None:
-        decks.append({"source": deck.source, "environment": environment,
-                      "fingerprint": deck.fingerprint, "card_hashes": card_keys})
-    folder = (args.out or SHIPPED_DIR) / embedder.fingerprint
-    path = write_shipped(
-        folder, fingerprint=embedder.fingerprint,
-        embedder={"name": embedder.name, "dim": embedder.dim, **embedder.info},
-        texts={text_key(t): v for t, v in texts.items()},
-        images=dict(zip(card_keys, cards, strict=True)),
-        decks=decks,
-        extra={"built_by": "scripts/build_shipped_embeddings.py",
-               "contents": {"vocabulary": len(vocabulary), "pair_clues": len(pairs),
-                            "pair_clues_per_card": args.pair_clues, "cards": len(card_keys),
-                            "deck": deck.source},
-               "decision_check": {**check, "agents": list(AGENTS), "seed": args.seed}},
-        dtype=args.dtype)
-    size = sum(p.stat().st_size for p in folder.iterdir())
-    print(f"wrote {path.parent} ({len(texts)} texts, {len(card_keys)} cards, {size / 1e6:.1f} MB)"
-          f" in {time.perf_counter() - start:.1f} s")
+
+def _default_resources(deck: Any, vocabulary: Any, cache: Any) -> Any:
+    """The default model's cards and vocabulary (whose pair clues every member embeds)."""
+    from models.cache import embed_deck, embed_texts_cached
+    from models.players.resources import PlayerResources
+    from models.registry import load_embedder
+
+    embedder = load_embedder("default", device="cpu")
+    cards = embed_deck(embedder, deck, cache=cache)
+    vectors = embed_texts_cached(embedder, list(vocabulary.texts), cache=cache, what="clues")
+    return PlayerResources(tuple(int(c) for c in deck.card_ids), cards, vocabulary, vectors,
+                           None, embedder.fingerprint, deck.source)
 
 
 if __name__ == "__main__":

@@ -130,13 +130,26 @@ out.update(before=before, after="torch" in sys.modules)
 
 
 @pytest.mark.slow
-def test_shipped_vectors_are_the_models(tmp_path: Path) -> None:
+def test_a_population_storyteller_plays_a_fresh_install_without_torch(tmp_path: Path) -> None:
+    """Its simulated minds' (lite1-minilm, lite1-mpnet) vectors ship too."""
+    code = GAME.replace('("clip-greedy", "clip-expected", "clip-greedy")',
+                        '("clip-population-expected", "clip-greedy", "clip-population")')
+    out = run_child(code, tmp_path / "cache")
+    assert out["rounds"] == 2 and all(out["clues"])
+    assert out["loaded"] == []
+    assert EmbeddingCache(tmp_path / "cache" / "embeddings").summary() == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["default", "lite1-minilm", "lite1-mpnet"])
+def test_shipped_vectors_are_the_models(tmp_path: Path, name: str) -> None:
     from dixit_ai.decks import load_deck
     from models.cache import embed_deck, embed_texts_cached
     from models.players.vocabulary import load_vocabulary
     from models.registry import load_embedder
 
-    embedder = load_embedder("default", device="cpu")
+    embedder = load_embedder(name, device="cpu")
+    assert shipped.manifest(embedder.fingerprint) is not None, name
     cache = EmbeddingCache(tmp_path)  # an explicit cache: computed by the model
     texts = list(load_vocabulary("default").texts[::400])
     computed = embed_texts_cached(embedder, texts, cache=cache)
