@@ -114,10 +114,10 @@ def load_embedder(
             from models.family import load_member
 
             member, _, member_spec = spec.partition(":")
-            with progress_step(f"loading model {name}"):
-                embedder = load_member(
-                    member, member_spec, device=resolved, dtype=dtype, batch_size=batch_size
-                )
+            # Lazy: its towers load (with a progress line) when something must be embedded.
+            embedder = load_member(
+                member, member_spec, device=resolved, dtype=dtype, batch_size=batch_size
+            )
         elif backend == "openclip":
             _reject(options, ("seed",), name)
             from models.openclip_backend import OpenClipEmbedder

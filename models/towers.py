@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageOps
 
-from models.base import EmbedderLoadError, WeightsChecksumError
+from models.base import EmbedderLoadError, WeightsChecksumError, progress_step
 
 IMAGE_MEAN = 0.5
 IMAGE_STD = 0.5
@@ -542,12 +542,13 @@ def image_tower(name: str, device: str = "cpu", dtype: str = "float32") -> Any:
     key = ("image", name, device, dtype)
     with _towers_lock:
         if key not in _towers:
-            if name == "lite0":
-                from models.default_model import ImageTower
+            with progress_step(f"loading image tower {name}"):
+                if name == "lite0":
+                    from models.default_model import ImageTower
 
-                _towers[key] = ImageTower(device, dtype)
-            else:
-                _towers[key] = LiteImageTower(IMAGE_TOWERS[name], device, dtype)
+                    _towers[key] = ImageTower(device, dtype)
+                else:
+                    _towers[key] = LiteImageTower(IMAGE_TOWERS[name], device, dtype)
         return _towers[key]
 
 
@@ -558,5 +559,6 @@ def text_tower(name: str, device: str = "cpu", dtype: str = "float32") -> Any:
     key = ("text", name, device, dtype)
     with _towers_lock:
         if key not in _towers:
-            _towers[key] = SentenceTower(TEXT_TOWERS[name], device, dtype)
+            with progress_step(f"loading text tower {name}"):
+                _towers[key] = SentenceTower(TEXT_TOWERS[name], device, dtype)
         return _towers[key]

@@ -26,10 +26,19 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-AGENTS = ("clip-greedy", "clip-expected", "clip-obvious", "clip-cryptic")
+AGENTS = ("clip-greedy", "clip-expected-self", "clip-obvious", "clip-cryptic")
+"""The decision check's players: the default model's own (no other embedder's vectors)."""
 
 
-MEMBERS = ("lite1-minilm", "lite1-mpnet")
+def population_members(agent: str = "clip-expected") -> tuple[str, ...]:
+    """The embedders a registry storyteller's population simulates besides its own."""
+    from dixit_ai.agents import agent_spec
+
+    population = agent_spec(agent).kwargs.get("population") or ""
+    return tuple(m.strip() for m in population.split(",") if m.strip() not in ("", "self"))
+
+
+MEMBERS = population_members()
 """The model-family members the shipped population storytellers simulate."""
 
 

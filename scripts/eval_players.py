@@ -1,13 +1,14 @@
 """Evaluate the embedding-model players against the targets of the players issue.
 
 Plays seeded 5-player ``refresh-2021`` games (default deck, default model) of ``clip-greedy``,
-``clip-expected``, ``clip-obvious``, ``clip-cryptic`` and another ``clip-greedy``, rotating seats,
-until at least ``--rounds`` rounds are played, and measures from the records:
+``clip-expected-self``, ``clip-obvious``, ``clip-cryptic`` and another ``clip-greedy``, rotating
+seats, until at least ``--rounds`` rounds are played, and measures from the records:
 
 - guesser accuracy (votes on the storyteller's card) when ``clip-greedy`` tells, against chance
   ``1/(N-1)`` per vote (target: at least 2x chance);
 - the storyteller success rate (some but not all guessers find the card), per agent (target:
-  ``clip-expected`` at least 60%);
+  ``clip-expected-self`` at least 60%: a table of the default model's players, the one its
+  simulation is tuned to);
 - the calibration (ECE of predicted vs observed guess rates, target at most 0.10), with the
   reliability diagram;
 - the observed guess rate per agent (target: ``clip-cryptic`` < ``clip-greedy`` <
@@ -42,7 +43,7 @@ TARGETS = {"clip-cryptic": 0.1, "clip-greedy": 0.5, "clip-obvious": 0.9}
 class Args:
     rounds: int = field(default=500, metadata={"help": "play until at least this many rounds"})
     agents: list[str] = field(default_factory=lambda: [
-        "clip-greedy", "clip-expected", "clip-obvious", "clip-cryptic", "clip-greedy"],
+        "clip-greedy", "clip-expected-self", "clip-obvious", "clip-cryptic", "clip-greedy"],
         metadata={"help": "registry names, one per seat (seats rotate game by game)"})
     edition: str = field(default="refresh-2021", metadata={"help": "edition"})
     deck: str = field(default="dream", metadata={"help": "deck spec"})

@@ -13,6 +13,15 @@ real decision are left out (vocabulary clues, one simulation each), so its figur
 the benchmark's, not equal: it is for comparing guess models quickly (a fit with and without a
 bias, another population, another temperature), not for reporting a storyteller.
 
+``--oracle``: what *any* storyteller could reach against this panel. Each item's deals are split
+in two halves; on the first half's observed rates, per target, the candidate whose worst
+member is nearest the target (the panel's own answers, which no storyteller has) is chosen, and
+its rate on the second half (held out: the choice is not fitted to the luck of those deals) is
+reported per member, with the same for a choice made for each member alone. It measures what
+knowing the panel's answers on other deals of the same hand buys (an upper reference for a
+storyteller, limited by how many deals the choice sees: with few, clues seen at 3 of 4 regress
+towards the middle on new deals), not the best clue that exists.
+
     python scripts/study_candidate_clues.py
     python scripts/study_candidate_clues.py --population-file runs/.../population.json
     python scripts/study_candidate_clues.py --smoke
@@ -48,6 +57,9 @@ class Args:
     simulations: int = field(default=256, metadata={"help": "simulated deals per item"})
     seed: int = field(default=1000, metadata={"help": "seed of the items"})
     bootstrap: int = field(default=2000, metadata={"help": "bootstrap resamples"})
+    oracle: bool = field(default=False, metadata={
+        "help": "also the held-out oracle: the clue nearest each target on half the deals, "
+                "scored on the other half (needs --deals >= 2)"})
     json: str = field(default="", metadata={"help": "also write the figures to this file"})
     smoke: bool = field(default=False, metadata={"help": "tiny budget (seconds), for CI"})
 
@@ -70,6 +82,9 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.smoke:
         args.items, args.deals, args.simulations, args.bootstrap = 2, 2, 16, 100
+    if args.oracle and args.deals < 2:
+        raise SystemExit(f"--oracle splits each item's deals in two halves: --deals must be at "
+                         f"least 2 (got {args.deals})")
     started = time.perf_counter()
     deck = load_deck("dream")
     table = PanelTable(args.panel, deck, seed=args.seed)
@@ -95,8 +110,13 @@ def main(argv: list[str] | None = None) -> int:
     chosen: dict[str, dict[float, list[tuple[float, dict[str, float]]]]] = {
         "self": {t: [] for t in TARGETS}, "population": {t: [] for t in TARGETS}}
     pairs: dict[str, list[np.ndarray]] = {"self": [], "population": [], "observed": []}
+    oracle = Oracle(table.names)
     for item in tqdm(items, desc="items", unit="item", disable=args.smoke):
         truth = table.found_rates(item.hand, item.deals, item.index)
+        if args.oracle:
+            half = len(item.deals) // 2
+            oracle.add(table.found_rates(item.hand, item.deals[:half], item.index),
+                       table.found_rates(item.hand, item.deals[half:], item.index + half))
         pooled = np.mean([truth[n] for n in table.names if n in truth], axis=0)
         hand_rows = [int(c) for c in item.hand]
         unseen = [int(c) for c in deck.card_ids if int(c) not in hand_rows]
@@ -141,10 +161,60 @@ def main(argv: list[str] | None = None) -> int:
                 "observed rates, and the observed rate of the closest candidate per target "
                 "(95% CI)", ["simulation", "corr", *[f"target {t}" for t in TARGETS]], rows,
                 digits=2, min_width=120)
+    if args.oracle:
+        figures["oracle"] = oracle.report(args.seed, args.bootstrap, args.items, args.deals)
     print(f"{time.perf_counter() - started:.0f} s")
     if args.json:
         write_json(args.json, figures)
     return 0
+
+
+class Oracle:
+    """The held-out oracle of ``--oracle``: choices made on one half of each item's deals,
+    scored on the other half."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.names = names
+        # kind ("all members" or a member) -> target -> member -> held-out rate per item
+        self.chosen: dict[str, dict[float, dict[str, list[float]]]] = {
+            kind: {t: {n: [] for n in names} for t in TARGETS}
+            for kind in ("all members", *names)}
+
+    def add(self, seen: dict[str, np.ndarray], held_out: dict[str, np.ndarray]) -> None:
+        """One item: per member, the ``(hand, clues)`` rates on the two halves of its deals."""
+        names = [n for n in self.names if n in seen and n in held_out]
+        stacked = np.stack([seen[n] for n in names])                    # (M, h, K)
+        for target in TARGETS:
+            gaps = np.abs(stacked - target)
+            for kind, score in (("all members", gaps.max(axis=0)),
+                                *((n, gaps[i]) for i, n in enumerate(names))):
+                card, clue = np.unravel_index(int(np.argmin(score)), score.shape)
+                for n in names:
+                    self.chosen[kind][target][n].append(float(held_out[n][card, clue]))
+
+    def report(self, seed: int, resamples: int, items: int, deals: int) -> dict[str, Any]:
+        """Print the oracle's table; its figures (per kind, target and member)."""
+        figures: dict[str, Any] = {}
+        rows = []
+        for kind, by_target in self.chosen.items():
+            figures[kind] = {}
+            for target, by_member in by_target.items():
+                cells = {n: mean_interval(v, seed=seed, n_resamples=resamples)
+                         for n, v in by_member.items() if v}
+                figures[kind][str(target)] = cells
+                if target in (0.25, 0.5, 0.75):
+                    shown = cells if kind == "all members" else {kind: cells[kind]}
+                    worst = max(abs(c.estimate - target) for c in shown.values())
+                    rows.append([kind, target, *[cells[n] if n in shown else "-"
+                                                 for n in self.names],
+                                 f"{worst:.2f}", "met" if worst <= 0.10 else "NOT met"])
+        print_table(f"held-out oracle ({items} items, clue chosen on {deals // 2} deals from the "
+                    f"panel's own answers, scored on the other {deals - deals // 2}): chosen "
+                    "for all members at once (nearest worst member), or for one member alone; "
+                    "observed rate per member (95% CI)",
+                    ["chosen for", "target", *self.names, "worst |gap|", "within 0.10"], rows,
+                    digits=2, min_width=140)
+        return figures
 
 
 if __name__ == "__main__":

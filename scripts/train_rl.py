@@ -12,7 +12,7 @@ Writes, under ``runs/{exp_name}__{seed}__{time}/``: ``{role}.zip`` + ``{role}.js
 that :class:`envs.learned.PolicyAgent` loads), ``curve.csv`` and ``curve.png`` (the learning
 curve: the learner's guessing accuracy and storyteller points over training), and
 ``evaluation.json``: held-out seeds, the learner's role played by the checkpoint, by the clip
-heuristics (``clip-greedy`` votes; ``clip-expected`` tells) and by ``random``, everything else
+heuristics (``clip-greedy`` votes; ``clip-expected-self`` tells) and by ``random``, everything else
 equal, against embedding, clip-greedy and random opponents, with paired 95% intervals.
 
     python scripts/train_rl.py --total-timesteps 60000 --eval-games 100
@@ -33,7 +33,9 @@ from typing import Any
 import numpy as np
 
 ROLE_PHASES = {"guesser": ("vote",), "storyteller": ("tell",)}
-BASELINES = {"guesser": "clip-greedy", "storyteller": "clip-expected"}
+BASELINES = {"guesser": "clip-greedy", "storyteller": "clip-expected-self"}
+"""The heuristics the learner is compared with (the table's other players are the default
+model's: the self-simulating storyteller is the one tuned to such a table)."""
 
 
 @dataclass

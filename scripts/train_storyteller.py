@@ -53,7 +53,7 @@ class Args:
     simulations: int = field(default=32, metadata={"help": "simulated deals per decision"})
     eval_games: int = field(default=60, metadata={"help": "held-out games per policy"})
     eval_seed: int = field(default=10_000, metadata={"help": "seed of the held-out games"})
-    baseline: str = field(default="clip-expected", metadata={
+    baseline: str = field(default="clip-expected-self", metadata={
         "help": "the heuristic storyteller the learned policy is compared with"})
     deck: str = field(default="dream", metadata={"help": "deck spec"})
     vocabulary_size: int = field(default=0, metadata={"help": "clues used (0: all)"})

@@ -239,6 +239,12 @@ class ClipAgent:
             for name in self.population:
                 if isinstance(name, PlayerResources):
                     resources = name
+                elif name != "self" and isinstance(self.deck, PlayerResources):
+                    raise ValueError(
+                        f"{self.name}: population member {name!r} needs its own vectors of "
+                        "the cards, and the deck was given as ready vectors (PlayerResources):"
+                        " pass the members' PlayerResources in population=[...], or a deck "
+                        "spec")
                 else:
                     resources = own if name == "self" else load_member_resources(
                         name, self.deck, self.vocabulary, self.vocabulary_size, self.device)

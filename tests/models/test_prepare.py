@@ -77,8 +77,11 @@ def test_prepare_agents_errors_name_the_problem(tmp_path: Path) -> None:
 def test_clip_entries_declare_the_resources_prepare_step() -> None:
     from dixit_ai.agents import agent_spec
 
-    for name in ("clip-greedy", "clip-expected", "clip-obvious", "clip-cryptic"):
+    for name in ("clip-greedy", "clip-expected-self", "clip-obvious", "clip-cryptic"):
         assert agent_spec(name).prepare == "models.players.resources:prepare"
+    # The population storytellers also prepare their simulated minds' vectors.
+    for name in ("clip-expected", "clip-population"):
+        assert agent_spec(name).prepare == "models.players.population:prepare"
 
 
 def run(code: str, cache: Path) -> subprocess.Popen[str]:
@@ -127,7 +130,8 @@ def test_prepare_on_a_fresh_install_reads_only_what_ships(tmp_path: Path) -> Non
         import sys
         from dixit_ai.agents import prepare_agents
         lines = []
-        prepare_agents(["clip-greedy", "random", "clip-expected"], deck="dream",
+        prepare_agents(["clip-greedy", "random", "clip-expected", "clip-expected-self"],
+                       deck="dream",
                        progress=lines.append)
         print(lines, "torch" in sys.modules)
         """, tmp_path))

@@ -8,6 +8,7 @@ import runpy
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from models.players.agent import DEFAULT_CALIBRATION
@@ -111,7 +112,8 @@ def test_bench_storyteller_panel_smoke(tmp_path, monkeypatch, capsys):
         "self,panel:sibling", "--panel", "panel-default-zeroshot"], monkeypatch)
     figures = json.loads(out.read_text())
     assert figures["panel"] == ["panel-default-zeroshot"]
-    assert set(figures["decision_ms"]) == {"self", "population"}
+    assert set(figures["decision_ms"]) == {"self", "population", "expected-self",
+                                           "expected-population"}
     assert "population@0.5" in figures["targets"]
     assert "held out: panel-default-zeroshot" in capsys.readouterr().out
     # The default guesser also reads the panel members' own clues.
@@ -122,9 +124,12 @@ def test_bench_storyteller_panel_smoke(tmp_path, monkeypatch, capsys):
 
 def test_study_candidate_clues_smoke(tmp_path, monkeypatch, capsys):
     out = tmp_path / "study.json"
-    run_script("study_candidate_clues.py", ["--smoke", "--json", str(out), "--panel",
+    run_script("study_candidate_clues.py", ["--smoke", "--oracle", "--json", str(out), "--panel",
                                             "panel-sibling,panel-caption-reader"], monkeypatch)
     figures = json.loads(out.read_text())
+    oracle = figures["oracle"]
+    assert set(oracle) == {"all members", "panel-sibling", "panel-caption-reader"}
+    assert set(oracle["all members"]["0.5"]) == {"panel-sibling", "panel-caption-reader"}
     assert figures["panel"] == ["panel-sibling", "panel-caption-reader"]
     assert figures["candidates"] > 0
     for kind in ("self", "population"):
@@ -132,3 +137,19 @@ def test_study_candidate_clues_smoke(tmp_path, monkeypatch, capsys):
         assert set(figures[kind]["observed_at_target"]) == {"0.1", "0.25", "0.5", "0.75", "0.9"}
     assert "every candidate clue" in capsys.readouterr().out
 
+
+
+def test_the_study_oracle_chooses_on_one_half_and_scores_the_other():
+    study = runpy.run_path(str(REPO / "scripts" / "study_candidate_clues.py"))
+    oracle = study["Oracle"](["a", "b"])
+    # Two hand cards x three clues. Seen half: clue 0 of card 0 suits both members at 0.5;
+    # clue 1 suits a alone; the held-out half differs, and is what is scored.
+    seen = {"a": np.array([[0.5, 0.5, 1.0], [0.0, 0.0, 0.0]]),
+            "b": np.array([[0.5, 1.0, 1.0], [0.0, 0.0, 0.0]])}
+    held = {"a": np.array([[0.25, 0.75, 1.0], [0.0, 0.0, 0.0]]),
+            "b": np.array([[0.75, 1.0, 1.0], [0.0, 0.0, 0.0]])}
+    oracle.add(seen, held)
+    assert oracle.chosen["all members"][0.5] == {"a": [0.25], "b": [0.75]}
+    assert oracle.chosen["b"][0.5] == {"a": [0.25], "b": [0.75]}
+    assert oracle.chosen["a"][0.5]["a"] == [0.25]         # the first of a's ties (clue 0)
+    assert oracle.chosen["all members"][0.1] == {"a": [0.0], "b": [0.0]}

@@ -77,7 +77,7 @@ def test_train_rl_script_writes_curve_checkpoint_and_evaluation(tmp_path: Path) 
     cell = evaluation["guesser"]["embedding"]
     assert {"ppo", "clip-greedy", "random", "ppo_minus_random"} <= set(cell)
     assert 0.0 <= cell["ppo"]["accuracy"] <= 1.0
-    assert "ppo_minus_clip-expected" in evaluation["storyteller"]["random"]
+    assert "ppo_minus_clip-expected-self" in evaluation["storyteller"]["random"]
 
 
 def test_train_rl_command_runs_the_script() -> None:

@@ -162,7 +162,7 @@ def test_clip_agents_reused_across_games_play_as_fresh_ones():
     shared = {"deck": resources, "calibration": None, "n_simulations": 8, "pair_clues": 2}
     config = TournamentConfig(
         agents=({"label": "greedy", "agent": "clip-greedy", "kwargs": shared},
-                {"label": "expected", "agent": "clip-expected", "kwargs": shared}, "random"),
+                {"label": "expected", "agent": "clip-expected-self", "kwargs": shared}, "random"),
         players=4, games=8, seed=1, max_rounds=5)
     schedule = make_schedule(config.labels, seats=4, n_games=8, seed=1)
     reused = GamePlayer(config)
