@@ -53,9 +53,12 @@ class Args:
                                 "panel-sibling"), metadata={
         "help": "the panel the storytellers are evaluated against (a panel spec)"})
     population: str = field(default="self,lite1-minilm,lite1-mpnet", metadata={
-        "help": "the population storytellers' members (embedder names; 'self' = default)"})
+        "help": "the population storytellers' members (embedder names; 'self' = default; "
+                "'copy': a copy of the storyteller, with its own calibration, not fitted)"})
     robustness: float = field(default=0.5, metadata={
         "help": "the population storyteller's penalty on the spread across members"})
+    table_mix: float = field(default=0.0, metadata={
+        "help": "the population storyteller's share of simulated tables of one kind of mind"})
     items: int = field(default=200, metadata={
         "help": "tell items (hands); 200 puts the points differences within about +-0.17"})
     deals: int = field(default=4, metadata={"help": "deals of the panel's hands per item"})
@@ -93,11 +96,9 @@ def fit_population_file(members: list[str], games: int, iterations: int, folder:
     return path
 
 
-def storytellers(population: str, population_file: str, robustness: float,
-                 extra: dict[str, Any]) -> list[dict[str, Any]]:
-    """The bench's model entries: self-tuned and population storytellers, and baselines."""
-    crowd = {"population": population, "population_calibration": population_file,
-             "robustness": robustness}
+def storytellers(crowd: dict[str, Any], extra: dict[str, Any]) -> list[dict[str, Any]]:
+    """The bench's model entries: self-tuned and population storytellers (``crowd``: their
+    population options), and baselines."""
     models = []
     for target in TARGETS:
         models.append({"name": "clip-greedy", "label": f"self@{target}",
@@ -158,8 +159,7 @@ def guess_figures(folder: Path, items: int, seed: int, resamples: int, panel: st
     return out
 
 
-def time_decisions(population: str, population_file: str, robustness: float, n: int
-                   ) -> dict[str, dict[str, float]]:
+def time_decisions(crowd: dict[str, Any], n: int) -> dict[str, dict[str, float]]:
     """Median wall and CPU milliseconds of a storytelling decision: target 0.5 (``clip-greedy``)
     and expected points (``clip-expected-self``), each simulating itself (``self``,
     ``expected-self``) and the population (``population``, ``expected-population``)."""
@@ -168,8 +168,6 @@ def time_decisions(population: str, population_file: str, robustness: float, n: 
 
     rules = RuleSet.edition("refresh-2021")
     out = {}
-    crowd = {"population": population, "population_calibration": population_file,
-             "robustness": robustness}
     for label, name, kwargs in (("self", "clip-greedy", {}),
                                 ("population", "clip-greedy", crowd),
                                 ("expected-self", "clip-expected-self", {}),
@@ -213,11 +211,13 @@ def main(argv: list[str] | None = None) -> int:
     folder = Path(args.out) / f"bench_storyteller_panel__{args.seed}__{int(time.time())}"
     folder.mkdir(parents=True, exist_ok=True)
     members = [m.strip() for m in args.population.split(",") if m.strip()]
+    fitted = [m for m in members if m != "copy"]  # a copy keeps the storyteller's calibration
     population_file = args.population_file or str(
-        fit_population_file(members, args.fit_games, args.fit_iterations, folder, args.smoke))
+        fit_population_file(fitted, args.fit_games, args.fit_iterations, folder, args.smoke))
 
-    config = BenchConfig(models=storytellers(args.population, population_file,
-                                             args.robustness, extra),
+    crowd = {"population": args.population, "population_calibration": population_file,
+             "robustness": args.robustness, "table_mix": args.table_mix}
+    config = BenchConfig(models=storytellers(crowd, extra),
                          tasks=["tell"], seed=args.seed, items=args.items,
                          reference_deals=args.deals, panel=args.panel,
                          bootstrap=args.bootstrap, out=str(folder), name="panel")
@@ -299,8 +299,7 @@ def main(argv: list[str] | None = None) -> int:
                 rows, digits=3, min_width=100)
     figures["default_guesser_top1"] = guesses
 
-    timing = time_decisions(args.population, population_file, args.robustness,
-                            args.decisions)
+    timing = time_decisions(crowd, args.decisions)
     figures["decision_ms"] = timing
     print(f"storytelling decision (median of {args.decisions}; target <= 150 ms with the "
           f"population), load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores:")

@@ -35,7 +35,7 @@ def population_members(agent: str = "clip-expected") -> tuple[str, ...]:
     from dixit_ai.agents import agent_spec
 
     population = agent_spec(agent).kwargs.get("population") or ""
-    return tuple(m.strip() for m in population.split(",") if m.strip() not in ("", "self"))
+    return tuple(m.strip() for m in population.split(",") if m.strip() not in ("", "self", "copy"))
 
 
 MEMBERS = population_members()

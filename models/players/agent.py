@@ -130,12 +130,15 @@ class ClipAgent:
             rounds revealed about them (:meth:`hand_weights`); else uniformly.
         population: The minds the storyteller simulates (:mod:`models.players.population`):
             embedder names (a list or a comma-separated string; ``"self"`` is this agent's own
-            embedder), or ``None``: copies of itself. A member that reads captions (ground
-            truth) is refused.
+            embedder with the guess model the population file fits for it, which describes
+            how *other* minds vote as seen through it; ``"copy"`` is a copy of this agent, with
+            its own calibration: the mind of a table of its own kind), or ``None``: copies of
+            itself. A member that reads captions (ground truth) is refused.
         population_calibration: Per-member guess models fitted from cross-play records
             (``"default"``: ``models/data/population.json`` when present; a path; ``None``:
             the built-in guess model for members other than itself).
         robustness: See :class:`ClipStoryteller`.
+        table_mix: See :class:`ClipStoryteller`.
         seed: When given, the agent's generator derives from ``(seed, seat)`` instead of the
             match's stream.
     """
@@ -168,6 +171,7 @@ class ClipAgent:
         population: Any = None,
         population_calibration: str | None = "default",
         robustness: float = 0.0,
+        table_mix: float = 0.0,
         seed: int | None = None,
     ) -> None:
         self.name = name
@@ -193,7 +197,7 @@ class ClipAgent:
             pair_clues=pair_clues, tolerance=tolerance,
             policy=(LinearCluePolicy.load(_resolve_path(policy), greedy=policy_greedy)
                     if policy else None),
-            generator=generator, robustness=robustness,
+            generator=generator, robustness=robustness, table_mix=table_mix,
         )
         self.population: list[Any] | None = _population_names(population)
         self.population_calibration = population_calibration
@@ -237,9 +241,12 @@ class ClipAgent:
             own = self.resources
             members = []
             for name in self.population:
+                if name == "copy":  # a copy of this agent: its own vectors and calibration
+                    members.append((own, self.model))
+                    continue
                 if isinstance(name, PlayerResources):
                     resources = name
-                elif name != "self" and isinstance(self.deck, PlayerResources):
+                elif name not in ("self", "copy") and isinstance(self.deck, PlayerResources):
                     raise ValueError(
                         f"{self.name}: population member {name!r} needs its own vectors of "
                         "the cards, and the deck was given as ready vectors (PlayerResources):"
@@ -384,6 +391,7 @@ class ClipAgent:
             "policy": self.policy_path,
             "population": self.population,
             "robustness": story.robustness,
+            "table_mix": story.table_mix,
             "simulation_embedders": self.simulation_embedders(),
             "seed": self.seed,
         }

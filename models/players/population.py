@@ -51,9 +51,20 @@ class PopulationResult(SimulationResult):
         return np.asarray(self.member_rate.std(axis=0))
 
 
-def assignment(n_simulations: int, n_opponents: int, n_members: int) -> np.ndarray:
-    """``(S, G)``: the member each opponent is in each deal, ``(s + g) mod P``."""
-    return (np.arange(n_simulations)[:, None] + np.arange(n_opponents)[None, :]) % n_members
+def assignment(n_simulations: int, n_opponents: int, n_members: int,
+               table_mix: float = 0.0) -> np.ndarray:
+    """``(S, G)``: the member each opponent is in each deal.
+
+    The first ``round(table_mix * S)`` deals are tables of one kind of mind: every opponent is
+    member ``s mod P``. In the others opponents differ, ``(s + g) mod P``. Both are balanced
+    over members.
+    """
+    if not 0.0 <= table_mix <= 1.0:
+        raise ValueError(f"table_mix must be in [0, 1], not {table_mix}")
+    mixed = (np.arange(n_simulations)[:, None] + np.arange(n_opponents)[None, :]) % n_members
+    same = round(table_mix * n_simulations)
+    mixed[:same] = (np.arange(same) % n_members)[:, None]
+    return mixed
 
 
 def simulate_population(
@@ -65,6 +76,7 @@ def simulate_population(
     cards_per_guesser: int,
     models: Sequence[GuessModel],
     points_by_finders: np.ndarray,
+    table_mix: float = 0.0,
 ) -> PopulationResult:
     """Predict guess rates and storyteller points with opponents drawn from a population.
 
@@ -77,9 +89,13 @@ def simulate_population(
             is simulated member by member and averaged).
         models: Per member, its guess model.
         points_by_finders: The storyteller's points for ``0..n_voters`` finders.
+        table_mix: The share of deals in which the whole table is one member (:func:`assignment`):
+            the storyteller does not know which minds it faces, and a table of one kind finds a
+            clue all together or not at all (copies of one model at a tournament, say).
 
     Raises:
-        ValueError: the members' arrays disagree in number or shape.
+        ValueError: the members' arrays disagree in number or shape, or ``table_mix`` is
+            outside [0, 1].
     """
     n_members = len(models)
     if not n_members or len(hand_sims) != n_members or len(pool_sims) != n_members:
@@ -94,10 +110,13 @@ def simulate_population(
                         points_by_finders)
     n_sims, n_opponents, _ = deals.shape
     n_clues = shape[1]
+    members_of = assignment(n_sims, n_opponents, n_members, table_mix)
 
-    def rows_of(g: int, p: int) -> slice:
-        """The deals in which opponent ``g`` is member ``p`` (``(s + g) mod P == p``)."""
-        return slice((p - g) % n_members, None, n_members)
+    def rows_of(g: int, p: int) -> slice | np.ndarray:
+        """The deals in which opponent ``g`` is member ``p``."""
+        if not table_mix:  # (s + g) mod P == p: a strided view, no copy
+            return slice((p - g) % n_members, None, n_members)
+        return np.flatnonzero(members_of[:, g] == p)
 
     # Each opponent's decoy (pool index), chosen in its own member's space: (S, G, K).
     decoy = np.empty((n_sims, n_opponents, n_clues), dtype=np.intp)
@@ -155,9 +174,10 @@ def simulate_population(
                 p_all[rows] *= found
                 p_none[rows] *= 1.0 - found
             else:
-                part = dist[:, rows]
+                part = dist[:, rows]  # a view for a slice, a copy for an index array
                 part[1:] = part[1:] * (1.0 - found) + part[:-1] * found
                 part[0] *= 1.0 - found
+                dist[:, rows] = part
     voters = max(n_voters, 1)
     guess_rate = rate_sum / (n_sims * voters)
     member_rate = member_sum / np.maximum(member_count, 1)[:, None, None]

@@ -101,6 +101,10 @@ class ClipStoryteller:
             expected points reward clues the members *disagree* on (one finds, another does
             not: "some but not all" for certain in a simulation whose members vote
             independently), which at a real table of other minds are found by all or none.
+        table_mix: With a population: the share of simulated deals in which the whole table
+            is one member (:func:`models.players.population.assignment`), for a storyteller
+            that does not know whether it faces different minds or copies of one (a clue that
+            one member always finds scores nothing at a table of that member).
     """
 
     mode: Mode = "target"
@@ -117,6 +121,7 @@ class ClipStoryteller:
     policy: LinearCluePolicy | None = None
     generator: Any = None
     robustness: float = 0.0
+    table_mix: float = 0.0
     _pair_cache: dict[int, list[str]] = field(default_factory=dict, repr=False)
     _masks: tuple[Any, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
@@ -129,6 +134,8 @@ class ClipStoryteller:
             raise ValueError(f"n_simulations must be at least 1, not {self.n_simulations}")
         if not self.robustness >= 0:
             raise ValueError(f"robustness must be at least 0, not {self.robustness}")
+        if not 0.0 <= self.table_mix <= 1.0:
+            raise ValueError(f"table_mix must be in [0, 1], not {self.table_mix}")
 
     def pair_candidates(self, resources: PlayerResources, card: int,
                         card_vector: np.ndarray) -> list[str]:
@@ -240,7 +247,8 @@ class ClipStoryteller:
             if models:
                 return simulate_population(hands, pools, deals, n_voters=n_voters,
                                            cards_per_guesser=view.cards_to_play,
-                                           models=models, points_by_finders=points_by_finders)
+                                           models=models, points_by_finders=points_by_finders,
+                                           table_mix=self.table_mix)
             return simulate(hands, pools, deals, n_voters=n_voters,
                             cards_per_guesser=view.cards_to_play, model=model,
                             points_by_finders=points_by_finders)

@@ -46,7 +46,7 @@ def run_child(code: str, cache: Path, *, no_shipped: bool = False) -> dict:
 
 
 POPULATION = [m for m in agent_spec("clip-expected").kwargs["population"].split(",")
-              if m != "self"]
+              if m not in ("self", "copy")]
 """The minds clip-expected simulates besides itself: their dream-deck vectors ship too."""
 
 

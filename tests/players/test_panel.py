@@ -18,7 +18,7 @@ from models.players.calibration import (
     other_model_voters,
     vote_observations,
 )
-from models.players.population import PopulationFit, simulate_population
+from models.players.population import PopulationFit, assignment, simulate_population
 from models.players.resources import PlayerResources, from_vectors
 from models.players.simulation import draw_deals, simulate
 from tests.players.conftest import HashEmbedder
@@ -77,6 +77,29 @@ def test_population_members_read_their_own_space():
                             models=[GuessModel()] * 2, points_by_finders=np.zeros(5))
 
 
+def test_tables_of_one_kind_of_mind_find_together_or_not_at_all():
+    rng = np.random.default_rng(1)
+    pool = rng.normal(0.0, 0.1, (30, 5)).astype(np.float32)
+    sure = np.full((2, 5), 0.9, dtype=np.float32)
+    never = np.full((2, 5), -0.9, dtype=np.float32)
+    deals = draw_deals(rng, 30, 16, 4, 6)
+    points = np.array([0.0, 3, 3, 3, 0])
+    for mix, success in ((0.0, 1.0), (0.5, 0.5), (1.0, 0.0)):
+        result = simulate_population([sure, never], [pool, pool], deals, n_voters=4,
+                                     cards_per_guesser=1, models=[GuessModel(0.01, 0, 0)] * 2,
+                                     points_by_finders=points, table_mix=mix)
+        # Members stay balanced, so the guess rate is the same; only the outcomes change.
+        np.testing.assert_allclose(result.guess_rate, 0.5, atol=1e-3)
+        np.testing.assert_allclose(result.success_rate, success, atol=1e-3)
+        np.testing.assert_allclose(result.expected_points, 3 * success, atol=1e-2)
+    table = assignment(16, 4, 3, table_mix=0.5)
+    assert all(len(set(row)) == 1 for row in table[:8])        # one member per table
+    assert all(len(set(row)) == 3 for row in table[8:])        # every member at the table
+    assert np.bincount(table[:8, 0], minlength=3).tolist() == [3, 3, 2]
+    with pytest.raises(ValueError, match=r"table_mix must be in \[0, 1\]"):
+        assignment(16, 4, 3, table_mix=1.5)
+
+
 def test_population_refuses_ground_truth_readers():
     with pytest.raises(ValueError, match="ground truth"):
         ClipAgent(population="self,caption-reader")
@@ -130,6 +153,39 @@ def test_self_tuned_storyteller_scores_worse_against_the_panel_than_the_populati
             points[agent.name].append(table.story_outcome(story.clue, story.card, deals,
                                                           i)["points"])
     assert np.mean(points["population"]) > np.mean(points["self"])
+
+
+def test_a_copy_in_the_population_keeps_points_at_a_table_of_copies(tmp_path):
+    """Fitted to other minds only, a population storyteller tells clues that copies of itself
+    all find; with a copy of itself among its minds (its own calibration) and tables of one
+    kind, it scores more there."""
+    spaces = related_spaces(3, seed=0)
+    own, population = spaces[0], spaces
+    ids = list(own.card_ids)
+    players = [ClipAgent(name=f"p{k}", deck=population[k % 3], **SMALL) for k in range(5)]
+    records = [play_game(players[g:] + players[:g], edition="refresh-2021", deck=ids, seed=g)
+               for g in range(4)]
+    fit, _ = fit_population(records, [(f"p{k}", r) for k, r in enumerate(population)])
+    path = tmp_path / "population.json"
+    fit.save(path)
+    common = {"deck": own, "mode": "expected_points", "population_calibration": str(path),
+              "robustness": 0.5, **SMALL}
+    others = ClipAgent(name="others", population=population, **common)
+    both = ClipAgent(name="both", population=["copy", *population], table_mix=0.5, **common)
+    (member, model), *_ = both.population_members
+    assert member is both.resources and model == both.model   # a copy: its own calibration
+    assert both.simulation_embedders() == [r.fingerprint for r in population]
+    copies = PanelTable([(f"copy{k}", own) for k in range(4)], None, seed=0)
+    rules = RuleSet.edition("refresh-2021")
+    points: dict[str, list[float]] = {"others": [], "both": []}
+    for i, (hands, deals) in enumerate(_tell_items(ids, 60, seed=3)):
+        state = round_start(rules, hands, ids)
+        for agent in (others, both):
+            agent.reset(seat=0, rng=np.random.default_rng(i))
+            story = agent.tell(observe(state, 0))
+            points[agent.name].append(copies.story_outcome(story.clue, story.card, deals,
+                                                           i)["points"])
+    assert np.mean(points["both"]) > np.mean(points["others"])
 
 
 def test_panel_refuses_a_storyteller_that_simulates_a_member():

@@ -14,7 +14,7 @@ pytest.importorskip("models.players.panel")
 from models.family import MEMBERS, weights_dir
 from models.players.panel import PANELS, member, resolve_panel
 
-POPULATION_ENTRIES = ("clip-population", "clip-expected")
+POPULATION_ENTRIES = ("clip-population", "clip-expected", "clip-population-expected")
 
 
 def _panel_entries() -> list[str]:
