@@ -246,7 +246,7 @@ class ClipAgent:
                     continue
                 if isinstance(name, PlayerResources):
                     resources = name
-                elif name not in ("self", "copy") and isinstance(self.deck, PlayerResources):
+                elif name != "self" and isinstance(self.deck, PlayerResources):
                     raise ValueError(
                         f"{self.name}: population member {name!r} needs its own vectors of "
                         "the cards, and the deck was given as ready vectors (PlayerResources):"

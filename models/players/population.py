@@ -59,12 +59,31 @@ def assignment(n_simulations: int, n_opponents: int, n_members: int,
     member ``s mod P``. In the others opponents differ, ``(s + g) mod P``. Both are balanced
     over members.
     """
-    if not 0.0 <= table_mix <= 1.0:
-        raise ValueError(f"table_mix must be in [0, 1], not {table_mix}")
     mixed = (np.arange(n_simulations)[:, None] + np.arange(n_opponents)[None, :]) % n_members
-    same = round(table_mix * n_simulations)
+    same = one_kind_deals(n_simulations, table_mix)
     mixed[:same] = (np.arange(same) % n_members)[:, None]
     return mixed
+
+
+def one_kind_deals(n_simulations: int, table_mix: float) -> int:
+    """How many of the first deals are tables of one kind of mind.
+
+    Raises:
+        ValueError: ``table_mix`` is outside [0, 1].
+    """
+    if not 0.0 <= table_mix <= 1.0:
+        raise ValueError(f"table_mix must be in [0, 1], not {table_mix}")
+    return round(table_mix * n_simulations)
+
+
+def member_rows(n_simulations: int, n_members: int, same: int, opponent: int,
+                member: int) -> list[slice]:
+    """The deals of :func:`assignment` in which ``opponent`` is ``member``, as strided slices
+    (views, never copies): among the ``same`` one-kind tables, ``s mod P == member``; among the
+    others, ``(s + opponent) mod P == member``. Empty slices are left out."""
+    first_mixed = same + (member - opponent - same) % n_members
+    parts = [slice(member, same, n_members), slice(first_mixed, n_simulations, n_members)]
+    return [part for part in parts if len(range(*part.indices(n_simulations)))]
 
 
 def simulate_population(
@@ -110,24 +129,20 @@ def simulate_population(
                         points_by_finders)
     n_sims, n_opponents, _ = deals.shape
     n_clues = shape[1]
-    members_of = assignment(n_sims, n_opponents, n_members, table_mix)
+    same = one_kind_deals(n_sims, table_mix)
 
-    def rows_of(g: int, p: int) -> slice | np.ndarray:
+    def rows_of(g: int, p: int) -> list[slice]:
         """The deals in which opponent ``g`` is member ``p``."""
-        if not table_mix:  # (s + g) mod P == p: a strided view, no copy
-            return slice((p - g) % n_members, None, n_members)
-        return np.flatnonzero(members_of[:, g] == p)
+        return member_rows(n_sims, n_members, same, g, p)
 
     # Each opponent's decoy (pool index), chosen in its own member's space: (S, G, K).
     decoy = np.empty((n_sims, n_opponents, n_clues), dtype=np.intp)
     for g in range(n_opponents):
         for p in range(n_members):
-            rows = rows_of(g, p)
-            cards = deals[rows, g]                                       # (n, hand)
-            if not len(cards):
-                continue
-            slot = pool_sims[p][cards].argmax(axis=1)                   # (n, K)
-            decoy[rows, g] = cards[np.arange(len(cards))[:, None], slot]
+            for rows in rows_of(g, p):
+                cards = deals[rows, g]                                   # (n, hand)
+                slot = pool_sims[p][cards].argmax(axis=1)               # (n, K)
+                decoy[rows, g] = cards[np.arange(len(cards))[:, None], slot]
     columns = np.arange(n_clues)
     rate_sum = np.zeros(shape, dtype=np.float64)
     member_sum = np.zeros((n_members, *shape), dtype=np.float64)
@@ -144,40 +159,37 @@ def simulate_population(
     best_decoy = np.zeros(n_clues)
     for g in range(n_voters):
         for q in range(n_members):
-            rows = rows_of(g, q)
-            picked = decoy[rows]                                       # (n, G, K)
-            if not len(picked):
-                continue
             model = models[q]
             inverse = np.float32(1.0 / max(model.temperature, MIN_TEMPERATURE))
-            seen = pool_sims[q][picked, columns]                       # (n, G, K)
-            if q == 0:
-                best_decoy += seen.max(axis=1).sum(axis=0)
-            logits = seen * inverse
-            logits[:, g] = -np.inf                                     # never its own card
-            shift = logits.max(axis=1)
-            np.subtract(logits, shift[:, None], out=logits)
-            np.exp(logits, out=logits)
-            log_rest = np.log(logits.sum(axis=1)) + shift              # (n, K)
             log_card = (np.asarray(hand_sims[q], dtype=np.float32) * inverse
                         + np.float32(model.bias))
-            found = log_rest[:, None, :] - log_card[None, :, :]        # (n, h, K)
-            np.clip(found, -60.0, 60.0, out=found)
-            np.exp(found, out=found)
-            found += 1.0
-            np.reciprocal(found, out=found)                            # P(voter finds)
-            total = found.sum(axis=0, dtype=np.float64)
-            rate_sum += total
-            member_sum[q] += total
-            member_count[q] += len(found)
-            if dist is None:
-                p_all[rows] *= found
-                p_none[rows] *= 1.0 - found
-            else:
-                part = dist[:, rows]  # a view for a slice, a copy for an index array
-                part[1:] = part[1:] * (1.0 - found) + part[:-1] * found
-                part[0] *= 1.0 - found
-                dist[:, rows] = part
+            for rows in rows_of(g, q):
+                picked = decoy[rows]                                   # (n, G, K)
+                seen = pool_sims[q][picked, columns]                   # (n, G, K)
+                if q == 0:
+                    best_decoy += seen.max(axis=1).sum(axis=0)
+                logits = seen * inverse
+                logits[:, g] = -np.inf                                 # never its own card
+                shift = logits.max(axis=1)
+                np.subtract(logits, shift[:, None], out=logits)
+                np.exp(logits, out=logits)
+                log_rest = np.log(logits.sum(axis=1)) + shift          # (n, K)
+                found = log_rest[:, None, :] - log_card[None, :, :]    # (n, h, K)
+                np.clip(found, -60.0, 60.0, out=found)
+                np.exp(found, out=found)
+                found += 1.0
+                np.reciprocal(found, out=found)                        # P(voter finds)
+                total = found.sum(axis=0, dtype=np.float64)
+                rate_sum += total
+                member_sum[q] += total
+                member_count[q] += len(found)
+                if dist is None:
+                    p_all[rows] *= found
+                    p_none[rows] *= 1.0 - found
+                else:
+                    part = dist[:, rows]                               # a view: rows is a slice
+                    part[1:] = part[1:] * (1.0 - found) + part[:-1] * found
+                    part[0] *= 1.0 - found
     voters = max(n_voters, 1)
     guess_rate = rate_sum / (n_sims * voters)
     member_rate = member_sum / np.maximum(member_count, 1)[:, None, None]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -18,7 +20,13 @@ from models.players.calibration import (
     other_model_voters,
     vote_observations,
 )
-from models.players.population import PopulationFit, assignment, simulate_population
+from models.players.population import (
+    PopulationFit,
+    assignment,
+    member_rows,
+    one_kind_deals,
+    simulate_population,
+)
 from models.players.resources import PlayerResources, from_vectors
 from models.players.simulation import draw_deals, simulate
 from tests.players.conftest import HashEmbedder
@@ -100,6 +108,20 @@ def test_tables_of_one_kind_of_mind_find_together_or_not_at_all():
         assignment(16, 4, 3, table_mix=1.5)
 
 
+@pytest.mark.parametrize(("n_sims", "n_opponents", "n_members", "mix"),
+                         [(16, 4, 3, 0.0), (16, 4, 3, 0.5), (64, 4, 4, 0.5), (7, 3, 2, 0.3),
+                          (9, 4, 4, 1.0)])
+def test_member_rows_are_the_assignment_as_strided_slices(n_sims, n_opponents, n_members, mix):
+    table = assignment(n_sims, n_opponents, n_members, table_mix=mix)
+    same = one_kind_deals(n_sims, mix)
+    for g in range(n_opponents):
+        for p in range(n_members):
+            parts = member_rows(n_sims, n_members, same, g, p)
+            assert all(isinstance(part, slice) for part in parts)
+            rows = sorted(r for part in parts for r in range(*part.indices(n_sims)))
+            assert rows == np.flatnonzero(table[:, g] == p).tolist()
+
+
 def test_population_refuses_ground_truth_readers():
     with pytest.raises(ValueError, match="ground truth"):
         ClipAgent(population="self,caption-reader")
@@ -123,18 +145,41 @@ def _tell_items(ids: list[int], n: int, seed: int) -> list[tuple[list[tuple[int,
     return items
 
 
+def crossplay_fit(population: list[PlayerResources], path: Path) -> tuple[PopulationFit, dict]:
+    """Four cross-play games among the population's minds (never a panel's) fit its members'
+    guess models, saved at ``path``."""
+    ids = list(population[0].card_ids)
+    players = [ClipAgent(name=f"p{k}", deck=population[k % len(population)], **SMALL)
+               for k in range(5)]
+    records = [play_game(players[g:] + players[:g], edition="refresh-2021", deck=ids, seed=g)
+               for g in range(4)]
+    fit, notes = fit_population(records, [(f"p{k}", r) for k, r in enumerate(population)])
+    fit.save(path)
+    return fit, notes
+
+
+def points_at(table: PanelTable, agents: list[ClipAgent], ids: list[int], *,
+              seed: int) -> dict[str, list[float]]:
+    """Each storyteller's points per turn on 60 tell items played against ``table``."""
+    rules = RuleSet.edition("refresh-2021")
+    points: dict[str, list[float]] = {agent.name: [] for agent in agents}
+    for i, (hands, deals) in enumerate(_tell_items(ids, 60, seed=seed)):
+        state = round_start(rules, hands, ids)
+        for agent in agents:
+            agent.reset(seat=0, rng=np.random.default_rng(i))
+            story = agent.tell(observe(state, 0))
+            points[agent.name].append(table.story_outcome(story.clue, story.card, deals,
+                                                          i)["points"])
+    return points
+
+
 def test_self_tuned_storyteller_scores_worse_against_the_panel_than_the_population(tmp_path):
     spaces = related_spaces(7, seed=0)
     own, population, panel = spaces[0], spaces[:3], spaces[3:]
     ids = list(own.card_ids)
-    # Cross-play records among the population's minds (never the panel's) fit its members.
-    players = [ClipAgent(name=f"p{k}", deck=population[k % 3], **SMALL) for k in range(5)]
-    records = [play_game(players[g:] + players[:g], edition="refresh-2021", deck=ids, seed=g)
-               for g in range(4)]
-    fit, notes = fit_population(records, [(f"p{k}", r) for k, r in enumerate(population)])
-    assert set(fit.members) == {r.fingerprint for r in population} and not notes["unfitted"]
     path = tmp_path / "population.json"
-    fit.save(path)
+    fit, notes = crossplay_fit(population, path)
+    assert set(fit.members) == {r.fingerprint for r in population} and not notes["unfitted"]
     assert PopulationFit.load(path).members == fit.members
 
     table = PanelTable([(f"m{k}", r) for k, r in enumerate(panel)], None, seed=0)
@@ -143,15 +188,7 @@ def test_self_tuned_storyteller_scores_worse_against_the_panel_than_the_populati
     crowd = ClipAgent(name="population", population=population,
                       population_calibration=str(path), **common)
     assert table.check_held_out("population", crowd.describe()) == ["m0", "m1", "m2", "m3"]
-    rules = RuleSet.edition("refresh-2021")
-    points: dict[str, list[float]] = {"self": [], "population": []}
-    for i, (hands, deals) in enumerate(_tell_items(ids, 60, seed=1)):
-        state = round_start(rules, hands, ids)
-        for agent in (selfish, crowd):
-            agent.reset(seat=0, rng=np.random.default_rng(i))
-            story = agent.tell(observe(state, 0))
-            points[agent.name].append(table.story_outcome(story.clue, story.card, deals,
-                                                          i)["points"])
+    points = points_at(table, [selfish, crowd], ids, seed=1)
     assert np.mean(points["population"]) > np.mean(points["self"])
 
 
@@ -162,12 +199,8 @@ def test_a_copy_in_the_population_keeps_points_at_a_table_of_copies(tmp_path):
     spaces = related_spaces(3, seed=0)
     own, population = spaces[0], spaces
     ids = list(own.card_ids)
-    players = [ClipAgent(name=f"p{k}", deck=population[k % 3], **SMALL) for k in range(5)]
-    records = [play_game(players[g:] + players[:g], edition="refresh-2021", deck=ids, seed=g)
-               for g in range(4)]
-    fit, _ = fit_population(records, [(f"p{k}", r) for k, r in enumerate(population)])
     path = tmp_path / "population.json"
-    fit.save(path)
+    crossplay_fit(population, path)
     common = {"deck": own, "mode": "expected_points", "population_calibration": str(path),
               "robustness": 0.5, **SMALL}
     others = ClipAgent(name="others", population=population, **common)
@@ -176,15 +209,7 @@ def test_a_copy_in_the_population_keeps_points_at_a_table_of_copies(tmp_path):
     assert member is both.resources and model == both.model   # a copy: its own calibration
     assert both.simulation_embedders() == [r.fingerprint for r in population]
     copies = PanelTable([(f"copy{k}", own) for k in range(4)], None, seed=0)
-    rules = RuleSet.edition("refresh-2021")
-    points: dict[str, list[float]] = {"others": [], "both": []}
-    for i, (hands, deals) in enumerate(_tell_items(ids, 60, seed=3)):
-        state = round_start(rules, hands, ids)
-        for agent in (others, both):
-            agent.reset(seat=0, rng=np.random.default_rng(i))
-            story = agent.tell(observe(state, 0))
-            points[agent.name].append(copies.story_outcome(story.clue, story.card, deals,
-                                                           i)["points"])
+    points = points_at(copies, [others, both], ids, seed=3)
     assert np.mean(points["both"]) > np.mean(points["others"])
 
 
