@@ -69,31 +69,39 @@ def main() -> None:
     deck = load_deck(args.deck)
     vocabulary = load_vocabulary("default")
     cache = default_cache()  # an explicit cache: the shipped vectors are not read back
-    pairs: list[str] | None = None
+
+    def embed(name: str) -> tuple[Any, PlayerResources]:
+        """An embedder's vectors of the deck and the vocabulary (through the disk cache)."""
+        embedder = load_embedder(name, device="cpu")
+        cards = embed_deck(embedder, deck, cache=cache)
+        vectors = embed_texts_cached(embedder, list(vocabulary.texts), cache=cache, what="clues")
+        return embedder, PlayerResources(tuple(int(c) for c in deck.card_ids), cards, vocabulary,
+                                         vectors, None, embedder.fingerprint, deck.source)
+
+    with progress_to(print):
+        # The pair clues are the default model's storytellers' (members embed the same texts).
+        default = embed("default")
+        _, own = default
+        storyteller = ClipStoryteller(pair_clues=args.pair_clues)
+        pairs = sorted({text for card, vector in zip(own.card_ids, own.card_vectors, strict=True)
+                        for text in storyteller.pair_candidates(own, card, vector)})
+    card_keys = [deck.card_hash(card) for card in deck.card_ids]
+    decks = []
+    environment = deck_environment(deck)
+    if environment is not None:
+        decks.append({"source": deck.source, "environment": environment,
+                      "fingerprint": deck.fingerprint, "card_hashes": card_keys})
     for name in names:
         start = time.perf_counter()
         with progress_to(print):
-            embedder = load_embedder(name, device="cpu")
-            cards = embed_deck(embedder, deck, cache=cache)
-            vocabulary_vectors = embed_texts_cached(embedder, list(vocabulary.texts), cache=cache,
-                                                    what="clues")
-            resources = PlayerResources(tuple(int(c) for c in deck.card_ids), cards, vocabulary,
-                                        vocabulary_vectors, None, embedder.fingerprint,
-                                        deck.source)
-            if pairs is None:
-                # The pair clues are the default model's storytellers' (members embed the same).
-                own = resources if name == "default" else _default_resources(deck, vocabulary,
-                                                                           cache)
-                storyteller = ClipStoryteller(pair_clues=args.pair_clues)
-                pairs = sorted({text for card, vector in zip(own.card_ids, own.card_vectors,
-                                                             strict=True)
-                                for text in storyteller.pair_candidates(own, card, vector)})
+            embedder, resources = default if name == "default" else embed(name)
+            cards, vocabulary_vectors = resources.card_vectors, resources.vocabulary_vectors
             pair_vectors = embed_texts_cached(embedder, pairs, cache=cache, what="pair clues")
 
         texts = dict(zip(vocabulary.texts, vocabulary_vectors, strict=True))
         texts.update(zip(pairs, pair_vectors, strict=True))
-        dtype = args.dtype if name == "default" else "float32"
         if name == "default":
+            dtype = args.dtype
             print(f"checking decisions with {dtype} vectors ({args.games} games of "
                   f"{', '.join(AGENTS)})")
             check: dict[str, object] = compare_decisions(
@@ -104,14 +112,8 @@ def main() -> None:
                 raise SystemExit(f"{dtype} changes decisions: not written")
             check = {**check, "agents": list(AGENTS), "seed": args.seed}
         else:
+            dtype = "float32"
             check = {"skipped": "stored as float32, the model's own vectors: nothing changes"}
-
-        card_keys = [deck.card_hash(card) for card in deck.card_ids]
-        decks = []
-        environment = deck_environment(deck)
-        if environment is not None:
-            decks.append({"source": deck.source, "environment": environment,
-                          "fingerprint": deck.fingerprint, "card_hashes": card_keys})
         folder = (args.out or SHIPPED_DIR) / embedder.fingerprint
         path = write_shipped(
             folder, fingerprint=embedder.fingerprint,
@@ -128,19 +130,6 @@ def main() -> None:
         size = sum(p.stat().st_size for p in folder.iterdir())
         print(f"wrote {path.parent} ({len(texts)} texts, {len(card_keys)} cards, "
               f"{size / 1e6:.1f} MB) in {time.perf_counter() - start:.1f} s")
-
-
-def _default_resources(deck: Any, vocabulary: Any, cache: Any) -> Any:
-    """The default model's cards and vocabulary (whose pair clues every member embeds)."""
-    from models.cache import embed_deck, embed_texts_cached
-    from models.players.resources import PlayerResources
-    from models.registry import load_embedder
-
-    embedder = load_embedder("default", device="cpu")
-    cards = embed_deck(embedder, deck, cache=cache)
-    vectors = embed_texts_cached(embedder, list(vocabulary.texts), cache=cache, what="clues")
-    return PlayerResources(tuple(int(c) for c in deck.card_ids), cards, vocabulary, vectors,
-                           None, embedder.fingerprint, deck.source)
 
 
 if __name__ == "__main__":
