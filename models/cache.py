@@ -385,6 +385,14 @@ def _known(cache: EmbeddingCache, embedder: Embedder, kind: str, keys: Sequence[
     return found
 
 
+def known_texts(embedder: Embedder, texts: Sequence[str]) -> set[str]:
+    """The ``texts`` whose vectors the shipped embeddings or the default cache already hold
+    (a lookup: nothing is embedded)."""
+    keys = {text_key(t): t for t in texts}
+    found = _known(default_cache(), embedder, "texts", list(keys), True)
+    return {keys[k] for k in found}
+
+
 def embed_images_cached(
     embedder: Embedder,
     images: Sequence[Image.Image],

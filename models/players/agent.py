@@ -38,6 +38,7 @@ from models.players.policy import LinearCluePolicy
 from models.players.resources import PlayerResources
 from models.players.simulation import GuessModel
 from models.players.storyteller import ClipStoryteller, Mode, StoryDecision
+from models.players.table_reading import TableBelief, read_table
 
 DEFAULT_CALIBRATION = Path(__file__).resolve().parents[1] / "data" / "guess_model.json"
 """The guess model fitted by ``scripts/fit_calibration.py`` for the default embedder."""
@@ -139,6 +140,9 @@ class ClipAgent:
             the built-in guess model for members other than itself).
         robustness: See :class:`ClipStoryteller`.
         table_mix: See :class:`ClipStoryteller`.
+        read_table: With a population: the storyteller learns which minds sit at the table from
+            their revealed votes (:mod:`models.players.table_reading`) and simulates those;
+            ``table_mix`` is then its prior odds of a table of one kind.
         seed: When given, the agent's generator derives from ``(seed, seat)`` instead of the
             match's stream.
     """
@@ -172,6 +176,7 @@ class ClipAgent:
         population_calibration: str | None = "default",
         robustness: float = 0.0,
         table_mix: float = 0.0,
+        read_table: bool = False,
         seed: int | None = None,
     ) -> None:
         self.name = name
@@ -201,6 +206,12 @@ class ClipAgent:
         )
         self.population: list[Any] | None = _population_names(population)
         self.population_calibration = population_calibration
+        if read_table and not self.population:
+            raise ValueError(f"{name}: read_table needs a population of minds to tell apart "
+                             "(population=...)")
+        self.read_table = bool(read_table)
+        self._revealed: dict[int, Any] = {}
+        self._evidence: dict[int, Any] = {}
         self._population: list[tuple[PlayerResources, GuessModel]] | None = None
         self.avoid_repeats = avoid_repeats
         self.infer_hands = infer_hands
@@ -284,6 +295,8 @@ class ClipAgent:
         """Keep the revealed rounds (forgetting them when the discard pile was reshuffled)."""
         last = view.last_round
         self._piles.setdefault(view.round, view.draw_pile_size)
+        if last is not None:
+            self._revealed.setdefault(last.round, last)
         if last is None or last.round in self._history:
             return
         if last.reshuffled:
@@ -330,18 +343,36 @@ class ClipAgent:
         self.rng = rng if self.seed is None else np.random.default_rng([self.seed, seat])
         self._told = set()
         self._history = {}
+        self._revealed = {}
+        self._evidence = {}
         self._piles = {}
         self.last_story = None
+
+    def table_belief(self, view: View) -> TableBelief | None:
+        """What the storyteller has read of its opponents' minds from every revealed round of
+        this game (``None``: not reading, or a team or Dixit Party game, whose votes follow
+        other rules)."""
+        members = self.population_members
+        if not self.read_table or not members or view.rules.teams or view.rules.is_party:
+            return None
+        return read_table(list(self._revealed.values()), seat=self.seat,
+                          n_players=view.n_players, members=members,
+                          table_mix=self.storyteller.table_mix, memo=self._evidence)
 
     def tell(self, view: View) -> Story:
         self._remember(view)
         unseen = self.unseen_cards(view)
+        table = self.table_belief(view)
         decision = self.storyteller.decide(
             view, self.resources, self.model, self._generator(),
             told=self._told if self.avoid_repeats else frozenset(),
             unseen=unseen,
             hand_weights=self.hand_weights(view, unseen) if self.infer_hands else None,
-            population=self.population_members)
+            population=self.population_members, belief=table)
+        if table is not None:
+            decision.info["table"] = table.summary(
+                [str(n) if isinstance(n, str) else n.fingerprint[:12]
+                 for n in self.population or []])
         self._told.add(decision.clue)
         self.last_story = decision
         kind = "word" if " " not in decision.clue else "sentence"
@@ -392,6 +423,7 @@ class ClipAgent:
             "population": self.population,
             "robustness": story.robustness,
             "table_mix": story.table_mix,
+            "read_table": self.read_table,
             "simulation_embedders": self.simulation_embedders(),
             "seed": self.seed,
         }

@@ -42,13 +42,20 @@ class PopulationResult(SimulationResult):
     """A :class:`SimulationResult` with each member's guess rate, ``(P, h, K)``."""
 
     member_rate: np.ndarray | None = None
+    member_deals: np.ndarray | None = None
 
     @property
     def spread(self) -> np.ndarray:
-        """``(h, K)``: the standard deviation of the guess rate across members."""
+        """``(h, K)``: the standard deviation of the guess rate across the members simulated
+        (a member the storyteller no longer believes in, in no deal, does not count)."""
         if self.member_rate is None:
             return np.zeros_like(self.guess_rate)
-        return np.asarray(self.member_rate.std(axis=0))
+        rates = self.member_rate
+        if self.member_deals is not None:
+            rates = rates[self.member_deals > 0]
+        if not len(rates):
+            return np.zeros_like(self.guess_rate)
+        return np.asarray(rates.std(axis=0))
 
 
 def assignment(n_simulations: int, n_opponents: int, n_members: int,
@@ -96,6 +103,7 @@ def simulate_population(
     models: Sequence[GuessModel],
     points_by_finders: np.ndarray,
     table_mix: float = 0.0,
+    seats: np.ndarray | None = None,
 ) -> PopulationResult:
     """Predict guess rates and storyteller points with opponents drawn from a population.
 
@@ -111,6 +119,10 @@ def simulate_population(
         table_mix: The share of deals in which the whole table is one member (:func:`assignment`):
             the storyteller does not know which minds it faces, and a table of one kind finds a
             clue all together or not at all (copies of one model at a tournament, say).
+        seats: ``(S, G)``: instead of :func:`assignment`, the kind of each opponent in each
+            deal (:meth:`models.players.table_reading.TableBelief.assignment`); kind ``P`` (one
+            past the members) is a random player, who plays a random card of its hand as decoy
+            and votes for every card it may vote for alike. ``table_mix`` is then unused.
 
     Raises:
         ValueError: the members' arrays disagree in number or shape, or ``table_mix`` is
@@ -130,10 +142,16 @@ def simulate_population(
     n_sims, n_opponents, _ = deals.shape
     n_clues = shape[1]
     same = one_kind_deals(n_sims, table_mix)
+    if seats is not None and np.shape(seats) != (n_sims, n_opponents):
+        raise ValueError(f"seats must be (deals, opponents) = {(n_sims, n_opponents)}, not "
+                         f"{np.shape(seats)}")
 
-    def rows_of(g: int, p: int) -> list[slice]:
-        """The deals in which opponent ``g`` is member ``p``."""
-        return member_rows(n_sims, n_members, same, g, p)
+    def rows_of(g: int, p: int) -> list[slice] | list[np.ndarray]:
+        """The deals in which opponent ``g`` is member ``p`` (``P``: a random player)."""
+        if seats is None:
+            return member_rows(n_sims, n_members, same, g, p) if p < n_members else []
+        rows = np.flatnonzero(seats[:, g] == p)
+        return [rows] if len(rows) else []
 
     # Each opponent's decoy (pool index), chosen in its own member's space: (S, G, K).
     decoy = np.empty((n_sims, n_opponents, n_clues), dtype=np.intp)
@@ -143,6 +161,8 @@ def simulate_population(
                 cards = deals[rows, g]                                   # (n, hand)
                 slot = pool_sims[p][cards].argmax(axis=1)               # (n, K)
                 decoy[rows, g] = cards[np.arange(len(cards))[:, None], slot]
+        for rows in rows_of(g, n_members):  # a random player: a random card of its hand
+            decoy[rows, g] = deals[rows, g, :1]
     columns = np.arange(n_clues)
     rate_sum = np.zeros(shape, dtype=np.float64)
     member_sum = np.zeros((n_members, *shape), dtype=np.float64)
@@ -157,6 +177,10 @@ def simulate_population(
         dist = np.zeros((n_voters + 1, *full), dtype=np.float32)
         dist[0] = 1.0
     best_decoy = np.zeros(n_clues)
+    # Voters of one member who reads the board as one (correlation > 0: copies of one bot)
+    # share their reading within a deal: their finders are kept per member and combined below.
+    shared = {q: _Shared(full, models[q].correlation) for q in range(n_members)
+              if models[q].correlation > 0 and dist is None}
     for g in range(n_voters):
         for q in range(n_members):
             model = models[q]
@@ -170,26 +194,25 @@ def simulate_population(
                     best_decoy += seen.max(axis=1).sum(axis=0)
                 logits = seen * inverse
                 logits[:, g] = -np.inf                                 # never its own card
-                shift = logits.max(axis=1)
-                np.subtract(logits, shift[:, None], out=logits)
-                np.exp(logits, out=logits)
-                log_rest = np.log(logits.sum(axis=1)) + shift          # (n, K)
-                found = log_rest[:, None, :] - log_card[None, :, :]    # (n, h, K)
-                np.clip(found, -60.0, 60.0, out=found)
-                np.exp(found, out=found)
-                found += 1.0
-                np.reciprocal(found, out=found)                        # P(voter finds)
+                found = _finds(logits, log_card)                       # P(voter finds)
                 total = found.sum(axis=0, dtype=np.float64)
                 rate_sum += total
                 member_sum[q] += total
                 member_count[q] += len(found)
-                if dist is None:
-                    p_all[rows] *= found
-                    p_none[rows] *= 1.0 - found
+                if q in shared:
+                    shared[q].add(rows, found)
                 else:
-                    part = dist[:, rows]                               # a view: rows is a slice
-                    part[1:] = part[1:] * (1.0 - found) + part[:-1] * found
-                    part[0] *= 1.0 - found
+                    _combine(p_all, p_none, dist, rows, found)
+        for rows in rows_of(g, n_members):  # a random player finds the card 1 in G
+            chance = np.float32(1.0 / n_opponents)
+            rate_sum += len(rows) * float(chance)
+            _combine(p_all, p_none, dist, rows, chance)
+    for q, group in shared.items():
+        model = models[q]
+        inverse = np.float32(1.0 / max(model.temperature, MIN_TEMPERATURE))
+        log_card = np.asarray(hand_sims[q], dtype=np.float32) * inverse + np.float32(model.bias)
+        beats_all = _finds(pool_sims[q][decoy, columns] * inverse, log_card)   # (S, h, K)
+        group.fold(p_all, p_none, beats_all)
     voters = max(n_voters, 1)
     guess_rate = rate_sum / (n_sims * voters)
     member_rate = member_sum / np.maximum(member_count, 1)[:, None, None]
@@ -207,7 +230,75 @@ def simulate_population(
     own_count = max(float(member_count[0]), 1.0)
     gap = np.asarray(hand_sims[0], dtype=np.float64) - (best_decoy / own_count)[None, :]
     return PopulationResult(guess_rate=guess_rate, expected_points=points,
-                            success_rate=success, decoy_gap=gap, member_rate=member_rate)
+                            success_rate=success, decoy_gap=gap, member_rate=member_rate,
+                            member_deals=member_count)
+
+
+def _finds(logits: np.ndarray, log_card: np.ndarray) -> np.ndarray:
+    """``(n, h, K)``: the probability that the card beats every board card whose logit is in
+    ``logits`` (``(n, G, K)``, in place; ``-inf`` for a card the voter may not vote for)."""
+    shift = logits.max(axis=1)
+    np.subtract(logits, shift[:, None], out=logits)
+    np.exp(logits, out=logits)
+    log_rest = np.log(logits.sum(axis=1)) + shift              # (n, K)
+    found = log_rest[:, None, :] - log_card[None, :, :]        # (n, h, K)
+    np.clip(found, -60.0, 60.0, out=found)
+    np.exp(found, out=found)
+    found += 1.0
+    np.reciprocal(found, out=found)
+    return found
+
+
+class _Shared:
+    """The voters of one member in each deal, reading the board as one with probability
+    ``correlation`` (as :func:`~models.players.simulation.simulate` reads a table of copies).
+
+    With one reading, a member's voters all find the card when it beats every decoy on the
+    board (``beats_all``); exactly voter ``a`` finds it when only ``a``'s decoy beats it
+    (``p_a - beats_all``); else none does. With independent readings, the products of their
+    own chances. A lone voter of the member is the same either way.
+    """
+
+    def __init__(self, shape: tuple[int, ...], correlation: float) -> None:
+        self.rho = float(correlation)
+        self.sum = np.zeros(shape, dtype=np.float32)            # sum of p_a over its voters
+        self.count = np.zeros(shape[0], dtype=np.float32)       # its voters per deal
+        self.all = np.ones(shape, dtype=np.float32) if self.rho < 1 else None
+        self.none = np.ones(shape, dtype=np.float32) if self.rho < 1 else None
+
+    def add(self, rows: slice | np.ndarray, found: np.ndarray) -> None:
+        self.sum[rows] += found
+        self.count[rows] += 1
+        if self.all is not None and self.none is not None:
+            self.all[rows] *= found
+            self.none[rows] *= 1.0 - found
+
+    def fold(self, p_all: np.ndarray, p_none: np.ndarray, beats_all: np.ndarray) -> None:
+        """Multiply the table's products by this member's chances that all and none of its
+        voters find the card."""
+        n = self.count[:, None, None]
+        every = np.where(n >= 2, beats_all, np.where(n == 1, self.sum, 1.0))
+        nobody = np.clip(1.0 - self.sum + np.maximum(n - 1.0, 0.0) * beats_all, 0.0, 1.0)
+        if self.all is not None and self.none is not None:
+            every = self.rho * every + (1.0 - self.rho) * self.all
+            nobody = self.rho * nobody + (1.0 - self.rho) * self.none
+        p_all *= every
+        p_none *= nobody
+
+
+def _combine(p_all: np.ndarray, p_none: np.ndarray, dist: np.ndarray | None,
+             rows: slice | np.ndarray, found: np.ndarray | np.float32) -> None:
+    """Fold one voter's ``found`` probabilities of the deals ``rows`` into the products (or
+    the distribution of the number of finders), in place."""
+    if dist is None:
+        p_all[rows] *= found
+        p_none[rows] *= 1.0 - found
+        return
+    part = dist[:, rows]                          # a view for a slice, a copy for an index
+    part[1:] = part[1:] * (1.0 - found) + part[:-1] * found
+    part[0] *= 1.0 - found
+    if not isinstance(rows, slice):
+        dist[:, rows] = part
 
 
 def _mixture(hand_sims: Sequence[np.ndarray], pool_sims: Sequence[np.ndarray],

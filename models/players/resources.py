@@ -117,6 +117,20 @@ class PlayerResources:
             return self.card_vocabulary_sims[self.rows(cards), index]
         return self.clue_columns([clue])[self.rows(cards), 0]
 
+    def knows(self, text: str) -> bool:
+        """Whether ``text``'s vector is at hand without running a model: the vocabulary, a text
+        seen before, or the shipped or cached embeddings."""
+        if text in self._texts or text in self._columns:
+            return True
+        if self.embedder is None:
+            return False
+        from models.cache import known_texts
+
+        if not known_texts(self.embedder, [text]):
+            return False
+        self.texts([text])  # a lookup now: remembered for the next time
+        return True
+
     def cards(self, cards: Sequence[int]) -> np.ndarray:
         """``(len(cards), dim)`` vectors of ``cards``."""
         return self.card_vectors[self.rows(cards)]

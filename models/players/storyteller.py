@@ -38,6 +38,7 @@ from models.players.simulation import (
     simulate,
     storyteller_points_by_finders,
 )
+from models.players.table_reading import TableBelief
 from models.players.vocabulary import HEAD_CATEGORIES, MODIFIER_CATEGORIES, compose_pair
 
 Mode = Literal["target", "expected_points"]
@@ -172,6 +173,7 @@ class ClipStoryteller:
         unseen: list[int],
         hand_weights: np.ndarray | None = None,
         population: Sequence[tuple[PlayerResources, GuessModel]] | None = None,
+        belief: TableBelief | None = None,
     ) -> StoryDecision:
         """Choose the card and clue for ``view`` (the storyteller's view).
 
@@ -188,6 +190,9 @@ class ClipStoryteller:
             population: The simulated minds: ``(resources, guess model)`` per member, over the
                 same deck and vocabulary (:mod:`models.players.population`); ``None``: every
                 opponent is a copy of this storyteller (``resources`` and ``model``).
+            belief: With a population: what the storyteller has read of its opponents from
+                their revealed votes (:func:`models.players.table_reading.read_table`); the
+                simulated deals follow it instead of the fixed mixture (``table_mix``).
         """
         hand = list(view.hand)
         hand_vectors = resources.cards(hand)
@@ -242,13 +247,20 @@ class ClipStoryteller:
             member_pools.append(u)
             models.append(member_model)
 
+        if belief is not None and (not models or belief.seats.shape != (n_players - 1,
+                                                                         len(models) + 1)):
+            raise ValueError(f"a table belief over {belief.seats.shape[1] - 1} members and "
+                             f"{belief.seats.shape[0]} opponents does not fit this storyteller's "
+                             f"{len(models)} members and {n_players - 1} opponents")
+
         def run(hands: list[np.ndarray] | np.ndarray, pools: list[np.ndarray] | np.ndarray,
                 deals: np.ndarray) -> SimulationResult:
             if models:
+                seats = None if belief is None else belief.assignment(len(deals))
                 return simulate_population(hands, pools, deals, n_voters=n_voters,
                                            cards_per_guesser=view.cards_to_play,
                                            models=models, points_by_finders=points_by_finders,
-                                           table_mix=self.table_mix)
+                                           table_mix=self.table_mix, seats=seats)
             return simulate(hands, pools, deals, n_voters=n_voters,
                             cards_per_guesser=view.cards_to_play, model=model,
                             points_by_finders=points_by_finders)

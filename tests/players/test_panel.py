@@ -66,6 +66,28 @@ def test_population_of_one_is_the_independent_simulation():
             np.testing.assert_allclose(getattr(many, field), getattr(one, field), atol=1e-5)
 
 
+@pytest.mark.parametrize("rho", [1.0, 0.5])
+def test_voters_of_one_member_read_the_board_as_one_as_in_the_self_simulation(rho):
+    """Copies of one bot (a member whose guess model has correlation > 0) find a clue together
+    or not at all: a population of that one member is the self simulation, shared votes and
+    all, and not a sum of independent voters."""
+    rng = np.random.default_rng(2)
+    hand, pool = (rng.normal(0.2, 0.05, (6, 40)).astype(np.float32),
+                  rng.normal(0.2, 0.05, (30, 40)).astype(np.float32))
+    deals = draw_deals(rng, 30, 32, 4, 6)
+    points = np.array([0.0, 3, 3, 3, 0])
+    model = GuessModel(0.02, 0.3, rho)
+    one = simulate(hand, pool, deals, n_voters=4, cards_per_guesser=1, model=model,
+                   points_by_finders=points)
+    alone = simulate_population([hand], [pool], deals, n_voters=4, cards_per_guesser=1,
+                                models=[model], points_by_finders=points)
+    for field in ("guess_rate", "expected_points", "success_rate"):
+        np.testing.assert_allclose(getattr(alone, field), getattr(one, field), atol=1e-4)
+    independent = simulate(hand, pool, deals, n_voters=4, cards_per_guesser=1,
+                           model=GuessModel(0.02, 0.3, 0.0), points_by_finders=points)
+    assert np.abs(alone.success_rate - independent.success_rate).max() > 0.05
+
+
 def test_population_members_read_their_own_space():
     rng = np.random.default_rng(1)
     pool = rng.normal(0.0, 0.1, (30, 5)).astype(np.float32)

@@ -14,7 +14,8 @@ pytest.importorskip("models.players.panel")
 from models.family import MEMBERS, weights_dir
 from models.players.panel import PANELS, member, resolve_panel
 
-POPULATION_ENTRIES = ("clip-population", "clip-expected", "clip-population-expected")
+POPULATION_ENTRIES = ("clip-population", "clip-expected", "clip-population-expected",
+                      "clip-reader")
 
 
 def _panel_entries() -> list[str]:
