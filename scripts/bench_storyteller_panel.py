@@ -162,7 +162,9 @@ def guess_figures(folder: Path, items: int, seed: int, resamples: int, panel: st
 def time_decisions(crowd: dict[str, Any], n: int) -> dict[str, dict[str, float]]:
     """Median wall and CPU milliseconds of a storytelling decision: target 0.5 (``clip-greedy``)
     and expected points (``clip-expected-self``), each simulating itself (``self``,
-    ``expected-self``) and the population (``population``, ``expected-population``)."""
+    ``expected-self``) and the population (``population``, ``expected-population``), and the
+    population storyteller that reads its table (``expected-reading``: ``clip-reader``, its
+    simulated deals laid out by its belief; in a first round, the prior)."""
     from dixit_ai.agents import make_agent
     from dixit_ai.rules import RuleSet, new_game, observe
 
@@ -171,7 +173,8 @@ def time_decisions(crowd: dict[str, Any], n: int) -> dict[str, dict[str, float]]
     for label, name, kwargs in (("self", "clip-greedy", {}),
                                 ("population", "clip-greedy", crowd),
                                 ("expected-self", "clip-expected-self", {}),
-                                ("expected-population", "clip-expected-self", crowd)):
+                                ("expected-population", "clip-expected-self", crowd),
+                                ("expected-reading", "clip-reader", crowd)):
         agent = make_agent(name, **kwargs)
         ids = list(agent.resources.card_ids)
         views = []

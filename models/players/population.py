@@ -43,6 +43,16 @@ class PopulationResult(SimulationResult):
 
     member_rate: np.ndarray | None = None
     member_deals: np.ndarray | None = None
+    seat_rate: np.ndarray | None = None
+    """``(voters, h, K)``: each voting opponent's guess rate (with ``seats``)."""
+
+    @property
+    def seat_spread(self) -> np.ndarray | None:
+        """``(h, K)``: the standard deviation of the guess rate across the voting opponents
+        (``None`` without ``seats``)."""
+        if self.seat_rate is None:
+            return None
+        return np.asarray(self.seat_rate.std(axis=0))
 
     @property
     def spread(self) -> np.ndarray:
@@ -104,6 +114,7 @@ def simulate_population(
     points_by_finders: np.ndarray,
     table_mix: float = 0.0,
     seats: np.ndarray | None = None,
+    seat_bias: np.ndarray | None = None,
 ) -> PopulationResult:
     """Predict guess rates and storyteller points with opponents drawn from a population.
 
@@ -123,6 +134,9 @@ def simulate_population(
             deal (:meth:`models.players.table_reading.TableBelief.assignment`); kind ``P`` (one
             past the members) is a random player, who plays a random card of its hand as decoy
             and votes for every card it may vote for alike. ``table_mix`` is then unused.
+        seat_bias: ``(G,)``: a logit each opponent adds to the storyteller's card, beyond its
+            member's guess model (what the storyteller read of how often it finds the card).
+            Voters of one member who read the board as one share the mean of theirs.
 
     Raises:
         ValueError: the members' arrays disagree in number or shape, or ``table_mix`` is
@@ -145,6 +159,12 @@ def simulate_population(
     if seats is not None and np.shape(seats) != (n_sims, n_opponents):
         raise ValueError(f"seats must be (deals, opponents) = {(n_sims, n_opponents)}, not "
                          f"{np.shape(seats)}")
+    if seat_bias is not None and np.shape(seat_bias) != (n_opponents,):
+        raise ValueError(f"seat_bias must be one logit per opponent ({n_opponents}), not "
+                         f"{np.shape(seat_bias)}")
+    extra = np.zeros(n_opponents, dtype=np.float32) if seat_bias is None else \
+        np.asarray(seat_bias, dtype=np.float32)
+    seat_sum = np.zeros((n_voters, *shape), dtype=np.float64) if seats is not None else None
 
     def rows_of(g: int, p: int) -> list[slice] | list[np.ndarray]:
         """The deals in which opponent ``g`` is member ``p`` (``P``: a random player)."""
@@ -186,7 +206,7 @@ def simulate_population(
             model = models[q]
             inverse = np.float32(1.0 / max(model.temperature, MIN_TEMPERATURE))
             log_card = (np.asarray(hand_sims[q], dtype=np.float32) * inverse
-                        + np.float32(model.bias))
+                        + np.float32(model.bias) + extra[g])
             for rows in rows_of(g, q):
                 picked = decoy[rows]                                   # (n, G, K)
                 seen = pool_sims[q][picked, columns]                   # (n, G, K)
@@ -199,19 +219,26 @@ def simulate_population(
                 rate_sum += total
                 member_sum[q] += total
                 member_count[q] += len(found)
+                if seat_sum is not None:
+                    seat_sum[g] += total
                 if q in shared:
-                    shared[q].add(rows, found)
+                    shared[q].add(rows, found, extra[g])
                 else:
                     _combine(p_all, p_none, dist, rows, found)
         for rows in rows_of(g, n_members):  # a random player finds the card 1 in G
             chance = np.float32(1.0 / n_opponents)
             rate_sum += len(rows) * float(chance)
+            if seat_sum is not None:
+                seat_sum[g] += len(rows) * float(chance)
             _combine(p_all, p_none, dist, rows, chance)
     for q, group in shared.items():
         model = models[q]
         inverse = np.float32(1.0 / max(model.temperature, MIN_TEMPERATURE))
         log_card = np.asarray(hand_sims[q], dtype=np.float32) * inverse + np.float32(model.bias)
-        beats_all = _finds(pool_sims[q][decoy, columns] * inverse, log_card)   # (S, h, K)
+        logits = pool_sims[q][decoy, columns] * inverse                         # (S, G, K)
+        if seat_bias is not None:  # the card's logit moved by the voters' mean bias: decoys back
+            logits -= group.mean_bias()[:, None, None]
+        beats_all = _finds(logits, log_card)                                    # (S, h, K)
         group.fold(p_all, p_none, beats_all)
     voters = max(n_voters, 1)
     guess_rate = rate_sum / (n_sims * voters)
@@ -231,7 +258,8 @@ def simulate_population(
     gap = np.asarray(hand_sims[0], dtype=np.float64) - (best_decoy / own_count)[None, :]
     return PopulationResult(guess_rate=guess_rate, expected_points=points,
                             success_rate=success, decoy_gap=gap, member_rate=member_rate,
-                            member_deals=member_count)
+                            member_deals=member_count,
+                            seat_rate=None if seat_sum is None else seat_sum / n_sims)
 
 
 def _finds(logits: np.ndarray, log_card: np.ndarray) -> np.ndarray:
@@ -263,15 +291,21 @@ class _Shared:
         self.rho = float(correlation)
         self.sum = np.zeros(shape, dtype=np.float32)            # sum of p_a over its voters
         self.count = np.zeros(shape[0], dtype=np.float32)       # its voters per deal
+        self.bias = np.zeros(shape[0], dtype=np.float32)        # sum of its voters' biases
         self.all = np.ones(shape, dtype=np.float32) if self.rho < 1 else None
         self.none = np.ones(shape, dtype=np.float32) if self.rho < 1 else None
 
-    def add(self, rows: slice | np.ndarray, found: np.ndarray) -> None:
+    def add(self, rows: slice | np.ndarray, found: np.ndarray, bias: float = 0.0) -> None:
         self.sum[rows] += found
         self.count[rows] += 1
+        self.bias[rows] += bias
         if self.all is not None and self.none is not None:
             self.all[rows] *= found
             self.none[rows] *= 1.0 - found
+
+    def mean_bias(self) -> np.ndarray:
+        """``(S,)``: the mean bias of its voters in each deal (0 where it has none)."""
+        return np.asarray(self.bias / np.maximum(self.count, 1.0))
 
     def fold(self, p_all: np.ndarray, p_none: np.ndarray, beats_all: np.ndarray) -> None:
         """Multiply the table's products by this member's chances that all and none of its

@@ -257,10 +257,12 @@ class ClipStoryteller:
                 deals: np.ndarray) -> SimulationResult:
             if models:
                 seats = None if belief is None else belief.assignment(len(deals))
+                bias = None if belief is None else belief.seat_bias()
                 return simulate_population(hands, pools, deals, n_voters=n_voters,
                                            cards_per_guesser=view.cards_to_play,
                                            models=models, points_by_finders=points_by_finders,
-                                           table_mix=self.table_mix, seats=seats)
+                                           table_mix=self.table_mix, seats=seats,
+                                           seat_bias=bias)
             return simulate(hands, pools, deals, n_voters=n_voters,
                             cards_per_guesser=view.cards_to_play, model=model,
                             points_by_finders=points_by_finders)
@@ -283,7 +285,7 @@ class ClipStoryteller:
                             [u[:, clues] for u in member_pools], deals)
             else:
                 fresh = run(hand_sims[cards, clues][None, :], pool_sims[:, clues], deals)
-            spread = _spread(fresh)
+            spread = _spread(fresh, self.mode)
             return (fresh.guess_rate[0], fresh.expected_points[0],
                     None if spread is None else spread[0])
 
@@ -338,7 +340,7 @@ class ClipStoryteller:
             cards, clues = np.unravel_index(order[: self.runner_ups + 1], shape)
         else:
             order = self._order(result.guess_rate, result.expected_points, allowed2,
-                                _spread(result), best)
+                                _spread(result, self.mode), best)
             shortlist = order[: max(self.refine, self.runner_ups + 1)]
             if sharp is not None and self.refine > 0 and self.refine_simulations > 0:
                 extra = self._order(sharp[0], sharp[1], allowed2)[: self.sharp_shortlist]
@@ -376,9 +378,14 @@ class ClipStoryteller:
                              float(values[0]), info, features, chosen)
 
 
-def _spread(result: SimulationResult) -> np.ndarray | None:
-    """The spread of the guess rate across a population's members (``None``: no population)."""
-    return result.spread if isinstance(result, PopulationResult) else None
+def _spread(result: SimulationResult, mode: str) -> np.ndarray | None:
+    """The spread of the guess rate across a population's members (``None``: no population);
+    in target mode, for a storyteller that read its table, across the opponents it faces (the
+    target is for each of them)."""
+    if not isinstance(result, PopulationResult):
+        return None
+    seats = result.seat_spread
+    return seats if mode == "target" and seats is not None else result.spread
 
 
 def _top(values: np.ndarray, mask: np.ndarray, count: int) -> list[int]:

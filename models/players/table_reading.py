@@ -10,7 +10,11 @@ few rounds one knows who reads clues literally and who is guessing.
 
 **The model.** Each opponent is one kind of mind for the whole game: member ``p`` who *lapses*
 (votes at random) with probability ``lapse`` on each vote, ``lapse`` from a small grid
-(:data:`LAPSES`, with its prior :data:`LAPSE_PRIOR`); ``lapse = 1`` is a random player. A table
+(:data:`LAPSES`, with its prior :data:`LAPSE_PRIOR`); ``lapse = 1`` is a random player. And
+it finds the storyteller's card more or less often than member ``p`` would: a *bias*, a logit
+added to the storyteller's card in ``p``'s guess model, from the grid :data:`BIASES` (prior
+:data:`BIAS_PRIOR`, centred on 0): a guesser who reads the cards better than any member (the
+sibling of the storyteller's own model, a person) gets a positive one. A table
 is either *of one kind* (every opponent member ``p``, no lapse: copies of one model, as at a
 tournament of one bot), with prior ``table_mix`` split over the members, or *mixed*, each
 opponent's kind drawn independently. The posterior over these, given the votes read so far, is
@@ -18,7 +22,8 @@ exact (sums over a few dozen hypotheses per opponent).
 
 **In the simulation** (:meth:`TableBelief.assignment`), the storyteller's deals follow the
 posterior: a share of one-kind tables per member, and in the other deals each opponent is
-member ``p`` (or a random player) in proportion to its own posterior. Before any vote is read
+member ``p`` (or a random player) in proportion to its own posterior, with its posterior mean
+bias (:attr:`TableBelief.bias`). Before any vote is read
 this is the prior: the same balanced mixture of minds as without reading, plus the prior's
 small share of lapses.
 
@@ -44,6 +49,14 @@ LAPSES = (0.0, 0.25, 0.5, 1.0)
 LAPSE_PRIOR = (0.85, 0.07, 0.04, 0.04)
 """Prior odds of :data:`LAPSES`: most players follow their reading of the clue."""
 
+BIASES = (-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0)
+"""An opponent's logit on the storyteller's card beyond its member's guess model, as a grid."""
+
+BIAS_PRIOR = tuple(float(np.exp(-0.5 * b * b)) for b in BIASES)
+"""Prior odds of :data:`BIASES`: a standard normal, most opponents near their member."""
+
+_GRID = (len(LAPSES), len(BIASES))
+
 
 @dataclass(frozen=True)
 class TableBelief:
@@ -55,13 +68,22 @@ class TableBelief:
             order after the storyteller) votes as member ``p``; the last column is the share
             of its votes cast at random.
         votes: Votes read, per opponent ``(G,)``.
+        bias: ``(G,)``: each opponent's posterior mean bias (given a mixed table).
         unread: Revealed rounds that could not be read (a clue some member has no vectors of).
     """
 
     one_kind: np.ndarray
     seats: np.ndarray
     votes: np.ndarray
+    bias: np.ndarray | None = None
     unread: int = 0
+
+    def seat_bias(self) -> np.ndarray:
+        """``(G,)``: the mixed table's opponents' biases, shrunk towards 0 by the odds of a
+        one-kind table (whose opponents have none)."""
+        if self.bias is None:
+            return np.zeros(len(self.seats))
+        return self.mixed * np.asarray(self.bias, dtype=np.float64)
 
     @property
     def mixed(self) -> float:
@@ -100,6 +122,7 @@ class TableBelief:
                                                              strict=True) if p >= 0.01},
             "opponents": [labels[int(np.argmax(row))] for row in self.seats],
             "random_share": [round(float(row[-1]), 3) for row in self.seats],
+            "bias": [round(float(b), 2) for b in self.seat_bias()],
         }
 
 
@@ -119,15 +142,15 @@ def _apportion(weights: np.ndarray, n: int) -> np.ndarray:
 
 def prior_belief(n_opponents: int, n_members: int, table_mix: float) -> TableBelief:
     """The belief before any vote: :func:`read_votes` of nothing."""
-    return read_votes(np.zeros((n_opponents, n_members, len(LAPSES))), table_mix=table_mix,
+    return read_votes(np.zeros((n_opponents, n_members, *_GRID)), table_mix=table_mix,
                       votes=np.zeros(n_opponents, dtype=np.intp))
 
 
 def vote_log_likelihoods(sims: Sequence[np.ndarray], models: Sequence[GuessModel],
                          legal: Sequence[int], storyteller_position: int,
                          chosen: Sequence[int]) -> np.ndarray:
-    """``(P, len(LAPSES))``: the log-probability of one voter's choice under each member and
-    lapse.
+    """``(P, len(LAPSES), len(BIASES))``: the log-probability of one voter's choice under each
+    member, lapse and bias.
 
     Args:
         sims: Per member, the similarities of the clue to every board card.
@@ -137,8 +160,9 @@ def vote_log_likelihoods(sims: Sequence[np.ndarray], models: Sequence[GuessModel
         chosen: The positions it voted for (a second vote is drawn from the cards left).
     """
     legal = list(legal)
-    lapses = np.asarray(LAPSES)
-    out = np.zeros((len(models), len(lapses)))
+    lapses = np.asarray(LAPSES)[:, None]
+    biases = np.asarray(BIASES)
+    out = np.zeros((len(models), *_GRID))
     for p, (row, model) in enumerate(zip(sims, models, strict=True)):
         left = list(legal)
         for position in chosen:
@@ -146,11 +170,14 @@ def vote_log_likelihoods(sims: Sequence[np.ndarray], models: Sequence[GuessModel
                 raise ValueError(f"vote for position {position}, which the voter could not "
                                  f"vote for (legal: {left})")
             index = left.index(position)
-            teller = left.index(storyteller_position) if storyteller_position in left else None
-            member = GuessModel(max(model.temperature, MIN_TEMPERATURE), model.bias,
-                                model.correlation)
-            probs = member.vote_probabilities(np.asarray(row)[left], teller)
-            out[p] += np.log((1.0 - lapses) * probs[index] + lapses / len(left))
+            logits = (np.asarray(row, dtype=np.float64)[left]
+                      / max(model.temperature, MIN_TEMPERATURE))[None, :].repeat(len(biases), 0)
+            if storyteller_position in left:
+                logits[:, left.index(storyteller_position)] += model.bias + biases
+            logits -= logits.max(axis=1, keepdims=True)
+            weights = np.exp(logits)
+            probs = weights[:, index] / weights.sum(axis=1)                  # (B,)
+            out[p] += np.log((1.0 - lapses) * probs[None, :] + lapses / len(left))
             left.pop(index)
     return out
 
@@ -160,8 +187,8 @@ def read_votes(log_likelihood: np.ndarray, *, table_mix: float, votes: np.ndarra
     """The posterior (see the module docstring) from summed log-likelihoods.
 
     Args:
-        log_likelihood: ``(G, P, len(LAPSES))``: per opponent, the log-probability of all its
-            votes read under each member and lapse.
+        log_likelihood: ``(G, P, len(LAPSES), len(BIASES))``: per opponent, the
+            log-probability of all its votes read under each member, lapse and bias.
         table_mix: The prior probability of a one-kind table.
         votes: Votes read per opponent.
         unread: Rounds not read.
@@ -172,23 +199,30 @@ def read_votes(log_likelihood: np.ndarray, *, table_mix: float, votes: np.ndarra
     if not 0.0 <= table_mix <= 1.0:
         raise ValueError(f"table_mix must be in [0, 1], not {table_mix}")
     log_likelihood = np.asarray(log_likelihood, dtype=np.float64)
-    if log_likelihood.ndim != 3 or log_likelihood.shape[2] != len(LAPSES):
-        raise ValueError(f"log-likelihoods must be (opponents, members, {len(LAPSES)}), not "
-                         f"{log_likelihood.shape}")
-    n_opponents, n_members, _ = log_likelihood.shape
-    log_prior = np.log(np.asarray(LAPSE_PRIOR))[None, None, :] - np.log(n_members)
-    joint = log_likelihood + log_prior                                   # (G, P, L)
+    if log_likelihood.ndim != 4 or log_likelihood.shape[2:] != _GRID:
+        raise ValueError(f"log-likelihoods must be (opponents, members, {_GRID[0]}, "
+                         f"{_GRID[1]}), not {log_likelihood.shape}")
+    n_opponents, n_members = log_likelihood.shape[:2]
+    lapse_prior = np.asarray(LAPSE_PRIOR) / np.sum(LAPSE_PRIOR)
+    bias_prior = np.asarray(BIAS_PRIOR) / np.sum(BIAS_PRIOR)
+    log_prior = (np.log(lapse_prior)[:, None] + np.log(bias_prior)[None, :]
+                 - np.log(n_members))[None, None]
+    joint = log_likelihood + log_prior                                   # (G, P, L, B)
     evidence = _logsumexp(joint.reshape(n_opponents, -1), axis=1)        # (G,)
-    posterior = np.exp(joint - evidence[:, None, None])
-    lapses = np.asarray(LAPSES)
-    seats = np.concatenate([(posterior * (1.0 - lapses)).sum(axis=2),
-                            (posterior * lapses).sum(axis=(1, 2))[:, None]], axis=1)
+    posterior = np.exp(joint - evidence[:, None, None, None])
+    lapses = np.asarray(LAPSES)[None, None, :, None]
+    seats = np.concatenate([(posterior * (1.0 - lapses)).sum(axis=(2, 3)),
+                            (posterior * lapses).sum(axis=(1, 2, 3))[:, None]], axis=1)
+    bias = (posterior * np.asarray(BIASES)).sum(axis=(1, 2, 3))
+    zero = BIASES.index(0.0)
     with np.errstate(divide="ignore"):
-        one_kind_log = (np.log(table_mix / n_members) + log_likelihood[:, :, 0].sum(axis=0))
+        one_kind_log = (np.log(table_mix / n_members)
+                        + log_likelihood[:, :, 0, zero].sum(axis=0))
         mixed_log = np.log(1.0 - table_mix) + evidence.sum()
     table = np.append(one_kind_log, mixed_log)
     table = np.exp(table - _logsumexp(table, axis=0))
-    return TableBelief(one_kind=table[:-1], seats=seats, votes=np.asarray(votes), unread=unread)
+    return TableBelief(one_kind=table[:-1], seats=seats, votes=np.asarray(votes), bias=bias,
+                       unread=unread)
 
 
 def _logsumexp(values: np.ndarray, axis: int) -> np.ndarray:
@@ -212,13 +246,13 @@ def round_evidence(past: Any, *, seat: int, n_players: int,
             resources give ``knows(text)`` and ``clue_similarities(text, cards)``.
 
     Returns:
-        ``(log_likelihood (G, P, len(LAPSES)), votes (G,))``, or ``None`` when some member has
-        no vectors of the clue at hand (the round is not read).
+        ``(log_likelihood (G, P, len(LAPSES), len(BIASES)), votes (G,))``, or ``None`` when
+        some member has no vectors of the clue at hand (the round is not read).
     """
     opponents = [(seat + i) % n_players for i in range(1, n_players)]
     index = {s: g for g, s in enumerate(opponents)}
     models = [model for _, model in members]
-    total = np.zeros((len(opponents), len(members), len(LAPSES)))
+    total = np.zeros((len(opponents), len(members), *_GRID))
     votes = np.zeros(len(opponents), dtype=np.intp)
     if not all(resources.knows(past.clue) for resources, _ in members):
         return None
@@ -248,7 +282,7 @@ def read_table(rounds: Sequence[Any], *, seat: int, n_players: int,
         memo: Keeps each round's evidence by round number between calls of one game.
     """
     n_opponents = n_players - 1
-    total = np.zeros((n_opponents, len(members), len(LAPSES)))
+    total = np.zeros((n_opponents, len(members), *_GRID))
     votes = np.zeros(n_opponents, dtype=np.intp)
     unread = 0
     memo = {} if memo is None else memo

@@ -113,7 +113,7 @@ def test_bench_storyteller_panel_smoke(tmp_path, monkeypatch, capsys):
     figures = json.loads(out.read_text())
     assert figures["panel"] == ["panel-default-zeroshot"]
     assert set(figures["decision_ms"]) == {"self", "population", "expected-self",
-                                           "expected-population"}
+                                           "expected-population", "expected-reading"}
     assert "population@0.5" in figures["targets"]
     assert "held out: panel-default-zeroshot" in capsys.readouterr().out
     # The default guesser also reads the panel members' own clues.
@@ -137,6 +137,22 @@ def test_study_candidate_clues_smoke(tmp_path, monkeypatch, capsys):
         assert set(figures[kind]["observed_at_target"]) == {"0.1", "0.25", "0.5", "0.75", "0.9"}
     assert "every candidate clue" in capsys.readouterr().out
 
+
+def test_study_table_reading_smoke(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "reading.json"
+    run_script("study_table_reading.py", ["--smoke", "--out", str(tmp_path), "--json", str(out),
+                                          "--tables", "random,mirror", "--storytellers",
+                                          "clip-reader,caption-teller"], monkeypatch)
+    figures = json.loads(out.read_text())
+    assert set(figures) >= {"random:clip-reader", "mirror:caption-teller"}
+    reader = figures["random:clip-reader"]
+    assert 0.0 <= reader["points"]["estimate"] <= 3.0
+    assert reader["read"] != "-"                  # it says how it read the random player
+    assert figures["mirror:caption-teller"]["minus_caption_teller"] == "-"
+    printed = capsys.readouterr().out
+    assert "table 'random'" in printed and "table 'mirror'" in printed
+    records = list(tmp_path.glob("study_table_reading__*/games.jsonl"))
+    assert len(records) == 1 and len(records[0].read_text().splitlines()) == 8
 
 
 def test_the_study_oracle_chooses_on_one_half_and_scores_the_other():

@@ -13,6 +13,7 @@ from models.players import ClipAgent, GuessModel
 from models.players.population import assignment, simulate_population
 from models.players.simulation import draw_deals
 from models.players.table_reading import (
+    BIASES,
     LAPSE_PRIOR,
     LAPSES,
     TableBelief,
@@ -34,7 +35,8 @@ def test_with_no_votes_read_the_belief_is_the_prior():
     np.testing.assert_allclose(belief.seats[:, 3], lapse)
     np.testing.assert_allclose(belief.seats.sum(axis=1), 1.0)
     with pytest.raises(ValueError, match=r"table_mix must be in \[0, 1\]"):
-        read_votes(np.zeros((4, 3, len(LAPSES))), table_mix=2.0, votes=np.zeros(4))
+        read_votes(np.zeros((4, 3, len(LAPSES), len(BIASES))), table_mix=2.0,
+                   votes=np.zeros(4))
     with pytest.raises(ValueError, match="log-likelihoods must be"):
         read_votes(np.zeros((4, 3)), table_mix=0.5, votes=np.zeros(4))
 
@@ -86,6 +88,42 @@ def test_reading_votes_tells_the_minds_and_the_random_player_apart():
                         members=members, table_mix=0.5)
     # A table of one kind, member 1 (the rest is the prior odds of three alike by chance).
     assert copies.one_kind[1] > 0.9 and np.argmax(copies.seats[1]) == 1
+
+
+def test_an_opponent_who_finds_the_card_more_often_than_its_member_reads_as_a_bias():
+    spaces = related_spaces(2, noise=1.0, seed=5)
+    # A soft guess model (these spaces' similarities spread over +-1): a bias of 1 or 2 counts.
+    members = [(space, GuessModel(0.5, 0.0, 0.0)) for space in spaces]
+    rounds = _rounds(spaces, {1: 0, 2: 0, 3: 0}, 30, seed=1)
+    for r in rounds:  # seat 1 always finds the card; seat 2 never does; seat 3 as member 0
+        teller = r.board_owner.index(0)
+        votes = list(r.votes)
+        votes[1] = (teller,)
+        if votes[2] == (teller,):
+            votes[2] = (next(i for i in range(5) if i != teller and r.board_owner[i] != 2),)
+        r.votes = tuple(votes)
+    belief = read_table(rounds, seat=4, n_players=5, members=members, table_mix=0.0)
+    bias = belief.seat_bias()
+    assert bias[1] > 1.0 and bias[2] < -1.0 and abs(bias[3]) < 0.5 and abs(bias[0]) < 1e-9
+    assert belief.summary(["a", "b"])["bias"][1] == round(float(bias[1]), 2)
+    # In the simulation, an opponent's bias moves its guess rate, and only its own.
+    hands, pools, deals = _tables(2)
+    models = [GuessModel(0.05, 0.0, 0.0)] * 2
+    points = np.array([0.0, 3, 3, 3, 0])
+    layout = assignment(16, 4, 2)
+    plain = simulate_population(hands, pools, deals, n_voters=4, cards_per_guesser=1,
+                                models=models, points_by_finders=points, seats=layout)
+    moved = simulate_population(hands, pools, deals, n_voters=4, cards_per_guesser=1,
+                                models=models, points_by_finders=points, seats=layout,
+                                seat_bias=np.array([2.0, 0.0, -2.0, 0.0]))
+    assert plain.seat_rate is not None and moved.seat_rate is not None
+    assert (moved.seat_rate[0] > plain.seat_rate[0]).all()
+    assert (moved.seat_rate[2] < plain.seat_rate[2]).all()
+    np.testing.assert_allclose(moved.seat_rate[[1, 3]], plain.seat_rate[[1, 3]])
+    np.testing.assert_allclose(plain.seat_rate.mean(axis=0), plain.guess_rate)
+    with pytest.raises(ValueError, match="seat_bias must be one logit per opponent"):
+        simulate_population(hands, pools, deals, n_voters=4, cards_per_guesser=1,
+                            models=models, points_by_finders=points, seat_bias=np.zeros(3))
 
 
 def test_rounds_with_clues_some_member_cannot_read_are_counted_not_read():

@@ -1,0 +1,256 @@
+"""Study: does a storyteller that reads its table from revealed votes score more among other minds?
+
+Whole seeded 5-player ``refresh-2021`` games (default deck), as the other-minds issue measured
+its random-player table. One seat holds the storyteller under test; the four others are one of
+three tables:
+
+- ``random``: three panel guessers (the four panel members, one left out in turn, game by game)
+  and one ``random`` player;
+- ``panel``: the four panel members (``--panel``), none of them simulated by the storytellers;
+- ``mirror``: four ``clip-greedy`` players (copies of the default model).
+
+Every storyteller plays the very same games (the same seeds and seating, the test seat moving
+round the table game by game), so differences are paired by game. For each (table,
+storyteller): points per storytelling turn of the test seat and success (some but not all
+found), with 95% bootstrap intervals over games, and the difference to ``caption-teller`` (which
+says its card's caption: it knows the ground truth). For a reading storyteller, how it read the
+random player: the share of random votes it gave that seat, against the others, at its last
+story of each game. A storyteller ``NAME@T`` is ``NAME`` telling in target mode at guess rate
+``T``: for those, the observed guess rate of its stories per guesser and pooled, and the ECE of
+its predictions (pooled over its turns), beside the target.
+
+    python scripts/study_table_reading.py --games 100
+    python scripts/study_table_reading.py --tables panel --storytellers \
+        clip-reader@0.25,clip-reader@0.5,clip-reader@0.75,clip-expected@0.5
+    python scripts/study_table_reading.py --smoke
+
+Records of every game land in ``runs/study_table_reading__SEED__TIME/``; ``--json`` writes the
+figures.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dixit_ai.reporting import mean_interval, print_table, write_json
+from models.players.cli import parse_args
+
+PANEL = ("panel-lite2-mpnet", "panel-imagenet-zeroshot", "panel-caption-reader", "panel-sibling")
+
+
+@dataclass
+class Args:
+    games: int = field(default=100, metadata={"help": "games per (table, storyteller)"})
+    tables: str = field(default="random,panel,mirror", metadata={
+        "help": "comma-separated tables: random, panel, mirror"})
+    storytellers: str = field(default="clip-reader,clip-expected,caption-teller", metadata={
+        "help": "registry names of the storytellers under test (caption-teller is the "
+                "baseline of the differences)"})
+    panel: str = field(default=",".join(PANEL), metadata={"help": "the panel members"})
+    seed: int = field(default=2000, metadata={
+        "help": "seed of the games (held out: the population was fitted on seeds from 0)"})
+    workers: int = field(default=2, metadata={"help": "processes"})
+    bootstrap: int = field(default=2000, metadata={"help": "bootstrap resamples"})
+    out: str = field(default="runs", metadata={"help": "where the run folder goes"})
+    json: str = field(default="", metadata={"help": "also write the figures to this file"})
+    smoke: bool = field(default=False, metadata={"help": "tiny budget, for CI"})
+
+
+def seating(table: str, index: int, panel: list[str]) -> tuple[list[str], int]:
+    """The four other seats' agents of game ``index`` and the test seat."""
+    if table == "random":
+        left_out = index % len(panel)
+        others = [*[m for i, m in enumerate(panel) if i != left_out][:3], "random"]
+    elif table == "panel":
+        others = list(panel[:4])
+    elif table == "mirror":
+        others = ["clip-greedy"] * 4
+    else:
+        raise ValueError(f"unknown table {table!r}: random, panel or mirror")
+    shift = index % len(others)
+    return others[shift:] + others[:shift], index % 5
+
+
+_agents: dict[tuple[str, str], Any] = {}
+
+
+def _agent(name: str, smoke: bool, key: str) -> Any:
+    """One agent per (name, role) per process (a seat's agent is reset every game)."""
+    from dixit_ai.agents import make_agent
+
+    if (name, key) not in _agents:
+        entry, _, target = name.partition("@")
+        extra: dict[str, Any] = {}
+        if target:
+            extra = {"mode": "target", "target_guess_rate": float(target)}
+        if smoke and (entry.startswith("clip") or entry.startswith("panel")):
+            extra.update(n_simulations=16, pair_clues=0)
+        _agents[name, key] = make_agent(entry, **extra)
+    return _agents[name, key]
+
+
+def play_one(task: tuple[str, str, int, int, list[str], bool]) -> dict[str, Any]:
+    """Play one game; return its record (JSON) and the test seat's figures."""
+    from dixit_ai import play_game
+
+    table, storyteller, index, game_seed, panel, smoke = task
+    others, test_seat = seating(table, index, panel)
+    seats: list[Any] = [_agent(name, smoke, f"seat{i}") for i, name in enumerate(others)]
+    under_test = _agent(storyteller, smoke, "test")
+    seats.insert(test_seat, under_test)
+    record = play_game(seats, edition="refresh-2021", deck="dream", seed=game_seed)
+    if record.status != "complete":
+        raise RuntimeError(f"{table}/{storyteller} game {index} (seed {game_seed}) ended "
+                           f"{record.status}: {record.failures}")
+    named = list(others)
+    named.insert(test_seat, storyteller)
+    points, success, turns = [], [], []
+    for r in record.rounds:
+        if r.storyteller != test_seat:
+            continue
+        points.append(r.points[test_seat])
+        position = r.board_owner.index(test_seat)
+        found = {f"{named[int(s)]}#{s}": float(position in v) for s, v in r.votes.items()}
+        success.append(float(0 < sum(found.values()) < len(found)))
+        turns.append({"predicted": r.predicted_guess_rate, "found": found})
+    read = None
+    story = getattr(under_test, "last_story", None)
+    if story is not None and "table" in story.info:
+        share = story.info["table"]["random_share"]
+        opponents = [(test_seat + i) % 5 for i in range(1, 5)]
+        random_seat = next((s for s, n in enumerate(named) if n == "random" and
+                            s != test_seat), None)
+        if random_seat is not None:
+            g = opponents.index(random_seat)
+            read = {"random": share[g],
+                    "others": float(np.mean([v for i, v in enumerate(share) if i != g]))}
+    return {"table": table, "storyteller": storyteller, "index": index,
+            "points": float(np.mean(points)) if points else None, "turns": len(points),
+            "success": float(np.mean(success)) if success else None, "read": read,
+            "stories": turns, "record": record.to_json()}
+
+
+def calibration_rows(games: list[dict[str, Any]], target: float, seed: int, resamples: int
+                     ) -> dict[str, Any]:
+    """Observed guess rate per guesser kind and pooled (each game's share of finding votes,
+    95% interval over games), and the ECE of the predicted guess rates (over turns)."""
+    from models.players.calibration import reliability
+
+    kinds = sorted({key.split("#")[0] for g in games for t in g["stories"] for key in t["found"]})
+    cells: dict[str, Any] = {}
+    for kind in [*kinds, "pooled"]:
+        shares = []
+        for g in games:
+            votes = [v for t in g["stories"] for k, v in t["found"].items()
+                     if kind == "pooled" or k.split("#")[0] == kind]
+            if votes:
+                shares.append(float(np.mean(votes)))
+        cells[kind] = mean_interval(shares, seed=seed, n_resamples=resamples)
+    turns = [t for g in games for t in g["stories"] if t["predicted"] is not None]
+    ece = reliability([t["predicted"] for t in turns],
+                      [float(np.mean(list(t["found"].values()))) for t in turns]).ece \
+        if turns else None
+    worst = max(abs(c.estimate - target) for c in cells.values())
+    return {"observed": cells, "ece": ece, "worst_gap": worst}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(Args, argv, __doc__.split("\n\n")[0])
+    from dixit_ai.match import game_seeds
+
+    if args.smoke:
+        args.games, args.workers, args.bootstrap = 2, 1, 200
+    tables = [t.strip() for t in args.tables.split(",") if t.strip()]
+    names = [s.strip() for s in args.storytellers.split(",") if s.strip()]
+    panel = [m.strip() for m in args.panel.split(",") if m.strip()]
+    if len(panel) != 4:
+        raise ValueError(f"--panel needs four members, not {len(panel)}: {panel}")
+    for table in tables:
+        seating(table, 0, panel)  # an unknown table fails before any game
+    folder = Path(args.out) / f"study_table_reading__{args.seed}__{int(time.time())}"
+    folder.mkdir(parents=True, exist_ok=True)
+    seeds = game_seeds(args.seed, args.games)
+    tasks = [(t, s, i, seeds[i], panel, args.smoke) for t in tables for s in names
+             for i in range(args.games)]
+    print(f"{len(tasks)} games: tables {tables}, storytellers {names}, seed {args.seed}, "
+          f"{args.workers} workers; records in {folder}")
+    results: list[dict[str, Any]] = []
+    start = time.perf_counter()
+    with (folder / "games.jsonl").open("w") as out:
+        if args.workers > 1:
+            with ProcessPoolExecutor(args.workers) as pool:
+                done = pool.map(play_one, tasks, chunksize=4)
+                for n, result in enumerate(done, 1):
+                    out.write(result.pop("record") + "\n")
+                    results.append(result)
+                    if n % 20 == 0 or n == len(tasks):
+                        print(f"  {n}/{len(tasks)} games, {time.perf_counter() - start:.0f} s",
+                              flush=True)
+        else:
+            for n, task in enumerate(tasks, 1):
+                result = play_one(task)
+                out.write(result.pop("record") + "\n")
+                results.append(result)
+                print(f"  {n}/{len(tasks)} games, {time.perf_counter() - start:.0f} s",
+                      flush=True)
+
+    figures: dict[str, Any] = {"seed": args.seed, "games": args.games, "panel": panel}
+    base = "caption-teller"
+    for table in tables:
+        rows = []
+        by = {s: sorted((r for r in results if r["table"] == table and r["storyteller"] == s),
+                        key=lambda r: r["index"]) for s in names}
+        for s in names:
+            games = [r for r in by[s] if r["points"] is not None]
+            points = mean_interval([r["points"] for r in games], seed=args.seed,
+                                   n_resamples=args.bootstrap)
+            success = mean_interval([r["success"] for r in games], seed=args.seed,
+                                    n_resamples=args.bootstrap)
+            diff: Any = "-"
+            if base in by and s != base:
+                paired = [(a["points"], b["points"]) for a, b in zip(by[s], by[base], strict=True)
+                          if a["points"] is not None and b["points"] is not None]
+                diff = mean_interval([a - b for a, b in paired], seed=args.seed,
+                                     n_resamples=args.bootstrap)
+            reads = [r["read"] for r in by[s] if r["read"] is not None]
+            read = (f"{np.mean([x['random'] for x in reads]):.2f} vs "
+                    f"{np.mean([x['others'] for x in reads]):.2f}") if reads else "-"
+            rows.append([s, points, success, diff, read, sum(r["turns"] for r in games)])
+            figures[f"{table}:{s}"] = {"points": points, "success": success,
+                                       "minus_caption_teller": diff, "read": read}
+        print_table(f"table '{table}': the test seat's points per storytelling turn and "
+                    f"success (95% CI over {args.games} games), paired difference to {base}",
+                    ["storyteller", "points / turn", "success", f"minus {base}",
+                     "random share: random seat vs others", "turns"], rows, digits=2,
+                    min_width=140)
+        targeted = [s for s in names if "@" in s]
+        if targeted:
+            measured = {}
+            for s in targeted:
+                target = float(s.partition("@")[2])
+                measured[s] = calibration_rows(by[s], target, args.seed, args.bootstrap)
+                figures[f"{table}:{s}"].update(measured[s])
+            kinds = sorted({k for m in measured.values() for k in m["observed"]} - {"pooled"})
+            kinds.append("pooled")
+            rows = [[s, *(m["observed"].get(k, "-") for k in kinds),
+                     "n/a" if m["ece"] is None else f"{m['ece']:.3f}", f"{m['worst_gap']:.2f}"]
+                    for s, m in measured.items()]
+            print_table(f"table '{table}': observed guess rate of the target-mode storytellers' "
+                        f"stories per guesser and pooled (95% CI over games), ECE of their "
+                        f"predictions over turns, worst gap to the target",
+                        ["storyteller", *(k.removeprefix("panel-") for k in kinds), "ECE",
+                         "worst gap"], rows, digits=2, min_width=140)
+    print(f"{len(tasks)} games in {time.perf_counter() - start:.0f} s; run folder: {folder}")
+    if args.json:
+        write_json(args.json, figures)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
