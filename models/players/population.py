@@ -166,12 +166,11 @@ def simulate_population(
         np.asarray(seat_bias, dtype=np.float32)
     seat_sum = np.zeros((n_voters, *shape), dtype=np.float64) if seats is not None else None
 
-    def rows_of(g: int, p: int) -> list[slice] | list[np.ndarray]:
+    def rows_of(g: int, p: int) -> list[slice]:
         """The deals in which opponent ``g`` is member ``p`` (``P``: a random player)."""
         if seats is None:
             return member_rows(n_sims, n_members, same, g, p) if p < n_members else []
-        rows = np.flatnonzero(seats[:, g] == p)
-        return [rows] if len(rows) else []
+        return _runs(np.flatnonzero(seats[:, g] == p))
 
     # Each opponent's decoy (pool index), chosen in its own member's space: (S, G, K).
     decoy = np.empty((n_sims, n_opponents, n_clues), dtype=np.intp)
@@ -198,9 +197,15 @@ def simulate_population(
         dist[0] = 1.0
     best_decoy = np.zeros(n_clues)
     # Voters of one member who reads the board as one (correlation > 0: copies of one bot)
-    # share their reading within a deal: their finders are kept per member and combined below.
-    shared = {q: _Shared(full, models[q].correlation) for q in range(n_members)
-              if models[q].correlation > 0 and dist is None}
+    # share their reading within a deal: in the deals where it has two voters or more, their
+    # finders are kept apart and combined below (a lone voter is the same either way).
+    kinds = (assignment(n_sims, n_opponents, n_members, table_mix) if seats is None
+             else np.asarray(seats))[:, :n_voters]
+    shared = {}
+    for q in range(n_members):
+        together = np.flatnonzero((kinds == q).sum(axis=1) >= 2)
+        if models[q].correlation > 0 and dist is None and len(together):
+            shared[q] = _Shared(together, n_sims, shape, models[q].correlation)
     for g in range(n_voters):
         for q in range(n_members):
             model = models[q]
@@ -221,24 +226,35 @@ def simulate_population(
                 member_count[q] += len(found)
                 if seat_sum is not None:
                     seat_sum[g] += total
-                if q in shared:
-                    shared[q].add(rows, found, extra[g])
-                else:
+                group = shared.get(q)
+                if group is None:
                     _combine(p_all, p_none, dist, rows, found)
+                    continue
+                deals_here = np.arange(n_sims)[rows]
+                at = group.position[deals_here]
+                inside = at >= 0
+                if inside.all():
+                    group.add(_contiguous(at), found, extra[g])
+                elif not inside.any():
+                    _combine(p_all, p_none, dist, rows, found)
+                else:
+                    group.add(at[inside], found[inside], extra[g])
+                    _combine(p_all, p_none, dist, deals_here[~inside], found[~inside])
         for rows in rows_of(g, n_members):  # a random player finds the card 1 in G
             chance = np.float32(1.0 / n_opponents)
-            rate_sum += len(rows) * float(chance)
+            count = len(range(n_sims)[rows])
+            rate_sum += count * float(chance)
             if seat_sum is not None:
-                seat_sum[g] += len(rows) * float(chance)
+                seat_sum[g] += count * float(chance)
             _combine(p_all, p_none, dist, rows, chance)
     for q, group in shared.items():
         model = models[q]
         inverse = np.float32(1.0 / max(model.temperature, MIN_TEMPERATURE))
         log_card = np.asarray(hand_sims[q], dtype=np.float32) * inverse + np.float32(model.bias)
-        logits = pool_sims[q][decoy, columns] * inverse                         # (S, G, K)
+        logits = pool_sims[q][decoy[group.rows], columns] * inverse            # (m, G, K)
         if seat_bias is not None:  # the card's logit moved by the voters' mean bias: decoys back
             logits -= group.mean_bias()[:, None, None]
-        beats_all = _finds(logits, log_card)                                    # (S, h, K)
+        beats_all = _finds(logits, log_card)                                    # (m, h, K)
         group.fold(p_all, p_none, beats_all)
     voters = max(n_voters, 1)
     guess_rate = rate_sum / (n_sims * voters)
@@ -262,6 +278,26 @@ def simulate_population(
                             seat_rate=None if seat_sum is None else seat_sum / n_sims)
 
 
+def _runs(index: np.ndarray) -> list[slice]:
+    """Sorted deal indices as slices of consecutive runs (views, never copies, when indexing:
+    :meth:`~models.players.table_reading.TableBelief.assignment` lays kinds out in blocks)."""
+    if not len(index):
+        return []
+    breaks = np.flatnonzero(np.diff(index) != 1) + 1
+    starts = np.concatenate([[0], breaks])
+    ends = np.concatenate([breaks, [len(index)]])
+    return [slice(int(index[a]), int(index[b - 1]) + 1) for a, b in zip(starts, ends,
+                                                                        strict=True)]
+
+
+def _contiguous(index: np.ndarray) -> slice | np.ndarray:
+    """``index`` as a slice when it is one run of consecutive positions."""
+    if len(index) and int(index[-1]) - int(index[0]) + 1 == len(index) and \
+            bool(np.all(np.diff(index) == 1)):
+        return slice(int(index[0]), int(index[-1]) + 1)
+    return index
+
+
 def _finds(logits: np.ndarray, log_card: np.ndarray) -> np.ndarray:
     """``(n, h, K)``: the probability that the card beats every board card whose logit is in
     ``logits`` (``(n, G, K)``, in place; ``-inf`` for a card the voter may not vote for)."""
@@ -278,46 +314,63 @@ def _finds(logits: np.ndarray, log_card: np.ndarray) -> np.ndarray:
 
 
 class _Shared:
-    """The voters of one member in each deal, reading the board as one with probability
-    ``correlation`` (as :func:`~models.players.simulation.simulate` reads a table of copies).
+    """The voters of one member in the deals where it has two or more, reading the board as
+    one with probability ``correlation`` (as :func:`~models.players.simulation.simulate` reads a
+    table of copies).
 
     With one reading, a member's voters all find the card when it beats every decoy on the
     board (``beats_all``); exactly voter ``a`` finds it when only ``a``'s decoy beats it
     (``p_a - beats_all``); else none does. With independent readings, the products of their
-    own chances. A lone voter of the member is the same either way.
+    own chances.
+
+    Args:
+        deals: The deals it keeps (where it has two voters or more).
+        n_simulations: All deals.
+        shape: ``(h, K)``.
+        correlation: The member's guess model's.
     """
 
-    def __init__(self, shape: tuple[int, ...], correlation: float) -> None:
+    def __init__(self, deals: np.ndarray, n_simulations: int, shape: tuple[int, ...],
+                 correlation: float) -> None:
+        self.deals = deals
+        self.rows = _contiguous(deals)                          # a slice where it can be
+        self.position = np.full(n_simulations, -1, dtype=np.intp)
+        self.position[deals] = np.arange(len(deals))
         self.rho = float(correlation)
-        self.sum = np.zeros(shape, dtype=np.float32)            # sum of p_a over its voters
-        self.count = np.zeros(shape[0], dtype=np.float32)       # its voters per deal
-        self.bias = np.zeros(shape[0], dtype=np.float32)        # sum of its voters' biases
-        self.all = np.ones(shape, dtype=np.float32) if self.rho < 1 else None
-        self.none = np.ones(shape, dtype=np.float32) if self.rho < 1 else None
+        size = (len(deals), *shape)
+        self.sum = np.zeros(size, dtype=np.float32)             # sum of p_a over its voters
+        self.count = np.zeros(len(deals), dtype=np.float32)     # its voters per deal
+        self.bias = np.zeros(len(deals), dtype=np.float32)      # sum of its voters' biases
+        self.all = np.ones(size, dtype=np.float32) if self.rho < 1 else None
+        self.none = np.ones(size, dtype=np.float32) if self.rho < 1 else None
 
-    def add(self, rows: slice | np.ndarray, found: np.ndarray, bias: float = 0.0) -> None:
-        self.sum[rows] += found
-        self.count[rows] += 1
-        self.bias[rows] += bias
+    def add(self, at: np.ndarray | slice, found: np.ndarray, bias: float = 0.0) -> None:
+        """One voter's chances in the kept deals ``at`` (positions, each once)."""
+        self.sum[at] += found
+        self.count[at] += 1
+        self.bias[at] += bias
         if self.all is not None and self.none is not None:
-            self.all[rows] *= found
-            self.none[rows] *= 1.0 - found
+            self.all[at] *= found
+            self.none[at] *= 1.0 - found
 
     def mean_bias(self) -> np.ndarray:
-        """``(S,)``: the mean bias of its voters in each deal (0 where it has none)."""
+        """The mean bias of its voters in each kept deal."""
         return np.asarray(self.bias / np.maximum(self.count, 1.0))
 
     def fold(self, p_all: np.ndarray, p_none: np.ndarray, beats_all: np.ndarray) -> None:
-        """Multiply the table's products by this member's chances that all and none of its
-        voters find the card."""
+        """Multiply the table's products, in the kept deals, by this member's chances that all
+        and none of its voters find the card (once: its sums are used up)."""
         n = self.count[:, None, None]
-        every = np.where(n >= 2, beats_all, np.where(n == 1, self.sum, 1.0))
-        nobody = np.clip(1.0 - self.sum + np.maximum(n - 1.0, 0.0) * beats_all, 0.0, 1.0)
+        every = beats_all
+        nobody = self.sum                   # 1 - sum of p_a + (n - 1) beats_all, in place
+        np.subtract(1.0, nobody, out=nobody)
+        nobody += beats_all * (n - 1.0)
+        np.clip(nobody, 0.0, 1.0, out=nobody)
         if self.all is not None and self.none is not None:
             every = self.rho * every + (1.0 - self.rho) * self.all
             nobody = self.rho * nobody + (1.0 - self.rho) * self.none
-        p_all *= every
-        p_none *= nobody
+        p_all[self.rows] *= every
+        p_none[self.rows] *= nobody
 
 
 def _combine(p_all: np.ndarray, p_none: np.ndarray, dist: np.ndarray | None,
