@@ -350,10 +350,12 @@ class ClipAgent:
 
     def table_belief(self, view: View) -> TableBelief | None:
         """What the storyteller has read of its opponents' minds from every revealed round of
-        this game (``None``: not reading, or a team or Dixit Party game, whose votes follow
-        other rules)."""
+        this game (``None``: not reading; a team or Dixit Party game, whose votes follow other
+        rules; or a game where guessers play two cards, whose population simulation takes each
+        member alone)."""
         members = self.population_members
-        if not self.read_table or not members or view.rules.teams or view.rules.is_party:
+        if (not self.read_table or not members or view.rules.teams or view.rules.is_party
+                or view.cards_to_play > 1):
             return None
         return read_table(list(self._revealed.values()), seat=self.seat,
                           n_players=view.n_players, members=members,

@@ -133,7 +133,9 @@ def simulate_population(
         seats: ``(S, G)``: instead of :func:`assignment`, the kind of each opponent in each
             deal (:meth:`models.players.table_reading.TableBelief.assignment`); kind ``P`` (one
             past the members) is a random player, who plays a random card of its hand as decoy
-            and votes for every card it may vote for alike. ``table_mix`` is then unused.
+            and votes for every card it may vote for alike. ``table_mix`` is then unused. With two
+            decoys per opponent (3-player games of some editions) the members are simulated
+            alone, as without it: ``seats`` and ``seat_bias`` are not used there.
         seat_bias: ``(G,)``: a logit each opponent adds to the storyteller's card, beyond its
             member's guess model (what the storyteller read of how often it finds the card).
             Voters of one member who read the board as one share the mean of theirs.
