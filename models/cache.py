@@ -385,12 +385,12 @@ def _known(cache: EmbeddingCache, embedder: Embedder, kind: str, keys: Sequence[
     return found
 
 
-def known_texts(embedder: Embedder, texts: Sequence[str]) -> set[str]:
-    """The ``texts`` whose vectors the shipped embeddings or the default cache already hold
-    (a lookup: nothing is embedded)."""
+def known_texts(embedder: Embedder, texts: Sequence[str]) -> dict[str, np.ndarray]:
+    """The vectors of those ``texts`` that the shipped embeddings or the default cache already
+    hold, by text (a lookup: nothing is embedded)."""
     keys = {text_key(t): t for t in texts}
     found = _known(default_cache(), embedder, "texts", list(keys), True)
-    return {keys[k] for k in found}
+    return {keys[k]: vector for k, vector in found.items()}
 
 
 def embed_images_cached(

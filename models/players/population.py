@@ -293,11 +293,9 @@ def _runs(index: np.ndarray) -> list[slice]:
 
 
 def _contiguous(index: np.ndarray) -> slice | np.ndarray:
-    """``index`` as a slice when it is one run of consecutive positions."""
-    if len(index) and int(index[-1]) - int(index[0]) + 1 == len(index) and \
-            bool(np.all(np.diff(index) == 1)):
-        return slice(int(index[0]), int(index[-1]) + 1)
-    return index
+    """``index`` as a slice when it is one run of consecutive positions (:func:`_runs`)."""
+    runs = _runs(index)
+    return runs[0] if len(runs) == 1 else index
 
 
 def _finds(logits: np.ndarray, log_card: np.ndarray) -> np.ndarray:

@@ -126,10 +126,9 @@ class PlayerResources:
             return False
         from models.cache import known_texts
 
-        if not known_texts(self.embedder, [text]):
-            return False
-        self.texts([text])  # a lookup now: remembered for the next time
-        return True
+        found = known_texts(self.embedder, [text])
+        self._texts.update(found)  # remembered for the next time
+        return text in found
 
     def cards(self, cards: Sequence[int]) -> np.ndarray:
         """``(len(cards), dim)`` vectors of ``cards``."""

@@ -161,22 +161,20 @@ def vote_log_likelihoods(sims: Sequence[np.ndarray], models: Sequence[GuessModel
     """
     legal = list(legal)
     lapses = np.asarray(LAPSES)[:, None]
-    biases = np.asarray(BIASES)
     out = np.zeros((len(models), *_GRID))
     for p, (row, model) in enumerate(zip(sims, models, strict=True)):
+        # The member's guess model with each bias of the grid added to its own.
+        grid = [GuessModel(max(model.temperature, MIN_TEMPERATURE), model.bias + b,
+                           model.correlation) for b in BIASES]
         left = list(legal)
         for position in chosen:
             if position not in left:
                 raise ValueError(f"vote for position {position}, which the voter could not "
                                  f"vote for (legal: {left})")
             index = left.index(position)
-            logits = (np.asarray(row, dtype=np.float64)[left]
-                      / max(model.temperature, MIN_TEMPERATURE))[None, :].repeat(len(biases), 0)
-            if storyteller_position in left:
-                logits[:, left.index(storyteller_position)] += model.bias + biases
-            logits -= logits.max(axis=1, keepdims=True)
-            weights = np.exp(logits)
-            probs = weights[:, index] / weights.sum(axis=1)                  # (B,)
+            teller = left.index(storyteller_position) if storyteller_position in left else None
+            board = np.asarray(row)[left]
+            probs = np.array([m.vote_probabilities(board, teller)[index] for m in grid])  # (B,)
             out[p] += np.log((1.0 - lapses) * probs[None, :] + lapses / len(left))
             left.pop(index)
     return out
