@@ -22,6 +22,10 @@ name                   what it is
 ``imagenet-zeroshot``  ImageNet zero-shot alone: EfficientNet-Lite2's class probabilities times
                        all-mpnet-base-v2's embeddings of the 1000 class names (nothing trained;
                        the class-name table ships in ``lite2_mpnet_head.npz``)
+``lite1-zeroshot``     ImageNet zero-shot alone on another tower: EfficientNet-Lite1's class
+                       probabilities times the same mpnet class-name table (nothing trained);
+                       a population member that reads cards as a classifier does, never a
+                       member of the held-out panel
 ``caption-reader``     reads each card's full caption (GROUND TRUTH, not the image) with
                        all-mpnet-base-v2; a stand-in for a person who sees the picture
                        perfectly but thinks in other words; cards through :meth:`card_vectors`
@@ -108,6 +112,11 @@ MEMBERS: dict[str, MemberSpec] = {
         "imagenet-zeroshot", "zero-shot", "lite2", "mpnet", "lite2_mpnet_head.npz",
         "MODEL_CARD_lite2-mpnet.md", {},
         "ImageNet zero-shot alone: EfficientNet-Lite2 logits x mpnet class-name embeddings",
+    ),
+    "lite1-zeroshot": MemberSpec(
+        "lite1-zeroshot", "zero-shot", "lite1", "mpnet", "lite1_mpnet_head.npz",
+        "MODEL_CARD_lite1-mpnet.md", {},
+        "ImageNet zero-shot alone: EfficientNet-Lite1 logits x mpnet class-name embeddings",
     ),
     "caption-reader": MemberSpec(
         "caption-reader", "caption-reader", None, "mpnet", None, "FAMILY.md", {},

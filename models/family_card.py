@@ -214,8 +214,9 @@ def family_table() -> str:
             cells = [_cell(values.get(k)) for k in ("caption", "object", "association",
                                                     "photos_top1")]
             label = row
-            if row.startswith("ImageNet zero-shot") and name == "lite2-mpnet":
-                label = "= member `imagenet-zeroshot`"
+            if row.startswith("ImageNet zero-shot") and name in ("lite2-mpnet", "lite1-mpnet"):
+                label = ("= member `imagenet-zeroshot`" if name == "lite2-mpnet"
+                         else "= member `lite1-zeroshot`")
             elif row.startswith("text-only oracle") and spec.text_tower == "mpnet":
                 label = "= member `caption-reader` (reads ground truth)"
             lines.append(f"| {name} | {label} | " + " | ".join(cells) + " |")

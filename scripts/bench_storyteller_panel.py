@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from dixit_ai.reporting import Interval, mean_interval, print_table, write_json
+from dixit_ai.reporting import Interval, print_table, write_json
 from models.players.cli import parse_args
 
 TARGETS = (0.1, 0.25, 0.5, 0.75, 0.9)
@@ -119,12 +119,10 @@ def guess_figures(folder: Path, items: int, seed: int, resamples: int, panel: st
     """Step 3: the default clip guesser on boards of each storyteller's told cards, and of the
     cards told by the panel members themselves (``panel-*`` agents telling on their own models:
     can the default guesser read other minds?)."""
-    from dixit_ai.agents import make_agent
     from dixit_ai.decks import load_deck
-    from dixit_ai.rules import RuleSet, observe
     from models.bench.analysis import read_run
     from models.bench.items import DeckFacts, ItemSets
-    from models.bench.tables import round_start
+    from models.bench.reading import reading_matrix, tell_stories
     from models.players.panel import resolve_panel
     from models.players.resources import load_resources
 
@@ -132,31 +130,16 @@ def guess_figures(folder: Path, items: int, seed: int, resamples: int, panel: st
     deck = load_deck("dream")
     sets = ItemSets(DeckFacts.of(deck), seed=seed, items=items, board_size=6,
                     reference_deals=1)
-    guesser = load_resources("default", deck)
     told: dict[str, list[tuple[int, int, str] | None]] = {}
     for r in records:
         if r["task"] == "tell":
             told.setdefault(r["model"], []).append(
                 None if r["clue"] is None else (r["item"], r["card"], r["clue"]))
-    rules = RuleSet.edition("refresh-2021")
-    ids = [int(c) for c in deck.card_ids]
     for member in resolve_panel(panel):
-        teller = make_agent(member.name, **extra)
-        stories: list[tuple[int, int, str] | None] = []
-        for item in sets.tell_items():
-            state = round_start(rules, [item.hand, *item.deals[0]], ids)
-            teller.reset(seat=0, rng=np.random.default_rng([seed, 5, item.index]))
-            story = teller.tell(observe(state, 0))  # a failing member raises: nothing hidden
-            stories.append((item.index, int(story.card), story.clue))
-        told[f"{member.name} (telling)"] = stories
-    out = {}
-    for model, stories in told.items():
-        hits = []
-        for item in sets.story_items(f"story:{model}", stories):
-            sims = guesser.clue_similarities(item.clue, list(item.cards))
-            hits.append(float(int(np.argmax(sims)) == 0))
-        out[model] = mean_interval(hits, seed=seed, n_resamples=resamples)
-    return out
+        told[f"{member.name} (telling)"] = tell_stories(member.name, sets, seed, **extra)
+    matrix = reading_matrix(sets, told, {"default": load_resources("default", deck)},
+                            seed=seed, resamples=resamples)
+    return {model: row["default"] for model, row in matrix.items()}
 
 
 def time_decisions(crowd: dict[str, Any], n: int) -> dict[str, dict[str, float]]:

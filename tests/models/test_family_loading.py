@@ -199,7 +199,7 @@ def test_members_load_by_name_without_towers_and_differ(tmp_path):
 
 def test_every_member_is_documented_and_named():
     assert set(family.FAMILY_NAMES) == {"lite2-mpnet", "lite1-minilm", "lite1-mpnet",
-                                        "imagenet-zeroshot", "caption-reader"}
+                                        "imagenet-zeroshot", "lite1-zeroshot", "caption-reader"}
     for name in family.FAMILY_NAMES:
         assert models.split_name(name) == ("family", name)
         assert f"``{name}``" in (family.__doc__ or "")

@@ -169,3 +169,23 @@ def test_the_study_oracle_chooses_on_one_half_and_scores_the_other():
     assert oracle.chosen["b"][0.5] == {"a": [0.25], "b": [0.75]}
     assert oracle.chosen["a"][0.5]["a"] == [0.25]         # the first of a's ties (clue 0)
     assert oracle.chosen["all members"][0.1] == {"a": [0.0], "b": [0.0]}
+
+
+def test_study_who_reads_whom_smoke(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "reading.json"
+    run_script("study_who_reads_whom.py", ["--smoke", "--out", str(tmp_path), "--json", str(out),
+                                           "--tellers", "caption-teller,panel-lite1-minilm",
+                                           "--guessers", "default,lite1-minilm,caption-reader"],
+               monkeypatch)
+    figures = json.loads(out.read_text())
+    matrix = figures["matrix"]
+    assert set(matrix) == {"caption-teller", "panel-lite1-minilm"}
+    assert set(matrix["caption-teller"]) == {"default", "lite1-minilm", "caption-reader"}
+    # the ground-truth reader on the ground truth's own words: its own caption, always found
+    assert matrix["caption-teller"]["caption-reader"]["estimate"] == 1.0
+    printed = capsys.readouterr().out
+    assert "ground truth" in printed and "default >= 2x" in printed
+    (run,) = tmp_path.glob("study_who_reads_whom__*")
+    lines = (run / "stories.jsonl").read_text().splitlines()
+    assert len(lines) == 2 * figures["items"]
+    assert (run / "reading_matrix.png").is_file()

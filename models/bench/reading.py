@@ -1,0 +1,101 @@
+"""Who reads whom: guessers' top-1 on the clues other minds tell.
+
+A *teller* is a registry agent (a clip player on some embedder, a ``panel-*`` member, a baseline
+storyteller): it tells on every tell item's hand, on its first reference deal, as it would at a
+table. Each told (card, clue) is put on a board of the told card and the five distractors of its
+caption board (:meth:`ItemSets.story_items`: chance 1/6), and every *guesser* (an embedder's
+card and clue vectors: :class:`PlayerResources`) picks its most similar card. The matrix
+teller x guesser of top-1 rates, with 95% bootstrap intervals over items, says which minds can
+read which: a guesser that reads the cards' captions (ground truth) is the reference of what a
+clue says about the picture itself; a guesser far above it reads a quirk it shares with the
+teller, not the card.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from dixit_ai.reporting import Interval, mean_interval
+
+CHANCE = 1 / 6
+"""Top-1 by chance on the boards of told cards (the card and five distractors)."""
+
+Story = tuple[int, int, str] | None
+"""``(item index, card, clue)`` of one told story, or ``None`` where the teller told nothing."""
+
+
+def tell_stories(teller: str, sets: Any, seed: int, **kwargs: Any) -> list[Story]:
+    """``teller`` (a registry agent name) tells on every tell item of ``sets`` (an
+    :class:`~models.bench.items.ItemSets`), on the item's first deal, seeded per item.
+
+    Raises:
+        Whatever the agent raises: a teller that cannot decide is not skipped.
+    """
+    from dixit_ai.agents import make_agent
+    from dixit_ai.rules import RuleSet, observe
+    from models.bench.tables import round_start
+
+    rules = RuleSet.edition("refresh-2021")
+    ids = [int(c) for c in sets.facts.card_ids]
+    agent = make_agent(teller, **kwargs)
+    stories: list[Story] = []
+    for item in sets.tell_items():
+        state = round_start(rules, [item.hand, *item.deals[0]], ids)
+        agent.reset(seat=0, rng=np.random.default_rng([seed, 5, item.index]))
+        story = agent.tell(observe(state, 0))
+        stories.append((item.index, int(story.card), story.clue))
+    return stories
+
+
+def top1_hits(sets: Any, label: str, stories: Sequence[Story], guesser: Any) -> list[float]:
+    """1.0 where ``guesser`` (:class:`PlayerResources`) ranks the told card first on its board,
+    else 0.0, for each of ``stories`` that has a board."""
+    hits = []
+    for item in sets.story_items(f"story:{label}", stories):
+        sims = guesser.clue_similarities(item.clue, list(item.cards))
+        hits.append(float(int(np.argmax(sims)) == 0))
+    return hits
+
+
+def reading_matrix(sets: Any, stories: Mapping[str, Sequence[Story]],
+                   guessers: Mapping[str, Any], *, seed: int = 0,
+                   resamples: int = 2000) -> dict[str, dict[str, Interval]]:
+    """``{teller: {guesser: top-1 Interval}}`` over every teller's stories (see the module
+    docstring); the same boards for every guesser."""
+    return {teller: {name: mean_interval(top1_hits(sets, teller, told, guesser), seed=seed,
+                                         n_resamples=resamples)
+                     for name, guesser in guessers.items()}
+            for teller, told in stories.items()}
+
+
+def plot_reading_matrix(path: Any, matrix: Mapping[str, Mapping[str, Interval]],
+                        title: str) -> None:
+    """A heat map of :func:`reading_matrix` (top-1 per teller and guesser), written to ``path``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tellers = list(matrix)
+    guessers = list(next(iter(matrix.values())))
+    values = np.array([[matrix[t][g].estimate for g in guessers] for t in tellers])
+    fig, ax = plt.subplots(figsize=(1.0 * len(guessers) + 3.5, 0.5 * len(tellers) + 2.2))
+    image = ax.imshow(values, vmin=0, vmax=1, cmap="viridis", aspect="auto")
+    ax.set_xticks(range(len(guessers)), guessers, rotation=35, ha="right")
+    ax.set_yticks(range(len(tellers)), tellers)
+    for i in range(len(tellers)):
+        for j in range(len(guessers)):
+            value = values[i, j]
+            if not np.isnan(value):
+                ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=7,
+                        color="white" if value < 0.5 else "black")
+    ax.set_xlabel("guesser (embedder)")
+    ax.set_ylabel("teller (agent, telling on its own model)")
+    ax.set_title(title, fontsize=9)
+    fig.colorbar(image, ax=ax, fraction=0.03, label=f"top-1 (chance {CHANCE:.3f})")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
