@@ -24,8 +24,8 @@ its predictions (pooled over its turns), beside the target.
         clip-reader@0.25,clip-reader@0.5,clip-reader@0.75,clip-expected@0.5
     python scripts/study_table_reading.py --smoke
 
-Records of every game land in ``runs/study_table_reading__SEED__TIME/``; ``--json`` writes the
-figures.
+Records of every game land in ``runs/study_table_reading__SEED__TIME/``, with ``points.png`` (points
+per storytelling turn, per storyteller and table); ``--json`` writes the figures.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from dixit_ai.reporting import mean_interval, print_table, write_json
+from dixit_ai.reporting import mean_interval, plot_intervals, print_table, write_json
 from models.players.cli import parse_args
 
 PANEL = ("panel-lite2-mpnet", "panel-imagenet-zeroshot", "panel-caption-reader", "panel-sibling")
@@ -246,7 +246,13 @@ def main(argv: list[str] | None = None) -> int:
                         f"predictions over turns, worst gap to the target",
                         ["storyteller", *(k.removeprefix("panel-") for k in kinds), "ECE",
                          "worst gap"], rows, digits=2, min_width=140)
-    print(f"{len(tasks)} games in {time.perf_counter() - start:.0f} s; run folder: {folder}")
+    plot = plot_intervals(
+        folder / "points.png", names,
+        {table: [figures[f"{table}:{s}"]["points"] for s in names] for table in tables},
+        title=f"points per storytelling turn of the test seat, by table (95% CI over "
+              f"{args.games} games, seed {args.seed})", xlabel="points per storytelling turn")
+    print(f"{len(tasks)} games in {time.perf_counter() - start:.0f} s; run folder: {folder} "
+          f"(plot: {plot.name})")
     if args.json:
         write_json(args.json, figures)
     return 0

@@ -153,6 +153,7 @@ def test_study_table_reading_smoke(tmp_path, monkeypatch, capsys):
     assert "table 'random'" in printed and "table 'mirror'" in printed
     records = list(tmp_path.glob("study_table_reading__*/games.jsonl"))
     assert len(records) == 1 and len(records[0].read_text().splitlines()) == 8
+    assert (records[0].parent / "points.png").stat().st_size > 1000
 
 
 def test_the_study_oracle_chooses_on_one_half_and_scores_the_other():
