@@ -10,6 +10,10 @@ by ``scripts/build_shipped_embeddings.py``, and stored under
     texts.npz       keys: (n, 32) uint8 SHA-256 digests of the texts; vectors: (n, dim) float32
     images.npz      keys: (n, 32) uint8 content hashes of the card images; vectors: as above
 
+A file identical to a sibling folder's own (two family members with the same text tower embed
+every text alike) is written once: the manifest's entry names ``../<fingerprint>/texts.npz``,
+with the same SHA-256 check.
+
 The manifest and each file are verified when first read: the folder, the manifest and the
 embedder asking must have the same fingerprint, and each file must hash to its recorded SHA-256;
 a file that fails is not used (a :class:`ShippedEmbeddingsWarning` says so) and the vectors are
@@ -98,7 +102,7 @@ def _table(fingerprint: str, kind: str, root: Path | None = None) -> _ShippedTab
     table = None
     entry = (about or {}).get("files", {}).get(kind)
     if entry is not None:
-        path = folder / str(entry.get("file", ""))
+        path = _entry_path(folder, str(entry.get("file", "")))
         try:
             payload = path.read_bytes()
         except OSError as error:
@@ -121,6 +125,17 @@ def _table(fingerprint: str, kind: str, root: Path | None = None) -> _ShippedTab
     with _lock:
         _tables[key] = table
     return table
+
+
+def _entry_path(folder: Path, name: str) -> Path:
+    """A manifest's file: ``texts.npz`` in its folder, or ``../<fingerprint>/texts.npz``, the
+    identical file of a sibling folder (members with the same text tower embed texts alike);
+    anything else resolves to a path that does not exist (and is reported unreadable)."""
+    parts = Path(name).parts
+    if len(parts) == 1 or (len(parts) == 3 and parts[0] == ".." and "/" not in parts[1]
+                           and parts[1] not in ("", ".", "..")):
+        return folder / name
+    return folder / "(not a shipped file)" / name
 
 
 def shipped_vectors(fingerprint: str, kind: str, keys: Sequence[str],
@@ -219,8 +234,13 @@ def write_shipped(folder: Path, *, fingerprint: str, embedder: dict[str, Any],
         # the file compressed anyway).
         np.savez(buffer, keys=raw.reshape(len(keys), 32), vectors=vectors)
         payload = buffer.getvalue()
-        (folder / f"{kind}.npz").write_bytes(payload)
-        files[kind] = {"file": f"{kind}.npz", "sha256": hashlib.sha256(payload).hexdigest(),
+        digest = hashlib.sha256(payload).hexdigest()
+        shared = _identical_sibling(folder, kind, digest)
+        if shared is None:
+            (folder / f"{kind}.npz").write_bytes(payload)
+        else:
+            (folder / f"{kind}.npz").unlink(missing_ok=True)
+        files[kind] = {"file": shared or f"{kind}.npz", "sha256": digest,
                        "count": len(keys), "dtype": str(dtype)}
     about = {"format": FORMAT, "fingerprint": fingerprint, "embedder": embedder,
              "files": files, "decks": decks, **(extra or {})}
@@ -228,6 +248,24 @@ def write_shipped(folder: Path, *, fingerprint: str, embedder: dict[str, Any],
     path.write_text(json.dumps(about, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     forget()
     return path
+
+
+def _identical_sibling(folder: Path, kind: str, digest: str) -> str | None:
+    """``../<fingerprint>/<kind>.npz`` when a sibling folder holds, as its own file, one with
+    this SHA-256 (written once, referenced by the others), else ``None``."""
+    parent = folder.parent
+    for other in sorted(parent.iterdir()) if parent.is_dir() else []:
+        if other == folder or not (other / "manifest.json").is_file():
+            continue
+        try:
+            entry = json.loads((other / "manifest.json").read_text())["files"][kind]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        own = other / f"{kind}.npz"
+        if entry.get("file") == f"{kind}.npz" and entry.get("sha256") == digest \
+                and own.is_file() and hashlib.sha256(own.read_bytes()).hexdigest() == digest:
+            return f"../{other.name}/{kind}.npz"
+    return None
 
 
 def stored_as(vectors: np.ndarray, dtype: str) -> np.ndarray:

@@ -1,16 +1,19 @@
 """Build the embeddings that ship with the package (``models/data/embeddings/<fingerprint>/``).
 
 For each ``--embedder`` (default: the default model and the members the shipped population
-storytellers simulate, lite1-minilm and lite1-mpnet): the clue vocabulary, the default dream
-deck's 84 cards, and the pair clues the clip storytellers compose for each of its cards (up to
-``--pair-clues`` per card, as the shipped agents use; composed with the default model, as the
-population storytellers ask their members to embed them). Vectors come from the model in
-float32 (through the disk cache) and are stored in ``--dtype`` (float32: exact). Before writing
-the default model's, it checks that the stored vectors change no decision: it plays ``--games``
-seeded games of the four clip agents with the model's vectors and with the stored ones and
-compares every clue, card, vote and score; it refuses to write if any differs (float16 does: 90
-of 163 rounds differed in 12 games). The check's figures go into the manifest. A member's
-vectors are stored only as float32 (exact: nothing to check).
+storytellers simulate, lite1-minilm, lite1-mpnet and lite1-zeroshot): the clue vocabulary, the
+default dream deck's 84 cards, and the pair clues the clip storytellers compose for each of its
+cards (up to ``--pair-clues`` per card, as the shipped agents use; composed with the default
+model, as the population storytellers ask their members to embed them). Vectors come from the
+model in float32 (through the disk cache) and are stored in ``--dtype`` (float32: exact).
+Before writing the default model's, it checks that the stored vectors change no decision: it
+plays ``--games`` seeded games of the four clip agents with the model's vectors and with the
+stored ones and compares every clue, card, vote and score; it refuses to write if any differs
+(float16 does: 90 of 163 rounds differed in 12 games). The check's figures go into the
+manifest. A member's vectors are stored only as float32 (exact: nothing to check). Members with
+the same text tower and text preprocessing (lite1-mpnet and lite1-zeroshot) ship one texts
+file: the first member's vectors (the second's own differ by batching noise, about 4e-7),
+written once and referenced (:func:`models.shipped.write_shipped`).
 
     python scripts/build_shipped_embeddings.py            # about 30 s with a warm cache
     python scripts/build_shipped_embeddings.py --embedder default   # the default model's only
@@ -24,18 +27,28 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 AGENTS = ("clip-greedy", "clip-expected-self", "clip-obvious", "clip-cryptic")
 """The decision check's players: the default model's own (no other embedder's vectors)."""
 
 
-def population_members(agent: str = "clip-expected") -> tuple[str, ...]:
-    """The embedders a registry storyteller's population simulates besides its own."""
+POPULATION_AGENTS = ("clip-expected", "clip-expected-wide")
+"""The registry's population storytellers whose simulated minds' vectors ship."""
+
+
+def population_members(agents: tuple[str, ...] = POPULATION_AGENTS) -> tuple[str, ...]:
+    """The embedders the registry storytellers' populations simulate besides their own."""
     from dixit_ai.agents import agent_spec
 
-    population = agent_spec(agent).kwargs.get("population") or ""
-    return tuple(m.strip() for m in population.split(",") if m.strip() not in ("", "self", "copy"))
+    members: dict[str, None] = {}
+    for agent in agents:
+        population = agent_spec(agent).kwargs.get("population") or ""
+        members.update((m.strip(), None) for m in population.split(",")
+                       if m.strip() not in ("", "self", "copy"))
+    return tuple(members)
 
 
 MEMBERS = population_members()
@@ -91,6 +104,9 @@ def main() -> None:
     if environment is not None:
         decks.append({"source": deck.source, "environment": environment,
                       "fingerprint": deck.fingerprint, "card_hashes": card_keys})
+    text_towers: dict[str, tuple[str, dict[str, Any]]] = {}
+    if "lite1-zeroshot" in names and "lite1-mpnet" not in names:
+        names.insert(names.index("lite1-zeroshot"), "lite1-mpnet")  # its texts are shared
     for name in names:
         start = time.perf_counter()
         with progress_to(print):
@@ -100,6 +116,15 @@ def main() -> None:
 
         texts = dict(zip(vocabulary.texts, vocabulary_vectors, strict=True))
         texts.update(zip(pairs, pair_vectors, strict=True))
+        tower = text_identity(embedder)
+        if tower is not None and tower in text_towers:
+            first, earlier = text_towers[tower]
+            drift = max(float(np.max(np.abs(earlier[t] - v))) for t, v in texts.items())
+            print(f"texts: {name} embeds with {first}'s text tower (largest difference "
+                  f"{drift:.1e}, batching noise): {first}'s vectors, written once")
+            texts = earlier
+        elif tower is not None:
+            text_towers[tower] = (name, texts)
         if name == "default":
             dtype = args.dtype
             print(f"checking decisions with {dtype} vectors ({args.games} games of "
@@ -130,6 +155,18 @@ def main() -> None:
         size = sum(p.stat().st_size for p in folder.iterdir())
         print(f"wrote {path.parent} ({len(texts)} texts, {len(card_keys)} cards, "
               f"{size / 1e6:.1f} MB) in {time.perf_counter() - start:.1f} s")
+
+
+def text_identity(embedder: Any) -> str | None:
+    """What a family member's text vectors depend on (the text tower's weights and text
+    preprocessing), so that members sharing it ship one texts file; ``None`` for others."""
+    info = getattr(embedder, "info", {})
+    if info.get("backend") != "family":
+        return None
+    pre = info.get("preprocess", {})
+    return "|".join(str(x) for x in (info["weights"].get("text_tower_sha256"),
+                                     pre.get("text_max_tokens"), pre.get("text_pooling"),
+                                     info.get("dtype")))
 
 
 if __name__ == "__main__":

@@ -136,8 +136,9 @@ class ClipAgent:
             its own calibration: the mind of a table of its own kind), or ``None``: copies of
             itself. A member that reads captions (ground truth) is refused.
         population_calibration: Per-member guess models fitted from cross-play records
-            (``"default"``: ``models/data/population.json`` when present; a path; ``None``:
-            the built-in guess model for members other than itself).
+            (``"default"``: ``models/data/population.json`` when present; ``"wide"``:
+            ``models/data/population_wide.json``, the fit with lite1-zeroshot; a path;
+            ``None``: the built-in guess model for members other than itself).
         robustness: See :class:`ClipStoryteller`.
         table_mix: See :class:`ClipStoryteller`.
         read_table: With a population: the storyteller learns which minds sit at the table from

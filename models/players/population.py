@@ -34,6 +34,14 @@ from models.players.simulation import MIN_TEMPERATURE, GuessModel, SimulationRes
 
 POPULATION_FORMAT = "dixit-ai population v1"
 DEFAULT_POPULATION_FILE = Path(__file__).resolve().parents[1] / "data" / "population.json"
+SHIPPED_POPULATION_FILES = {
+    "default": DEFAULT_POPULATION_FILE,
+    "wide": DEFAULT_POPULATION_FILE.with_name("population_wide.json"),
+}
+"""Population fits that ship, by name: ``default`` (self, lite1-minilm, lite1-mpnet: the
+registry's ``clip-expected`` and the other-minds storytellers) and ``wide`` (the same and
+lite1-zeroshot, fitted together: ``clip-expected-wide``); each made by leave-one-out cross-play,
+16 games per member and iteration, 3 iterations, game seeds from 0."""
 """Per-member guess models fitted from cross-play records (``scripts/fit_calibration.py``)."""
 
 
@@ -461,12 +469,19 @@ class PopulationFit:
 
 
 def load_population_fit(spec: str | Path | None) -> PopulationFit | None:
-    """``"default"``: the shipped file when present; a path; ``None``: none."""
+    """A name of :data:`SHIPPED_POPULATION_FILES` (``"default"``: ``None`` when that file is
+    absent), a path, or ``None``: none.
+
+    Raises:
+        FileNotFoundError: a shipped fit other than the default, or a path, is missing.
+    """
     if spec is None:
         return None
     if spec == "default":
         return PopulationFit.load(DEFAULT_POPULATION_FILE) if DEFAULT_POPULATION_FILE.is_file() \
             else None
+    if isinstance(spec, str) and spec in SHIPPED_POPULATION_FILES:
+        return PopulationFit.load(SHIPPED_POPULATION_FILES[spec])
     return PopulationFit.load(spec)
 
 

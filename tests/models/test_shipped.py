@@ -45,9 +45,11 @@ def run_child(code: str, cache: Path, *, no_shipped: bool = False) -> dict:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-POPULATION = [m for m in agent_spec("clip-expected").kwargs["population"].split(",")
-              if m not in ("self", "copy")]
-"""The minds clip-expected simulates besides itself: their dream-deck vectors ship too."""
+POPULATION = sorted({m for agent in ("clip-expected", "clip-expected-wide")
+                     for m in agent_spec(agent).kwargs["population"].split(",")
+                     if m not in ("self", "copy")})
+"""The minds the registry's population storytellers simulate besides themselves: their
+dream-deck vectors ship too."""
 
 
 def default_fingerprint() -> str:
@@ -97,6 +99,36 @@ def test_a_damaged_shipped_file_is_refused_with_a_warning(tmp_path: Path) -> Non
     shipped.forget()
 
 
+def test_an_identical_file_is_written_once_and_checked_where_it_is_read(tmp_path: Path) -> None:
+    vector = np.ones(4, dtype=np.float32) / 2
+    texts = {text_key("whale"): vector}
+    for name, image in (("a-fp", vector), ("b-fp", -vector)):
+        shipped.write_shipped(tmp_path / name, fingerprint=name, embedder={"name": name},
+                              texts=texts, images={"ab" * 32: image}, decks=[])
+    b = json.loads((tmp_path / "b-fp" / "manifest.json").read_text())["files"]
+    assert b["texts"]["file"] == "../a-fp/texts.npz" and b["images"]["file"] == "images.npz"
+    assert not (tmp_path / "b-fp" / "texts.npz").exists()
+    for name in ("a-fp", "b-fp"):
+        found = shipped.shipped_vectors(name, "texts", [text_key("whale")], root=tmp_path)
+        np.testing.assert_array_equal(found[text_key("whale")], vector)
+    np.testing.assert_array_equal(
+        shipped.shipped_vectors("b-fp", "images", ["ab" * 32], root=tmp_path)["ab" * 32], -vector)
+    shipped.forget()
+    # Damaging the one file refuses it for both; a manifest may not point outside its siblings.
+    payload = bytearray((tmp_path / "a-fp" / "texts.npz").read_bytes())
+    payload[-1] ^= 1
+    (tmp_path / "a-fp" / "texts.npz").write_bytes(bytes(payload))
+    with pytest.warns(shipped.ShippedEmbeddingsWarning, match="SHA-256"):
+        assert shipped.shipped_vectors("b-fp", "texts", [text_key("whale")], root=tmp_path) == {}
+    shipped.forget()
+    about = json.loads((tmp_path / "b-fp" / "manifest.json").read_text())
+    about["files"]["texts"]["file"] = "../../a-fp/texts.npz"
+    (tmp_path / "b-fp" / "manifest.json").write_text(json.dumps(about))
+    with pytest.warns(shipped.ShippedEmbeddingsWarning, match="unreadable"):
+        assert shipped.shipped_vectors("b-fp", "texts", [text_key("whale")], root=tmp_path) == {}
+    shipped.forget()
+
+
 def test_fresh_install_plays_clip_bots_without_torch(tmp_path: Path) -> None:
     out = run_child(GAME, tmp_path / "cache")
     assert out["rounds"] == 2 and all(out["clues"])
@@ -137,9 +169,9 @@ out.update(before=before, after="torch" in sys.modules)
 
 @pytest.mark.slow
 def test_a_population_storyteller_plays_a_fresh_install_without_torch(tmp_path: Path) -> None:
-    """Its simulated minds' (lite1-minilm, lite1-mpnet) vectors ship too."""
+    """Its simulated minds' (lite1-minilm, lite1-mpnet, lite1-zeroshot) vectors ship too."""
     code = GAME.replace('("clip-greedy", "clip-expected-self", "clip-greedy")',
-                        '("clip-expected", "clip-greedy", "clip-population")')
+                        '("clip-expected", "clip-expected-wide", "clip-population")')
     out = run_child(code, tmp_path / "cache")
     assert out["rounds"] == 2 and all(out["clues"])
     assert out["loaded"] == []

@@ -331,3 +331,23 @@ def test_other_model_voters_skip_the_members_own_seats():
     record = play_game(players, edition="refresh-2021", deck=ids, seed=0)
     keep = other_model_voters("space-0")
     assert not keep(record, 0) and keep(record, 1)
+
+
+def test_the_wide_storyteller_simulates_a_classifier_and_no_held_out_panel_member():
+    from dixit_ai.agents import agent_spec, make_agent
+    from models.players.panel import resolve_panel
+    from models.players.panel_models import resolve_embedder
+    from models.players.population import load_population_fit
+
+    spec = agent_spec("clip-expected-wide")
+    assert "lite1-zeroshot" in spec.kwargs["population"].split(",")
+    fit = load_population_fit(spec.kwargs["population_calibration"])
+    assert fit is not None
+    fitted = {m["name"]: m["temperature"] for m in fit.members.values()}
+    assert set(fitted) == {"default", "lite1-minilm", "lite1-mpnet", "lite1-zeroshot"}
+    assert all(t > 0 for t in fitted.values())
+    simulated = set(make_agent("clip-expected-wide").describe()["simulation_embedders"])
+    held_out = {resolve_embedder(m.embedder).fingerprint for m in resolve_panel("panel-heldout")}
+    assert len(simulated) == 4 and not simulated & held_out
+    with pytest.raises(FileNotFoundError):
+        load_population_fit("no-such-fit.json")
