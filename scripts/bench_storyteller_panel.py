@@ -18,7 +18,8 @@ Three steps, all seeded:
    whose simulation uses a panel member's model.
 3. **Guess**: the default clip guesser on boards of the told cards (the told card and the five
    distractors of its caption board, chance 1/6): top-1 per storyteller, and per panel member
-   telling on its own model (``panel-* (telling)``: the other minds' clues).
+   telling on its own model (``panel-* (telling)``: the other minds' clues); beside it the
+   caption reader's top-1 (ground truth: what a clue says about the picture itself).
 
 Then it times storytelling decisions (population vs self) and prints the tables with 95%
 bootstrap intervals over items, each target checked.
@@ -57,6 +58,9 @@ class Args:
                 "'copy': a copy of the storyteller, with its own calibration, not fitted)"})
     robustness: float = field(default=0.5, metadata={
         "help": "the population storyteller's penalty on the spread across members"})
+    aim: str = field(default="mean", metadata={
+        "help": "the population storyteller's aim in target mode: 'mean' (the rate over every "
+                "simulated voter) or 'each' (every member's rate: the worst member's gap)"})
     table_mix: float = field(default=0.0, metadata={
         "help": "the population storyteller's share of simulated tables of one kind of mind"})
     items: int = field(default=200, metadata={
@@ -115,15 +119,18 @@ def storytellers(crowd: dict[str, Any], extra: dict[str, Any]) -> list[dict[str,
 
 
 def guess_figures(folder: Path, items: int, seed: int, resamples: int, panel: str,
-                  extra: dict[str, Any]) -> dict[str, Interval]:
+                  extra: dict[str, Any]) -> dict[str, dict[str, Interval]]:
     """Step 3: the default clip guesser on boards of each storyteller's told cards, and of the
     cards told by the panel members themselves (``panel-*`` agents telling on their own models:
-    can the default guesser read other minds?)."""
+    can the default guesser read other minds?); beside it, ``caption-reader`` (it reads the
+    cards' captions: what the clue says about the picture itself). ``{storyteller: {"default":
+    top-1, "caption-reader": top-1}}``."""
     from dixit_ai.decks import load_deck
     from models.bench.analysis import read_run
     from models.bench.items import DeckFacts, ItemSets
     from models.bench.reading import reading_matrix, tell_stories
     from models.players.panel import resolve_panel
+    from models.players.panel_models import load_member_resources
     from models.players.resources import load_resources
 
     _, records = read_run(folder)
@@ -137,9 +144,9 @@ def guess_figures(folder: Path, items: int, seed: int, resamples: int, panel: st
                 None if r["clue"] is None else (r["item"], r["card"], r["clue"]))
     for member in resolve_panel(panel):
         told[f"{member.name} (telling)"] = tell_stories(member.name, sets, seed, **extra)
-    matrix = reading_matrix(sets, told, {"default": load_resources("default", deck)},
-                            seed=seed, resamples=resamples)
-    return {model: row["default"] for model, row in matrix.items()}
+    guessers = {"default": load_resources("default", deck),
+                "caption-reader": load_member_resources("caption-reader", deck)}
+    return reading_matrix(sets, told, guessers, seed=seed, resamples=resamples)
 
 
 def time_decisions(crowd: dict[str, Any], n: int) -> dict[str, dict[str, float]]:
@@ -202,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         fit_population_file(fitted, args.fit_games, args.fit_iterations, folder, args.smoke))
 
     crowd = {"population": args.population, "population_calibration": population_file,
-             "robustness": args.robustness, "table_mix": args.table_mix}
+             "robustness": args.robustness, "table_mix": args.table_mix, "aim": args.aim}
     config = BenchConfig(models=storytellers(crowd, extra),
                          tasks=["tell"], seed=args.seed, items=args.items,
                          reference_deals=args.deals, panel=args.panel,
@@ -279,11 +286,15 @@ def main(argv: list[str] | None = None) -> int:
     guesses = guess_figures(run.folder, args.items, args.seed, args.bootstrap, args.panel,
                             extra)
     chance = 1 / 6
-    rows = [[m, g, _mark(g.estimate >= 2 * chance)] for m, g in guesses.items()]
+    rows = [[m, g["default"], _mark(g["default"].estimate >= 2 * chance), g["caption-reader"]]
+            for m, g in guesses.items()]
     print_table(f"the default clip guesser on boards of the told cards: top-1 (95% CI); chance "
-                f"{chance:.3f}, target >= {2 * chance:.3f}", ["storyteller", "top-1", ">= 2x"],
-                rows, digits=3, min_width=100)
-    figures["default_guesser_top1"] = guesses
+                f"{chance:.3f}, target >= {2 * chance:.3f}; beside it the caption reader (ground "
+                "truth: what the clue says about the picture)",
+                ["storyteller", "top-1", ">= 2x", "caption-reader top-1"], rows, digits=3,
+                min_width=120)
+    figures["default_guesser_top1"] = {m: g["default"] for m, g in guesses.items()}
+    figures["ground_truth_top1"] = {m: g["caption-reader"] for m, g in guesses.items()}
 
     timing = time_decisions(crowd, args.decisions)
     figures["decision_ms"] = timing

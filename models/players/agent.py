@@ -140,6 +140,7 @@ class ClipAgent:
             ``models/data/population_wide.json``, the fit with lite1-zeroshot; a path;
             ``None``: the built-in guess model for members other than itself).
         robustness: See :class:`ClipStoryteller`.
+        aim: See :class:`ClipStoryteller` (``"each"``: in target mode, every member's rate).
         table_mix: See :class:`ClipStoryteller`.
         read_table: With a population: the storyteller learns which minds sit at the table from
             their revealed votes (:mod:`models.players.table_reading`) and simulates those;
@@ -176,6 +177,7 @@ class ClipAgent:
         population: Any = None,
         population_calibration: str | None = "default",
         robustness: float = 0.0,
+        aim: str = "mean",
         table_mix: float = 0.0,
         read_table: bool = False,
         seed: int | None = None,
@@ -203,7 +205,7 @@ class ClipAgent:
             pair_clues=pair_clues, tolerance=tolerance,
             policy=(LinearCluePolicy.load(_resolve_path(policy), greedy=policy_greedy)
                     if policy else None),
-            generator=generator, robustness=robustness, table_mix=table_mix,
+            generator=generator, robustness=robustness, table_mix=table_mix, aim=aim,
         )
         self.population: list[Any] | None = _population_names(population)
         self.population_calibration = population_calibration
@@ -425,6 +427,7 @@ class ClipAgent:
             "policy": self.policy_path,
             "population": self.population,
             "robustness": story.robustness,
+            "aim": story.aim,
             "table_mix": story.table_mix,
             "read_table": self.read_table,
             "simulation_embedders": self.simulation_embedders(),

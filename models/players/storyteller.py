@@ -102,6 +102,11 @@ class ClipStoryteller:
             expected points reward clues the members *disagree* on (one finds, another does
             not: "some but not all" for certain in a simulation whose members vote
             independently), which at a real table of other minds are found by all or none.
+        aim: In ``"target"`` mode with a population: ``"mean"`` (the default) aims the guess
+            rate over every simulated voter at the target; ``"each"`` aims every member's (for a
+            storyteller that read its table, every opponent's) rate at it: a candidate's
+            distance is its *worst* member's gap to the target (the issue's per-mind target,
+            as the candidate-clue study's oracle chooses), plus ``robustness * spread``.
         table_mix: With a population: the share of simulated deals in which the whole table
             is one member (:func:`models.players.population.assignment`), for a storyteller
             that does not know whether it faces different minds or copies of one (a clue that
@@ -123,6 +128,7 @@ class ClipStoryteller:
     generator: Any = None
     robustness: float = 0.0
     table_mix: float = 0.0
+    aim: str = "mean"
     _pair_cache: dict[int, list[str]] = field(default_factory=dict, repr=False)
     _masks: tuple[Any, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
@@ -137,6 +143,8 @@ class ClipStoryteller:
             raise ValueError(f"robustness must be at least 0, not {self.robustness}")
         if not 0.0 <= self.table_mix <= 1.0:
             raise ValueError(f"table_mix must be in [0, 1], not {self.table_mix}")
+        if self.aim not in ("mean", "each"):
+            raise ValueError(f"aim must be 'mean' or 'each', not {self.aim!r}")
 
     def pair_candidates(self, resources: PlayerResources, card: int,
                         card_vector: np.ndarray) -> list[str]:
@@ -276,9 +284,9 @@ class ClipStoryteller:
         hand_size = rules.hand_size_for(n_players)
 
         def resimulate(cards: np.ndarray, clues: np.ndarray, n: int
-                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-            """Guess rates, points and spread across members of the pairs (cards[i], clues[i])
-            on n fresh deals."""
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+            """Guess rates, points, spread across members and worst member's gap to the
+            target (``aim="each"``) of the pairs (cards[i], clues[i]) on n fresh deals."""
             deals = draw_deals(rng, len(pool_sims), n, n_players - 1, hand_size, hand_weights)
             if models:
                 fresh = run([h[cards, clues][None, :] for h in member_hands],
@@ -286,8 +294,9 @@ class ClipStoryteller:
             else:
                 fresh = run(hand_sims[cards, clues][None, :], pool_sims[:, clues], deals)
             spread = _spread(fresh, self.mode)
+            worst = self._worst_gap(fresh)
             return (fresh.guess_rate[0], fresh.expected_points[0],
-                    None if spread is None else spread[0])
+                    None if spread is None else spread[0], None if worst is None else worst[0])
 
         sharp = None
         if self.sharp_shortlist > 0 and view.cards_to_play == 1 and n_voters == n_players - 1:
@@ -302,16 +311,34 @@ class ClipStoryteller:
         return self._select(hand, texts, is_pair, hand_sims, result, allowed, rng, sources,
                             resimulate, sharp, float(points_by_finders.max()))
 
+    def _worst_gap(self, result: SimulationResult) -> np.ndarray | None:
+        """``(h, K)``: the largest gap of any member's (or, having read its table, any
+        opponent's) guess rate to the target, with ``aim="each"`` in target mode; else
+        ``None``."""
+        if self.mode != "target" or self.aim != "each" or not isinstance(result,
+                                                                         PopulationResult):
+            return None
+        rates = result.seat_rate
+        if rates is None:
+            rates = result.member_rate
+            if rates is not None and result.member_deals is not None:
+                rates = rates[result.member_deals > 0]
+        if rates is None or not len(rates):
+            return None
+        return np.asarray(np.abs(rates - self.target_guess_rate).max(axis=0))
+
     def _order(self, rate: np.ndarray, points: np.ndarray, allowed: np.ndarray,
-               spread: np.ndarray | None = None, best: float = 1.0) -> np.ndarray:
+               spread: np.ndarray | None = None, best: float = 1.0,
+               worst: np.ndarray | None = None) -> np.ndarray:
         """Flat candidate indices, best first, by the storyteller's rule (``best``: the most
-        points a storyteller can score, the scale of the robustness penalty on points)."""
+        points a storyteller can score, the scale of the robustness penalty on points;
+        ``worst``: the worst member's gap to the target, the distance with ``aim="each"``)."""
         points = np.where(allowed, points, -np.inf)
         if self.mode == "expected_points":
             if spread is not None and self.robustness > 0:
                 points = points - self.robustness * best * spread
             return np.argsort(-points, axis=None, kind="stable")
-        distance = np.abs(rate - self.target_guess_rate)
+        distance = np.abs(rate - self.target_guess_rate) if worst is None else worst
         if spread is not None and self.robustness > 0:
             distance = distance + self.robustness * spread
         gap = np.where(allowed, distance, np.inf)
@@ -340,7 +367,7 @@ class ClipStoryteller:
             cards, clues = np.unravel_index(order[: self.runner_ups + 1], shape)
         else:
             order = self._order(result.guess_rate, result.expected_points, allowed2,
-                                _spread(result, self.mode), best)
+                                _spread(result, self.mode), best, self._worst_gap(result))
             shortlist = order[: max(self.refine, self.runner_ups + 1)]
             if sharp is not None and self.refine > 0 and self.refine_simulations > 0:
                 extra = self._order(sharp[0], sharp[1], allowed2)[: self.sharp_shortlist]
@@ -349,14 +376,15 @@ class ClipStoryteller:
             if self.refine > 0 and self.refine_simulations > 0:
                 # The best of thousands of noisy estimates is mostly the luckiest: estimate the
                 # shortlist again on more, fresh deals and choose on those estimates.
-                rates, values, spread = resimulate(cards, clues, self.refine_simulations)
+                rates, values, spread, worst = resimulate(cards, clues,
+                                                          self.refine_simulations)
                 again = self._order(rates, values, np.ones(len(rates), dtype=bool), spread,
-                                    best)
+                                    best, worst)
                 cards, clues = cards[again], clues[again]
             cards, clues = cards[: self.runner_ups + 1], clues[: self.runner_ups + 1]
         search_rate = float(result.guess_rate[cards[0], clues[0]])
         if self.confirm_simulations > 0:  # an estimate the choice did not depend on
-            rates, values, _ = resimulate(cards, clues, self.confirm_simulations)
+            rates, values, _, _ = resimulate(cards, clues, self.confirm_simulations)
         else:
             rates = result.guess_rate[cards, clues]
             values = result.expected_points[cards, clues]

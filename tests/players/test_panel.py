@@ -351,3 +351,30 @@ def test_the_wide_storyteller_simulates_a_classifier_and_no_held_out_panel_membe
     assert len(simulated) == 4 and not simulated & held_out
     with pytest.raises(FileNotFoundError):
         load_population_fit("no-such-fit.json")
+
+
+def test_aiming_at_each_member_prefers_the_clue_every_mind_finds_at_the_target():
+    from models.players.population import PopulationResult
+    from models.players.storyteller import ClipStoryteller
+
+    # One hand card, three clues. Clue 0: both members at 0.5. Clue 1: the mean at 0.5 from
+    # members at 0.2 and 0.8 (and more expected points). Clue 2: members at 0.4 and 0.45.
+    members = np.array([[[0.5, 0.2, 0.4]], [[0.5, 0.8, 0.45]]])
+    result = PopulationResult(guess_rate=members.mean(axis=0),
+                              expected_points=np.array([[1.0, 2.0, 1.5]]),
+                              success_rate=np.zeros((1, 3)), decoy_gap=np.zeros((1, 3)),
+                              member_rate=members, member_deals=np.array([32, 32]))
+    allowed = np.ones((1, 3), dtype=bool)
+    for aim, first in (("mean", 1), ("each", 0)):
+        story = ClipStoryteller(mode="target", target_guess_rate=0.5, aim=aim)
+        order = story._order(result.guess_rate, result.expected_points, allowed, None, 3.0,
+                             story._worst_gap(result))
+        assert int(order[0]) == first, aim
+    each = ClipStoryteller(mode="target", target_guess_rate=0.5, aim="each")
+    np.testing.assert_allclose(each._worst_gap(result), [[0.0, 0.3, 0.1]])
+    # A member in no deal does not count; expected-points mode has no per-member aim.
+    absent = PopulationResult(**{**result.__dict__, "member_deals": np.array([0, 32])})
+    np.testing.assert_allclose(each._worst_gap(absent), [[0.0, 0.3, 0.05]])
+    assert ClipStoryteller(mode="expected_points", aim="each")._worst_gap(result) is None
+    with pytest.raises(ValueError, match="aim must be 'mean' or 'each'"):
+        ClipStoryteller(aim="every")

@@ -119,6 +119,8 @@ def test_bench_storyteller_panel_smoke(tmp_path, monkeypatch, capsys):
     # The default guesser also reads the panel members' own clues.
     told = figures["default_guesser_top1"]["panel-default-zeroshot (telling)"]
     assert 0.0 <= told["estimate"] <= 1.0
+    # Beside it, the ground-truth reader; it finds every caption it is told.
+    assert figures["ground_truth_top1"]["caption-teller"]["estimate"] == 1.0
     assert "pooled" in figures["population_ece_all_turns"]
 
 
