@@ -52,6 +52,7 @@ SHIPPED_DIR = Path(__file__).resolve().parent / "data" / "embeddings"
 _lock = threading.Lock()
 _tables: dict[tuple[str, str], _ShippedTable | None] = {}
 _manifests: dict[str, dict[str, Any] | None] = {}
+_files: dict[tuple[str, str], _ShippedTable] = {}
 
 
 class ShippedEmbeddingsWarning(UserWarning):
@@ -100,9 +101,15 @@ def _table(fingerprint: str, kind: str, root: Path | None = None) -> _ShippedTab
             return _tables[key]
     about = manifest(fingerprint, root)
     table = None
+    shared: tuple[str, str] | None = None
     entry = (about or {}).get("files", {}).get(kind)
     if entry is not None:
         path = _entry_path(folder, str(entry.get("file", "")))
+        shared = (str(path.resolve()), str(entry.get("sha256")))
+        with _lock:
+            if shared in _files:  # a file two folders share (one text tower) is read once
+                _tables[key] = _files[shared]
+                return _files[shared]
         try:
             payload = path.read_bytes()
         except OSError as error:
@@ -124,6 +131,8 @@ def _table(fingerprint: str, kind: str, root: Path | None = None) -> _ShippedTab
                 table = _ShippedTable(index, vectors)
     with _lock:
         _tables[key] = table
+        if table is not None and shared is not None:
+            _files[shared] = table
     return table
 
 
@@ -343,3 +352,4 @@ def forget() -> None:
     with _lock:
         _tables.clear()
         _manifests.clear()
+        _files.clear()

@@ -113,6 +113,8 @@ def test_an_identical_file_is_written_once_and_checked_where_it_is_read(tmp_path
         np.testing.assert_array_equal(found[text_key("whale")], vector)
     np.testing.assert_array_equal(
         shipped.shipped_vectors("b-fp", "images", ["ab" * 32], root=tmp_path)["ab" * 32], -vector)
+    # The shared file is read once, for both folders.
+    assert shipped._table("a-fp", "texts", tmp_path) is shipped._table("b-fp", "texts", tmp_path)
     shipped.forget()
     # Damaging the one file refuses it for both; a manifest may not point outside its siblings.
     payload = bytearray((tmp_path / "a-fp" / "texts.npz").read_bytes())
