@@ -27,6 +27,7 @@ __all__ = [
     "Interval",
     "bootstrap",
     "bootstrap_indices",
+    "draw_rate_matrix",
     "markdown_table",
     "mean_interval",
     "plot_intervals",
@@ -322,3 +323,21 @@ def plot_intervals(path: str | os.PathLike[str], labels: Sequence[str],
     fig.savefig(target, dpi=120)
     plt.close(fig)
     return target
+
+
+def draw_rate_matrix(ax: Any, values: np.ndarray, rows: Sequence[str],
+                     columns: Sequence[str]) -> Any:
+    """Draw a matrix of rates in [0, 1] on a matplotlib ``ax``: a heat map with each cell's
+    value written in it (NaN cells left blank) and the row and column labels. Returns the
+    image (for a colour bar)."""
+    values = np.asarray(values, dtype=np.float64)
+    image = ax.imshow(values, vmin=0, vmax=1, cmap="viridis", aspect="auto")
+    ax.set_xticks(range(len(columns)), list(columns), rotation=35, ha="right")
+    ax.set_yticks(range(len(rows)), list(rows))
+    for i in range(len(rows)):
+        for j in range(len(columns)):
+            value = values[i, j]
+            if not math.isnan(value):
+                ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=7,
+                        color="white" if value < 0.5 else "black")
+    return image

@@ -93,3 +93,21 @@ def test_files_and_tables(tmp_path, capsys):
     with pytest.raises(ValueError, match="1 intervals for 2 labels"):
         plot_intervals(tmp_path / "q.png", ["a", "b"], {"s": [rows[0]["ci"]]}, title="t",
                        xlabel="x")
+
+
+def test_a_rate_matrix_writes_each_value_and_leaves_nan_blank():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dixit_ai.reporting import draw_rate_matrix
+
+    fig, ax = plt.subplots()
+    image = draw_rate_matrix(ax, np.array([[0.25, np.nan], [0.75, 1.0]]), ["a", "b"],
+                             ["x", "y"])
+    assert image.get_clim() == (0, 1)
+    assert [t.get_text() for t in ax.texts] == ["0.25", "0.75", "1.00"]
+    assert [t.get_color() for t in ax.texts] == ["white", "black", "black"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "b"]
+    plt.close(fig)

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from dixit_ai.reporting import Interval
+from dixit_ai.reporting import Interval, draw_rate_matrix
 
 CALIBRATION_BINS = 10
 SELF_COLUMN = "against itself (reference)"
@@ -172,16 +172,7 @@ def write_panel_plots(folder: Path, panel: dict[str, Any]) -> dict[str, str]:
     matrix = np.array([[models[m]["members"][n]["observed"].estimate for n in [*names, "pooled"]]
                        + [models[m]["against_itself"].estimate] for m in labels])
     fig, ax = plt.subplots(figsize=(1.1 * len(columns) + 3, 0.45 * len(labels) + 2))
-    image = ax.imshow(matrix, vmin=0, vmax=1, cmap="viridis", aspect="auto")
-    ax.set_xticks(range(len(columns)), [c.removeprefix("panel-") for c in columns],
-                  rotation=35, ha="right")
-    ax.set_yticks(range(len(labels)), labels)
-    for i in range(len(labels)):
-        for j in range(len(columns)):
-            value = matrix[i, j]
-            if not math.isnan(value):
-                ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=7,
-                        color="white" if value < 0.5 else "black")
+    image = draw_rate_matrix(ax, matrix, labels, [c.removeprefix("panel-") for c in columns])
     ax.axvline(len(columns) - 1.5, color="white", linewidth=2)
     ax.set_title("cross-play: observed guess rate (storyteller x guesser model);\n"
                  "last column: the reference population (against itself for default-model "

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from dixit_ai.reporting import Interval, mean_interval
+from dixit_ai.reporting import Interval, draw_rate_matrix, mean_interval
 
 CHANCE = 1 / 6
 """Top-1 by chance on the boards of told cards (the card and five distractors)."""
@@ -83,15 +83,7 @@ def plot_reading_matrix(path: Any, matrix: Mapping[str, Mapping[str, Interval]],
     guessers = list(next(iter(matrix.values())))
     values = np.array([[matrix[t][g].estimate for g in guessers] for t in tellers])
     fig, ax = plt.subplots(figsize=(1.0 * len(guessers) + 3.5, 0.5 * len(tellers) + 2.2))
-    image = ax.imshow(values, vmin=0, vmax=1, cmap="viridis", aspect="auto")
-    ax.set_xticks(range(len(guessers)), guessers, rotation=35, ha="right")
-    ax.set_yticks(range(len(tellers)), tellers)
-    for i in range(len(tellers)):
-        for j in range(len(guessers)):
-            value = values[i, j]
-            if not np.isnan(value):
-                ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=7,
-                        color="white" if value < 0.5 else "black")
+    image = draw_rate_matrix(ax, values, tellers, guessers)
     ax.set_xlabel("guesser (embedder)")
     ax.set_ylabel("teller (agent, telling on its own model)")
     ax.set_title(title, fontsize=9)
