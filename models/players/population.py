@@ -54,26 +54,29 @@ class PopulationResult(SimulationResult):
     seat_rate: np.ndarray | None = None
     """``(voters, h, K)``: each voting opponent's guess rate (with ``seats``)."""
 
-    @property
-    def seat_spread(self) -> np.ndarray | None:
-        """``(h, K)``: the standard deviation of the guess rate across the voting opponents
-        (``None`` without ``seats``)."""
-        if self.seat_rate is None:
-            return None
-        return np.asarray(self.seat_rate.std(axis=0))
+    def minds(self, by_seat: bool = False) -> np.ndarray | None:
+        """``(n, h, K)``: the guess rates the storyteller weighs against each other: each
+        member simulated (a member it no longer believes in, in no deal, does not count), or
+        with ``by_seat``, each voting opponent where it read its table (``seat_rate``; else
+        the members). ``None`` without per-member rates."""
+        if by_seat and self.seat_rate is not None:
+            return self.seat_rate
+        if self.member_rate is None or self.member_deals is None:
+            return self.member_rate
+        return self.member_rate[self.member_deals > 0]
+
+    def spread_of(self, by_seat: bool = False) -> np.ndarray:
+        """``(h, K)``: the standard deviation of the guess rate across :meth:`minds` (0 where
+        there are none)."""
+        rates = self.minds(by_seat)
+        if rates is None or not len(rates):
+            return np.zeros_like(self.guess_rate)
+        return np.asarray(rates.std(axis=0))
 
     @property
     def spread(self) -> np.ndarray:
-        """``(h, K)``: the standard deviation of the guess rate across the members simulated
-        (a member the storyteller no longer believes in, in no deal, does not count)."""
-        if self.member_rate is None:
-            return np.zeros_like(self.guess_rate)
-        rates = self.member_rate
-        if self.member_deals is not None:
-            rates = rates[self.member_deals > 0]
-        if not len(rates):
-            return np.zeros_like(self.guess_rate)
-        return np.asarray(rates.std(axis=0))
+        """``(h, K)``: the standard deviation of the guess rate across the members simulated."""
+        return self.spread_of()
 
 
 def assignment(n_simulations: int, n_opponents: int, n_members: int,

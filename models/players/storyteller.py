@@ -318,11 +318,7 @@ class ClipStoryteller:
         if self.mode != "target" or self.aim != "each" or not isinstance(result,
                                                                          PopulationResult):
             return None
-        rates = result.seat_rate
-        if rates is None:
-            rates = result.member_rate
-            if rates is not None and result.member_deals is not None:
-                rates = rates[result.member_deals > 0]
+        rates = result.minds(by_seat=True)
         if rates is None or not len(rates):
             return None
         return np.asarray(np.abs(rates - self.target_guess_rate).max(axis=0))
@@ -412,8 +408,7 @@ def _spread(result: SimulationResult, mode: str) -> np.ndarray | None:
     target is for each of them)."""
     if not isinstance(result, PopulationResult):
         return None
-    seats = result.seat_spread
-    return seats if mode == "target" and seats is not None else result.spread
+    return result.spread_of(by_seat=mode == "target")
 
 
 def _top(values: np.ndarray, mask: np.ndarray, count: int) -> list[int]:
