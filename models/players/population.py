@@ -34,6 +34,7 @@ from models.players.simulation import MIN_TEMPERATURE, GuessModel, SimulationRes
 
 POPULATION_FORMAT = "dixit-ai population v1"
 DEFAULT_POPULATION_FILE = Path(__file__).resolve().parents[1] / "data" / "population.json"
+"""Per-member guess models fitted from cross-play records (``scripts/fit_calibration.py``)."""
 SHIPPED_POPULATION_FILES = {
     "default": DEFAULT_POPULATION_FILE,
     "wide": DEFAULT_POPULATION_FILE.with_name("population_wide.json"),
@@ -42,7 +43,6 @@ SHIPPED_POPULATION_FILES = {
 registry's ``clip-expected`` and the other-minds storytellers) and ``wide`` (the same and
 lite1-zeroshot, fitted together: ``clip-expected-wide``); each made by leave-one-out cross-play,
 16 games per member and iteration, 3 iterations, game seeds from 0."""
-"""Per-member guess models fitted from cross-play records (``scripts/fit_calibration.py``)."""
 
 
 @dataclass(frozen=True)
@@ -480,12 +480,10 @@ def load_population_fit(spec: str | Path | None) -> PopulationFit | None:
     """
     if spec is None:
         return None
-    if spec == "default":
-        return PopulationFit.load(DEFAULT_POPULATION_FILE) if DEFAULT_POPULATION_FILE.is_file() \
-            else None
-    if isinstance(spec, str) and spec in SHIPPED_POPULATION_FILES:
-        return PopulationFit.load(SHIPPED_POPULATION_FILES[spec])
-    return PopulationFit.load(spec)
+    path = SHIPPED_POPULATION_FILES.get(spec, spec) if isinstance(spec, str) else spec
+    if spec == "default" and not Path(path).is_file():
+        return None
+    return PopulationFit.load(path)
 
 
 def prepare(*, progress: Any = None, **agent_options: Any) -> Any:
