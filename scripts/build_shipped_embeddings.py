@@ -12,8 +12,9 @@ stored ones and compares every clue, card, vote and score; it refuses to write i
 (float16 does: 90 of 163 rounds differed in 12 games). The check's figures go into the
 manifest. A member's vectors are stored only as float32 (exact: nothing to check). Members with
 the same text tower and text preprocessing (lite1-mpnet and lite1-zeroshot) ship one texts
-file: the first member's vectors (the second's own differ by batching noise, about 4e-7),
-written once and referenced (:func:`models.shipped.write_shipped`).
+file: a member whose texts another shipped folder already holds takes those vectors (its own
+differ by batching noise, about 4e-7), and the file is written once and referenced
+(:func:`models.shipped.write_shipped`).
 
     python scripts/build_shipped_embeddings.py            # about 30 s with a warm cache
     python scripts/build_shipped_embeddings.py --embedder default   # the default model's only
@@ -104,9 +105,6 @@ def main() -> None:
     if environment is not None:
         decks.append({"source": deck.source, "environment": environment,
                       "fingerprint": deck.fingerprint, "card_hashes": card_keys})
-    text_towers: dict[str, tuple[str, dict[str, Any]]] = {}
-    if "lite1-zeroshot" in names and "lite1-mpnet" not in names:
-        names.insert(names.index("lite1-zeroshot"), "lite1-mpnet")  # its texts are shared
     for name in names:
         start = time.perf_counter()
         with progress_to(print):
@@ -116,15 +114,14 @@ def main() -> None:
 
         texts = dict(zip(vocabulary.texts, vocabulary_vectors, strict=True))
         texts.update(zip(pairs, pair_vectors, strict=True))
-        tower = text_identity(embedder)
-        if tower is not None and tower in text_towers:
-            first, earlier = text_towers[tower]
+        same = same_tower_texts(embedder, list(texts), args.out or SHIPPED_DIR)
+        if same is not None:
+            first, earlier = same
             drift = max(float(np.max(np.abs(earlier[t] - v))) for t, v in texts.items())
-            print(f"texts: {name} embeds with {first}'s text tower (largest difference "
-                  f"{drift:.1e}, batching noise): {first}'s vectors, written once")
+            print(f"texts: {name} embeds texts as {first} does (largest difference "
+                  f"{drift:.1e}, batching noise): the vectors {first}'s folder ships, one file "
+                  "for both")
             texts = earlier
-        elif tower is not None:
-            text_towers[tower] = (name, texts)
         if name == "default":
             dtype = args.dtype
             print(f"checking decisions with {dtype} vectors ({args.games} games of "
@@ -157,10 +154,32 @@ def main() -> None:
               f"{size / 1e6:.1f} MB) in {time.perf_counter() - start:.1f} s")
 
 
-def text_identity(embedder: Any) -> str | None:
+def same_tower_texts(embedder: Any, texts: list[str], root: Path
+                     ) -> tuple[str, dict[str, Any]] | None:
+    """Another shipped folder's vectors of every one of ``texts``, when its embedder embeds
+    texts as ``embedder`` does (:func:`text_identity`): ``(its name, text -> vector)``, so that
+    the two ship one texts file; else ``None``."""
+    from models.cache import text_key
+    from models.shipped import manifest, shipped_vectors
+
+    identity = text_identity(embedder.info)
+    if identity is None or not root.is_dir():
+        return None
+    keys = {text: text_key(text) for text in texts}
+    for folder in sorted(root.iterdir()):
+        about = manifest(folder.name, root) if folder.name != embedder.fingerprint else None
+        if about is None or text_identity(about.get("embedder", {})) != identity:
+            continue
+        found = shipped_vectors(folder.name, "texts", list(keys.values()), root)
+        if len(found) == len(keys):
+            return str(about["embedder"].get("name")), {t: found[k] for t, k in keys.items()}
+    return None
+
+
+def text_identity(info: dict[str, Any]) -> str | None:
     """What a family member's text vectors depend on (the text tower's weights and text
-    preprocessing), so that members sharing it ship one texts file; ``None`` for others."""
-    info = getattr(embedder, "info", {})
+    preprocessing), from its embedder's ``info`` (or a shipped manifest's ``embedder``), so
+    that members sharing it ship one texts file; ``None`` for others."""
     if info.get("backend") != "family":
         return None
     pre = info.get("preprocess", {})

@@ -201,3 +201,32 @@ def test_shipped_vectors_are_the_models(tmp_path: Path, name: str) -> None:
     images = shipped.shipped_vectors(embedder.fingerprint, "images",
                                      [deck.card_hash(c) for c in (0, 41, 83)])
     np.testing.assert_allclose(np.stack(list(images.values())), cards, atol=2e-6)
+
+
+def test_the_builder_takes_the_texts_a_member_with_the_same_text_tower_ships() -> None:
+    import runpy
+    import tempfile
+    from types import SimpleNamespace
+
+    build = runpy.run_path(str(ROOT / "scripts" / "build_shipped_embeddings.py"))
+    info = {"backend": "family", "weights": {"text_tower_sha256": "ab"}, "dtype": "float32",
+            "preprocess": {"text_max_tokens": 384, "text_pooling": "mean, l2"}}
+    vector = np.ones(4, dtype=np.float32) / 2
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        shipped.write_shipped(root / "first-fp", fingerprint="first-fp",
+                              embedder={"name": "first", **info},
+                              texts={text_key("whale"): vector}, images={"ab" * 32: vector},
+                              decks=[])
+        same = SimpleNamespace(info=info, fingerprint="second-fp")
+        name, texts = build["same_tower_texts"](same, ["whale"], root)
+        assert name == "first"
+        np.testing.assert_array_equal(texts["whale"], vector)
+        assert build["same_tower_texts"](same, ["whale", "unknown"], root) is None  # not all
+        other = SimpleNamespace(info={**info, "weights": {"text_tower_sha256": "cd"}},
+                                fingerprint="third-fp")
+        assert build["same_tower_texts"](other, ["whale"], root) is None  # another tower
+        itself = SimpleNamespace(info=info, fingerprint="first-fp")
+        assert build["same_tower_texts"](itself, ["whale"], root) is None  # not its own folder
+        assert build["text_identity"]({"backend": "default"}) is None
+        shipped.forget()
