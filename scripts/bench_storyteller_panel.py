@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from dixit_ai.reporting import Interval, print_table, write_json
-from models.players.cli import parse_args
+from models.players.cli import SMOKE_AGENT_OPTIONS, parse_args
 
 TARGETS = (0.1, 0.25, 0.5, 0.75, 0.9)
 CHECKED = (0.25, 0.5, 0.75)
@@ -87,8 +87,7 @@ def fit_population_file(members: list[str], games: int, iterations: int, folder:
     from models.players.crossplay import fit_population_crossplay
 
     names = ["default" if m == "self" else m for m in members]
-    extra: dict[str, Any] = ({"n_simulations": 16, "pair_clues": 0, "vocabulary_size": 300}
-                             if smoke else {})
+    extra: dict[str, Any] = dict(SMOKE_AGENT_OPTIONS) if smoke else {}
     result = fit_population_crossplay(names, games=games, iterations=iterations, seed=0,
                                       start=None, agent_options=extra, folder=folder,
                                       progress=print)
@@ -200,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         args.items, args.deals, args.fit_games, args.decisions = 3, 2, 1, 2
         args.fit_iterations = 1
         args.bootstrap = 200
-        extra = {"n_simulations": 16, "pair_clues": 0, "vocabulary_size": 300}
+        extra = dict(SMOKE_AGENT_OPTIONS)
     folder = Path(args.out) / f"bench_storyteller_panel__{args.seed}__{int(time.time())}"
     folder.mkdir(parents=True, exist_ok=True)
     members = [m.strip() for m in args.population.split(",") if m.strip()]

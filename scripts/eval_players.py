@@ -33,7 +33,7 @@ import numpy as np
 
 from dixit_ai import write_records
 from models.players.calibration import plot_reliability, reliability
-from models.players.cli import parse_args
+from models.players.cli import SMOKE_AGENT_OPTIONS, parse_args
 from models.players.experiments import play_table, readable_game, round_rows, wilson
 
 TARGETS = {"clip-cryptic": 0.1, "clip-greedy": 0.5, "clip-obvious": 0.9}
@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     overrides: dict[str, object] = {}
     if args.smoke:
         args.deck, args.rounds = "dream:size=40", 10
-        overrides = {"vocabulary_size": 300, "n_simulations": 16, "pair_clues": 0}
+        overrides = dict(SMOKE_AGENT_OPTIONS)
     run = Path(args.runs_dir) / f"eval_players__{args.seed}__{int(time.time())}"
     run.mkdir(parents=True, exist_ok=True)
     start = time.time()

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dixit_ai.reporting import print_table, write_json
-from models.players.cli import parse_args
+from models.players.cli import SMOKE_AGENT_OPTIONS, parse_args
 
 TELLERS = ("clip-greedy", "panel-sibling", "panel-default-zeroshot", "panel-lite2-mpnet",
            "panel-lite1-minilm", "panel-lite1-mpnet", "panel-imagenet-zeroshot",
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     extra: dict[str, object] = {}
     if args.smoke:
         args.items, args.bootstrap = 4, 200
-        extra = {"n_simulations": 16, "pair_clues": 0, "vocabulary_size": 300}
+        extra = dict(SMOKE_AGENT_OPTIONS)
     deck = load_deck("dream")
     sets = ItemSets(DeckFacts.of(deck), seed=args.seed, items=args.items, board_size=6,
                     reference_deals=1)
@@ -97,10 +97,9 @@ def main(argv: list[str] | None = None) -> int:
     with (folder / "stories.jsonl").open("w") as out:
         for teller, told in stories.items():
             for story in told:
-                out.write(json.dumps({"teller": teller, "item": None if story is None
-                                      else story[0], "card": None if story is None else
-                                      story[1], "clue": None if story is None else story[2]})
-                          + "\n")
+                item, card, clue = story or (None, None, None)
+                out.write(json.dumps({"teller": teller, "item": item, "card": card,
+                                      "clue": clue}) + "\n")
     guessers = {}
     for name in tqdm(guesser_names, desc="loading guessers", unit="model", disable=args.smoke):
         guessers[name] = load_member_resources(name, deck)

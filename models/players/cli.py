@@ -28,6 +28,10 @@ SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 """The scripts of a source checkout or editable install."""
 INSTALLED_SCRIPTS = Path(sys.prefix) / "share" / "dixit-ai" / "scripts"
 """Where a wheel installs the same scripts (``data-files`` in ``pyproject.toml``)."""
+SMOKE_AGENT_OPTIONS: dict[str, Any] = {"n_simulations": 16, "pair_clues": 0,
+                                       "vocabulary_size": 300}
+"""The clip players' options in a script's ``--smoke`` run (seconds, for CI); copy before
+changing."""
 
 
 def _parser_for(cls: type, description: str) -> argparse.ArgumentParser:
