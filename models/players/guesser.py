@@ -64,6 +64,28 @@ class ClipGuesser:
             first = int(rng.choice(len(legal), p=softmax(legal_sims, self.temperature)))
         else:
             first = int(np.argmax(legal_sims))
+        return self._votes(beliefs, first, legal, rules=rules, max_votes=max_votes)
+
+    def vote_beliefs(self, beliefs: np.ndarray, legal: Sequence[int], *, rules: RuleSet,
+                     max_votes: int) -> tuple[tuple[int, ...], dict[str, Any]]:
+        """Vote for the most probable of ``legal`` under given ``beliefs`` (the probability
+        that each legal position holds the storyteller's card: a reading guesser's, see
+        :mod:`models.players.teller_reading`), and decide on a second vote by them.
+
+        Raises:
+            ValueError: no legal position, or ``beliefs`` does not match ``legal``.
+        """
+        if not legal:
+            raise ValueError("no board position to vote for")
+        beliefs = np.asarray(beliefs, dtype=np.float64)
+        if beliefs.shape != (len(legal),):
+            raise ValueError(f"{beliefs.shape} beliefs for {len(legal)} legal positions")
+        return self._votes(beliefs, int(np.argmax(beliefs)), legal, rules=rules,
+                           max_votes=max_votes)
+
+    def _votes(self, beliefs: np.ndarray, first: int, legal: Sequence[int], *, rules: RuleSet,
+               max_votes: int) -> tuple[tuple[int, ...], dict[str, Any]]:
+        """The first vote (index ``first`` of ``legal``) and, by ``beliefs``, a second."""
         votes = [legal[first]]
         info: dict[str, Any] = {
             "beliefs": {str(p): round(float(b), 4) for p, b in zip(legal, beliefs, strict=True)},
