@@ -39,6 +39,7 @@ from models.players.resources import PlayerResources
 from models.players.simulation import GuessModel
 from models.players.storyteller import ClipStoryteller, Mode, StoryDecision
 from models.players.table_reading import TableBelief, read_table
+from models.players.teller_reading import StorytellerReader, load_reader
 
 DEFAULT_CALIBRATION = Path(__file__).resolve().parents[1] / "data" / "guess_model.json"
 """The guess model fitted by ``scripts/fit_calibration.py`` for the default embedder."""
@@ -145,6 +146,16 @@ class ClipAgent:
         read_table: With a population: the storyteller learns which minds sit at the table from
             their revealed votes (:mod:`models.players.table_reading`) and simulates those;
             ``table_mix`` is then its prior odds of a table of one kind.
+        read_storytellers: The guesser learns each storyteller's mind from its revealed stories
+            (:mod:`models.players.teller_reading`) and votes by what that mind would mean;
+            needs ``vote_temperature=0``. Not in team games or Dixit Party.
+        reading_minds: The minds it reads storytellers with, besides its own embedder (first):
+            embedder names (a list or a comma-separated string; ``None``: the embedders of
+            ``population``). Ground-truth readers are refused.
+        reading_calibration: The population fit holding each reading mind's guess model
+            (``None``: ``population_calibration``).
+        reading_votes: The guesser reads each player's votes too (a player guesses with the
+            mind it tells with), not only its stories.
         seed: When given, the agent's generator derives from ``(seed, seat)`` instead of the
             match's stream.
     """
@@ -180,6 +191,10 @@ class ClipAgent:
         aim: str = "mean",
         table_mix: float = 0.0,
         read_table: bool = False,
+        read_storytellers: bool = False,
+        reading_minds: Any = None,
+        reading_calibration: str | None = None,
+        reading_votes: bool = True,
         seed: int | None = None,
     ) -> None:
         self.name = name
@@ -213,6 +228,20 @@ class ClipAgent:
             raise ValueError(f"{name}: read_table needs a population of minds to tell apart "
                              "(population=...)")
         self.read_table = bool(read_table)
+        if read_storytellers and vote_temperature > 0:
+            raise ValueError(f"{name}: read_storytellers votes for the most probable card; it "
+                             f"cannot sample (vote_temperature={vote_temperature}: use 0)")
+        self.read_storytellers = bool(read_storytellers)
+        self.reading_minds: list[Any] = (
+            _names_list(reading_minds) if reading_minds is not None else
+            [n for n in self.population or [] if n not in ("copy", "self")])
+        if self.read_storytellers and not self.reading_minds:
+            raise ValueError(f"{name}: read_storytellers needs minds besides its own to tell "
+                             "storytellers apart (reading_minds=... or population=...)")
+        self.reading_calibration = (population_calibration if reading_calibration is None
+                                    else reading_calibration)
+        self.reading_votes = bool(reading_votes)
+        self._reader: StorytellerReader | None = None
         self._revealed: dict[int, Any] = {}
         self._evidence: dict[int, Any] = {}
         self._population: list[tuple[PlayerResources, GuessModel]] | None = None
@@ -276,6 +305,17 @@ class ClipAgent:
                 members.append((resources, model))
             self._population = members
         return self._population
+
+    @property
+    def storyteller_reader(self) -> StorytellerReader:
+        """The guesser's reading of storytellers (:mod:`models.players.teller_reading`)."""
+        if self._reader is None:
+            self._reader = load_reader(
+                self.reading_minds, self.resources, calibration=self.reading_calibration,
+                deck=self.deck, vocabulary=self.vocabulary,
+                vocabulary_size=self.vocabulary_size, device=self.device,
+                votes=self.reading_votes)
+        return self._reader
 
     def simulation_embedders(self) -> list[str]:
         """Fingerprints of every embedder this storyteller's simulation uses."""
@@ -350,6 +390,8 @@ class ClipAgent:
         self._evidence = {}
         self._piles = {}
         self.last_story = None
+        if self._reader is not None:
+            self._reader.reset()
 
     def table_belief(self, view: View) -> TableBelief | None:
         """What the storyteller has read of its opponents' minds from every revealed round of
@@ -401,10 +443,20 @@ class ClipAgent:
         self._remember(view)
         if view.clue is None or not view.board:
             raise ValueError("vote() needs the clue and the board")
-        resources = self.resources
-        sims = resources.clue_similarities(view.clue, view.board)
-        votes, info = self.guesser.vote(sims, view.legal_vote_positions(), rules=view.rules,
+        legal = view.legal_vote_positions()
+        if self.read_storytellers and not view.rules.teams and not view.rules.is_party:
+            beliefs, note = self.storyteller_reader.beliefs(
+                list(self._revealed.values()), clue=view.clue, board=view.board, legal=legal,
+                storyteller=view.storyteller, seat=self.seat)
+            votes, info = self.guesser.vote_beliefs(beliefs, legal, rules=view.rules,
+                                                    max_votes=view.max_votes)
+            info["reading"] = note
+            return Choice(votes, info)
+        sims = self.resources.clue_similarities(view.clue, view.board)
+        votes, info = self.guesser.vote(sims, legal, rules=view.rules,
                                         max_votes=view.max_votes, rng=self._generator())
+        if self.read_storytellers:
+            info["reading"] = "not read: team and Dixit Party votes follow other rules"
         return Choice(votes, info)
 
     def describe(self) -> dict[str, Any]:
@@ -430,9 +482,22 @@ class ClipAgent:
             "aim": story.aim,
             "table_mix": story.table_mix,
             "read_table": self.read_table,
+            "read_storytellers": self.read_storytellers,
+            "reading_minds": (self.storyteller_reader.names if self.read_storytellers
+                              else None),
+            "reading_calibration": self.reading_calibration if self.read_storytellers else None,
+            "reading_votes": self.reading_votes if self.read_storytellers else None,
             "simulation_embedders": self.simulation_embedders(),
             "seed": self.seed,
         }
+
+
+def _names_list(names: Any) -> list[Any]:
+    """Embedder names (or ready :class:`PlayerResources`) from a list or a comma-separated
+    string."""
+    if isinstance(names, str):
+        return [n.strip() for n in names.split(",") if n.strip()]
+    return [n if isinstance(n, PlayerResources) else str(n) for n in names]
 
 
 def _population_names(population: Any) -> list[Any] | None:

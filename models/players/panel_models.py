@@ -52,11 +52,14 @@ def reads_ground_truth(name: Any) -> bool:
     return base in MEMBERS and MEMBERS[base].reads_ground_truth
 
 
-def refuse_ground_truth(member: Any) -> None:
-    """Refuse a member for a storyteller's simulation if it reads the cards' captions.
+def refuse_ground_truth(member: Any, use: str = "a storyteller may not simulate with it"
+                        ) -> None:
+    """Refuse a member for a storyteller's simulation (or a guesser's reading) if it reads the
+    cards' captions.
 
     Args:
         member: An embedder name, or ready resources (:class:`PlayerResources`).
+        use: What is refused, for the message.
 
     Raises:
         ValueError: it reads ground truth (the family's ``caption-reader``).
@@ -65,7 +68,7 @@ def refuse_ground_truth(member: Any) -> None:
     if reads_ground_truth(embedder):
         label = member if isinstance(member, str) else getattr(member, "fingerprint", member)
         raise ValueError(f"population member {label!r} reads the cards' captions (ground "
-                         "truth): a storyteller may not simulate with it")
+                         f"truth): {use}")
 
 
 class HeadVariantEmbedder(Embedder):

@@ -487,9 +487,10 @@ def load_population_fit(spec: str | Path | None) -> PopulationFit | None:
 
 
 def prepare(*, progress: Any = None, **agent_options: Any) -> Any:
-    """The registry's prepare step of a population storyteller: the clip player's own step
-    (:func:`models.players.resources.prepare`), then every simulated mind's card, vocabulary and
-    pair-clue vectors, so that the storyteller's first decision (in any worker) is lookups.
+    """The registry's prepare step of a population storyteller (or a storyteller-reading
+    guesser): the clip player's own step (:func:`models.players.resources.prepare`), then every
+    simulated (or reading) mind's card, vocabulary and pair-clue vectors, so that the first
+    decision (in any worker) is lookups.
 
     Args:
         progress: Receives a line per one-time step.
@@ -510,9 +511,14 @@ def prepare(*, progress: Any = None, **agent_options: Any) -> Any:
         if storyteller.pair_clues > 0:
             for card, vector in zip(own.card_ids, own.card_vectors, strict=True):
                 texts.extend(storyteller.pair_candidates(own, card, vector))
-        for member, _ in agent.population_members or []:
-            if member.fingerprint == own.fingerprint:
+        minds = [member for member, _ in agent.population_members or []]
+        if agent.read_storytellers:
+            minds += [member for member, _ in agent.storyteller_reader.members]
+        done = {own.fingerprint}
+        for member in minds:
+            if member.fingerprint in done:
                 continue
+            done.add(member.fingerprint)
             _ = member.card_vocabulary_sims
             if texts:
                 member.texts(texts)
