@@ -24,6 +24,7 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from dixit_ai.reporting import print_table, write_json
 from models.players.cli import SMOKE_AGENT_OPTIONS, parse_args
@@ -46,6 +47,11 @@ class Args:
         "help": "seed of the items (1000: the panel bench's held-out items)"})
     bootstrap: int = field(default=2000, metadata={"help": "bootstrap resamples"})
     out: str = field(default="runs", metadata={"help": "where the run folder goes"})
+    reading_minds: str = field(default="lite1-minilm,lite1-mpnet,lite1-zeroshot", metadata={
+        "help": "minds of the storyteller-reading guesser besides the default model (a "
+                "teller's own model is left out of its reading); empty: no reading column"})
+    sequence: int = field(default=8, metadata={
+        "help": "stories of one teller the reading guesser sees in a row (a game's worth)"})
     json: str = field(default="", metadata={"help": "also write the figures to this file"})
     smoke: bool = field(default=False, metadata={"help": "tiny budget (seconds), for CI"})
 
@@ -68,6 +74,33 @@ def _own(teller: str) -> str | None:
     return embedder if isinstance(embedder, str) else None
 
 
+def reading_column(sets: Any, stories: dict[str, Any], minds: list[str], deck: Any, *,
+                   sequence: int, seed: int, resamples: int) -> dict[str, dict[str, Any]]:
+    """Per teller: the default guesser's and the storyteller-reading guesser's top-1 over the
+    same runs of ``sequence`` stories, and their paired difference (95% intervals over runs).
+    The reading guesser's minds leave out the teller's own model."""
+    from dixit_ai.reporting import mean_interval
+    from models.bench.reading import reading_hits
+    from models.players.panel_models import load_member_resources
+    from models.players.teller_reading import load_reader
+
+    own = load_member_resources("default", deck)
+    out = {}
+    for teller, told in stories.items():
+        held_out = [m for m in minds if m != _own(teller)]
+        reader = load_reader(held_out, own, calibration="wide", deck=deck)
+        reading = reading_hits(sets, teller, told, reader.members, sequence=sequence, seed=seed)
+        alone = reading_hits(sets, teller, told, reader.members[:1], sequence=sequence,
+                             seed=seed, own_prior=1.0)
+        out[teller] = {"default": mean_interval(alone, seed=seed, n_resamples=resamples),
+                       "reading": mean_interval(reading, seed=seed, n_resamples=resamples),
+                       "difference": mean_interval([a - b for a, b in zip(reading, alone,
+                                                                          strict=True)],
+                                                   seed=seed, n_resamples=resamples),
+                       "minds": reader.names[1:]}
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
     from tqdm import tqdm
@@ -80,9 +113,12 @@ def main(argv: list[str] | None = None) -> int:
     tellers, guesser_names = _names(args.tellers, "tellers"), _names(args.guessers, "guessers")
     if args.items < 1:
         raise SystemExit(f"--items must be at least 1, got {args.items}")
+    if not 1 <= args.sequence <= args.items:
+        raise SystemExit(f"--sequence must be between 1 and --items ({args.items}), got "
+                         f"{args.sequence}")
     extra: dict[str, object] = {}
     if args.smoke:
-        args.items, args.bootstrap = 4, 200
+        args.items, args.bootstrap, args.sequence = 4, 200, 2
         extra = dict(SMOKE_AGENT_OPTIONS)
     deck = load_deck("dream")
     sets = ItemSets(DeckFacts.of(deck), seed=args.seed, items=args.items, board_size=6,
@@ -126,11 +162,27 @@ def main(argv: list[str] | None = None) -> int:
     plot_reading_matrix(folder / "reading_matrix.png", matrix,
                         f"who reads whom: top-1 on told cards ({args.items} items, seed "
                         f"{args.seed}); caption-reader: ground truth")
+    reading = {}
+    minds = [m for m in _names(args.reading_minds, "reading-minds")] if args.reading_minds \
+        else []
+    if minds:
+        reading = reading_column(sets, stories, minds, deck, sequence=args.sequence,
+                                 seed=args.seed, resamples=args.bootstrap)
+        print_table(f"the default guesser alone, and reading each teller over runs of "
+                    f"{args.sequence} of its stories (models/players/teller_reading.py; minds: "
+                    f"default + {', '.join(minds)}, less the teller's own model; 95% CI over "
+                    f"runs); chance {CHANCE:.3f}",
+                    ["teller", "default", "reading guesser", "reading - default", "minds read with",
+                     "reading >= 2x"],
+                    [[t, r["default"], r["reading"], r["difference"], ", ".join(r["minds"]),
+                      "yes" if r["reading"].estimate >= 2 * CHANCE else "NO"]
+                     for t, r in reading.items()], digits=2, min_width=150)
     print(f"{len(tellers)} tellers x {len(guesser_names)} guessers in "
           f"{time.perf_counter() - start:.0f} s; run folder: {folder}")
     if args.json:
         write_json(args.json, {"items": args.items, "seed": args.seed, "chance": CHANCE,
-                               "matrix": matrix})
+                               "matrix": matrix, "sequence": args.sequence,
+                               "reading": reading})
     return 0
 
 

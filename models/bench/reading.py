@@ -91,3 +91,48 @@ def plot_reading_matrix(path: Any, matrix: Mapping[str, Mapping[str, Interval]],
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
+
+
+def reading_hits(sets: Any, label: str, stories: Sequence[Story], members: Sequence[Any], *,
+                 sequence: int, seed: int, own_prior: float | None = None) -> list[float]:
+    """Top-1 of a guesser that reads the teller (:mod:`models.players.teller_reading`) over
+    games of ``sequence`` stories: the teller's stories, in a seeded order, are cut into runs of
+    ``sequence``; in each, the guesser picks a card on each story's board by its belief about
+    the teller from the run's earlier stories, then sees the told card. Returns each run's share
+    of hits (a leftover shorter run is dropped).
+
+    Args:
+        members: The guesser's minds, ``(resources, guess model)`` each, its own first (one
+            member alone, with ``own_prior=1``: the guesser's own mind, which ranks the board
+            by its similarities as the plain guesser does).
+        own_prior: See :data:`~models.players.teller_reading.OWN_PRIOR` (``None``: that).
+
+    Raises:
+        ValueError: ``sequence`` is below 1.
+    """
+    from models.players.teller_reading import (
+        OWN_PRIOR,
+        StorytellerBelief,
+        log_prior,
+        story_log_likelihood,
+    )
+
+    if sequence < 1:
+        raise ValueError(f"a run of stories needs at least 1, not {sequence}")
+    items = sets.story_items(f"story:{label}", stories)
+    models = [model for _, model in members]
+    order = np.random.default_rng([seed, 7]).permutation(len(items))
+    runs = []
+    for start in range(0, len(order) - sequence + 1, sequence):
+        total = log_prior(len(members), OWN_PRIOR if own_prior is None else own_prior)
+        hits = []
+        for index in order[start:start + sequence]:
+            item = items[int(index)]
+            sims = [resources.clue_similarities(item.clue, list(item.cards))
+                    for resources, _ in members]
+            legal = list(range(len(item.cards)))
+            belief = StorytellerBelief.of(total)
+            hits.append(float(int(np.argmax(belief.beliefs(sims, models, legal))) == 0))
+            total = total + story_log_likelihood(sims, models, legal, 0)
+        runs.append(float(np.mean(hits)))
+    return runs

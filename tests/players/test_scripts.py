@@ -188,7 +188,33 @@ def test_study_who_reads_whom_smoke(tmp_path, monkeypatch, capsys):
     assert matrix["caption-teller"]["caption-reader"]["estimate"] == 1.0
     printed = capsys.readouterr().out
     assert "ground truth" in printed and "default >= 2x" in printed
+    # The reading guesser leaves a teller's own model out of its minds.
+    assert figures["reading"]["panel-lite1-minilm"]["minds"] == ["lite1-mpnet", "lite1-zeroshot"]
+    assert figures["reading"]["caption-teller"]["reading"]["estimate"] == 1.0
+    assert "reading guesser" in printed
     (run,) = tmp_path.glob("study_who_reads_whom__*")
     lines = (run / "stories.jsonl").read_text().splitlines()
     assert len(lines) == 2 * figures["items"]
     assert (run / "reading_matrix.png").is_file()
+
+
+def test_study_guesser_reading_smoke(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "finds.json"
+    run_script("study_guesser_reading.py", ["--smoke", "--out", str(tmp_path), "--json",
+                                            str(out)], monkeypatch)
+    figures = json.loads(out.read_text())
+    assert figures["chance"] == 0.25
+    finds = figures["finds"]
+    assert set(finds) >= {"panel-imagenet-zeroshot:clip-listener", "all storytellers:clip-greedy"}
+    assert 0.0 <= finds["all storytellers:clip-listener"]["all"]["estimate"] <= 1.0
+    assert finds["all storytellers:clip-greedy"]["minus clip-greedy"] == "-"
+    printed = capsys.readouterr().out
+    assert "found the storyteller's card" in printed and ">= 2x chance" in printed
+    (records,) = tmp_path.glob("study_guesser_reading__*/games.jsonl")
+    assert len(records.read_text().splitlines()) == 4
+    assert (records.parent / "finds.png").stat().st_size > 1000
+    # A guesser reading with a teller's own model is refused before any game.
+    with pytest.raises(ValueError, match="leave it out of reading_minds"):
+        run_script("study_guesser_reading.py", ["--smoke", "--out", str(tmp_path), "--tellers",
+                                                "panel-lite1-mpnet,panel-lite2-mpnet,"
+                                                "panel-sibling,caption-teller"], monkeypatch)

@@ -1,0 +1,225 @@
+"""Study: does a guesser that reads each storyteller find other minds' cards more often?
+
+Whole seeded 5-player ``refresh-2021`` games (default deck): one seat holds the guesser under
+test, the four others the panel members (``--tellers``), each telling on its own model, as the
+panel bench's table. Every guesser plays the very same games (same seeds and seating, the test
+seat moving round the table game by game), so differences are paired by game. For each guesser
+and storyteller: the share of the test seat's votes that found the storyteller's card (95%
+bootstrap intervals over games), against chance (one over the cards it may vote for: 1/4 at
+five players), by the storyteller's first, second and later stories of the game (a reading
+guesser learns over a game), and the paired difference to the first guesser (``clip-greedy``,
+the default guesser).
+
+No guesser may read storytellers with a model one of the tellers tells with: the study refuses
+it (the panel's held-out rule, for guessers).
+
+    python scripts/study_guesser_reading.py --games 100
+    python scripts/study_guesser_reading.py --tellers panel-lite1-mpnet,panel-lite2-mpnet,\\
+        panel-imagenet-zeroshot,caption-teller --guessers clip-greedy,clip-listener
+    python scripts/study_guesser_reading.py --smoke
+
+Records of every game land in ``runs/study_guesser_reading__SEED__TIME/games.jsonl``, with
+``finds.png`` (find rate per storyteller and guesser); ``--json`` writes the figures.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dixit_ai.reporting import mean_interval, plot_intervals, print_table, write_json
+from models.players.cli import SMOKE_AGENT_OPTIONS, parse_args
+
+TELLERS = ("panel-lite2-mpnet", "panel-imagenet-zeroshot", "panel-caption-reader",
+           "panel-sibling")
+STAGES = ("1st story", "2nd story", "later stories")
+
+
+@dataclass
+class Args:
+    games: int = field(default=100, metadata={"help": "games per guesser"})
+    guessers: str = field(default="clip-greedy,clip-listener", metadata={
+        "help": "registry agents in the test seat (the first is the differences' baseline)"})
+    tellers: str = field(default=",".join(TELLERS), metadata={
+        "help": "the four other seats' agents (comma-separated)"})
+    seed: int = field(default=2000, metadata={
+        "help": "seed of the games (held out: the population fits used seeds from 0)"})
+    workers: int = field(default=2, metadata={"help": "processes"})
+    bootstrap: int = field(default=2000, metadata={"help": "bootstrap resamples"})
+    out: str = field(default="runs", metadata={"help": "where the run folder goes"})
+    json: str = field(default="", metadata={"help": "also write the figures to this file"})
+    smoke: bool = field(default=False, metadata={"help": "tiny budget, for CI"})
+
+
+_agents: dict[tuple[str, str], Any] = {}
+
+
+def _agent(name: str, smoke: bool, key: str) -> Any:
+    """One agent per (name, seat role) per process (a seat's agent is reset every game)."""
+    from dixit_ai.agents import make_agent
+
+    if (name, key) not in _agents:
+        extra = dict(SMOKE_AGENT_OPTIONS) if smoke and name.startswith(("clip", "panel")) else {}
+        _agents[name, key] = make_agent(name, **extra)
+    return _agents[name, key]
+
+
+def check_held_out(guesser: Any, tellers: list[Any], names: list[str]) -> None:
+    """Refuse a guesser that reads storytellers with a model some teller tells with.
+
+    Raises:
+        ValueError: naming the guesser's mind and the teller.
+    """
+    if not getattr(guesser, "read_storytellers", False):
+        return
+    minds = {resources.fingerprint: label for (resources, _), label in
+             zip(guesser.storyteller_reader.members, guesser.storyteller_reader.names,
+                 strict=True)}
+    for teller, name in zip(tellers, names, strict=True):
+        own = getattr(getattr(teller, "resources", None), "fingerprint", None)
+        if own in minds:
+            raise ValueError(f"guesser {guesser.name!r} reads storytellers with {minds[own]!r}, "
+                             f"the model {name!r} tells with: leave it out of reading_minds")
+
+
+def play_one(task: tuple[str, int, int, list[str], bool]) -> dict[str, Any]:
+    """Play one game; return its record (JSON) and the test seat's votes."""
+    from dixit_ai import play_game
+
+    guesser, index, game_seed, tellers, smoke = task
+    shift = index % len(tellers)
+    others = tellers[shift:] + tellers[:shift]
+    test_seat = index % 5
+    seats: list[Any] = [_agent(name, smoke, f"seat{i}") for i, name in enumerate(others)]
+    under_test = _agent(guesser, smoke, "test")
+    check_held_out(under_test, seats, others)
+    seats.insert(test_seat, under_test)
+    named = list(others)
+    named.insert(test_seat, guesser)
+    record = play_game(seats, edition="refresh-2021", deck="dream", seed=game_seed)
+    if record.status != "complete":
+        raise RuntimeError(f"{guesser} game {index} (seed {game_seed}) ended {record.status}: "
+                           f"{record.failures}")
+    votes = []
+    told: dict[int, int] = {}
+    for r in record.rounds:
+        if r.storyteller == test_seat:
+            continue
+        told[r.storyteller] = told.get(r.storyteller, 0) + 1
+        chosen = r.votes.get(test_seat) or ()
+        position = r.board_owner.index(r.storyteller)
+        legal = sum(1 for owner in r.board_owner if owner != test_seat)
+        votes.append({"teller": named[r.storyteller], "story": told[r.storyteller],
+                      "found": float(position in chosen), "chance": len(chosen) / legal})
+    return {"guesser": guesser, "index": index, "votes": votes, "record": record.to_json()}
+
+
+def find_rate(games: list[dict[str, Any]], teller: str | None, stage: str | None
+              ) -> dict[int, float]:
+    """By game index, the share of the test seat's votes that found the card (of ``teller``'s
+    stories, or all; at ``stage``, or all); games without such a vote are left out."""
+    shares = {}
+    for game in games:
+        found = [v["found"] for v in game["votes"]
+                 if (teller is None or v["teller"] == teller)
+                 and (stage is None or STAGES[min(v["story"], 3) - 1] == stage)]
+        if found:
+            shares[game["index"]] = float(np.mean(found))
+    return shares
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(Args, argv, __doc__.split("\n\n")[0])
+    from dixit_ai.match import game_seeds
+
+    if args.smoke:
+        args.games, args.workers, args.bootstrap = 2, 1, 200
+    guessers = [g.strip() for g in args.guessers.split(",") if g.strip()]
+    tellers = [t.strip() for t in args.tellers.split(",") if t.strip()]
+    if len(tellers) != 4:
+        raise SystemExit(f"--tellers needs four agents (five seats), not {len(tellers)}: "
+                         f"{tellers}")
+    if not guessers or len(set(guessers)) != len(guessers):
+        raise SystemExit(f"--guessers must name distinct agents: {guessers}")
+    if args.games < 1:
+        raise SystemExit(f"--games must be at least 1, got {args.games}")
+    for guesser in guessers:  # a guesser reading with a teller's model fails before any game
+        check_held_out(_agent(guesser, args.smoke, "test"),
+                       [_agent(t, args.smoke, f"seat{i}") for i, t in enumerate(tellers)],
+                       tellers)
+    folder = Path(args.out) / f"study_guesser_reading__{args.seed}__{int(time.time())}"
+    folder.mkdir(parents=True, exist_ok=True)
+    seeds = game_seeds(args.seed, args.games)
+    tasks = [(g, i, seeds[i], tellers, args.smoke) for g in guessers for i in range(args.games)]
+    print(f"{len(tasks)} games: guessers {guessers}, tellers {tellers}, seed {args.seed}, "
+          f"{args.workers} workers; records in {folder}")
+    start = time.perf_counter()
+    results: list[dict[str, Any]] = []
+    with (folder / "games.jsonl").open("w") as out:
+        with ProcessPoolExecutor(args.workers) if args.workers > 1 else _Serial() as pool:
+            for n, result in enumerate(pool.map(play_one, tasks, chunksize=4), 1):
+                out.write(result.pop("record") + "\n")
+                results.append(result)
+                if n % 20 == 0 or n == len(tasks):
+                    print(f"  {n}/{len(tasks)} games, {time.perf_counter() - start:.0f} s",
+                          flush=True)
+    by = {g: sorted((r for r in results if r["guesser"] == g), key=lambda r: r["index"])
+          for g in guessers}
+    chance = float(np.mean([v["chance"] for r in results for v in r["votes"]]))
+    figures: dict[str, Any] = {"seed": args.seed, "games": args.games, "tellers": tellers,
+                               "chance": chance, "finds": {}}
+    base = guessers[0]
+    rows = []
+    for teller in [*tellers, None]:
+        label = teller or "all storytellers"
+        for g in guessers:
+            cells = [mean_interval(list(find_rate(by[g], teller, stage).values()),
+                                   seed=args.seed, n_resamples=args.bootstrap)
+                     for stage in (None, *STAGES)]
+            diff: Any = "-"
+            if g != base:  # paired by game
+                mine, theirs = find_rate(by[g], teller, None), find_rate(by[base], teller, None)
+                diff = mean_interval([mine[i] - theirs[i] for i in mine if i in theirs],
+                                     seed=args.seed, n_resamples=args.bootstrap)
+            rows.append([label.removeprefix("panel-"), g, *cells, diff,
+                         "yes" if cells[0].estimate >= 2 * chance else "NO"])
+            figures["finds"][f"{label}:{g}"] = {"all": cells[0], **dict(zip(STAGES, cells[1:],
+                                                                            strict=True)),
+                                                f"minus {base}": diff}
+    print_table(f"the test seat's votes that found the storyteller's card (95% CI over "
+                f"{args.games} games, seed {args.seed}); chance {chance:.3f}",
+                ["storyteller", "guesser", "found", *STAGES, f"minus {base}",
+                 ">= 2x chance"], rows, digits=2, min_width=160)
+    plot = plot_intervals(
+        folder / "finds.png", [t.removeprefix("panel-") for t in tellers],
+        {g: [figures["finds"][f"{t}:{g}"]["all"] for t in tellers] for g in guessers},
+        title=f"share of the test seat's votes that found each storyteller's card (95% CI over "
+              f"{args.games} games, seed {args.seed}; chance {chance:.2f})",
+        xlabel="find rate")
+    print(f"{len(tasks)} games in {time.perf_counter() - start:.0f} s; run folder: {folder} "
+          f"(plot: {plot.name})")
+    if args.json:
+        write_json(args.json, figures)
+    return 0
+
+
+class _Serial:
+    """``ProcessPoolExecutor``'s ``map`` in this process (one worker)."""
+
+    def __enter__(self) -> _Serial:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def map(self, fn: Any, tasks: Any, chunksize: int = 1) -> Any:
+        return map(fn, tasks)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
