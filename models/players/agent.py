@@ -156,6 +156,7 @@ class ClipAgent:
             (``None``: ``population_calibration``).
         reading_votes: The guesser reads each player's votes too (a player guesses with the
             mind it tells with), not only its stories.
+        reading_decoys: The guesser reads each player's decoys too.
         seed: When given, the agent's generator derives from ``(seed, seat)`` instead of the
             match's stream.
     """
@@ -195,6 +196,7 @@ class ClipAgent:
         reading_minds: Any = None,
         reading_calibration: str | None = None,
         reading_votes: bool = True,
+        reading_decoys: bool = True,
         seed: int | None = None,
     ) -> None:
         self.name = name
@@ -241,6 +243,7 @@ class ClipAgent:
         self.reading_calibration = (population_calibration if reading_calibration is None
                                     else reading_calibration)
         self.reading_votes = bool(reading_votes)
+        self.reading_decoys = bool(reading_decoys)
         self._reader: StorytellerReader | None = None
         self._revealed: dict[int, Any] = {}
         self._evidence: dict[int, Any] = {}
@@ -314,7 +317,7 @@ class ClipAgent:
                 self.reading_minds, self.resources, calibration=self.reading_calibration,
                 deck=self.deck, vocabulary=self.vocabulary,
                 vocabulary_size=self.vocabulary_size, device=self.device,
-                votes=self.reading_votes)
+                votes=self.reading_votes, decoys=self.reading_decoys)
         return self._reader
 
     def simulation_embedders(self) -> list[str]:
@@ -447,7 +450,8 @@ class ClipAgent:
         if self.read_storytellers and not view.rules.teams and not view.rules.is_party:
             beliefs, note = self.storyteller_reader.beliefs(
                 list(self._revealed.values()), clue=view.clue, board=view.board, legal=legal,
-                storyteller=view.storyteller, seat=self.seat)
+                storyteller=view.storyteller, seat=self.seat,
+                hand_size=view.rules.hand_size_for(view.n_players))
             votes, info = self.guesser.vote_beliefs(beliefs, legal, rules=view.rules,
                                                     max_votes=view.max_votes)
             info["reading"] = note
@@ -487,6 +491,7 @@ class ClipAgent:
                               else None),
             "reading_calibration": self.reading_calibration if self.read_storytellers else None,
             "reading_votes": self.reading_votes if self.read_storytellers else None,
+            "reading_decoys": self.reading_decoys if self.read_storytellers else None,
             "simulation_embedders": self.simulation_embedders(),
             "seed": self.seed,
         }

@@ -112,10 +112,14 @@ class PlayerResources:
 
     def clue_similarities(self, clue: str, cards: Sequence[int]) -> np.ndarray:
         """Similarity of each of ``cards`` to ``clue`` (a lookup for known clues)."""
+        return self.clue_column(clue)[self.rows(cards)]
+
+    def clue_column(self, clue: str) -> np.ndarray:
+        """``(n_cards,)``: similarity of every card of the deck to ``clue``."""
         index = self._vocabulary_index.get(clue)
         if index is not None:
-            return self.card_vocabulary_sims[self.rows(cards), index]
-        return self.clue_columns([clue])[self.rows(cards), 0]
+            return self.card_vocabulary_sims[:, index]
+        return self.clue_columns([clue])[:, 0]
 
     def knows(self, text: str) -> bool:
         """Whether ``text``'s vector is at hand without running a model: the vocabulary, a text

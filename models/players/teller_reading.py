@@ -39,7 +39,13 @@ from typing import Any
 import numpy as np
 
 from models.players.simulation import MIN_TEMPERATURE, GuessModel
-from models.players.table_reading import BIAS_PRIOR, LAPSE_PRIOR, LAPSES, vote_log_likelihoods
+from models.players.table_reading import (
+    BIAS_PRIOR,
+    BIASES,
+    LAPSE_PRIOR,
+    LAPSES,
+    vote_log_likelihoods,
+)
 
 TEMPERATURE_SCALES = (0.25, 0.5, 1.0, 2.0)
 """How much more (``< 1``) or less (``> 1``) sharply a storyteller's cards follow a member's
@@ -115,20 +121,23 @@ class StorytellerBelief:
         posterior: ``(P, K, len(LAPSES))``: over member, sharpness scale and lapse.
         stories: Stories of this storyteller read.
         votes: Its votes read (when it guessed).
+        decoys: Rounds of its decoys read.
         unread: Its revealed stories not read (a clue some member has no vectors of).
     """
 
     posterior: np.ndarray
     stories: int = 0
     votes: int = 0
+    decoys: int = 0
     unread: int = 0
 
     @classmethod
-    def of(cls, log_joint: np.ndarray, stories: int = 0, votes: int = 0, unread: int = 0
-           ) -> StorytellerBelief:
+    def of(cls, log_joint: np.ndarray, stories: int = 0, votes: int = 0, decoys: int = 0,
+           unread: int = 0) -> StorytellerBelief:
         """The belief from the prior's and the evidence's summed log-probabilities."""
         posterior = np.exp(log_joint - log_joint.max())
-        return cls(posterior / posterior.sum(), stories=stories, votes=votes, unread=unread)
+        return cls(posterior / posterior.sum(), stories=stories, votes=votes, decoys=decoys,
+                   unread=unread)
 
     @property
     def minds(self) -> np.ndarray:
@@ -174,60 +183,142 @@ class StorytellerBelief:
     def summary(self, names: Sequence[str]) -> dict[str, Any]:
         """For a vote's ``info``: the storyteller's likely minds and its lapse share."""
         return {"stories_read": self.stories, "votes_read": self.votes,
+                "decoys_read": self.decoys,
                 "unread_stories": self.unread,
                 "minds": {n: round(float(p), 3) for n, p in zip(names, self.minds, strict=True)
                           if p >= 0.01},
                 "lapse": round(self.lapse, 3)}
 
 
-def vote_log_evidence(sims: Sequence[np.ndarray], models: Sequence[GuessModel],
-                      legal: Sequence[int], teller_position: int, chosen: Sequence[int]
-                      ) -> np.ndarray:
-    """``(P, 1, 1)``: the log-probability of one seat's vote under each member, its lapse and
-    bias (:func:`~models.players.table_reading.vote_log_likelihoods`) summed out over their
-    priors; shaped to add to a story's hypotheses (a vote says nothing of a storyteller's
-    sharpness or lapse)."""
-    grid = vote_log_likelihoods(sims, models, legal, teller_position, chosen)    # (P, L, B)
-    prior = (np.log(np.asarray(LAPSE_PRIOR) / np.sum(LAPSE_PRIOR))[:, None]
-             + np.log(np.asarray(BIAS_PRIOR) / np.sum(BIAS_PRIOR))[None, :])
-    joint = (grid + prior[None]).reshape(len(models), -1)
-    top = joint.max(axis=1, keepdims=True)
-    return (np.log(np.exp(joint - top).sum(axis=1)) + top[:, 0])[:, None, None]
+def decoy_log_likelihoods(columns: Sequence[np.ndarray], rows: Sequence[Sequence[int]],
+                          hand_size: int) -> np.ndarray:
+    """``(P, len(LAPSES))``: the log-likelihood of one player's decoys under each member and
+    lapse (the share of its decoys played at random), relative to cards played at random.
+
+    A player of mind ``p`` plays the card of its hand most similar to the clue in ``p``'s
+    space (the decoy picker, ``bluff=0``). Its hand is unknown; as ``hand_size`` cards drawn
+    at random from the deck, the chance that a decoy ``d`` is the best of them, relative to a
+    card played at random, is ``hand_size * F_p(d) ** (hand_size - 1)``, ``F_p(d)`` the share
+    of the deck's other cards less similar to the clue than ``d`` in ``p``'s space.
+
+    Args:
+        columns: Per member, the similarities of the clue to every card of its deck.
+        rows: Per member, the decoys' rows in its deck.
+        hand_size: Cards in a hand.
+    """
+    lapses = np.asarray(LAPSES)
+    out = np.zeros((len(columns), len(LAPSES)))
+    for p, (column, decoys) in enumerate(zip(columns, rows, strict=True)):
+        column = np.asarray(column, dtype=np.float64)
+        for row in decoys:
+            below = float((column < column[row]).sum()) / max(len(column) - 1, 1)
+            odds = hand_size * max(below, 1.0 / len(column)) ** (hand_size - 1)
+            out[p] += np.log((1.0 - lapses) * odds + lapses)
+    return out
 
 
-def round_evidence(past: Any, *, seat: int, members: Members, votes: bool = True
-                   ) -> dict[int, tuple[np.ndarray, str]] | None:
+@dataclass
+class SeatEvidence:
+    """What revealed rounds say of one player's mind, kept apart by kind, each with the
+    nuisance parameters that hold for that player for the whole game.
+
+    Attributes:
+        story: ``(P, K, len(LAPSES))``: its stories (:func:`story_log_likelihood`), summed.
+        vote: ``(P, len(LAPSES), len(BIASES))``: its votes
+            (:func:`~models.players.table_reading.vote_log_likelihoods`), summed.
+        decoy: ``(P, len(LAPSES))``: its decoys (:func:`decoy_log_likelihoods`), summed.
+        stories, votes, decoys: How many of each were read.
+    """
+
+    story: np.ndarray
+    vote: np.ndarray
+    decoy: np.ndarray
+    stories: int = 0
+    votes: int = 0
+    decoys: int = 0
+
+    @classmethod
+    def empty(cls, n_members: int) -> SeatEvidence:
+        return cls(np.zeros((n_members, len(TEMPERATURE_SCALES), len(LAPSES))),
+                   np.zeros((n_members, len(LAPSES), len(BIASES))),
+                   np.zeros((n_members, len(LAPSES))))
+
+    def add(self, other: SeatEvidence) -> None:
+        self.story = self.story + other.story
+        self.vote = self.vote + other.vote
+        self.decoy = self.decoy + other.decoy
+        self.stories += other.stories
+        self.votes += other.votes
+        self.decoys += other.decoys
+
+    def log_joint(self, own_prior: float) -> np.ndarray:
+        """``(P, K, len(LAPSES))``: the prior (:func:`log_prior`) plus the stories, plus the
+        votes' and the decoys' evidence for each member (their own lapse and bias summed out
+        over their priors: they say nothing of a storyteller's sharpness)."""
+        n_members = len(self.story)
+        lapse = np.log(np.asarray(LAPSE_PRIOR) / np.sum(LAPSE_PRIOR))
+        bias = np.log(np.asarray(BIAS_PRIOR) / np.sum(BIAS_PRIOR))
+        votes = _logsumexp((self.vote + lapse[None, :, None] + bias[None, None, :]
+                            ).reshape(n_members, -1))
+        decoys = _logsumexp(self.decoy + lapse[None, :])
+        return (log_prior(n_members, own_prior) + self.story
+                + (votes + decoys)[:, None, None])
+
+
+def _logsumexp(values: np.ndarray) -> np.ndarray:
+    top = values.max(axis=1, keepdims=True)
+    return np.asarray(np.log(np.exp(values - top).sum(axis=1)) + top[:, 0])
+
+
+def round_evidence(past: Any, *, seat: int, members: Members, votes: bool = True,
+                   decoys: int = 0) -> dict[int, SeatEvidence] | None:
     """What one revealed round says of its players' minds, by seat: the storyteller's story
-    (:func:`story_log_likelihood` over the board less the reader's own card(s)) and, with
-    ``votes``, every other voter's vote (:func:`vote_log_evidence`: a player guesses with the
-    mind it tells with), each as ``(log-likelihood, "story" | "vote")``; the reader's own are
-    left out. ``None`` when some member has no vectors of the clue (the round is not read)."""
+    (over the board less the reader's own card(s)) and, with ``votes``, every other voter's
+    vote (a player guesses with the mind it tells with) and, with ``decoys`` (the hand size;
+    0: not read), its decoys; the reader's own are left out. ``None`` when some member has no
+    vectors of the clue (the round is not read)."""
     if not all(resources.knows(past.clue) for resources, _ in members):
         return None
     board = list(past.board)
     sims = [resources.clue_similarities(past.clue, board) for resources, _ in members]
     models = [model for _, model in members]
     teller = past.board_owner.index(past.storyteller)
-    out: dict[int, tuple[np.ndarray, str]] = {}
+    out: dict[int, SeatEvidence] = {}
+
+    def of(player: int) -> SeatEvidence:
+        return out.setdefault(player, SeatEvidence.empty(len(members)))
+
     if past.storyteller != seat:
         legal = [i for i, owner in enumerate(past.board_owner) if owner != seat]
-        out[past.storyteller] = (story_log_likelihood(sims, models, legal, teller), "story")
+        evidence = of(past.storyteller)
+        evidence.story = story_log_likelihood(sims, models, legal, teller)
+        evidence.stories = 1
     if votes:
         for voter, chosen in enumerate(past.votes):
             if not chosen or voter in (seat, past.storyteller):
                 continue
             legal = [i for i, owner in enumerate(past.board_owner) if owner != voter]
-            out[voter] = (vote_log_evidence(sims, models, legal, teller, chosen), "vote")
+            evidence = of(voter)
+            evidence.vote = vote_log_likelihoods(sims, models, legal, teller, chosen)
+            evidence.votes = 1
+    if decoys > 1:
+        columns = [resources.clue_column(past.clue) for resources, _ in members]
+        for player, cards in enumerate(past.played):
+            if not cards or player in (seat, past.storyteller):
+                continue
+            evidence = of(player)
+            evidence.decoy = decoy_log_likelihoods(
+                columns, [resources.rows(cards) for resources, _ in members], decoys)
+            evidence.decoys = 1
     return out
 
 
 def read_storyteller(rounds: Sequence[Any], *, storyteller: int, seat: int, members: Members,
-                     own_prior: float = OWN_PRIOR, votes: bool = True,
-                     memo: dict[int, dict[int, tuple[np.ndarray, str]] | None] | None = None
+                     own_prior: float = OWN_PRIOR, votes: bool = True, decoys: int = 0,
+                     memo: dict[int, dict[int, SeatEvidence] | None] | None = None
                      ) -> StorytellerBelief:
     """The reader's (``seat``'s) belief about ``storyteller``'s mind from revealed rounds
-    (:func:`round_evidence` of each, its stories' and, with ``votes``, its votes' terms summed
-    with :func:`log_prior`).
+    (:func:`round_evidence` of each, summed by kind: :meth:`SeatEvidence.log_joint`).
 
     Args:
         rounds: Revealed rounds (:class:`dixit_ai.rules.RoundResult`), any order.
@@ -236,25 +327,23 @@ def read_storyteller(rounds: Sequence[Any], *, storyteller: int, seat: int, memb
         members: The reader's minds, its own first.
         own_prior: See :data:`OWN_PRIOR`.
         votes: Read its votes too, not only its stories.
+        decoys: Read its decoys too, as hands of this many cards (0: not read).
         memo: Keeps each round's evidence by round number between calls of one game.
     """
     memo = {} if memo is None else memo
-    total = log_prior(len(members), own_prior)
-    counts = {"story": 0, "vote": 0}
+    total = SeatEvidence.empty(len(members))
     unread = 0
     for past in rounds:
         if past.round not in memo:
-            memo[past.round] = round_evidence(past, seat=seat, members=members, votes=votes)
+            memo[past.round] = round_evidence(past, seat=seat, members=members, votes=votes,
+                                              decoys=decoys)
         evidence = memo[past.round]
         if evidence is None:
             unread += past.storyteller == storyteller
-            continue
-        if storyteller in evidence:
-            term, kind = evidence[storyteller]
-            total = total + term
-            counts[kind] += 1
-    return StorytellerBelief.of(total, stories=counts["story"], votes=counts["vote"],
-                                unread=unread)
+        elif storyteller in evidence:
+            total.add(evidence[storyteller])
+    return StorytellerBelief.of(total.log_joint(own_prior), stories=total.stories,
+                                votes=total.votes, decoys=total.decoys, unread=unread)
 
 
 class StorytellerReader:
@@ -265,10 +354,11 @@ class StorytellerReader:
         names: A name per member, for the notes.
         own_prior: See :data:`OWN_PRIOR`.
         votes: Read each player's votes too, not only its stories.
+        decoys: Read each player's decoys too.
     """
 
     def __init__(self, members: Members, names: Sequence[str], own_prior: float = OWN_PRIOR,
-                 votes: bool = True) -> None:
+                 votes: bool = True, decoys: bool = False) -> None:
         if len(names) != len(members):
             raise ValueError(f"{len(names)} names for {len(members)} minds")
         log_prior(len(members), own_prior)  # checks them
@@ -276,26 +366,30 @@ class StorytellerReader:
         self.names = list(names)
         self.own_prior = own_prior
         self.votes = votes
-        self._memo: dict[int, dict[int, tuple[np.ndarray, str]] | None] = {}
+        self.decoys = decoys
+        self._memo: dict[int, dict[int, SeatEvidence] | None] = {}
 
     def reset(self) -> None:
         """Forget the game's stories (a new game)."""
         self._memo = {}
 
-    def belief(self, rounds: Sequence[Any], *, storyteller: int, seat: int) -> StorytellerBelief:
-        """:func:`read_storyteller` of ``storyteller`` from ``rounds``, remembered per round."""
+    def belief(self, rounds: Sequence[Any], *, storyteller: int, seat: int, hand_size: int = 6
+               ) -> StorytellerBelief:
+        """:func:`read_storyteller` of ``storyteller`` from ``rounds`` (hands of ``hand_size``
+        cards, for the decoys), remembered per round."""
         return read_storyteller(rounds, storyteller=storyteller, seat=seat,
                                 members=self.members, own_prior=self.own_prior,
-                                votes=self.votes, memo=self._memo)
+                                votes=self.votes, decoys=hand_size if self.decoys else 0,
+                                memo=self._memo)
 
     def beliefs(self, rounds: Sequence[Any], *, clue: str, board: Sequence[int],
-                legal: Sequence[int], storyteller: int, seat: int
+                legal: Sequence[int], storyteller: int, seat: int, hand_size: int = 6
                 ) -> tuple[np.ndarray, dict[str, Any]]:
         """The probability that each of the ``legal`` positions of ``board`` holds
         ``storyteller``'s card for ``clue``, and notes for the vote's record (the minds it
         reads the storyteller as, and any member left out because it does not know the clue).
         """
-        belief = self.belief(rounds, storyteller=storyteller, seat=seat)
+        belief = self.belief(rounds, storyteller=storyteller, seat=seat, hand_size=hand_size)
         cards = list(board)
         sims: list[np.ndarray | None] = []
         left_out = []
@@ -314,8 +408,8 @@ class StorytellerReader:
 
 def load_reader(names: Sequence[Any], own: Any, *, calibration: Any, deck: Any,
                 vocabulary: Any = None, vocabulary_size: int | None = None,
-                device: str = "cpu", own_prior: float = OWN_PRIOR, votes: bool = True
-                ) -> StorytellerReader:
+                device: str = "cpu", own_prior: float = OWN_PRIOR, votes: bool = True,
+                decoys: bool = False) -> StorytellerReader:
     """A :class:`StorytellerReader` over the guesser's own resources ``own`` and the embedders
     ``names`` (model-family names; one with ``own``'s embedder is skipped), each with the guess
     model that the population fit ``calibration`` (a name of
@@ -367,4 +461,5 @@ def load_reader(names: Sequence[Any], own: Any, *, calibration: Any, deck: Any,
                 f"{sorted(m.get('name', f) for f, m in fit.members.items())}): fit one with "
                 "scripts/fit_calibration.py --population, or choose a fit that holds it")
         models.append(fit.model_for(resources.fingerprint, GuessModel()))
-    return StorytellerReader(list(zip(members, models, strict=True)), labels, own_prior, votes)
+    return StorytellerReader(list(zip(members, models, strict=True)), labels, own_prior, votes,
+                             decoys)

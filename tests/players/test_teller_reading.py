@@ -54,9 +54,10 @@ def _stories(spaces, teller_space, n_rounds: int, seed: int = 0, voters=None
             legal = [i for i in range(5) if owner[i] != seat]
             sims = spaces[space].clue_similarities(clue, board)
             votes[seat] = (max(legal, key=lambda i: sims[i]),)
+        played = tuple((board[owner.index(seat)],) for seat in range(5))
         rounds.append(SimpleNamespace(round=t, clue=clue, board=tuple(board),
                                       board_owner=tuple(owner), storyteller=1,
-                                      votes=tuple(votes)))
+                                      votes=tuple(votes), played=played))
     return rounds
 
 
@@ -118,6 +119,29 @@ def test_a_random_storyteller_reads_as_lapses_and_its_votes_tell_its_mind():
     deaf = read_storyteller(rounds, storyteller=3, seat=0, members=members, votes=False)
     np.testing.assert_allclose(deaf.minds, [OWN_PRIOR, 0.25, 0.25])
     assert read_storyteller(rounds, storyteller=2, seat=0, members=members).minds[2] > 0.9
+
+
+def test_a_players_decoys_tell_its_mind():
+    spaces = related_spaces(3, noise=1.0, seed=7)
+    members = [(space, MODEL) for space in spaces]
+    rng = np.random.default_rng(3)
+    ids = list(spaces[0].card_ids)
+    rounds = _stories(spaces, 0, 30, seed=5)
+    for r in rounds:  # seat 2 plays the best of a random hand of six by member 1's similarity
+        hand = [int(c) for c in rng.choice(ids, 6, replace=False)]
+        sims = spaces[1].clue_similarities(r.clue, hand)
+        r.played = tuple((hand[int(np.argmax(sims))],) if seat == 2 else () for seat in range(5))
+    read = read_storyteller(rounds, storyteller=2, seat=0, members=members, votes=False,
+                            decoys=6)
+    assert read.minds[1] > 0.9 and read.decoys == 30 and read.votes == 0
+    unread = read_storyteller(rounds, storyteller=2, seat=0, members=members, votes=False)
+    np.testing.assert_allclose(unread.minds, [OWN_PRIOR, 0.25, 0.25])
+    # A card played at random reads as lapses: no member is favoured much.
+    for r in rounds:
+        r.played = tuple((int(rng.choice(ids)),) if seat == 2 else () for seat in range(5))
+    shuffled = read_storyteller(rounds, storyteller=2, seat=0, members=members, votes=False,
+                                decoys=6)
+    assert shuffled.minds.max() < 0.9
 
 
 def test_clues_a_mind_cannot_read_are_counted_or_left_out_and_named():
