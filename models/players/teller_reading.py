@@ -1,4 +1,4 @@
-"""Reading the storyteller: which mind tells its clues, learned from its revealed stories.
+"""Reading the storyteller: which mind tells its clues, learned from what it revealed.
 
 A guesser that ranks the board by its own embedding reads every storyteller as if it thought
 as it does; it finds a storyteller of another mind (another image tower, a classifier's
@@ -18,6 +18,15 @@ share ``lapse`` of its stories (:data:`~models.players.table_reading.LAPSES`, wi
 is tied to no member (a random storyteller, or one no member reads). The prior gives the
 guesser's own mind :data:`OWN_PRIOR` and splits the rest evenly over the other members; scales
 are equally likely. The posterior over these (a few dozen hypotheses per storyteller) is exact.
+
+**Its votes and decoys.** A player guesses, and plays decoys, with the mind it tells with; so
+the rounds it did not tell say something too (:class:`SeatEvidence`). Its votes are read as
+:mod:`models.players.table_reading` reads them (each member's guess model, with a lapse and a
+bias of its own); its decoys as the best card, in the member's space, of a hand drawn at
+random (:func:`decoy_log_likelihoods`), with a lapse of its own. These nuisance parameters hold
+for the player for the whole game and are summed out over their priors, so that a player who
+votes or plays at random reads as lapses rather than as whichever mind its choices happened to
+fit.
 
 **The guess.** The probability that board card ``j`` is the storyteller's, among the cards the
 guesser may vote for, is the posterior mean of each hypothesis' probability (the lapse part is
