@@ -8,7 +8,7 @@ and storyteller: the share of the test seat's votes that found the storyteller's
 bootstrap intervals over games), against chance (one over the cards it may vote for: 1/4 at
 five players), by the storyteller's first, second and later stories of the game (a reading
 guesser learns over a game), and the paired difference to the first guesser (``clip-greedy``,
-the default guesser).
+the default guesser); and the test seat's points per round it did not tell.
 
 No guesser may read storytellers with a model one of the tellers tells with: the study refuses
 it (the panel's held-out rule, for guessers).
@@ -107,16 +107,19 @@ def play_one(task: tuple[str, int, int, list[str], bool]) -> dict[str, Any]:
                            f"{record.failures}")
     votes = []
     told: dict[int, int] = {}
+    points = []
     for r in record.rounds:
         if r.storyteller == test_seat:
             continue
+        points.append(float(r.points[test_seat]))
         told[r.storyteller] = told.get(r.storyteller, 0) + 1
         chosen = r.votes.get(test_seat) or ()
         position = r.board_owner.index(r.storyteller)
         legal = sum(1 for owner in r.board_owner if owner != test_seat)
         votes.append({"teller": named[r.storyteller], "story": told[r.storyteller],
                       "found": float(position in chosen), "chance": len(chosen) / legal})
-    return {"guesser": guesser, "index": index, "votes": votes, "record": record.to_json()}
+    return {"guesser": guesser, "index": index, "votes": votes,
+            "points": float(np.mean(points)) if points else None, "record": record.to_json()}
 
 
 def find_rate(games: list[dict[str, Any]], teller: str | None, stage: str | None
@@ -195,6 +198,20 @@ def main(argv: list[str] | None = None) -> int:
                 f"{args.games} games, seed {args.seed}); chance {chance:.3f}",
                 ["storyteller", "guesser", "found", *STAGES, f"minus {base}",
                  ">= 2x chance"], rows, digits=2, min_width=160)
+    rows = []
+    for g in guessers:
+        mine = {r["index"]: r["points"] for r in by[g] if r["points"] is not None}
+        theirs = {r["index"]: r["points"] for r in by[base] if r["points"] is not None}
+        cell = mean_interval(list(mine.values()), seed=args.seed, n_resamples=args.bootstrap)
+        diff = "-" if g == base else mean_interval(
+            [mine[i] - theirs[i] for i in mine if i in theirs], seed=args.seed,
+            n_resamples=args.bootstrap)
+        rows.append([g, cell, diff])
+        figures["points"] = {**figures.get("points", {}), g: {"points": cell,
+                                                             f"minus {base}": diff}}
+    print_table(f"the test seat's points per round it did not tell (finds, and its decoy's "
+                f"votes; 95% CI over {args.games} games)",
+                ["guesser", "points / guessing round", f"minus {base}"], rows, digits=2)
     plot = plot_intervals(
         folder / "finds.png", [t.removeprefix("panel-") for t in tellers],
         {g: [figures["finds"][f"{t}:{g}"]["all"] for t in tellers] for g in guessers},

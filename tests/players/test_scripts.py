@@ -208,6 +208,7 @@ def test_study_guesser_reading_smoke(tmp_path, monkeypatch, capsys):
     assert set(finds) >= {"panel-imagenet-zeroshot:clip-listener", "all storytellers:clip-greedy"}
     assert 0.0 <= finds["all storytellers:clip-listener"]["all"]["estimate"] <= 1.0
     assert finds["all storytellers:clip-greedy"]["minus clip-greedy"] == "-"
+    assert 0.0 <= figures["points"]["clip-listener"]["points"]["estimate"] <= 7.0
     printed = capsys.readouterr().out
     assert "found the storyteller's card" in printed and ">= 2x chance" in printed
     (records,) = tmp_path.glob("study_guesser_reading__*/games.jsonl")
