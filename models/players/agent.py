@@ -512,9 +512,7 @@ def _population_names(population: Any) -> list[Any] | None:
 
     if population is None or population == "" or population == []:
         return None
-    names = ([p.strip() for p in population.split(",") if p.strip()]
-             if isinstance(population, str) else
-             [p if isinstance(p, PlayerResources) else str(p) for p in population])
+    names = _names_list(population)
     for name in names:
         refuse_ground_truth(name)
     keys = [n if isinstance(n, str) else n.fingerprint for n in names]
