@@ -203,3 +203,21 @@ def test_a_reading_clip_agent_plays_a_game_and_says_whom_it_read(tmp_path):
                       reading_calibration=str(fit), **SMALL)
     with pytest.raises(ValueError, match="a guesser may not read storytellers with it"):
         _ = truth.storyteller_reader
+
+
+def test_in_team_dixit_the_listener_votes_as_the_plain_guesser_and_says_so(tmp_path):
+    spaces = related_spaces(3, noise=1.0, seed=8)
+    fit = _fit(tmp_path, spaces)
+    ids = list(spaces[0].card_ids)
+    listener = ClipAgent(name="listener", deck=spaces[0], read_storytellers=True,
+                         reading_minds=spaces[1:], reading_calibration=str(fit), **SMALL)
+    plain = ClipAgent(name="plain", deck=spaces[0], **SMALL)
+    others = [ClipAgent(name=f"p{k}", deck=spaces[k % 3], **SMALL) for k in range(5)]
+    games = [play_game([agent, *others], edition="odyssey-2011", deck=ids, seed=2, teams=True)
+             for agent in (listener, plain)]
+    assert all(g.status == "complete" for g in games)
+    notes = [r["notes"].get("0", {}).get("vote") for r in games[0].to_dict()["rounds"]]
+    read = [n["reading"] for n in notes if n]
+    assert read and all(n.startswith("not read") for n in read)
+    # The same votes as the plain guesser: reading is off, nothing else changed.
+    assert [r.votes for r in games[0].rounds] == [r.votes for r in games[1].rounds]
