@@ -70,16 +70,18 @@ def _agent(name: str, smoke: bool, key: str) -> Any:
 
 
 def check_held_out(guesser: Any, tellers: list[Any], names: list[str]) -> None:
-    """Refuse a guesser that reads storytellers with a model some teller tells with.
+    """Refuse a guesser that reads storytellers with a model some teller tells with, besides
+    its own (a guesser's own model is what it is measured as, as the plain guesser is among
+    copies of itself).
 
     Raises:
         ValueError: naming the guesser's mind and the teller.
     """
     if not getattr(guesser, "read_storytellers", False):
         return
+    reader = guesser.storyteller_reader
     minds = {resources.fingerprint: label for (resources, _), label in
-             zip(guesser.storyteller_reader.members, guesser.storyteller_reader.names,
-                 strict=True)}
+             zip(reader.members[1:], reader.names[1:], strict=True)}
     for teller, name in zip(tellers, names, strict=True):
         own = getattr(getattr(teller, "resources", None), "fingerprint", None)
         if own in minds:
