@@ -157,6 +157,9 @@ class ClipAgent:
         reading_votes: The guesser reads each player's votes too (a player guesses with the
             mind it tells with), not only its stories.
         reading_decoys: The guesser reads each player's decoys too.
+        reading_embeds: A reading mind without vectors of a clue (a person's free text, a
+            caption) embeds it with its own text tower, loaded at the first such clue (its
+            package must be installed); else such rounds are not read.
         seed: When given, the agent's generator derives from ``(seed, seat)`` instead of the
             match's stream.
     """
@@ -197,6 +200,7 @@ class ClipAgent:
         reading_calibration: str | None = None,
         reading_votes: bool = True,
         reading_decoys: bool = True,
+        reading_embeds: bool = False,
         seed: int | None = None,
     ) -> None:
         self.name = name
@@ -244,6 +248,7 @@ class ClipAgent:
                                     else reading_calibration)
         self.reading_votes = bool(reading_votes)
         self.reading_decoys = bool(reading_decoys)
+        self.reading_embeds = bool(reading_embeds)
         self._reader: StorytellerReader | None = None
         self._revealed: dict[int, Any] = {}
         self._evidence: dict[int, Any] = {}
@@ -317,7 +322,8 @@ class ClipAgent:
                 self.reading_minds, self.resources, calibration=self.reading_calibration,
                 deck=self.deck, vocabulary=self.vocabulary,
                 vocabulary_size=self.vocabulary_size, device=self.device,
-                votes=self.reading_votes, decoys=self.reading_decoys)
+                votes=self.reading_votes, decoys=self.reading_decoys,
+                embed=self.reading_embeds)
         return self._reader
 
     def simulation_embedders(self) -> list[str]:
@@ -492,6 +498,7 @@ class ClipAgent:
             "reading_calibration": self.reading_calibration if self.read_storytellers else None,
             "reading_votes": self.reading_votes if self.read_storytellers else None,
             "reading_decoys": self.reading_decoys if self.read_storytellers else None,
+            "reading_embeds": self.reading_embeds if self.read_storytellers else None,
             "simulation_embedders": self.simulation_embedders(),
             "seed": self.seed,
         }

@@ -36,7 +36,9 @@ any story of ``s`` is read this is the prior's mixture, mostly its own mind.
 Rounds are read only where every member knows the clue's vectors without running a model (as
 :mod:`models.players.table_reading` does); at a vote, a member that does not know the clue is
 left out of the mixture (the guesser's own embedder always embeds it) and the vote's notes name
-it. The guesser's own stories and the rounds it cannot see whole are not read.
+it. With ``embed`` (for tables of people, whose clues are free text) every member embeds such a
+clue with its own text tower instead, loaded at the first one. The guesser's own stories and
+the rounds it cannot see whole are not read.
 """
 
 from __future__ import annotations
@@ -280,13 +282,14 @@ def _logsumexp(values: np.ndarray) -> np.ndarray:
 
 
 def round_evidence(past: Any, *, seat: int, members: Members, votes: bool = True,
-                   decoys: int = 0) -> dict[int, SeatEvidence] | None:
+                   decoys: int = 0, embed: bool = False) -> dict[int, SeatEvidence] | None:
     """What one revealed round says of its players' minds, by seat: the storyteller's story
     (over the board less the reader's own card(s)) and, with ``votes``, every other voter's
     vote (a player guesses with the mind it tells with) and, with ``decoys`` (the hand size;
     0: not read), its decoys; the reader's own are left out. ``None`` when some member has no
-    vectors of the clue (the round is not read)."""
-    if not all(resources.knows(past.clue) for resources, _ in members):
+    vectors of the clue (the round is not read), unless ``embed``: then such a member embeds
+    it with its own text tower (loading it)."""
+    if not embed and not all(resources.knows(past.clue) for resources, _ in members):
         return None
     board = list(past.board)
     sims = [resources.clue_similarities(past.clue, board) for resources, _ in members]
@@ -324,6 +327,7 @@ def round_evidence(past: Any, *, seat: int, members: Members, votes: bool = True
 
 def read_storyteller(rounds: Sequence[Any], *, storyteller: int, seat: int, members: Members,
                      own_prior: float = OWN_PRIOR, votes: bool = True, decoys: int = 0,
+                     embed: bool = False,
                      memo: dict[int, dict[int, SeatEvidence] | None] | None = None
                      ) -> StorytellerBelief:
     """The reader's (``seat``'s) belief about ``storyteller``'s mind from revealed rounds
@@ -337,6 +341,7 @@ def read_storyteller(rounds: Sequence[Any], *, storyteller: int, seat: int, memb
         own_prior: See :data:`OWN_PRIOR`.
         votes: Read its votes too, not only its stories.
         decoys: Read its decoys too, as hands of this many cards (0: not read).
+        embed: A member without vectors of a clue embeds it (else the round is not read).
         memo: Keeps each round's evidence by round number between calls of one game.
     """
     memo = {} if memo is None else memo
@@ -345,7 +350,7 @@ def read_storyteller(rounds: Sequence[Any], *, storyteller: int, seat: int, memb
     for past in rounds:
         if past.round not in memo:
             memo[past.round] = round_evidence(past, seat=seat, members=members, votes=votes,
-                                              decoys=decoys)
+                                              decoys=decoys, embed=embed)
         evidence = memo[past.round]
         if evidence is None:
             unread += past.storyteller == storyteller
@@ -364,10 +369,13 @@ class StorytellerReader:
         own_prior: See :data:`OWN_PRIOR`.
         votes: Read each player's votes too, not only its stories.
         decoys: Read each player's decoys too.
+        embed: A mind without vectors of a clue (a person's free text) embeds it with its own
+            text tower, loaded at the first such clue; else such rounds are not read, and such
+            a mind is left out of a vote.
     """
 
     def __init__(self, members: Members, names: Sequence[str], own_prior: float = OWN_PRIOR,
-                 votes: bool = True, decoys: bool = False) -> None:
+                 votes: bool = True, decoys: bool = False, embed: bool = False) -> None:
         if len(names) != len(members):
             raise ValueError(f"{len(names)} names for {len(members)} minds")
         log_prior(len(members), own_prior)  # checks them
@@ -376,6 +384,7 @@ class StorytellerReader:
         self.own_prior = own_prior
         self.votes = votes
         self.decoys = decoys
+        self.embed = embed
         self._memo: dict[int, dict[int, SeatEvidence] | None] = {}
 
     def reset(self) -> None:
@@ -389,7 +398,7 @@ class StorytellerReader:
         return read_storyteller(rounds, storyteller=storyteller, seat=seat,
                                 members=self.members, own_prior=self.own_prior,
                                 votes=self.votes, decoys=hand_size if self.decoys else 0,
-                                memo=self._memo)
+                                embed=self.embed, memo=self._memo)
 
     def beliefs(self, rounds: Sequence[Any], *, clue: str, board: Sequence[int],
                 legal: Sequence[int], storyteller: int, seat: int, hand_size: int = 6
@@ -403,7 +412,7 @@ class StorytellerReader:
         sims: list[np.ndarray | None] = []
         left_out = []
         for p, (resources, _) in enumerate(self.members):
-            if p == 0 or resources.knows(clue):
+            if p == 0 or self.embed or resources.knows(clue):
                 sims.append(resources.clue_similarities(clue, cards))
             else:
                 sims.append(None)
@@ -418,7 +427,7 @@ class StorytellerReader:
 def load_reader(names: Sequence[Any], own: Any, *, calibration: Any, deck: Any,
                 vocabulary: Any = None, vocabulary_size: int | None = None,
                 device: str = "cpu", own_prior: float = OWN_PRIOR, votes: bool = True,
-                decoys: bool = False) -> StorytellerReader:
+                decoys: bool = False, embed: bool = False) -> StorytellerReader:
     """A :class:`StorytellerReader` over the guesser's own resources ``own`` and the embedders
     ``names`` (model-family names; one with ``own``'s embedder is skipped), each with the guess
     model that the population fit ``calibration`` (a name of
@@ -471,4 +480,4 @@ def load_reader(names: Sequence[Any], own: Any, *, calibration: Any, deck: Any,
                 "scripts/fit_calibration.py --population, or choose a fit that holds it")
         models.append(fit.model_for(resources.fingerprint, GuessModel()))
     return StorytellerReader(list(zip(members, models, strict=True)), labels, own_prior, votes,
-                             decoys)
+                             decoys, embed)

@@ -160,6 +160,10 @@ def test_clues_a_mind_cannot_read_are_counted_or_left_out_and_named():
     with pytest.raises(ValueError, match="2 members' similarities for 1 members"):
         belief.beliefs(sims, [MODEL], [0, 1])
     assert StorytellerBelief.of(np.zeros((2, 4, 4))).minds.sum() == pytest.approx(1.0)
+    # A reader that embeds (a person's free text) reads the round with every mind's own tower.
+    embedding = read_storyteller(rounds, storyteller=1, seat=0, members=members, embed=True)
+    assert embedding.stories == 3 and embedding.unread == 0
+    assert spaces[1].knows("a clue nobody embedded")
 
 
 def _fit(tmp_path, spaces):
