@@ -44,7 +44,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dixit_ai import read_records, write_records
-from models.players.agent import DEFAULT_CALIBRATION
 from models.players.calibration import (
     ece_by_voter,
     fit_correlation,
@@ -61,6 +60,7 @@ from models.players.calibration import (
 )
 from models.players.cli import parse_args
 from models.players.experiments import play_table
+from models.players.guess_files import DEFAULT_CALIBRATION
 from models.players.panel_models import load_member_resources
 from models.players.population import DEFAULT_POPULATION_FILE
 from models.players.simulation import GuessModel

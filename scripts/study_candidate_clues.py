@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     from dixit_ai.rules import RuleSet
     from models.bench.items import DeckFacts, ItemSets
     from models.bench.panel import PanelTable
-    from models.players.agent import DEFAULT_CALIBRATION
+    from models.players.guess_files import DEFAULT_CALIBRATION
     from models.players.panel_models import load_member_resources
     from models.players.population import load_population_fit, simulate_population
     from models.players.simulation import (

@@ -39,7 +39,7 @@ class ReferencePopulation:
 
     def __init__(self, embedder: Any, deck: Any, model: GuessModel | None = None) -> None:
         from models.cache import embed_deck
-        from models.players.agent import load_guess_model
+        from models.players.guess_files import load_guess_model
 
         self.embedder = embedder
         self.model = model or load_guess_model("default", None, None)[0]

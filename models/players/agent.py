@@ -18,13 +18,13 @@ simulated deals take into account.
 The calibration file (``models/data/guess_model.json``) names the embedder fingerprint it was
 fitted for; an agent over another embedder warns (:class:`CalibrationMismatchWarning`) and still
 uses it, since similarities of another model live on another scale: refit it with
-``scripts/fit_calibration.py --embedder NAME``.
+``scripts/fit_calibration.py --embedder NAME``. The guess-model files' helpers live in
+:mod:`models.players.guess_files`; ``DEFAULT_CALIBRATION`` and ``CalibrationMismatchWarning``
+are named here too, as they were before that module was split off.
 """
 
 from __future__ import annotations
 
-import warnings
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -32,6 +32,11 @@ import numpy as np
 from dixit_ai.agents import Choice, Story
 from dixit_ai.rules import View
 from models.players.decoy import DecoyPicker
+from models.players.guess_files import DEFAULT_CALIBRATION as DEFAULT_CALIBRATION
+from models.players.guess_files import (
+    CalibrationMismatchWarning as CalibrationMismatchWarning,
+)
+from models.players.guess_files import check_calibration_embedder, load_guess_model, resolve_path
 from models.players.guesser import ClipGuesser
 from models.players.panel_models import load_member_resources
 from models.players.policy import LinearCluePolicy
@@ -41,65 +46,8 @@ from models.players.storyteller import ClipStoryteller, Mode, StoryDecision
 from models.players.table_reading import TableBelief, read_table
 from models.players.teller_reading import StorytellerReader, load_reader
 
-DEFAULT_CALIBRATION = Path(__file__).resolve().parents[1] / "data" / "guess_model.json"
-"""The guess model fitted by ``scripts/fit_calibration.py`` for the default embedder."""
-
-
-def _resolve_path(path: str | Path) -> Path:
-    """A path as given, else relative to the repository root (where ``configs/`` lives)."""
-    candidate = Path(path)
-    if candidate.exists() or candidate.is_absolute():
-        return candidate
-    return Path(__file__).resolve().parents[2] / candidate
-
-
 HAND_ODDS_FLOOR = 0.05
 """The least odds that an opponent holds a card that earlier rounds ruled out."""
-
-
-class CalibrationMismatchWarning(UserWarning):
-    """A guess model fitted for one embedder is used with another."""
-
-
-def calibration_path(calibration: str | Path | None) -> Path | None:
-    """The calibration file an agent's ``calibration`` argument names (``None``: none)."""
-    if calibration == "default":
-        return DEFAULT_CALIBRATION if DEFAULT_CALIBRATION.exists() else None
-    return None if calibration is None else _resolve_path(calibration)
-
-
-def load_guess_model(calibration: str | Path | None, temperature: float | None,
-                     bias: float | None) -> tuple[GuessModel, str]:
-    """The guess model from a calibration file and/or explicit parameters, and its source."""
-    model, source = GuessModel(), "built-in"
-    path = calibration_path(calibration)
-    if path is not None:
-        model = GuessModel.load(path)
-        source = str(path.name) if calibration == "default" else str(path)
-    if temperature is not None or bias is not None:
-        model = GuessModel(model.temperature if temperature is None else float(temperature),
-                           model.bias if bias is None else float(bias), model.correlation)
-        source += " (overridden)"
-    return model, source
-
-
-def check_calibration_embedder(calibration: str | Path | None, fingerprint: str) -> bool:
-    """Warn (:class:`CalibrationMismatchWarning`) when the calibration file was fitted for
-    another embedder than ``fingerprint``; ``True`` when it matches or says nothing."""
-    path = calibration_path(calibration)
-    if path is None:
-        return True
-    fitted = GuessModel.fitted_for(path)
-    if fitted is None or fitted == fingerprint:
-        return True
-    warnings.warn(
-        f"the guess model in {path} was fitted for embedder {fitted}, but this agent uses "
-        f"{fingerprint}: its temperature and bias are on another model's similarity scale, so "
-        "predicted guess rates may be miscalibrated. Refit it for this embedder: python "
-        "scripts/fit_calibration.py --embedder NAME --play-games 40 --out FILE, then pass "
-        "calibration=FILE (or guess_temperature=... and guess_bias=...).",
-        CalibrationMismatchWarning, stacklevel=3)
-    return False
 
 
 class ClipAgent:
@@ -224,7 +172,7 @@ class ClipAgent:
         self.storyteller = ClipStoryteller(
             mode=mode, target_guess_rate=target_guess_rate, n_simulations=n_simulations,
             pair_clues=pair_clues, tolerance=tolerance,
-            policy=(LinearCluePolicy.load(_resolve_path(policy), greedy=policy_greedy)
+            policy=(LinearCluePolicy.load(resolve_path(policy), greedy=policy_greedy)
                     if policy else None),
             generator=generator, robustness=robustness, table_mix=table_mix, aim=aim,
         )

@@ -200,7 +200,7 @@ def test_shipped_vocabulary():
 
 
 def test_calibration_for_another_embedder_warns(resources, tmp_path):
-    from models.players.agent import CalibrationMismatchWarning
+    from models.players.guess_files import CalibrationMismatchWarning
     from models.players.simulation import GuessModel
 
     other = tmp_path / "other.json"
@@ -220,7 +220,7 @@ def test_calibration_for_another_embedder_warns(resources, tmp_path):
 
 
 def test_shipped_calibration_names_the_default_embedder():
-    from models.players.agent import DEFAULT_CALIBRATION
+    from models.players.guess_files import DEFAULT_CALIBRATION
     from models.players.simulation import GuessModel
 
     fitted = GuessModel.fitted_for(DEFAULT_CALIBRATION)

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from models.players.agent import DEFAULT_CALIBRATION
+from models.players.guess_files import DEFAULT_CALIBRATION
 
 REPO = Path(__file__).resolve().parents[2]
 pytest.importorskip("torch")
