@@ -148,10 +148,13 @@ def test_clues_a_mind_cannot_read_are_counted_or_left_out_and_named():
     spaces = related_spaces(2, seed=3)
     members = [(space, MODEL) for space in spaces]
     rounds = _stories(spaces, 1, 3)
-    rounds[1].clue = "a clue nobody embedded"
+    # Its own text: the embedding below puts it in the session's embedding cache, where another
+    # test's "clue nobody embedded" must not find it.
+    clue = "a clue no mind of the storyteller reader embedded"
+    rounds[1].clue = clue
     belief = read_storyteller(rounds, storyteller=1, seat=0, members=members)
     assert belief.stories == 2 and belief.unread == 1
-    assert not spaces[1].knows("a clue nobody embedded")
+    assert not spaces[1].knows(clue)
     sims = [np.linspace(0, 1, 5), None]
     beliefs = belief.beliefs(sims, [MODEL, MODEL], [0, 1, 2, 4])
     assert int(np.argmax(beliefs)) == 3 and beliefs.shape == (4,)
@@ -163,7 +166,7 @@ def test_clues_a_mind_cannot_read_are_counted_or_left_out_and_named():
     # A reader that embeds (a person's free text) reads the round with every mind's own tower.
     embedding = read_storyteller(rounds, storyteller=1, seat=0, members=members, embed=True)
     assert embedding.stories == 3 and embedding.unread == 0
-    assert spaces[1].knows("a clue nobody embedded")
+    assert spaces[1].knows(clue)
 
 
 def _fit(tmp_path, spaces):
