@@ -206,7 +206,7 @@ def read_votes(log_likelihood: np.ndarray, *, table_mix: float, votes: np.ndarra
     log_prior = (np.log(lapse_prior)[:, None] + np.log(bias_prior)[None, :]
                  - np.log(n_members))[None, None]
     joint = log_likelihood + log_prior                                   # (G, P, L, B)
-    evidence = _logsumexp(joint.reshape(n_opponents, -1), axis=1)        # (G,)
+    evidence = logsumexp(joint.reshape(n_opponents, -1), axis=1)        # (G,)
     posterior = np.exp(joint - evidence[:, None, None, None])
     lapses = np.asarray(LAPSES)[None, None, :, None]
     seats = np.concatenate([(posterior * (1.0 - lapses)).sum(axis=(2, 3)),
@@ -218,12 +218,13 @@ def read_votes(log_likelihood: np.ndarray, *, table_mix: float, votes: np.ndarra
                         + log_likelihood[:, :, 0, zero].sum(axis=0))
         mixed_log = np.log(1.0 - table_mix) + evidence.sum()
     table = np.append(one_kind_log, mixed_log)
-    table = np.exp(table - _logsumexp(table, axis=0))
+    table = np.exp(table - logsumexp(table, axis=0))
     return TableBelief(one_kind=table[:-1], seats=seats, votes=np.asarray(votes), bias=bias,
                        unread=unread)
 
 
-def _logsumexp(values: np.ndarray, axis: int) -> np.ndarray:
+def logsumexp(values: np.ndarray, axis: int) -> np.ndarray:
+    """``log(sum(exp(values)))`` along ``axis``, stable (an all ``-inf`` slice gives ``-inf``)."""
     top = np.max(values, axis=axis, keepdims=True)
     top = np.where(np.isfinite(top), top, 0.0)
     with np.errstate(divide="ignore"):

@@ -55,6 +55,7 @@ from models.players.table_reading import (
     BIASES,
     LAPSE_PRIOR,
     LAPSES,
+    logsumexp,
     vote_log_likelihoods,
 )
 
@@ -269,16 +270,11 @@ class SeatEvidence:
         n_members = len(self.story)
         lapse = np.log(np.asarray(LAPSE_PRIOR) / np.sum(LAPSE_PRIOR))
         bias = np.log(np.asarray(BIAS_PRIOR) / np.sum(BIAS_PRIOR))
-        votes = _logsumexp((self.vote + lapse[None, :, None] + bias[None, None, :]
-                            ).reshape(n_members, -1))
-        decoys = _logsumexp(self.decoy + lapse[None, :])
+        votes = logsumexp((self.vote + lapse[None, :, None] + bias[None, None, :]
+                           ).reshape(n_members, -1), axis=1)
+        decoys = logsumexp(self.decoy + lapse[None, :], axis=1)
         return (log_prior(n_members, own_prior) + self.story
                 + (votes + decoys)[:, None, None])
-
-
-def _logsumexp(values: np.ndarray) -> np.ndarray:
-    top = values.max(axis=1, keepdims=True)
-    return np.asarray(np.log(np.exp(values - top).sum(axis=1)) + top[:, 0])
 
 
 def round_evidence(past: Any, *, seat: int, members: Members, votes: bool = True,
