@@ -25,7 +25,6 @@ Records of every game land in ``runs/study_guesser_reading__SEED__TIME/games.jso
 from __future__ import annotations
 
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,7 @@ import numpy as np
 
 from dixit_ai.reporting import mean_interval, plot_intervals, print_table, write_json
 from models.players.cli import SMOKE_AGENT_OPTIONS, parse_args
+from models.players.experiments import run_games
 
 TELLERS = ("panel-lite2-mpnet", "panel-imagenet-zeroshot", "panel-caption-reader",
            "panel-sibling")
@@ -164,15 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(tasks)} games: guessers {guessers}, tellers {tellers}, seed {args.seed}, "
           f"{args.workers} workers; records in {folder}")
     start = time.perf_counter()
-    results: list[dict[str, Any]] = []
-    with (folder / "games.jsonl").open("w") as out:
-        with ProcessPoolExecutor(args.workers) if args.workers > 1 else _Serial() as pool:
-            for n, result in enumerate(pool.map(play_one, tasks, chunksize=4), 1):
-                out.write(result.pop("record") + "\n")
-                results.append(result)
-                if n % 20 == 0 or n == len(tasks):
-                    print(f"  {n}/{len(tasks)} games, {time.perf_counter() - start:.0f} s",
-                          flush=True)
+    results = run_games(play_one, tasks, workers=args.workers, records=folder / "games.jsonl")
     by = {g: sorted((r for r in results if r["guesser"] == g), key=lambda r: r["index"])
           for g in guessers}
     chance = float(np.mean([v["chance"] for r in results for v in r["votes"]]))
@@ -225,19 +217,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         write_json(args.json, figures)
     return 0
-
-
-class _Serial:
-    """``ProcessPoolExecutor``'s ``map`` in this process (one worker)."""
-
-    def __enter__(self) -> _Serial:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    def map(self, fn: Any, tasks: Any, chunksize: int = 1) -> Any:
-        return map(fn, tasks)
 
 
 if __name__ == "__main__":

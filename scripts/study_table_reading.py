@@ -31,7 +31,6 @@ per storytelling turn, per storyteller and table); ``--json`` writes the figures
 from __future__ import annotations
 
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +39,7 @@ import numpy as np
 
 from dixit_ai.reporting import mean_interval, plot_intervals, print_table, write_json
 from models.players.cli import parse_args
+from models.players.experiments import run_games
 
 PANEL = ("panel-lite2-mpnet", "panel-imagenet-zeroshot", "panel-caption-reader", "panel-sibling")
 
@@ -180,25 +180,8 @@ def main(argv: list[str] | None = None) -> int:
              for i in range(args.games)]
     print(f"{len(tasks)} games: tables {tables}, storytellers {names}, seed {args.seed}, "
           f"{args.workers} workers; records in {folder}")
-    results: list[dict[str, Any]] = []
     start = time.perf_counter()
-    with (folder / "games.jsonl").open("w") as out:
-        if args.workers > 1:
-            with ProcessPoolExecutor(args.workers) as pool:
-                done = pool.map(play_one, tasks, chunksize=4)
-                for n, result in enumerate(done, 1):
-                    out.write(result.pop("record") + "\n")
-                    results.append(result)
-                    if n % 20 == 0 or n == len(tasks):
-                        print(f"  {n}/{len(tasks)} games, {time.perf_counter() - start:.0f} s",
-                              flush=True)
-        else:
-            for n, task in enumerate(tasks, 1):
-                result = play_one(task)
-                out.write(result.pop("record") + "\n")
-                results.append(result)
-                print(f"  {n}/{len(tasks)} games, {time.perf_counter() - start:.0f} s",
-                      flush=True)
+    results = run_games(play_one, tasks, workers=args.workers, records=folder / "games.jsonl")
 
     figures: dict[str, Any] = {"seed": args.seed, "games": args.games, "panel": panel}
     base = "caption-teller"

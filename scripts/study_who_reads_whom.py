@@ -163,8 +163,7 @@ def main(argv: list[str] | None = None) -> int:
                         f"who reads whom: top-1 on told cards ({args.items} items, seed "
                         f"{args.seed}); caption-reader: ground truth")
     reading = {}
-    minds = [m for m in _names(args.reading_minds, "reading-minds")] if args.reading_minds \
-        else []
+    minds = _names(args.reading_minds, "reading-minds") if args.reading_minds else []
     if minds:
         reading = reading_column(sets, stories, minds, deck, sequence=args.sequence,
                                  seed=args.seed, resamples=args.bootstrap)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from dixit_ai import GameRecord, play_game
@@ -57,6 +60,33 @@ def play_table(
         if min_rounds is not None and rounds >= min_rounds:
             break
     return records
+
+
+def run_games(play: Callable[[Any], dict[str, Any]], tasks: Sequence[Any], *, workers: int,
+              records: str | Path) -> list[dict[str, Any]]:
+    """Play a study's games: ``play(task)`` for every task, on ``workers`` processes (1: in
+    this process), each result's ``"record"`` (a game record's JSON) written as a line of
+    ``records``; a progress line every 20 games and at the last.
+
+    Returns:
+        The results without their records, in task order.
+    """
+    results: list[dict[str, Any]] = []
+    start = time.perf_counter()
+    with Path(records).open("w") as out:
+        pool = ProcessPoolExecutor(workers) if workers > 1 else None
+        try:
+            done = map(play, tasks) if pool is None else pool.map(play, tasks, chunksize=4)
+            for n, result in enumerate(done, 1):
+                out.write(result.pop("record") + "\n")
+                results.append(result)
+                if n % 20 == 0 or n == len(tasks):
+                    print(f"  {n}/{len(tasks)} games, {time.perf_counter() - start:.0f} s",
+                          flush=True)
+        finally:
+            if pool is not None:
+                pool.shutdown()
+    return results
 
 
 def round_rows(records: Sequence[GameRecord]) -> list[dict[str, Any]]:
