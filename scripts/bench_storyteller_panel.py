@@ -213,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
                          tasks=["tell"], seed=args.seed, items=args.items,
                          reference_deals=args.deals, panel=args.panel,
                          bootstrap=args.bootstrap, out=str(folder), name="panel")
-    run = run_bench(config, progress=False, show=False)
+    run = run_bench(config, progress=True, show=False)
     panel = run.results["tell"]["panel"]
     records = [r for r in read_run(run.folder)[1] if r["task"] == "tell"]
     names = panel["members"]
