@@ -23,8 +23,10 @@ games or more, even games are fitted and odd games held out: the held-out ECE of
 predictions is printed per guesser (agent name) and pooled. ``--crossplay`` with ``--population``
 plays leave-one-out tables instead (:mod:`models.players.crossplay`: each member's guessers
 against storytellers that simulate the others) for ``--iterations`` rounds of playing and
-fitting, and prints each fit's held-out ECE per left-out member; this is how the shipped
-population file is made.
+fitting, and prints each fit's held-out ECE per left-out member, and per target the predicted
+and observed rates; with ``--validate-games N`` it then plays N games per member with the last
+fit (seeds no fitting table used), the held-out calibration of the fit it writes. This is how
+the shipped population file is made.
 
     python scripts/fit_calibration.py --crossplay --population default lite1-minilm \
         lite1-mpnet --play-games 16 --iterations 3 --no-fit-bias --write-default-population
@@ -87,7 +89,8 @@ class Args:
     write_default: bool = field(default=False, metadata={
         "help": f"also write {DEFAULT_CALIBRATION.name}, which players load by default"})
     validate_games: int = field(default=0, metadata={
-        "help": "play this many fresh games with the fitted model; diagram of their predictions"})
+        "help": "play this many fresh games with the fitted model; diagram of their predictions "
+                "(--crossplay: games per member, with the last fit)"})
     runs_dir: str = field(default="runs", metadata={"help": "where the run folder goes"})
     smoke: bool = field(default=False, metadata={"help": "tiny deck, vocabulary and budget"})
     voters: str = field(default="all", metadata={
@@ -109,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
     if args.voters not in ("all", "other-models", "human"):
         raise SystemExit(f"--voters must be all, other-models or human, not {args.voters!r}")
+    if args.validate_games < 0:
+        raise SystemExit(f"--validate-games must be at least 0, not {args.validate_games}")
     cross_play = args.voters != "all" or bool(args.population)
     # Cross-play tables keep every agent's own embedder.
     overrides: dict[str, object] = {} if cross_play else {"embedder": args.embedder}
@@ -246,7 +251,7 @@ def _crossplay(args: Args, run: Path, overrides: dict[str, object]) -> int:
         args.population, deck=args.deck, edition=args.edition, games=games,
         iterations=args.iterations, seed=args.seed, start=None, fit_bias=args.fit_bias,
         agent_options={k: v for k, v in overrides.items() if k != "embedder"}, folder=run,
-        progress=print)
+        progress=print, validate=args.validate_games)
     write_records(run / "crossplay_games.jsonl", result.records)
     out = Path(args.population_out) if args.population_out else run / "population.json"
     result.fit.save(out)
@@ -254,7 +259,8 @@ def _crossplay(args: Args, run: Path, overrides: dict[str, object]) -> int:
         result.fit.save(DEFAULT_POPULATION_FILE)
     print("\n".join(result.summary_lines()))
     summary = {"crossplay": True, "members": args.population, "games_per_member": games,
-               "iterations": result.iterations, "population_file": str(out)}
+               "iterations": result.iterations, "validation": result.validation,
+               "population_file": str(out)}
     (run / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(f"population guess models (leave-one-out cross-play) -> {out}")
     print(f"run folder: {run}")

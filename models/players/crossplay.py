@@ -23,6 +23,8 @@ did not simulate.
 clues, until they agree. The predictions recorded at iteration ``i``'s tables, made with the
 previous fit, against the votes of the member their storytellers left out, are that fit's
 held-out calibration: :attr:`CrossPlayFit.iterations` gives its ECE per held-out member.
+The last fit's own held-out calibration needs tables played with it: ``validate`` games per
+member, on seeds no fitting table used (:attr:`CrossPlayFit.validation`), also per target.
 """
 
 from __future__ import annotations
@@ -46,16 +48,21 @@ class CrossPlayFit:
 
     Attributes:
         fit: The last iteration's per-member guess models.
-        records: Every game played, iteration by iteration (``header["crossplay"]`` says which
-            iteration and which member was left out).
+        records: Every game played, iteration by iteration, then the validation's
+            (``header["crossplay"]`` says which iteration, ``label`` whether it is the
+            validation, and which member was left out).
         iterations: Per iteration: the fitted members, the rounds played, and the held-out
             calibration of the fit the tables played with (``ece``, ``predicted``,
-            ``observed`` and ``rounds`` per left-out member, and pooled).
+            ``observed`` and ``rounds`` per left-out member, and pooled; ``by_target``: pooled
+            per storyteller target).
+        validation: The last fit's held-out calibration on tables played with it (the same
+            keys as an iteration's), or ``None`` when none were played.
     """
 
     fit: PopulationFit
     records: list[Any] = field(default_factory=list)
     iterations: list[dict[str, Any]] = field(default_factory=list)
+    validation: dict[str, Any] | None = None
 
     def summary_lines(self) -> list[str]:
         """What a script prints: each iteration's held-out calibration, then the fit."""
@@ -67,6 +74,16 @@ class CrossPlayFit:
                  for it in self.iterations]
         lines += [f"  {e['name']:22s} temperature {e['temperature']:.4f} bias "
                   f"{e['bias']:+.3f} on {e['votes']} votes" for e in self.fit.members.values()]
+        if self.validation is not None:
+            v = self.validation
+            lines.append(f"validation ({v['games']} games, {v['rounds']} rounds, played with the "
+                         "fit above): held-out ECE per left-out member: " + ", ".join(
+                             f"{k} {c['ece']:.3f}" for k, c in v["held_out_calibration"].items()))
+        shapes = [(f"iteration {it['iteration']}", it) for it in self.iterations[-1:]]
+        shapes += [("validation", self.validation)] if self.validation is not None else []
+        lines += [f"  by target ({label}), predicted -> observed: " + ", ".join(
+            f"{t:g}: {c['predicted']:.2f} -> {c['observed']:.2f}"
+            for t, c in it["by_target"].items()) for label, it in shapes]
         return lines
 
 
@@ -95,6 +112,26 @@ def held_out_calibration(records: Sequence[Any], bins: int = 10) -> dict[str, di
     return out
 
 
+def held_out_by_target(records: Sequence[Any]) -> dict[float, dict[str, float]]:
+    """Pooled over the left-out members, per target the round's storyteller aimed at (its tell
+    note's ``target_guess_rate``): mean predicted and observed guess rate, and rounds. A fit can
+    be right on average and wrong at every target; this shows the shape."""
+    from models.players.calibration import observed_guess_rate
+
+    rows: dict[float, list[tuple[float, float]]] = {}
+    for record in records:
+        for rnd in record.rounds:
+            rate = observed_guess_rate(rnd)
+            note = rnd.notes.get(str(rnd.storyteller), {}).get("tell", {})
+            target = note.get("target_guess_rate") if isinstance(note, dict) else None
+            if rate is None or rnd.predicted_guess_rate is None or target is None:
+                continue
+            rows.setdefault(float(target), []).append((float(rnd.predicted_guess_rate), rate))
+    return {t: {"predicted": float(np.mean([p for p, _ in pairs])),
+                "observed": float(np.mean([o for _, o in pairs])), "rounds": float(len(pairs))}
+            for t, pairs in sorted(rows.items())}
+
+
 def fit_population_crossplay(
     members: Sequence[Any],
     *,
@@ -109,6 +146,7 @@ def fit_population_crossplay(
     agent_options: dict[str, Any] | None = None,
     folder: str | Path | None = None,
     progress: Callable[[str], None] | None = None,
+    validate: int = 0,
 ) -> CrossPlayFit:
     """Fit the members' guess models on leave-one-out cross-play tables (module docstring).
 
@@ -129,10 +167,12 @@ def fit_population_crossplay(
         folder: Where each iteration's population file is written (``None``: a temporary
             folder, removed before returning).
         progress: Receives a line per table played.
+        validate: Games per member played with the last fit, on seeds no fitting table used,
+            for its own held-out calibration (``0``: none).
 
     Raises:
-        ValueError: fewer than two members, a member named twice, no games or iterations, or
-            no target.
+        ValueError: fewer than two members, a member named twice, no games or iterations, a
+            negative ``validate``, or no target.
     """
     import tempfile
 
@@ -154,6 +194,8 @@ def fit_population_crossplay(
         raise ValueError(f"members {names} name one twice")
     if games < 1 or iterations < 1:
         raise ValueError(f"games ({games}) and iterations ({iterations}) must be at least 1")
+    if validate < 0:
+        raise ValueError(f"validate ({validate}) must be at least 0 games per member")
     if not targets:
         raise ValueError("give at least one target guess rate")
     for member in members:
@@ -164,7 +206,8 @@ def fit_population_crossplay(
             return fit_population_crossplay(
                 members, deck=deck, edition=edition, games=games, iterations=iterations,
                 seed=seed, start=start, fit_bias=fit_bias, targets=targets,
-                agent_options=agent_options, folder=scratch, progress=progress)
+                agent_options=agent_options, folder=scratch, progress=progress,
+                validate=validate)
     where = Path(folder)
     where.mkdir(parents=True, exist_ok=True)
     current = load_population_fit(start) if start is not None else None
@@ -188,33 +231,48 @@ def fit_population_crossplay(
                           population_calibration=str(path), target_guess_rate=target,
                           **options)
 
-    out = CrossPlayFit(current)
-    for iteration in range(iterations):
-        path = where / f"population_iteration{iteration}.json"
-        current.save(path)
+    def play_tables(iteration: int, path: Path, n_games: int, label: str) -> list[Any]:
+        """Every member's leave-one-out table, ``n_games`` games each, with the fit at path."""
         played = []
         for k, left_out in enumerate(names):
             others = ",".join(n for n in names if n != left_out)
             seats = [storyteller(k, float(targets[s % len(targets)]), path) for s in range(5)]
             for index, game_seed in enumerate(game_seeds(seed * 1009 + iteration * 101 + k,
-                                                         games)):
+                                                         n_games)):
                 shift = index % len(seats)
                 record = play_game(seats[shift:] + seats[:shift], edition=edition,
                                    deck=game_deck, seed=game_seed)
                 record.header["crossplay"] = {"iteration": iteration, "left_out": left_out,
-                                              "population": others}
+                                              "population": others, "label": label}
                 played.append(record)
             if progress is not None:
-                progress(f"cross-play iteration {iteration + 1}/{iterations}: {games} games "
-                         f"of {left_out} guessers against storytellers simulating {others}")
-        calibration = held_out_calibration(played)
+                progress(f"cross-play {label}: {n_games} games of {left_out} guessers against "
+                         f"storytellers simulating {others}")
+        return played
+
+    def calibration_of(played: list[Any]) -> dict[str, Any]:
+        return {"games": len(played), "rounds": sum(len(r.rounds) for r in played),
+                "held_out_calibration": held_out_calibration(played),
+                "by_target": held_out_by_target(played)}
+
+    out = CrossPlayFit(current)
+    for iteration in range(iterations):
+        path = where / f"population_iteration{iteration}.json"
+        current.save(path)
+        played = play_tables(iteration, path, games,
+                             f"iteration {iteration + 1}/{iterations}")
+        calibration = calibration_of(played)
         current, notes = fit_population(played, resources, fit_bias=fit_bias, held_out=True)
         current.notes.update({"crossplay_iteration": iteration + 1, "member_names": names,
                               "games_per_member": games, "seed": seed})
         out.records.extend(played)
-        out.iterations.append({"iteration": iteration + 1, "games": len(played),
-                               "rounds": sum(len(r.rounds) for r in played),
-                               "held_out_calibration": calibration,
+        out.iterations.append({"iteration": iteration + 1, **calibration,
                                "fitted": current.members, "unfitted": notes["unfitted"]})
         out.fit = current
+    if validate:  # the seeds of the iteration after the last: no fitting table played them
+        path = where / "population_validation.json"
+        current.save(path)
+        played = play_tables(iterations, path, validate, "validation of the last fit")
+        out.records.extend(played)
+        out.validation = calibration_of(played)
     return out

@@ -15,7 +15,12 @@ from models.players.calibration import (
     unsimulated_voters,
     vote_observations,
 )
-from models.players.crossplay import fit_population_crossplay, held_out_calibration
+from models.players.crossplay import (
+    TARGETS,
+    fit_population_crossplay,
+    held_out_by_target,
+    held_out_calibration,
+)
 from models.players.population import PopulationFit
 from tests.players.test_panel import SMALL, related_spaces
 
@@ -94,6 +99,46 @@ def test_held_out_calibration_is_per_left_out_member(tmp_path):
             np.mean([rnd.predicted_guess_rate for rnd in mine]))
 
 
+def test_validation_plays_fresh_tables_with_the_last_fit(tmp_path):
+    spaces = related_spaces(2, seed=15)
+    result = fit_population_crossplay(spaces, games=1, iterations=1, start=None,
+                                      agent_options=FAST, folder=tmp_path, validate=2)
+    fitting = [r for r in result.records if r.header["crossplay"]["iteration"] == 0]
+    checking = [r for r in result.records if r.header["crossplay"]["iteration"] == 1]
+    assert len(fitting) == 2 and len(checking) == 2 * 2
+    assert all("validation" in r.header["crossplay"]["label"] for r in checking)
+    # The validation tables played with the fit returned, on seeds no fitting table used.
+    assert PopulationFit.load(tmp_path / "population_validation.json").members == \
+        result.fit.members
+    assert not {r.seed for r in fitting} & {r.seed for r in checking}
+    assert result.validation is not None and result.validation["games"] == 4
+    assert result.validation["held_out_calibration"] == held_out_calibration(checking)
+    # Per target: every seat's target, and the rounds add up to the pooled count.
+    by_target = result.validation["by_target"]
+    assert set(by_target) <= set(TARGETS) and len(by_target) >= 3
+    assert sum(c["rounds"] for c in by_target.values()) == \
+        result.validation["held_out_calibration"]["pooled"]["rounds"]
+    lines = "\n".join(result.summary_lines())
+    assert "validation (4 games" in lines and "by target (validation)" in lines
+    # Without validate, nothing is played after the last iteration.
+    assert fit_population_crossplay(spaces, games=1, iterations=1, start=None,
+                                    agent_options=FAST).validation is None
+
+
+def test_held_out_by_target_is_per_storyteller_target(tmp_path):
+    spaces = related_spaces(2, seed=16)
+    result = fit_population_crossplay(spaces, games=1, iterations=1, start=None,
+                                      agent_options=FAST, folder=tmp_path)
+    table = held_out_by_target(result.records)
+    for target, cell in table.items():
+        mine = [rnd for r in result.records for rnd in r.rounds
+                if rnd.notes[str(rnd.storyteller)]["tell"]["target_guess_rate"] == target
+                and rnd.votes]
+        assert cell["rounds"] == len(mine)
+        assert cell["predicted"] == pytest.approx(
+            np.mean([rnd.predicted_guess_rate for rnd in mine]))
+
+
 def test_crossplay_refuses_bad_members():
     spaces = related_spaces(2, seed=14)
     with pytest.raises(ValueError, match="at least two members"):
@@ -106,6 +151,8 @@ def test_crossplay_refuses_bad_members():
         fit_population_crossplay(["default", "caption-reader"])
     with pytest.raises(ValueError, match="must be at least 1"):
         fit_population_crossplay(spaces, games=0)
+    with pytest.raises(ValueError, match=r"validate \(-1\) must be at least 0"):
+        fit_population_crossplay(spaces, validate=-1)
 
 
 def test_population_file_notes_may_not_shadow_its_members(tmp_path):

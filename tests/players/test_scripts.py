@@ -92,17 +92,32 @@ def test_fit_calibration_cross_play_smoke(tmp_path, monkeypatch, capsys):
 def test_fit_calibration_leave_one_out_cross_play_smoke(tmp_path, monkeypatch, capsys):
     run_script("fit_calibration.py", [
         "--smoke", "--runs-dir", str(tmp_path), "--crossplay", "--population", "default",
-        "panel:sibling", "--play-games", "1", "--iterations", "2", "--no-fit-bias"],
-        monkeypatch)
+        "panel:sibling", "--play-games", "1", "--iterations", "2", "--no-fit-bias",
+        "--validate-games", "1"], monkeypatch)
     (run,) = tmp_path.glob("fit_calibration__0__*")
     summary = json.loads((run / "summary.json").read_text())
     assert summary["crossplay"] and len(summary["iterations"]) == 2
     assert "pooled" in summary["iterations"][1]["held_out_calibration"]
+    # The last fit's own held-out calibration: one validation game per member, per target too.
+    assert summary["validation"]["games"] == 2
+    assert "pooled" in summary["validation"]["held_out_calibration"]
+    assert summary["validation"]["by_target"]
     population = json.loads((run / "population.json").read_text())
     assert {m["name"] for m in population["members"].values()} == {"default", "panel:sibling"}
     assert all(m["bias"] == 0.0 for m in population["members"].values())
-    assert len((run / "crossplay_games.jsonl").read_text().splitlines()) == 2 * 2
-    assert "held-out ECE of the fit these tables played with" in capsys.readouterr().out
+    assert len((run / "crossplay_games.jsonl").read_text().splitlines()) == 2 * 2 + 2
+    printed = capsys.readouterr().out
+    assert "held-out ECE of the fit these tables played with" in printed
+    assert "validation (2 games" in printed and "by target (validation)" in printed
+
+
+def test_fit_calibration_refuses_negative_validation_games(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "argv", [
+        "fit_calibration.py", "--smoke", "--runs-dir", str(tmp_path), "--crossplay",
+        "--population", "default", "panel:sibling", "--validate-games", "-1"])
+    with pytest.raises(SystemExit, match="--validate-games must be at least 0, not -1"):
+        runpy.run_path(str(REPO / "scripts" / "fit_calibration.py"), run_name="__main__")
+    assert not list(tmp_path.iterdir())
 
 
 def test_bench_storyteller_panel_smoke(tmp_path, monkeypatch, capsys):
