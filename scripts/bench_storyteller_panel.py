@@ -14,8 +14,10 @@ Three steps, all seeded:
    random player). Storytellers: ``clip-greedy`` tuned to itself at each target, the
    population storyteller at each target, ``clip-expected`` (population) and
    ``clip-expected-self`` (the same, simulating copies of itself), and the baselines
-   ``caption-teller``, ``object-teller``, ``random-teller``. The bench refuses any storyteller
-   whose simulation uses a panel member's model.
+   ``caption-teller``, ``object-teller``, ``random-teller``; ``--also`` adds registry
+   storytellers as the registry configures them (yours, or ``clip-reader``), each in the points
+   tables beside the others. The bench refuses any storyteller whose simulation uses a panel
+   member's model.
 3. **Guess**: the default clip guesser on boards of the told cards (the told card and the five
    distractors of its caption board, chance 1/6): top-1 per storyteller, and per panel member
    telling on its own model (``panel-* (telling)``: the other minds' clues); beside it the
@@ -26,6 +28,7 @@ bootstrap intervals over items, each target checked.
 
     python scripts/bench_storyteller_panel.py
     python scripts/bench_storyteller_panel.py --items 60 --json runs/panel.json
+    python scripts/bench_storyteller_panel.py --also clip-reader,clip-population-expected
     python scripts/bench_storyteller_panel.py --smoke
 """
 
@@ -71,6 +74,10 @@ class Args:
     fit_iterations: int = field(default=3, metadata={"help": "cross-play iterations"})
     population_file: str = field(default="", metadata={
         "help": "a fitted population file instead of fitting (step 1 skipped)"})
+    also: str = field(default="", metadata={
+        "help": "registry storytellers to bench beside the others, comma-separated, each as the "
+                "registry configures it (a name the bench uses itself is labelled "
+                "'NAME (registry)')"})
     seed: int = field(default=1000, metadata={"help": "seed of the held-out items"})
     decisions: int = field(default=15, metadata={"help": "storytelling decisions timed"})
     bootstrap: int = field(default=2000, metadata={"help": "bootstrap resamples"})
@@ -99,6 +106,36 @@ def fit_population_file(members: list[str], games: int, iterations: int, folder:
     return path
 
 
+BASELINES = ("caption-teller", "object-teller", "random-teller")
+POINTS_ROWS = ("clip-expected", "clip-expected-self", *BASELINES, "population@0.5", "self@0.5")
+"""The storytellers of the points tables, before any ``--also``."""
+
+
+def also_entries(names: list[str], extra: dict[str, Any]) -> list[dict[str, Any]]:
+    """``--also``: registry storytellers as the registry configures them (``extra``: the smoke
+    budget), labelled by name, or ``NAME (registry)`` where the bench has that label already.
+
+    Raises:
+        SystemExit: a name that is not registered (the message lists the registered names), or
+            one given twice.
+    """
+    from dixit_ai.agents.registry import agent_spec
+
+    if len(set(names)) != len(names):
+        raise SystemExit(f"--also names a storyteller twice: {names}")
+    entries = []
+    for name in names:
+        try:
+            agent_spec(name)
+        except ValueError as error:
+            raise SystemExit(f"--also: {error}") from None
+        label = f"{name} (registry)" if name in ("clip-expected", "clip-expected-self",
+                                                  *BASELINES) else name
+        entries.append({"name": name, "label": label,
+                        "kwargs": {} if name in BASELINES else dict(extra)})
+    return entries
+
+
 def storytellers(crowd: dict[str, Any], extra: dict[str, Any]) -> list[dict[str, Any]]:
     """The bench's model entries: self-tuned and population storytellers (``crowd``: their
     population options), and baselines."""
@@ -112,7 +149,7 @@ def storytellers(crowd: dict[str, Any], extra: dict[str, Any]) -> list[dict[str,
                    "kwargs": extra})
     models.append({"name": "clip-expected", "label": "clip-expected",
                    "kwargs": {**crowd, **extra}})
-    for name in ("caption-teller", "object-teller", "random-teller"):
+    for name in BASELINES:
         models.append({"name": name, "label": name, "kwargs": {}})
     return models
 
@@ -200,6 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         args.fit_iterations = 1
         args.bootstrap = 200
         extra = dict(SMOKE_AGENT_OPTIONS)
+    also = also_entries([n.strip() for n in args.also.split(",") if n.strip()], extra)
     folder = Path(args.out) / f"bench_storyteller_panel__{args.seed}__{int(time.time())}"
     folder.mkdir(parents=True, exist_ok=True)
     members = [m.strip() for m in args.population.split(",") if m.strip()]
@@ -209,7 +247,7 @@ def main(argv: list[str] | None = None) -> int:
 
     crowd = {"population": args.population, "population_calibration": population_file,
              "robustness": args.robustness, "table_mix": args.table_mix, "aim": args.aim}
-    config = BenchConfig(models=storytellers(crowd, extra),
+    config = BenchConfig(models=storytellers(crowd, extra) + also,
                          tasks=["tell"], seed=args.seed, items=args.items,
                          reference_deals=args.deals, panel=args.panel,
                          bootstrap=args.bootstrap, out=str(folder), name="panel")
@@ -268,8 +306,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = []
         key = "points_values" if which == "panel" else "random_points_values"
         base = models["caption-teller"][key]
-        for label in ("clip-expected", "clip-expected-self", "caption-teller",
-                      "object-teller", "random-teller", "population@0.5", "self@0.5"):
+        for label in (*POINTS_ROWS, *(e["label"] for e in also)):
             e = models[label]
             diff = paired_difference(e[key], base, seed=args.seed, resamples=args.bootstrap)
             rows.append([label, e[which]["success"], e[which]["points"], diff,

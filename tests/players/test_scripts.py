@@ -124,9 +124,15 @@ def test_bench_storyteller_panel_smoke(tmp_path, monkeypatch, capsys):
     out = tmp_path / "panel.json"
     run_script("bench_storyteller_panel.py", [
         "--smoke", "--out", str(tmp_path), "--json", str(out), "--population",
-        "self,panel:sibling", "--panel", "panel-default-zeroshot"], monkeypatch)
+        "self,panel:sibling", "--panel", "panel-default-zeroshot", "--also",
+        "clip-obvious,caption-teller"], monkeypatch)
     figures = json.loads(out.read_text())
     assert figures["panel"] == ["panel-default-zeroshot"]
+    # --also: registry storytellers in the points tables, a name the bench uses relabelled.
+    for which in ("panel", "random"):
+        assert {f"{which}:clip-obvious", f"{which}:caption-teller (registry)"} <= set(figures)
+        assert figures[f"{which}:caption-teller (registry)"]["points_minus_caption_teller"][
+            "estimate"] == 0.0
     assert set(figures["decision_ms"]) == {"self", "population", "expected-self",
                                            "expected-population", "expected-reading"}
     assert "population@0.5" in figures["targets"]
@@ -137,6 +143,18 @@ def test_bench_storyteller_panel_smoke(tmp_path, monkeypatch, capsys):
     # Beside it, the ground-truth reader; it finds every caption it is told.
     assert figures["ground_truth_top1"]["caption-teller"]["estimate"] == 1.0
     assert "pooled" in figures["population_ece_all_turns"]
+
+
+def test_bench_storyteller_panel_refuses_an_unknown_storyteller(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["bench_storyteller_panel.py", "--smoke", "--out",
+                                      str(tmp_path), "--also", "clip-obvious,clip-nonesuch"])
+    with pytest.raises(SystemExit, match="no agent named 'clip-nonesuch'; registered agents: "):
+        runpy.run_path(str(REPO / "scripts" / "bench_storyteller_panel.py"), run_name="__main__")
+    monkeypatch.setattr(sys, "argv", ["bench_storyteller_panel.py", "--smoke", "--out",
+                                      str(tmp_path), "--also", "clip-obvious,clip-obvious"])
+    with pytest.raises(SystemExit, match="names a storyteller twice"):
+        runpy.run_path(str(REPO / "scripts" / "bench_storyteller_panel.py"), run_name="__main__")
+    assert not list(tmp_path.iterdir())
 
 
 def test_study_candidate_clues_smoke(tmp_path, monkeypatch, capsys):
