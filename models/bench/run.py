@@ -210,9 +210,10 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
         tell_items = (item_sets.tell_items()
                       if "tell" in config.tasks or ("guess" in config.tasks and agents) else [])
         decoy_items = item_sets.decoy_items() if "decoy" in config.tasks else []
-        total = (len(agents) * len(tell_items)
-                 + len(contestants) * (sum(len(v) for v in guess_items.values())
-                                       + len(agents) * len(tell_items))
+        # The guess task also asks every contestant about every agent's stories.
+        guesses = (sum(len(v) for v in guess_items.values()) + len(agents) * len(tell_items)
+                   if "guess" in config.tasks else 0)
+        total = (len(agents) * len(tell_items) + len(contestants) * guesses
                  + len(contestants) * len(decoy_items))
         bar = _progress(total, progress)
         try:

@@ -215,3 +215,30 @@ def test_the_cold_and_warm_script_runs(tmp_path: Path, capsys: pytest.CaptureFix
     assert status == 0, text
     assert "cold: inference" in text and "warm: inference" in text
     assert "same results from both runs: True" in text
+
+
+@pytest.mark.parametrize("tasks", [["tell"], ["guess"], ["tell", "guess", "decoy"]])
+def test_the_progress_bar_counts_to_its_total(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              tasks: list[str]) -> None:
+    """The bar's total is the work the run does: a tell-only run once counted the guess task's
+    story questions too, and its bar promised hours that never came."""
+    from models.bench import run as bench_run
+
+    bars: list[Any] = []
+
+    class Counting:
+        def __init__(self, total: int, enabled: bool) -> None:
+            self.total, self.n, self.closed = total, 0, False
+            bars.append(self)
+
+        def update(self, k: int) -> None:
+            self.n += k
+
+        def close(self) -> None:
+            self.closed = True
+
+    monkeypatch.setattr(bench_run, "_progress", Counting)
+    bench_run.run_bench(bench_config(tmp_path, ["default", SMALL_CLIP], tasks=tasks),
+                        progress=False, show=False, log=None)
+    (bar,) = bars
+    assert bar.closed and bar.total > 0 and bar.n == bar.total
