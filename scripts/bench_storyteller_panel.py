@@ -113,7 +113,8 @@ POINTS_ROWS = ("clip-expected", "clip-expected-self", *BASELINES, "population@0.
 
 def also_entries(names: list[str], extra: dict[str, Any]) -> list[dict[str, Any]]:
     """``--also``: registry storytellers as the registry configures them (``extra``: the smoke
-    budget), labelled by name, or ``NAME (registry)`` where the bench has that label already.
+    budget, given to clip players only), labelled by name, or ``NAME (registry)`` where the
+    bench has that label already.
 
     Raises:
         SystemExit: a name that is not registered (the message lists the registered names), or
@@ -126,13 +127,13 @@ def also_entries(names: list[str], extra: dict[str, Any]) -> list[dict[str, Any]
     entries = []
     for name in names:
         try:
-            agent_spec(name)
+            spec = agent_spec(name)
         except ValueError as error:
             raise SystemExit(f"--also: {error}") from None
         label = f"{name} (registry)" if name in ("clip-expected", "clip-expected-self",
                                                   *BASELINES) else name
-        entries.append({"name": name, "label": label,
-                        "kwargs": {} if name in BASELINES else dict(extra)})
+        clip = spec.entry_point == "models.players:ClipAgent"
+        entries.append({"name": name, "label": label, "kwargs": dict(extra) if clip else {}})
     return entries
 
 
