@@ -124,14 +124,14 @@ def also_entries(names: list[str], extra: dict[str, Any]) -> list[dict[str, Any]
 
     if len(set(names)) != len(names):
         raise SystemExit(f"--also names a storyteller twice: {names}")
+    taken = {entry["label"] for entry in storytellers({}, {})}
     entries = []
     for name in names:
         try:
             spec = agent_spec(name)
         except ValueError as error:
             raise SystemExit(f"--also: {error}") from None
-        label = f"{name} (registry)" if name in ("clip-expected", "clip-expected-self",
-                                                  *BASELINES) else name
+        label = f"{name} (registry)" if name in taken else name
         clip = spec.entry_point == "models.players:ClipAgent"
         entries.append({"name": name, "label": label, "kwargs": dict(extra) if clip else {}})
     return entries

@@ -10,7 +10,7 @@ calibration error (ECE).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -206,19 +206,25 @@ def reliability(predicted: Sequence[float], observed: Sequence[float], bins: int
     return Reliability(edges, mean_p, mean_o, counts, ece)
 
 
+def predicted_rounds(records: Iterable[Any]) -> Iterator[tuple[Any, Any, float, float]]:
+    """``(record, round, predicted, observed)`` for every round with both a prediction and an
+    observed guess rate (some vote was cast and the storyteller's card is on the board)."""
+    for record in records:
+        for rnd in record.rounds:
+            rate = observed_guess_rate(rnd)
+            if rnd.predicted_guess_rate is not None and rate is not None:
+                yield record, rnd, float(rnd.predicted_guess_rate), rate
+
+
 def predictions_of(records: Iterable[Any]) -> tuple[list[float], list[float], list[str]]:
     """(predicted, observed, storyteller agent name) for every round with a prediction."""
     predicted, observed, names = [], [], []
-    for record in records:
+    for record, rnd, p, o in predicted_rounds(records):
         agents = record.header.get("agents", [])
-        for rnd in record.rounds:
-            rate = observed_guess_rate(rnd)
-            if rnd.predicted_guess_rate is None or rate is None:
-                continue
-            predicted.append(float(rnd.predicted_guess_rate))
-            observed.append(rate)
-            names.append(str(agents[rnd.storyteller].get("name", "?"))
-                         if rnd.storyteller < len(agents) else "?")
+        predicted.append(p)
+        observed.append(o)
+        names.append(str(agents[rnd.storyteller].get("name", "?"))
+                     if rnd.storyteller < len(agents) else "?")
     return predicted, observed, names
 
 

@@ -90,16 +90,12 @@ class CrossPlayFit:
 def held_out_calibration(records: Sequence[Any], bins: int = 10) -> dict[str, dict[str, float]]:
     """ECE of the recorded predictions against the observed guess rates, per left-out member
     (``header["crossplay"]["left_out"]``) and pooled."""
-    from models.players.calibration import observed_guess_rate, reliability
+    from models.players.calibration import predicted_rounds, reliability
 
     rows: dict[str, list[tuple[float, float]]] = {}
-    for record in records:
+    for record, _, predicted, observed in predicted_rounds(records):
         name = str(record.header.get("crossplay", {}).get("left_out", "?"))
-        for rnd in record.rounds:
-            rate = observed_guess_rate(rnd)
-            if rate is None or rnd.predicted_guess_rate is None:
-                continue
-            rows.setdefault(name, []).append((float(rnd.predicted_guess_rate), rate))
+        rows.setdefault(name, []).append((predicted, observed))
     rows["pooled"] = [pair for key in list(rows) for pair in rows[key]]
     out = {}
     for name, pairs in rows.items():
@@ -116,17 +112,14 @@ def held_out_by_target(records: Sequence[Any]) -> dict[float, dict[str, float]]:
     """Pooled over the left-out members, per target the round's storyteller aimed at (its tell
     note's ``target_guess_rate``): mean predicted and observed guess rate, and rounds. A fit can
     be right on average and wrong at every target; this shows the shape."""
-    from models.players.calibration import observed_guess_rate
+    from models.players.calibration import predicted_rounds
 
     rows: dict[float, list[tuple[float, float]]] = {}
-    for record in records:
-        for rnd in record.rounds:
-            rate = observed_guess_rate(rnd)
-            note = rnd.notes.get(str(rnd.storyteller), {}).get("tell", {})
-            target = note.get("target_guess_rate") if isinstance(note, dict) else None
-            if rate is None or rnd.predicted_guess_rate is None or target is None:
-                continue
-            rows.setdefault(float(target), []).append((float(rnd.predicted_guess_rate), rate))
+    for _, rnd, predicted, observed in predicted_rounds(records):
+        note = rnd.notes.get(str(rnd.storyteller), {}).get("tell", {})
+        target = note.get("target_guess_rate") if isinstance(note, dict) else None
+        if target is not None:
+            rows.setdefault(float(target), []).append((predicted, observed))
     return {t: {"predicted": float(np.mean([p for p, _ in pairs])),
                 "observed": float(np.mean([o for _, o in pairs])), "rounds": float(len(pairs))}
             for t, pairs in sorted(rows.items())}
