@@ -12,8 +12,10 @@ Three steps, all seeded:
    items (``--seed``, disjoint from the fitting games' seeds), every storyteller tells on every
    hand; the story is played on real boards against four panel guessers (and against three and a
    random player). Storytellers: ``clip-greedy`` tuned to itself at each target, the
-   population storyteller at each target, ``clip-expected`` (population) and
-   ``clip-expected-self`` (the same, simulating copies of itself), and the baselines
+   population storyteller at each target, ``population-expected`` (expected points over the
+   bench's ``--population``), ``clip-expected`` as the registry configures it (the storyteller
+   the issue's targets are for, whatever ``--population`` says), ``clip-expected-self``
+   (expected points, simulating copies of itself), and the baselines
    ``caption-teller``, ``object-teller``, ``random-teller``; ``--also`` adds registry
    storytellers as the registry configures them (yours, or ``clip-reader``), each in the points
    tables beside the others. The bench refuses any storyteller whose simulation uses a panel
@@ -107,7 +109,8 @@ def fit_population_file(members: list[str], games: int, iterations: int, folder:
 
 
 BASELINES = ("caption-teller", "object-teller", "random-teller")
-POINTS_ROWS = ("clip-expected", "clip-expected-self", *BASELINES, "population@0.5", "self@0.5")
+POINTS_ROWS = ("clip-expected", "population-expected", "clip-expected-self", *BASELINES,
+               "population@0.5", "self@0.5")
 """The storytellers of the points tables, before any ``--also``."""
 
 
@@ -137,9 +140,19 @@ def also_entries(names: list[str], extra: dict[str, Any]) -> list[dict[str, Any]
     return entries
 
 
+def registry_crowd(name: str) -> str:
+    """The population options of a registry storyteller, for the report's header."""
+    from dixit_ai.agents.registry import agent_spec
+
+    kwargs = agent_spec(name).kwargs
+    return (f"population: {kwargs.get('population')}, table mix {kwargs.get('table_mix', 0.0)}, "
+            f"calibration: {kwargs.get('population_calibration')}")
+
+
 def storytellers(crowd: dict[str, Any], extra: dict[str, Any]) -> list[dict[str, Any]]:
     """The bench's model entries: self-tuned and population storytellers (``crowd``: their
-    population options), and baselines."""
+    population options), the registry's ``clip-expected`` (only ``extra``: never the bench's
+    population, so that its row is the agent users run), and baselines."""
     models = []
     for target in TARGETS:
         models.append({"name": "clip-greedy", "label": f"self@{target}",
@@ -148,7 +161,8 @@ def storytellers(crowd: dict[str, Any], extra: dict[str, Any]) -> list[dict[str,
                        "kwargs": {"target_guess_rate": target, **crowd, **extra}})
     models.append({"name": "clip-expected-self", "label": "clip-expected-self",
                    "kwargs": extra})
-    models.append({"name": "clip-expected", "label": "clip-expected",
+    models.append({"name": "clip-expected", "label": "clip-expected", "kwargs": dict(extra)})
+    models.append({"name": "clip-expected", "label": "population-expected",
                    "kwargs": {**crowd, **extra}})
     for name in BASELINES:
         models.append({"name": name, "label": name, "kwargs": {}})
@@ -191,7 +205,8 @@ def time_decisions(crowd: dict[str, Any], n: int) -> dict[str, dict[str, float]]
     and expected points (``clip-expected-self``), each simulating itself (``self``,
     ``expected-self``) and the population (``population``, ``expected-population``), and the
     population storyteller that reads its table (``expected-reading``: ``clip-reader``, its
-    simulated deals laid out by its belief; in a first round, the prior)."""
+    simulated deals laid out by its belief; in a first round, the prior), and the registry's
+    ``clip-expected`` as it is configured there (``clip-expected``)."""
     from dixit_ai.agents import make_agent
     from dixit_ai.rules import RuleSet, new_game, observe
 
@@ -201,7 +216,8 @@ def time_decisions(crowd: dict[str, Any], n: int) -> dict[str, dict[str, float]]
                                 ("population", "clip-greedy", crowd),
                                 ("expected-self", "clip-expected-self", {}),
                                 ("expected-population", "clip-expected-self", crowd),
-                                ("expected-reading", "clip-reader", crowd)):
+                                ("expected-reading", "clip-reader", crowd),
+                                ("clip-expected", "clip-expected", {})):
         agent = make_agent(name, **kwargs)
         ids = list(agent.resources.card_ids)
         views = []
@@ -228,9 +244,15 @@ def _mark(ok: bool) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
+    from dixit_ai.rules import RuleSet
     from models.bench import BenchConfig, run_bench
     from models.bench.analysis import read_run
-    from models.bench.panel_analysis import ece_over_turns, paired_difference
+    from models.bench.panel import EDITION, TABLE_GUESSERS
+    from models.bench.panel_analysis import (
+        ece_over_turns,
+        equal_chance_ceiling,
+        paired_difference,
+    )
 
     extra: dict[str, Any] = {}
     if args.smoke:
@@ -261,6 +283,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\npanel: {', '.join(names)}; every storyteller was evaluated against all of them "
           f"(held out: {', '.join(first['held_out'])}); population: {args.population}; "
           f"{args.items} held-out items (seed {args.seed}) x {args.deals} deals")
+    print(f"clip-expected: as the registry configures it ({registry_crowd('clip-expected')}); "
+          f"population-expected: expected points over --population ({args.population}, table "
+          f"mix {args.table_mix})")
 
     figures: dict[str, Any] = {"panel": names, "population": members,
                                "items": args.items, "seed": args.seed, "targets": {}}
@@ -319,6 +344,16 @@ def main(argv: list[str] | None = None) -> int:
                     f"storytelling turn, difference to caption-teller (95% CI, paired items)",
                     ["storyteller", "success", "points / turn", "minus caption-teller",
                      "above (CI > 0)"], rows, digits=2, min_width=150)
+        # What a storyteller gets at most if it uses nothing of how the guessers differ: each
+        # finds its card with one chance p, independently (the random player votes among the
+        # TABLE_GUESSERS cards not its own).
+        randoms = 0 if which == "panel" else 1
+        best, at = equal_chance_ceiling(TABLE_GUESSERS - randoms, randoms, 1 / TABLE_GUESSERS)
+        most = best * RuleSet.edition(EDITION).storyteller_points
+        figures[f"{which}:ceiling"] = {"success": best, "points": most, "p": at}
+        print(f"  ceiling where every panel guesser finds the card with one chance p, "
+              f"independently: success {best:.3f}, {most:.2f} points (p = {at:.3f}); "
+              f"caption-teller + {most - models['caption-teller'][which]['points'].estimate:.2f}")
 
     guesses = guess_figures(run.folder, args.items, args.seed, args.bootstrap, args.panel,
                             extra)

@@ -30,6 +30,8 @@ import numpy as np
 from dixit_ai.rules import RuleSet, score_round
 
 TABLE_GUESSERS = 4
+EDITION = "refresh-2021"
+"""The rules the panel's rounds are scored by."""
 
 
 class PanelTable:
@@ -55,7 +57,7 @@ class PanelTable:
         self.names = [m.name for m in self.members]
         self.fingerprints = [r.fingerprint for r in self.resources]
         self.seed = seed
-        self.rules = RuleSet.edition("refresh-2021")
+        self.rules = RuleSet.edition(EDITION)
 
     def describe(self) -> dict[str, Any]:
         return {"members": [m.describe() | {"fingerprint": f}

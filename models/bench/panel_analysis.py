@@ -118,6 +118,36 @@ def paired_difference(a: Sequence[float], b: Sequence[float], *, seed: int,
     return mean_interval(diff, seed=seed, n_resamples=resamples)
 
 
+def equal_chance_ceiling(guessers: int, random_players: int = 0, random_chance: float = 0.25,
+                         *, grid: int = 10_001) -> tuple[float, float]:
+    """The most a story can succeed (some but not all of the guessers find the card) when every
+    panel guesser finds the card with the same chance ``p`` and all find it independently,
+    beside ``random_players`` that find it with ``random_chance``: ``(success, p)``, maximised
+    over ``p`` on a grid of ``grid`` points in [0, 1].
+
+    A storyteller that uses nothing of how the guessers differ cannot expect more: with four
+    guessers it is 0.875 (at p = 0.5), with three and a random player voting among four cards
+    0.900 (at p = 0.634).
+
+    Raises:
+        ValueError: fewer than one voter, a negative count, a chance outside [0, 1], or a grid
+            of fewer than 2 points.
+    """
+    if guessers < 0 or random_players < 0 or guessers + random_players < 1:
+        raise ValueError(f"need at least one guesser and no negative counts, not {guessers} "
+                         f"guessers and {random_players} random players")
+    if not 0.0 <= random_chance <= 1.0:
+        raise ValueError(f"random_chance must be in [0, 1], not {random_chance}")
+    if grid < 2:
+        raise ValueError(f"grid must have at least 2 points, not {grid}")
+    p = np.linspace(0.0, 1.0, grid)
+    none = (1.0 - p) ** guessers * (1.0 - random_chance) ** random_players
+    every = p ** guessers * random_chance ** random_players
+    success = 1.0 - none - every
+    best = int(np.argmax(success))
+    return float(success[best]), float(p[best])
+
+
 def panel_tables(panel: dict[str, Any]) -> list[tuple[str, list[str], list[list[Any]]]]:
     """``(title, columns, rows)``: the panel leaderboard and the per-member guess rates."""
     models = panel["models"]

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
+import numpy as np
 import pytest
 
 from dixit_ai.reporting import mean_interval
+from dixit_ai.rules import RuleSet, score_round
 from models.bench.panel_analysis import (
+    equal_chance_ceiling,
     paired_difference,
     panel_results,
     panel_tables,
@@ -53,3 +57,45 @@ def test_panel_results_per_member_pooled_and_ece(tmp_path):
     assert any(key.startswith("reliability:") for key in plots)
     assert panel_results({"panel": None}, rows, lambda v: mean_interval(v)) is None
     assert not math.isnan(teller["against_itself"].estimate)
+
+
+def _success_by_the_rules(p: float, random_chance: float, random_seat: bool) -> float:
+    """A storyteller's chance of scoring at the bench's five-seat table (four voters; the last
+    one random where ``random_seat``), summed over which voters find its card, each pattern
+    scored by the rules."""
+    rules = RuleSet.edition("refresh-2021")
+    owner = [0, 1, 2, 3, 4]                       # board position k is seat k's card
+    total = 0.0
+    for found in itertools.product((False, True), repeat=4):
+        chance = 1.0
+        for seat, hit in enumerate(found, start=1):
+            q = random_chance if random_seat and seat == 4 else p
+            chance *= q if hit else 1.0 - q
+        # A voter who misses votes the next seat's card (never its own).
+        votes = {seat: [0 if hit else seat % 4 + 1] for seat, hit in enumerate(found, start=1)}
+        gained = score_round(rules, n_players=5, storyteller=0, board_owner=owner, votes=votes)
+        total += chance * (gained[0] > 0)
+    return total
+
+
+def test_equal_chance_ceiling_is_the_rules_best_for_guessers_alike():
+    success, p = equal_chance_ceiling(4)
+    assert (success, p) == (pytest.approx(0.875), pytest.approx(0.5))
+    success, p = equal_chance_ceiling(3, 1, 0.25)
+    best = math.sqrt(3) / (1 + math.sqrt(3))      # d/dp of 1 - p^3/4 - 3(1-p)^3/4 is 0
+    assert p == pytest.approx(best, abs=1e-4)
+    assert success == pytest.approx(1 - best**3 / 4 - 3 * (1 - best) ** 3 / 4, abs=1e-8)
+    assert success == pytest.approx(0.8995, abs=1e-4)
+    # It is the rules' own success, maximised: no chance p does better at either table.
+    for q in np.linspace(0.0, 1.0, 41):
+        assert _success_by_the_rules(q, 0.25, random_seat=False) <= equal_chance_ceiling(4)[0]
+        assert _success_by_the_rules(q, 0.25, random_seat=True) <= success + 1e-12
+    assert _success_by_the_rules(p, 0.25, random_seat=True) == pytest.approx(success)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    ((0, 0), "need at least one guesser"), ((-1, 2), "no negative counts"),
+    ((3, 1, 1.5), r"random_chance must be in \[0, 1\], not 1.5")])
+def test_equal_chance_ceiling_refuses_bad_input(args, message):
+    with pytest.raises(ValueError, match=message):
+        equal_chance_ceiling(*args)

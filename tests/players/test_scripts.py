@@ -133,16 +133,41 @@ def test_bench_storyteller_panel_smoke(tmp_path, monkeypatch, capsys):
         assert {f"{which}:clip-obvious", f"{which}:caption-teller (registry)"} <= set(figures)
         assert figures[f"{which}:caption-teller (registry)"]["points_minus_caption_teller"][
             "estimate"] == 0.0
+    # The registry's clip-expected always has its own row, beside the storyteller of the
+    # bench's --population (here another population entirely), and its own timing.
+    for which in ("panel", "random"):
+        assert {f"{which}:clip-expected", f"{which}:population-expected"} <= set(figures)
     assert set(figures["decision_ms"]) == {"self", "population", "expected-self",
-                                           "expected-population", "expected-reading"}
+                                           "expected-population", "expected-reading",
+                                           "clip-expected"}
     assert "population@0.5" in figures["targets"]
-    assert "held out: panel-default-zeroshot" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "held out: panel-default-zeroshot" in printed
+    assert "clip-expected: as the registry configures it (population: copy,self," in printed
+    # Beside each points table, what guessers alike would allow at most.
+    assert figures["panel:ceiling"]["success"] == pytest.approx(0.875)
+    assert figures["random:ceiling"]["points"] == pytest.approx(3 * 0.8995, abs=1e-3)
+    assert "ceiling where every panel guesser finds the card with one chance p" in printed
     # The default guesser also reads the panel members' own clues.
     told = figures["default_guesser_top1"]["panel-default-zeroshot (telling)"]
     assert 0.0 <= told["estimate"] <= 1.0
     # Beside it, the ground-truth reader; it finds every caption it is told.
     assert figures["ground_truth_top1"]["caption-teller"]["estimate"] == 1.0
     assert "pooled" in figures["population_ece_all_turns"]
+
+
+def test_bench_storyteller_panel_rows_say_which_storyteller_they_are():
+    """The row labelled clip-expected is the registry's agent, never the bench's population
+    under that name: a reader compares it with the issue's targets."""
+    bench = runpy.run_path(str(REPO / "scripts" / "bench_storyteller_panel.py"))
+    crowd = {"population": "self,lite1-minilm", "table_mix": 0.0}
+    extra = {"vocabulary_size": 50}
+    entries = {e["label"]: e for e in bench["storytellers"](crowd, extra)}
+    assert entries["clip-expected"] == {"name": "clip-expected", "label": "clip-expected",
+                                        "kwargs": extra}
+    assert entries["population-expected"]["name"] == "clip-expected"
+    assert entries["population-expected"]["kwargs"] == {**crowd, **extra}
+    assert set(bench["POINTS_ROWS"]) <= set(entries)
 
 
 def test_bench_storyteller_panel_refuses_an_unknown_storyteller(tmp_path, monkeypatch):
