@@ -66,8 +66,9 @@ def main() -> None:
             pinned = f"no ({error})"
 
     from dixit_ai.decks.dream import PNG_COMPRESS_LEVEL
+    from dixit_ai.decks.glyphs import glyph, glyph_scale
     from dixit_ai.decks.plan import plan_deck
-    from dixit_ai.decks.render import _glyph_scale, glyph, render_card
+    from dixit_ai.decks.render import render_card
 
     size = (args.width, round(args.width * 1.5))
 
@@ -85,7 +86,7 @@ def main() -> None:
     passes = []
     for _ in range(max(1, args.repeats)):
         glyph.cache_clear()  # every pass draws and measures each emoji afresh, as a new deck does
-        _glyph_scale.cache_clear()
+        glyph_scale.cache_clear()
         started = time.perf_counter()
         images = [render_card(description, size) for description in plan]
         passes.append(time.perf_counter() - started)
