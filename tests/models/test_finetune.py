@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from models import EmbedderLoadError, load_embedder
-from models.finetune import FinetuneArgs, FinetuneError, Finetuner, _Model, run
+from models.finetune import FinetuneArgs, FinetuneError, Finetuner, TrainableModel, run
 
 torch = pytest.importorskip("torch")
 
@@ -86,7 +86,8 @@ def _args(model: str, deck: Path, out: Path, **overrides) -> FinetuneArgs:
     return FinetuneArgs(**settings)
 
 
-def _fixed_batch_losses(model: _Model, deck_folder: Path, mode: str, steps: int = 6) -> list:
+def _fixed_batch_losses(model: TrainableModel, deck_folder: Path, mode: str,
+                        steps: int = 6) -> list:
     from dixit_ai.decks import load_deck
 
     deck = load_deck(f"folder:{deck_folder}")
@@ -99,7 +100,7 @@ def _fixed_batch_losses(model: _Model, deck_folder: Path, mode: str, steps: int 
 
 @pytest.mark.parametrize("mode", ["full", "lock-image", "lock-text", "last-layers"])
 def test_loss_decreases_on_a_fixed_batch(tiny_openclip, card_folder, mode):
-    model = _Model(f"openclip:local-dir:{tiny_openclip}", "cpu")
+    model = TrainableModel(f"openclip:local-dir:{tiny_openclip}", "cpu")
     before = {n: p.detach().clone() for n, p in model.module.named_parameters()}
     losses = _fixed_batch_losses(model, card_folder, mode)
     assert losses[-1] < losses[0] - 1e-3, losses
@@ -117,7 +118,7 @@ def test_loss_decreases_on_a_fixed_batch(tiny_openclip, card_folder, mode):
 
 
 def test_siglip_uses_the_sigmoid_loss(tiny_hf_siglip, card_folder):
-    model = _Model(f"hf:{tiny_hf_siglip}", "cpu")
+    model = TrainableModel(f"hf:{tiny_hf_siglip}", "cpu")
     assert model.sigmoid
     losses = _fixed_batch_losses(model, card_folder, "full", steps=5)
     assert losses[-1] < losses[0]
@@ -181,11 +182,11 @@ def test_bad_input_is_refused_clearly(tiny_openclip, tmp_path):
     with pytest.raises(FinetuneError, match=r"unknown mode 'wiggle'.*lock-image"):
         run(_args(name, bare, tmp_path / "b", mode="wiggle"))
     with pytest.raises(EmbedderLoadError, match="does not exist"):
-        _Model(f"openclip:local-dir:{tmp_path}/nothing", "cpu")
+        TrainableModel(f"openclip:local-dir:{tmp_path}/nothing", "cpu")
     with pytest.raises(EmbedderLoadError, match="not a folder"):
-        _Model(f"hf:{tmp_path}/nothing", "cpu")
+        TrainableModel(f"hf:{tmp_path}/nothing", "cpu")
     with pytest.raises(FinetuneError, match="default model"):
-        _Model("default", "cpu")
+        TrainableModel("default", "cpu")
     with pytest.raises(FinetuneError, match="--model is required"):
         run(FinetuneArgs(deck=f"folder:{bare}"))
 
@@ -280,6 +281,6 @@ def test_openclip_with_an_hf_text_tower_saves_a_self_contained_folder(card_folde
 
 
 def _trained_names(name: str, mode: str, layers: int) -> list[str]:
-    model = _Model(name, "cpu")
+    model = TrainableModel(name, "cpu")
     groups = model.select(mode, layers, fixed_scale=False)
     return [n for names in groups.values() for n in names]
