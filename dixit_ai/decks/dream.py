@@ -43,8 +43,9 @@ from dixit_ai.decks.base import (
 )
 from dixit_ai.decks.cache import atomic_write_bytes, atomic_write_json, deck_cache_dir, read_json
 from dixit_ai.decks.captions import captions_from_description
+from dixit_ai.decks.layout import ASPECT
 from dixit_ai.decks.objects import objects_digest
-from dixit_ai.decks.plan import ASPECT, RENDERER_VERSION, plan_deck
+from dixit_ai.decks.plan import RENDERER_VERSION, plan_deck
 from dixit_ai.decks.render import render_card
 
 #: Cards in the default dream deck: the size of the base game's deck.
