@@ -47,8 +47,8 @@ from dixit_ai.rules.batched_log import (
 from dixit_ai.rules.batched_random import DrawSchedule, GameDraws, draw_games
 from dixit_ai.rules.batched_scoring import as_ints, round_points
 from dixit_ai.rules.errors import IllegalAction
-from dixit_ai.rules.game import Phase
 from dixit_ai.rules.ruleset import RuleSet
+from dixit_ai.rules.state import Phase
 
 Ints = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from dixit_ai.rules.game import RoundResult
+from dixit_ai.rules.state import RoundResult
 
 
 def explain(parts: Mapping[str, int], *, outcome: str = "some", storyteller: bool = False,

@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dixit_ai.rules._fast import build_frozen
-from dixit_ai.rules.game import _PLAY, _RED, _TELL, _VOTE, GameState, Phase, RoundResult
 from dixit_ai.rules.ruleset import RuleSet
 from dixit_ai.rules.scoring import designated_seats
+from dixit_ai.rules.state import _PLAY, _RED, _TELL, _VOTE, GameState, Phase, RoundResult
 
 
 @dataclass(frozen=True)
