@@ -9,24 +9,7 @@ rules. Illegal actions raise :class:`IllegalAction` and change nothing.
 from __future__ import annotations
 
 from dixit_ai.rules.errors import IllegalAction
-from dixit_ai.rules.game import (
-    CLUE_KINDS,
-    Action,
-    Announce,
-    Game,
-    GameState,
-    Phase,
-    Play,
-    RedToken,
-    RoundResult,
-    Tell,
-    Vote,
-    apply_action,
-    check_action,
-    check_clue,
-    leaders,
-    new_game,
-)
+from dixit_ai.rules.game import Game, apply_action, check_action, check_clue, new_game
 from dixit_ai.rules.observer import View, observe
 from dixit_ai.rules.ruleset import EDITIONS, MAX_CLUE_LENGTH, RuleSet
 from dixit_ai.rules.scoring import (
@@ -37,6 +20,19 @@ from dixit_ai.rules.scoring import (
     score_parts,
     score_round,
     voting_seats,
+)
+from dixit_ai.rules.state import (
+    CLUE_KINDS,
+    Action,
+    Announce,
+    GameState,
+    Phase,
+    Play,
+    RedToken,
+    RoundResult,
+    Tell,
+    Vote,
+    leaders,
 )
 
 __all__ = [

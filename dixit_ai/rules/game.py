@@ -74,13 +74,7 @@ from dixit_ai.rules.state import (
     RoundResult,
     Tell,
     Vote,
-    leaders,
 )
-
-__all__ = ["CLUE_KINDS", "Action", "Announce", "Game", "GameState", "Phase", "Play", "RedToken",
-           "RoundResult", "Tell", "Vote", "apply_action", "check_action", "check_clue",
-           "leaders", "new_game"]
-
 
 # ---------------------------------------------------------------------- setting up
 
