@@ -57,16 +57,7 @@ from typing import Any
 
 import numpy as np
 
-from models.finetune_model import (
-    MODES,
-    FinetuneError,
-    Finetuner,
-    TrainableModel,
-    contrastive_loss,
-)
-
-__all__ = ["MODES", "FinetuneArgs", "FinetuneError", "Finetuner", "TrainableModel",
-           "contrastive_loss", "main", "run"]
+from models.finetune_model import MODES, FinetuneError, Finetuner, TrainableModel
 
 
 @dataclass

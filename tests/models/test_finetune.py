@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from models import EmbedderLoadError, load_embedder
-from models.finetune import FinetuneArgs, FinetuneError, Finetuner, TrainableModel, run
+from models.finetune import FinetuneArgs, FinetuneError, run
+from models.finetune_model import Finetuner, TrainableModel
 
 torch = pytest.importorskip("torch")
 
