@@ -10,6 +10,7 @@ import pytest
 
 from dixit_ai.reporting import mean_interval
 from dixit_ai.rules import RuleSet, score_round
+from models.bench.panel import EDITION
 from models.bench.panel_analysis import (
     equal_chance_ceiling,
     paired_difference,
@@ -63,7 +64,7 @@ def _success_by_the_rules(p: float, random_chance: float, random_seat: bool) -> 
     """A storyteller's chance of scoring at the bench's five-seat table (four voters; the last
     one random where ``random_seat``), summed over which voters find its card, each pattern
     scored by the rules."""
-    rules = RuleSet.edition("refresh-2021")
+    rules = RuleSet.edition(EDITION)
     owner = [0, 1, 2, 3, 4]                       # board position k is seat k's card
     total = 0.0
     for found in itertools.product((False, True), repeat=4):
