@@ -129,7 +129,7 @@ _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 def run_folder(kind: str, name: str, seed: int, *, root: str | os.PathLike[str] = "runs",
                when: _dt.datetime | None = None) -> Path:
     """Create and return ``ROOT/<kind>__<name>__<seed>__<UTC time>/`` (never an existing one)."""
-    stamp = (when or _dt.datetime.now(_dt.timezone.utc)).strftime("%Y%m%dT%H%M%SZ")
+    stamp = (when or _dt.datetime.now(_dt.UTC)).strftime("%Y%m%dT%H%M%SZ")
     slug = _SLUG.sub("-", name).strip("-") or "run"
     base = Path(root) / f"{kind}__{slug}__{seed}__{stamp}"
     path, n = base, 1

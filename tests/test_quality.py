@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,3 +46,15 @@ def test_the_core_and_the_command_line_import_no_optional_heavyweights() -> None
     result = run(sys.executable, "-c", code)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_the_python_floor_is_the_one_ruff_and_mypy_check_against() -> None:
+    """requires-python, ruff's target and mypy's python_version name one Python: a floor the
+    checkers do not read lets code in that the floor cannot run (``tomllib`` on 3.10)."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    floor = config["project"]["requires-python"]
+    assert floor.startswith(">="), floor
+    major, minor = (int(part) for part in floor[2:].split("."))
+    assert config["tool"]["ruff"]["target-version"] == f"py{major}{minor}"
+    assert config["tool"]["mypy"]["python_version"] == f"{major}.{minor}"
+    assert sys.version_info >= (major, minor)

@@ -18,7 +18,7 @@ CLUE_KINDS: tuple[str, ...] = ("word", "sentence", "song", "mime")
 """What a clue may say it is; the kind changes no scoring."""
 
 
-class Phase(str, enum.Enum):
+class Phase(str, enum.Enum):  # noqa: UP042 (a StrEnum would change str() of a phase)
     """The phase of the current round."""
 
     TELL = "tell"

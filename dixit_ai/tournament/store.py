@@ -68,7 +68,7 @@ def write_config(folder: Path, config: TournamentConfig, schedule: list[Schedule
         "schedule": {"version": SCHEDULE_VERSION, "games": len(schedule),
                      "fingerprint": schedule_fingerprint(schedule)},
         "versions": {"dixit-ai": __version__},
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     }
     if on_failure_chosen is not None:
         data["on_failure_chosen"] = on_failure_chosen

@@ -12,12 +12,11 @@ import functools
 import importlib
 import importlib.util
 import math
+import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
-
-import tomllib
 
 from dixit_ai.agents import agent_spec, list_agents
 from dixit_ai.rules import EDITIONS, RuleSet
