@@ -19,7 +19,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, overload
 
 T = TypeVar("T")
 
@@ -64,8 +64,18 @@ def _json_object(text: str) -> Any:
         raise ValueError(f"not valid JSON ({error})") from None
 
 
-def read_jsonl(path: str | os.PathLike[str], parse: Callable[[str], T] = _json_object, *,
-               allow_partial: bool = False, what: str = "record") -> JsonlRecords[T]:
+@overload
+def read_jsonl(path: str | os.PathLike[str], *, allow_partial: bool = False,
+               what: str = "record") -> JsonlRecords[Any]: ...
+
+
+@overload
+def read_jsonl(path: str | os.PathLike[str], parse: Callable[[str], T], *,
+               allow_partial: bool = False, what: str = "record") -> JsonlRecords[T]: ...
+
+
+def read_jsonl(path: str | os.PathLike[str], parse: Callable[[str], Any] = _json_object, *,
+               allow_partial: bool = False, what: str = "record") -> JsonlRecords[Any]:
     """Read every line of a JSON Lines file through ``parse``, strictly (see the module).
 
     Args:
@@ -83,7 +93,7 @@ def read_jsonl(path: str | os.PathLike[str], parse: Callable[[str], T] = _json_o
     if source.is_dir():
         raise RecordFileError(f"{source}: a folder, not a file of {what}s")
     data = source.read_bytes()
-    result: JsonlRecords[T] = JsonlRecords(source)
+    result: JsonlRecords[Any] = JsonlRecords(source)
     lines = data.split(b"\n")
     torn = lines[-1].strip() != b""  # text after the last newline: the last line is torn
     for number, raw in enumerate(lines, start=1):

@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     root = cache_root()
     embeddings = EmbeddingCache(root / "embeddings")
     if args.cache_action == "info":
-        report = {
+        report: dict[str, Any] = {
             "root": str(root),
             "decks": {"path": str(root / "decks"), "bytes": _bytes(root / "decks")},
             "embeddings": {

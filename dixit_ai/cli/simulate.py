@@ -20,7 +20,7 @@ from dixit_ai.cli.common import (
     rule_argument,
 )
 from dixit_ai.decks import load_deck
-from dixit_ai.match import game_seeds, play_game
+from dixit_ai.match import FailurePolicy, game_seeds, play_game
 from dixit_ai.records import GameRecord
 from dixit_ai.rules import EDITIONS, RuleSet
 
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     if len(names) != args.players:
         raise ValueError(f"--agents names {len(names)} agents for {args.players} players")
     chosen = args.on_failure is not None
-    on_failure = args.on_failure or "abort"
+    on_failure: FailurePolicy = args.on_failure or "abort"
     overrides = dict(args.rule)
     rules = RuleSet.edition(args.edition, **overrides)
     rules.check_players(args.players)

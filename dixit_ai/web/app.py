@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -77,7 +77,7 @@ def _error(status: int, message: str) -> dict[str, Any]:
     return {"type": "error", "ref": None, "message": message, "status": status}
 
 
-def _parse(frame: dict[str, Any]) -> Any:
+def _parse(frame: Mapping[str, Any]) -> Any:
     """The JSON of a received WebSocket frame.
 
     Raises:

@@ -3,14 +3,27 @@
 from __future__ import annotations
 
 import io
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from dixit_ai.web.config import WebError
+from dixit_ai.web.table import Table
+
+if TYPE_CHECKING:
+    from dixit_ai.decks import Deck
 
 CARD_IMAGE_SIZE = (400, 600)
 
 
 class CardsMixin:
     """The cards of :class:`~dixit_ai.web.manager.TableManager` (mixed in)."""
+
+    tables: dict[str, Table]
+    _images: OrderedDict[tuple[str, int], bytes]
+    _captions: dict[str, dict[str, str]]
+    _work: Callable[..., Any]
+    _deck: Callable[[str], Deck]
 
     # ------------------------------------------------------------------ cards
 

@@ -8,14 +8,26 @@ A rematch moves every person's token to a new table with the same seats and a ne
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from dixit_ai.match import resolve_deck
-from dixit_ai.web.config import MAX_NAME_LENGTH, TableConfig, WebError, parse_config, text_field
+from dixit_ai.web.config import (
+    MAX_NAME_LENGTH,
+    ServerConfig,
+    TableConfig,
+    WebError,
+    parse_config,
+    text_field,
+)
 from dixit_ai.web.fairness import check_seed, draw_salt, draw_seed
 from dixit_ai.web.store import token_digest
 from dixit_ai.web.table import Table
+
+if TYPE_CHECKING:
+    from dixit_ai.decks import Deck
+    from dixit_ai.web.bots import Warmup
+    from dixit_ai.web.store import Store
 
 
 def recovery_code() -> str:
@@ -28,6 +40,22 @@ def recovery_code() -> str:
 
 class LobbyMixin:
     """The lobby of :class:`~dixit_ai.web.manager.TableManager` (mixed in)."""
+
+    store: Store
+    server: ServerConfig
+    warmup: Warmup
+    tables: dict[str, Table]
+    _by_invite: dict[str, str]
+    _by_watch: dict[str, str]
+    _by_token: dict[str, tuple[str, int]]
+    _work: Callable[..., Any]
+    _deck: Callable[[str], Deck]
+    _write: Callable[..., Any]
+    _register: Callable[[Table], None]
+    _stored_config: Callable[[Table], dict[str, Any]]
+    send: Callable[..., None]
+    _broadcast: Callable[..., None]
+    _meta: Callable[..., dict[str, Any]]
 
     # ------------------------------------------------------------------ lobby
 

@@ -29,6 +29,9 @@ class PersistenceMixin:
     """The database side of :class:`~dixit_ai.web.manager.TableManager` (mixed in)."""
 
     store: Store
+    tables: dict[str, Table]
+    _unregister: Callable[[Table], None]
+    _describe_bots: Callable[[Table], Any]
     _db_pool: ThreadPoolExecutor
     _writes: list[tuple[list[Statement], asyncio.Future[None]]]
     _writer: asyncio.Task[None] | None
