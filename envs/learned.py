@@ -46,7 +46,7 @@ class RoleAgent:
         if not phases or any(p not in PHASE_NAMES for p in phases):
             raise ValueError(f"phases must be a non-empty subset of {PHASE_NAMES}, not {phases!r}")
         self.agent, self.stand_in, self.phases = agent, stand_in, frozenset(phases)
-        self.name = name or getattr(agent, "name", "agent")
+        self.name: str = name or str(getattr(agent, "name", "agent"))
 
     def reset(self, *, seat: int, rng: np.random.Generator) -> None:
         """Reset both agents (the stand-in on a generator spawned from ``rng``)."""

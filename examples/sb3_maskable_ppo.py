@@ -11,6 +11,7 @@ opponents (``opponents="embedding"``).
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 import gymnasium
 import numpy as np
@@ -29,7 +30,7 @@ def main() -> None:
                         help="random card and clue vectors (no embedder; smoke runs)")
     args = parser.parse_args()
 
-    config: dict[str, object] = {"observation": "embedding", "flatten": True,
+    config: dict[str, Any] = {"observation": "embedding", "flatten": True,
                                  "actions": "discrete", "opponents": "embedding",
                                  "embedding_dim": 32}
     if args.random_vectors:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -28,7 +28,6 @@ from models.default_model import (
     TEXT_DIM,
     AlignmentHead,
     ImageTower,
-    TextTower,
 )
 
 
@@ -98,8 +97,17 @@ def extract_features(
     return out[:, :feature_dim], out[:, feature_dim:]
 
 
+class TextEncoder(Protocol):
+    """What :func:`embed_unique_texts` needs of a text tower: the default model's
+    ``TextTower``, the family's towers, :class:`models.train_default.MemoTextTower`."""
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """Unit-norm embeddings ``(len(texts), dim)``."""
+        ...
+
+
 def embed_unique_texts(
-    text_tower: TextTower,
+    text_tower: TextEncoder,
     texts: Sequence[str],
     *,
     batch_size: int = 256,

@@ -30,6 +30,7 @@ import io
 import json
 import os
 import shutil
+import sys
 import threading
 import time
 import uuid
@@ -212,7 +213,7 @@ class EmbeddingCache:
 
     def summary(self) -> list[dict[str, Any]]:
         """One entry per fingerprint: name, backend, number of vectors per kind, bytes on disk."""
-        entries = []
+        entries: list[dict[str, Any]] = []
         if not self.root.is_dir():
             return entries
         for folder in sorted(p for p in self.root.iterdir() if p.is_dir()):
@@ -256,7 +257,7 @@ class EmbeddingCache:
 
 
 def _lock_file(handle: Any) -> None:
-    if os.name == "nt":  # pragma: no cover - Windows
+    if sys.platform == "win32":  # pragma: no cover - Windows
         import msvcrt
 
         handle.seek(0)
@@ -272,7 +273,7 @@ def _lock_file(handle: Any) -> None:
 
 
 def _unlock_file(handle: Any) -> None:
-    if os.name == "nt":  # pragma: no cover - Windows
+    if sys.platform == "win32":  # pragma: no cover - Windows
         import msvcrt
 
         handle.seek(0)

@@ -49,6 +49,23 @@ def object_names(description: dict[str, Any]) -> list[str]:
     return [entry["name"] for entry in description["objects"]]
 
 
+def descriptions_of(deck: Any) -> list[dict[str, Any]]:
+    """Each card's structured description, in deck order (training and evaluation decks are
+    dream decks, whose every card has one).
+
+    Raises:
+        ValueError: a card has none (the message names the deck and the card).
+    """
+    out = []
+    for card in deck.card_ids:
+        description = deck.description(card)
+        if description is None:
+            raise ValueError(f"deck {deck.name}: card {card} has no description (the training "
+                             "script needs dream decks)")
+        out.append(description)
+    return out
+
+
 def make_boards(
     descriptions: Sequence[dict[str, Any]],
     captions: Sequence[Sequence[str]],

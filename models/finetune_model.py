@@ -64,11 +64,12 @@ class TrainableModel:
         self.torch = torch
         self.module = self.embedder.model
         self.module.eval()
-        self.logit_scale = getattr(self.module, "logit_scale", None)
+        scale = getattr(self.module, "logit_scale", None)
         bias = getattr(self.module, "logit_bias", None)
         self.logit_bias = bias if isinstance(bias, torch.Tensor) else None
-        if not isinstance(self.logit_scale, torch.Tensor):
+        if not isinstance(scale, torch.Tensor):
             raise FinetuneError(f"{name}: the model has no logit_scale; is it a CLIP-like model?")
+        self.logit_scale: Any = scale
 
     @property
     def sigmoid(self) -> bool:
@@ -188,7 +189,7 @@ class TrainableModel:
             if kind != "hf-hub":
                 names.append(f"openclip:{model_name}@{checkpoint}")
         if model_cfg is not None:
-            text = getattr(self.module, "text", None)
+            text: Any = getattr(self.module, "text", None)
             if hasattr(getattr(text, "config", None), "save_pretrained"):
                 # An HF text tower: its configuration goes into the folder, which becomes its
                 # name, so that the folder loads without the hub or the original folder.
@@ -202,7 +203,7 @@ class TrainableModel:
                 "preprocess_cfg": open_clip.get_model_preprocess_cfg(self.module),
             }
             (out / "open_clip_config.json").write_text(json.dumps(config, indent=1))
-            tokenizer = getattr(self.embedder._tokenizer, "tokenizer", None)
+            tokenizer: Any = getattr(self.embedder._tokenizer, "tokenizer", None)
             if hasattr(tokenizer, "save_pretrained"):  # an HF text tower: local-dir needs it
                 tokenizer.save_pretrained(out)
             names.insert(0, f"openclip:local-dir:{out}")

@@ -175,6 +175,7 @@ class OpenClipEmbedder(Embedder):
         self._preprocess = preprocess
         self._tokenizer = open_clip.get_tokenizer(model_name)
 
+        weights: dict[str, Any]
         if kind == "file":
             weights = {"file_sha256": sha256_file(str(pretrained))}
         elif kind == "random":

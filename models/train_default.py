@@ -193,6 +193,7 @@ def run(args: Args) -> int:
     from models.default_model import default_head_path, load_towers
     from models.evaluation import (
         caption_retrieval,
+        descriptions_of,
         load_photo_set,
         make_boards,
         object_names,
@@ -211,13 +212,13 @@ def run(args: Args) -> int:
 
     # 1. The frozen towers.
     if (args.image_tower, args.text_tower) == ("lite0", "minilm"):
-        image_tower, text_tower = load_towers("cpu")
+        image_tower, frozen_text_tower = load_towers("cpu")
     else:
         from models import towers
 
         image_tower = towers.image_tower(args.image_tower)
-        text_tower = towers.text_tower(args.text_tower)
-    text_tower = MemoTextTower(text_tower)
+        frozen_text_tower = towers.text_tower(args.text_tower)
+    text_tower = MemoTextTower(frozen_text_tower)
 
     # 2. Training cards and their frozen features.
     features, logits, captions, objects = [], [], [], []
@@ -227,7 +228,7 @@ def run(args: Args) -> int:
         features.append(pooled)
         logits.append(raw_logits)
         captions += [mixed_captions(deck.captions(card), mix) for card in deck.card_ids]
-        objects += [object_names(deck.description(card)) for card in deck.card_ids]
+        objects += [object_names(description) for description in descriptions_of(deck)]
 
     # 3. Text embeddings of captions, object names and ImageNet class names.
     vocabulary, text_vectors = embed_unique_texts(text_tower, [c for cs in captions for c in cs])
@@ -271,7 +272,7 @@ def run(args: Args) -> int:
     eval_deck = load_deck(f"dream:size={args.eval_cards},seed={args.eval_seed}")
     eval_pooled, eval_logits = extract_features(image_tower, eval_deck, eval_deck.card_ids)
     eval_captions = [eval_deck.captions(card) for card in eval_deck.card_ids]
-    descriptions = [eval_deck.description(card) for card in eval_deck.card_ids]
+    descriptions = descriptions_of(eval_deck)
     boards = make_boards(
         descriptions, eval_captions, seed=args.seed, boards_per_query=args.boards_per_query
     )
@@ -295,9 +296,9 @@ def run(args: Args) -> int:
         metrics["dream"][label] = scored
         slug = label.split(" (")[0].replace(" ", "_")
         with open(run_dir / f"boards_{slug}.csv", "w", newline="") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(["kind", "target", "d1", "d2", "d3", "d4", "d5", "clue", "won"])
-            writer.writerows(rows)
+            board_writer = csv.writer(handle)
+            board_writer.writerow(["kind", "target", "d1", "d2", "d3", "d4", "d5", "clue", "won"])
+            board_writer.writerows(rows)
 
     # Photographs and illustrations.
     if (photo_set_path() / "index.json").is_file():

@@ -96,9 +96,10 @@ def bench_images(embedder: Any, images: list, batch: int, repeat: int) -> dict[s
     embedder.embed_images(chunks[0], batch_size=batch)  # warm-up
     prepared = [embedder.preprocess_images(c) for c in chunks]
 
-    def forward(groups: list) -> None:
+    def forward(groups: list) -> int:
         for _, pixels in groups:
             tower.forward(pixels)
+        return len(groups)
 
     best = best_of({
         "tower": lambda: [forward(p) for p in prepared],

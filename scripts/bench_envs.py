@@ -183,7 +183,7 @@ def _random_action(env: Any, rng: np.random.Generator) -> Any:
 
 def learner_table(steps: int, seed: int, clip_steps: int) -> list[dict[str, Any]]:
     """Learner steps/s of every :data:`LEARNER_CONFIGS` row, and the embedding/ids ratio."""
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name, config in LEARNER_CONFIGS.items():
         count = clip_steps if "clip" in name else steps
         rate, cpu_rate = learner_steps(config, count, seed)

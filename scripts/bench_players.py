@@ -22,6 +22,7 @@ import statistics
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -47,14 +48,16 @@ class Args:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
-    overrides: dict[str, object] = {"deck": args.deck, "n_simulations": args.simulations,
-                                    "pair_clues": args.pair_clues}
+    overrides: dict[str, Any] = {"deck": args.deck, "n_simulations": args.simulations,
+                                 "pair_clues": args.pair_clues}
     if args.smoke:
         args.deck = overrides["deck"] = "dream:size=40"
         overrides["vocabulary_size"] = 300
         args.decisions, args.games = 2, 1
     agent = make_agent(args.agent, **overrides)
-    resources = agent.resources  # loads the embedder, card and vocabulary embeddings
+    resources: Any = getattr(agent, "resources", None)  # loads the embedder and embeddings
+    if resources is None:
+        raise SystemExit(f"{args.agent} is not a CLIP player: it has no embeddings to time")
     rules = RuleSet.edition("refresh-2021")
 
     views = []

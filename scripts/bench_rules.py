@@ -24,6 +24,7 @@ import json
 import os
 import platform
 import time
+from typing import Any
 
 import numpy as np
 
@@ -42,7 +43,7 @@ VARIANT_ROWS: tuple[tuple[str, int, dict[str, object]], ...] = (
 
 
 def measure(edition: str, n_players: int, games: int, seed: int, repeats: int,
-            **overrides: object) -> dict[str, float]:
+            **overrides: Any) -> dict[str, float]:
     """Best of ``repeats`` runs of ``games`` games (the least disturbed by other processes)."""
     best: dict[str, float] = {}
     for _ in range(repeats):

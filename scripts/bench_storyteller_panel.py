@@ -219,7 +219,7 @@ def time_decisions(crowd: dict[str, Any], n: int) -> dict[str, dict[str, float]]
                                 ("expected-reading", "clip-reader", crowd),
                                 ("clip-expected", "clip-expected", {})):
         agent = make_agent(name, **kwargs)
-        ids = list(agent.resources.card_ids)
+        ids = list(agent.resources.card_ids)  # type: ignore[attr-defined]  # CLIP players
         views = []
         for i in range(n):
             state = new_game(rules, 5, ids, np.random.default_rng([7, i]))

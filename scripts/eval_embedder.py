@@ -42,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     from models import embed_deck, load_embedder
     from models.evaluation import (
         caption_retrieval,
+        descriptions_of,
         load_photo_set,
         make_boards,
         photo_set_path,
@@ -54,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     deck = load_deck(f"dream:size={args.cards},seed={args.deck_seed}")
     vectors = embed_deck(embedder, deck, progress=True)
     boards = make_boards(
-        [deck.description(c) for c in deck.card_ids],
+        descriptions_of(deck),
         [deck.captions(c) for c in deck.card_ids],
         seed=args.seed,
         boards_per_query=args.boards,

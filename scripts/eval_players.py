@@ -28,6 +28,7 @@ import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -91,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
             "x_chance": accuracy / chance}
         print(f"guesser accuracy ({label}): {accuracy:.3f} [{low:.3f}, {high:.3f}] over {cast} "
               f"votes = {accuracy / chance:.2f}x chance ({chance:.2f})  [target >= 2x]")
-    per_agent: dict[str, object] = {}
+    per_agent: dict[str, dict[str, Any]] = {}
     for name in sorted({r["storyteller"] for r in rows}):
         subset = [r for r in rows if r["storyteller"] == name]
         n = len(subset)

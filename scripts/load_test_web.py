@@ -313,7 +313,7 @@ def main() -> int:
     lost = sum(r.lost for r in results)
     rounds = sum(r.rounds for r in results)
     events = sum(r.events_in_record for r in results)
-    summary = {
+    summary: dict[str, Any] = {
         "tables": args.tables, "seats": args.seats, "bot": args.bot, "edition": args.edition,
         "score_limit": args.score_limit, "bot_delay": args.bot_delay,
         "durable_commits": not args.fast_commits, "games_completed": len(results),

@@ -1,4 +1,5 @@
 # ruff: noqa
+# mypy: ignore-errors
 # A one-off data script, kept verbatim as it was run to build models/data/photos (needs
 # scikit-image 0.26.0, not a dependency of dixit-ai).
 """Builds models/data/photos (run once; the files are committed)."""

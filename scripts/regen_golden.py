@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from dixit_ai import play_game, transcript
 from dixit_ai.agents import RandomAgent
@@ -27,14 +28,14 @@ GAMES: list[tuple[str, int, int, dict[str, object]]] = [
 ]
 
 
-def golden_name(edition: str, n_players: int, overrides: dict[str, object]) -> str:
+def golden_name(edition: str, n_players: int, overrides: dict[str, Any]) -> str:
     suffix = "-teams" if overrides.get("teams") else (
         "-party" if overrides.get("mode") == "party" else "")
     return f"{edition}-{n_players}p{suffix}.txt"
 
 
 def golden_transcript(edition: str, n_players: int, seed: int,
-                      overrides: dict[str, object]) -> str:
+                      overrides: dict[str, Any]) -> str:
     record = play_game([RandomAgent() for _ in range(n_players)], edition=edition,
                        deck=range(84), seed=seed, **overrides)
     return transcript(record)

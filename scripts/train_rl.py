@@ -23,6 +23,7 @@ equal, against embedding, clip-greedy and random opponents, with paired 95% inte
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import os
 import time
@@ -221,7 +222,7 @@ def train(args: Args, role: str, table: Any, run_dir: Path) -> tuple[Path, Curve
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     torch.set_num_threads(args.threads)
-    vec = DummyVecEnv([lambda i=i: make_env(args, role, table, args.seed * 1000 + i)
+    vec = DummyVecEnv([functools.partial(make_env, args, role, table, args.seed * 1000 + i)
                        for i in range(args.n_envs)])
     curve = Curve(role, args.curve_every)
 

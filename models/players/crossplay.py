@@ -101,10 +101,10 @@ def held_out_calibration(records: Sequence[Any], bins: int = 10) -> dict[str, di
     for name, pairs in rows.items():
         if not pairs:
             continue
-        predicted, observed = zip(*pairs, strict=True)
-        result = reliability(list(predicted), list(observed), bins)
-        out[name] = {"ece": float(result.ece), "predicted": float(np.mean(predicted)),
-                     "observed": float(np.mean(observed)), "rounds": float(len(pairs))}
+        predictions, observations = zip(*pairs, strict=True)
+        result = reliability(list(predictions), list(observations), bins)
+        out[name] = {"ece": float(result.ece), "predicted": float(np.mean(predictions)),
+                     "observed": float(np.mean(observations)), "rounds": float(len(pairs))}
     return out
 
 

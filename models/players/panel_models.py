@@ -162,8 +162,12 @@ def load_member_resources(embedder: Any, deck: Any, vocabulary: Any = None,
     if isinstance(deck, PlayerResources):
         return deck
     model = resolve_embedder(embedder, device=device)
-    if not getattr(model, "reads_ground_truth", False):
+    if not reads_ground_truth(model):
         return load_resources(model, deck, vocabulary, vocabulary_size, device)
+    read_cards = getattr(model, "card_vectors", None)
+    if not callable(read_cards):
+        raise EmbedderError(f"{model.name} reads the cards' captions (reads_ground_truth) but "
+                            "has no card_vectors(deck) to read them with")
     from dixit_ai.decks import load_deck
     from models.cache import embed_texts_cached
     from models.players.vocabulary import Vocabulary, load_vocabulary
@@ -173,7 +177,7 @@ def load_member_resources(embedder: Any, deck: Any, vocabulary: Any = None,
              else load_vocabulary(vocabulary, vocabulary_size))
     key = (model.fingerprint, loaded.fingerprint, words.fingerprint)
     if key not in _readers:
-        cards = model.card_vectors(loaded)
+        cards = read_cards(loaded)
         texts = embed_texts_cached(model, list(words.texts), progress=False)
         _readers[key] = PlayerResources(
             tuple(int(c) for c in loaded.card_ids), np.asarray(cards, dtype=np.float32), words,

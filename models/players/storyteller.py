@@ -263,7 +263,8 @@ class ClipStoryteller:
 
         def run(hands: list[np.ndarray] | np.ndarray, pools: list[np.ndarray] | np.ndarray,
                 deals: np.ndarray) -> SimulationResult:
-            if models:
+            if models:  # one table of similarities per member
+                assert isinstance(hands, list) and isinstance(pools, list)
                 seats = None if belief is None else belief.assignment(len(deals))
                 bias = None if belief is None else belief.seat_bias()
                 return simulate_population(hands, pools, deals, n_voters=n_voters,
@@ -271,6 +272,7 @@ class ClipStoryteller:
                                            models=models, points_by_finders=points_by_finders,
                                            table_mix=self.table_mix, seats=seats,
                                            seat_bias=bias)
+            assert isinstance(hands, np.ndarray) and isinstance(pools, np.ndarray)
             return simulate(hands, pools, deals, n_voters=n_voters,
                             cards_per_guesser=view.cards_to_play, model=model,
                             points_by_finders=points_by_finders)
