@@ -19,8 +19,8 @@ def write_member(args: Any, head: Any, metrics: dict[str, Any], run_name: str,
                  train_seeds: list[int], train_cards: int) -> Path:
     """Save the member's head (figures in its metadata) and, for the committed head, its model
     card; returns the head's path."""
+    from models.default_card import summary_figures
     from models.family import member, save_head, weights_dir
-    from models.train_default import summary_figures
 
     spec = member(args.member)
     path = Path(args.head_path) if args.head_path else weights_dir() / str(spec.head_file)
@@ -98,8 +98,9 @@ images of `models/data/photos`; [95% bootstrap intervals]):
 def render_member_card(args: Any, metrics: dict[str, Any], run_name: str, path: Path,
                        train_cards: int) -> str:
     """The model card of a trained member (the default's card, for its towers and data)."""
+    from models.default_card import bar_verdict, command_flags, format_table
     from models.towers import IMAGE_TOWERS, TEXT_TOWERS
-    from models.train_default import CAPTION_MIXES, bar_verdict, command_flags, format_table
+    from models.train_default import CAPTION_MIXES
 
     image = IMAGE_TOWERS[args.image_tower]
     text = TEXT_TOWERS[args.text_tower]

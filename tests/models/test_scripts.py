@@ -34,6 +34,25 @@ def test_train_default_model_smoke(tmp_path, monkeypatch):
     assert "caption" in metrics["dream"]["default (trained head + zero-shot)"]
     assert (run / "history.csv").is_file()
 
+    # The model cards (written with --write-head into models/weights/) from the run's figures.
+    from models import train_default
+    from models.default_card import bar_verdict, command_flags, format_table, render_model_card
+    from models.family_card import render_member_card
+
+    args = train_default.parse_args(["--smoke"])
+    args.eval_cards, args.steps = 24, 20  # what --smoke set in the run
+    card = render_model_card(args, metrics, run.name, head)
+    assert format_table(metrics) in card and bar_verdict(metrics) in card
+    flags = command_flags(args)
+    assert "--eval-cards 24" in flags and "--steps 20" in flags and "--smoke" not in flags
+    assert f"train_default_model.py{flags} --write-head" in card
+    assert f"Run `{run.name}`" in card
+    member = train_default.parse_args(["--member", "lite1-minilm"])
+    train_default.apply_member(member)
+    member_card = render_member_card(member, metrics, run.name, head, 48)
+    assert format_table(metrics) in member_card
+    assert "--member lite1-minilm" in member_card and "--image-tower lite1" in member_card
+
 
 def test_eval_embedder_smoke(tmp_path, monkeypatch):
     run_script("eval_embedder.py", ["--smoke", "--runs-dir", str(tmp_path), "--device", "cpu"],
