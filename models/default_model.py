@@ -296,8 +296,13 @@ class AlignmentHead:
         """Write the head as a compressed ``.npz`` (float16 matrices, float32 vectors)."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        meta = dict(self.metadata, format=HEAD_FORMAT)
-        arrays: dict[str, np.ndarray | np.generic] = {
+        with open(path, "wb") as handle:
+            np.savez_compressed(handle, **self.to_arrays(dict(self.metadata, format=HEAD_FORMAT)))
+
+    def to_arrays(self, metadata: dict[str, Any]) -> dict[str, Any]:
+        """The named arrays of a head file (float16 matrices, float32 vectors, ``metadata`` as
+        JSON bytes; optional parts only when present), as :meth:`from_arrays` reads them."""
+        arrays: dict[str, Any] = {
             "weight": self.weight.astype(np.float16),
             "bias": self.bias.astype(np.float32),
             "feature_mean": self.feature_mean.astype(np.float32),
@@ -307,16 +312,15 @@ class AlignmentHead:
             "zero_shot_temperature": np.float32(self.zero_shot_temperature),
             "gate": np.array([self.gate_low, self.gate_high], dtype=np.float32),
             "snap": np.array([self.snap_weight, self.snap_scale], dtype=np.float32),
-            "metadata": np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8),
+            "metadata": np.frombuffer(json.dumps(metadata, sort_keys=True).encode(),
+                                      dtype=np.uint8),
         }
         if self.name_embeddings is not None:
             arrays["name_embeddings"] = self.name_embeddings.astype(np.float16)
         if self.hidden_weight is not None and self.hidden_bias is not None:
             arrays["hidden_weight"] = self.hidden_weight.astype(np.float16)
             arrays["hidden_bias"] = self.hidden_bias.astype(np.float32)
-        with open(path, "wb") as handle:
-            # numpy's stubs let ``**arrays`` reach the ``allow_pickle: bool`` keyword
-            np.savez_compressed(handle, **arrays)  # type: ignore[arg-type]
+        return arrays
 
     @classmethod
     def from_arrays(cls, data: Any, metadata: dict[str, Any]) -> AlignmentHead:

@@ -151,25 +151,8 @@ def save_head(head: Any, path: str | Path, *, member_name: str, image_tower: str
     path.parent.mkdir(parents=True, exist_ok=True)
     meta = dict(head.metadata, format=FAMILY_HEAD_FORMAT, member=member_name,
                 image_tower=image_tower, text_tower=text_tower)
-    arrays: dict[str, Any] = {
-        "weight": head.weight.astype(np.float16),
-        "bias": head.bias.astype(np.float32),
-        "feature_mean": head.feature_mean.astype(np.float32),
-        "feature_std": head.feature_std.astype(np.float32),
-        "class_embeddings": head.class_embeddings.astype(np.float16),
-        "blend": np.float32(head.blend),
-        "zero_shot_temperature": np.float32(head.zero_shot_temperature),
-        "gate": np.array([head.gate_low, head.gate_high], dtype=np.float32),
-        "snap": np.array([head.snap_weight, head.snap_scale], dtype=np.float32),
-        "metadata": np.frombuffer(json.dumps(meta, sort_keys=True).encode(), dtype=np.uint8),
-    }
-    if head.name_embeddings is not None:
-        arrays["name_embeddings"] = head.name_embeddings.astype(np.float16)
-    if head.hidden_weight is not None and head.hidden_bias is not None:
-        arrays["hidden_weight"] = head.hidden_weight.astype(np.float16)
-        arrays["hidden_bias"] = head.hidden_bias.astype(np.float32)
     with open(path, "wb") as handle:
-        np.savez_compressed(handle, **arrays)
+        np.savez_compressed(handle, **head.to_arrays(meta))
 
 
 def load_head(path: str | Path, *, image_tower: str, text_tower: str) -> Any:
