@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from models.train_default import Args
+from models.train_default import Args
 
 
 def summary_figures(metrics: dict[str, Any]) -> dict[str, Any]:
@@ -175,8 +174,6 @@ def bar_verdict(metrics: dict[str, Any]) -> str:
 
 def command_flags(args: Args) -> str:
     """The command-line flags that differ from the defaults (for the model card)."""
-    from models.train_default import Args
-
     defaults = Args()
     skip = {"write_head", "head_path", "smoke", "runs_dir", "exp_name", "threads", "member"}
     flags = []

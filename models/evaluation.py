@@ -50,8 +50,8 @@ def object_names(description: dict[str, Any]) -> list[str]:
 
 
 def descriptions_of(deck: Any) -> list[dict[str, Any]]:
-    """Each card's structured description, in deck order (training and evaluation decks are
-    dream decks, whose every card has one).
+    """Each card's structured description, in deck order (the boards and object names of
+    training and evaluation need dream decks, whose every card has one).
 
     Raises:
         ValueError: a card has none (the message names the deck and the card).
@@ -60,8 +60,8 @@ def descriptions_of(deck: Any) -> list[dict[str, Any]]:
     for card in deck.card_ids:
         description = deck.description(card)
         if description is None:
-            raise ValueError(f"deck {deck.name}: card {card} has no description (the training "
-                             "script needs dream decks)")
+            raise ValueError(f"deck {deck.name}: card {card} has no description (boards and "
+                             "object names need a dream deck)")
         out.append(description)
     return out
 

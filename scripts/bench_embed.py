@@ -96,14 +96,14 @@ def bench_images(embedder: Any, images: list, batch: int, repeat: int) -> dict[s
     embedder.embed_images(chunks[0], batch_size=batch)  # warm-up
     prepared = [embedder.preprocess_images(c) for c in chunks]
 
-    def forward(groups: list) -> int:
-        for _, pixels in groups:
-            tower.forward(pixels)
-        return len(groups)
+    def forward(batches: Any) -> None:
+        for groups in batches:
+            for _, pixels in groups:
+                tower.forward(pixels)
 
     best = best_of({
-        "tower": lambda: [forward(p) for p in prepared],
-        "raw": lambda: [forward(embedder.preprocess_images(c)) for c in chunks],
+        "tower": lambda: forward(prepared),
+        "raw": lambda: forward(embedder.preprocess_images(c) for c in chunks),
         "harness": lambda: [embedder.embed_images(c, batch_size=batch) for c in chunks],
         "unlimited": lambda: harness_without_blas_limit(embedder, chunks, batch),
     }, repeat)
