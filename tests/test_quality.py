@@ -16,23 +16,23 @@ def run(*command: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_ruff_is_clean() -> None:
-    result = run(sys.executable, "-m", "ruff", "check", ".")
+    result = run(sys.executable, "-m", "ruff", "check", "--no-cache", ".")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_mypy_strict_on_the_typed_layers() -> None:
+def test_mypy_strict_on_the_typed_layers(tmp_path: Path) -> None:
     packages = ["-p", "dixit_ai.rules"]
     if (ROOT / "envs" / "__init__.py").exists():
         packages += ["-p", "envs"]
-    result = run(sys.executable, "-m", "mypy", "--strict", *packages)
+    result = run(sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path), "--strict", *packages)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_mypy_on_everything_else() -> None:
+def test_mypy_on_everything_else(tmp_path: Path) -> None:
     """The other layers, the scripts and the examples type-check too (not strictly: their
     numerical code keeps ``Any`` where numpy and torch give no useful type)."""
-    result = run(sys.executable, "-m", "mypy", "dixit_ai", "models", "envs", "scripts",
-                 "examples")
+    result = run(sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path), "dixit_ai", "models",
+                 "envs", "scripts", "examples")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
