@@ -6,8 +6,9 @@ Bea loses her ``/play`` link mid-game and returns to her seat through the invite
 page goes offline as she tells, keeps her clue and sends it by itself once back; the final
 scores on the page match the record; Ann asks for a rematch and both land in its lobby.
 
-Screenshots of every phase go to ``$DIXIT_AI_ARTIFACTS/web_screenshots`` (default
-``runs/web_screenshots``); ``docs/screenshots/`` holds a copy.
+Screenshots of every phase go to ``$DIXIT_AI_ARTIFACTS/web_screenshots``; without
+``DIXIT_AI_ARTIFACTS`` they go to the run's temporary folder, removed when the run ends (the
+suite leaves nothing in the checkout). ``docs/screenshots/`` holds a copy.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import pytest
 from dixit_ai.records import GameRecord
 from dixit_ai.replay import replay_record
 from tests.web.conftest import server_offering
-from tests.web.servers import ROOT, free_port
+from tests.web.servers import free_port
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMEDRIVER = shutil.which("chromedriver")
@@ -47,8 +48,11 @@ from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 HTML_CLUE = '<b>moon</b> & "stars"'
 
 
-def artifacts() -> Path:
-    base = Path(os.environ.get("DIXIT_AI_ARTIFACTS", ROOT / "runs"))
+def artifacts(run_temp: Path) -> Path:
+    """Where the screenshots go: ``$DIXIT_AI_ARTIFACTS`` if set, else the run's temporary
+    folder (removed when the run ends; never the checkout)."""
+    chosen = os.environ.get("DIXIT_AI_ARTIFACTS")
+    base = Path(chosen) if chosen else run_temp
     folder = base / "web_screenshots"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
@@ -117,8 +121,9 @@ def click_cards(driver: Any, count: int) -> None:
 
 
 def test_two_people_a_spectator_a_lost_link_offline_and_a_rematch(
-        server: str, browsers: Callable[[], Any]) -> None:
-    shots = artifacts()
+        server: str, browsers: Callable[[], Any],
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    shots = artifacts(tmp_path_factory.getbasetemp())
     taken: set[str] = set()
 
     def shot(driver: Any, name: str, *, phone: bool = False) -> None:
