@@ -25,6 +25,7 @@ are named here too, as they were before that module was split off.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -88,6 +89,12 @@ class ClipAgent:
             (``"default"``: ``models/data/population.json`` when present; ``"wide"``:
             ``models/data/population_wide.json``, the fit with lite1-zeroshot; a path;
             ``None``: the built-in guess model for members other than itself).
+        population_temperature_scale: Multiplies every simulated member's fitted temperature
+            (not a ``copy``'s, which keeps this agent's own calibration); below 1, members vote
+            more sharply than fitted. The fit's temperatures are fitted to how *other* models
+            vote, so they absorb the disagreement between minds as noise; a storyteller that
+            models that disagreement by the members themselves (``aim="each"``) would count it
+            twice. ``clip-calibrated`` uses 0.5, chosen on development items (README).
         robustness: See :class:`ClipStoryteller`.
         aim: See :class:`ClipStoryteller` (``"each"``: in target mode, every member's rate).
         table_mix: See :class:`ClipStoryteller`.
@@ -139,6 +146,7 @@ class ClipAgent:
         infer_hands: bool = True,
         population: Any = None,
         population_calibration: str | None = "default",
+        population_temperature_scale: float = 1.0,
         robustness: float = 0.0,
         aim: str = "mean",
         table_mix: float = 0.0,
@@ -178,6 +186,11 @@ class ClipAgent:
         )
         self.population: list[Any] | None = _population_names(population)
         self.population_calibration = population_calibration
+        if not (isinstance(population_temperature_scale, int | float)
+                and 0 < population_temperature_scale < float("inf")):
+            raise ValueError(f"{name}: population_temperature_scale must be a positive number, "
+                             f"not {population_temperature_scale!r}")
+        self.population_temperature_scale = float(population_temperature_scale)
         if read_table and not self.population:
             raise ValueError(f"{name}: read_table needs a population of minds to tell apart "
                              "(population=...)")
@@ -258,6 +271,9 @@ class ClipAgent:
                     GuessModel(correlation=0.0)
                 model = fallback if fit is None else fit.model_for(resources.fingerprint,
                                                                    fallback)
+                if self.population_temperature_scale != 1.0:
+                    model = replace(model, temperature=model.temperature
+                                    * self.population_temperature_scale)
                 members.append((resources, model))
             self._population = members
         return self._population
@@ -436,6 +452,7 @@ class ClipAgent:
             "n_simulations": story.n_simulations, "pair_clues": story.pair_clues,
             "policy": self.policy_path,
             "population": self.population,
+            "population_temperature_scale": self.population_temperature_scale,
             "robustness": story.robustness,
             "aim": story.aim,
             "table_mix": story.table_mix,

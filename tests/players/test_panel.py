@@ -378,3 +378,25 @@ def test_aiming_at_each_member_prefers_the_clue_every_mind_finds_at_the_target()
     assert ClipStoryteller(mode="expected_points", aim="each")._worst_gap(result) is None
     with pytest.raises(ValueError, match="aim must be 'mean' or 'each'"):
         ClipStoryteller(aim="every")
+
+
+def test_the_temperature_scale_sharpens_every_fitted_member_but_the_copy(tmp_path):
+    spaces = related_spaces(3, seed=0)
+    own, population = spaces[0], spaces
+    path = tmp_path / "population.json"
+    fit, _ = crossplay_fit(population, path)
+    common = {"deck": own, "population": ["copy", *population],
+              "population_calibration": str(path), **SMALL}
+    plain = ClipAgent(name="plain", **common)
+    sharp = ClipAgent(name="sharp", population_temperature_scale=0.5, **common)
+    (copy, copy_model), *members = sharp.population_members
+    assert copy is sharp.resources and copy_model == sharp.model   # the copy is not scaled
+    for (resources, model), (_, fitted) in zip(members, plain.population_members[1:],
+                                               strict=True):
+        assert fitted == fit.model_for(resources.fingerprint, GuessModel())
+        assert model.temperature == pytest.approx(0.5 * fitted.temperature)
+        assert (model.bias, model.correlation) == (fitted.bias, fitted.correlation)
+    assert sharp.describe()["population_temperature_scale"] == 0.5
+    for bad in (0, -1.0, float("nan"), float("inf"), "0.5"):
+        with pytest.raises(ValueError, match="population_temperature_scale must be a positive"):
+            ClipAgent(deck=own, population_temperature_scale=bad, **SMALL)
