@@ -66,6 +66,9 @@ class Args:
     aim: str = field(default="mean", metadata={
         "help": "the population storyteller's aim in target mode: 'mean' (the rate over every "
                 "simulated voter) or 'each' (every member's rate: the worst member's gap)"})
+    temperature_scale: float = field(default=1.0, metadata={
+        "help": "the population storyteller's scale of its members' fitted temperatures (below "
+                "1: sharper; the registry's clip-calibrated uses 0.5)"})
     table_mix: float = field(default=0.0, metadata={
         "help": "the population storyteller's share of simulated tables of one kind of mind"})
     items: int = field(default=200, metadata={
@@ -269,7 +272,8 @@ def main(argv: list[str] | None = None) -> int:
         fit_population_file(fitted, args.fit_games, args.fit_iterations, folder, args.smoke))
 
     crowd = {"population": args.population, "population_calibration": population_file,
-             "robustness": args.robustness, "table_mix": args.table_mix, "aim": args.aim}
+             "robustness": args.robustness, "table_mix": args.table_mix, "aim": args.aim,
+             "population_temperature_scale": args.temperature_scale}
     config = BenchConfig(models=storytellers(crowd, extra) + also,
                          tasks=["tell"], seed=args.seed, items=args.items,
                          reference_deals=args.deals, panel=args.panel,
@@ -281,13 +285,16 @@ def main(argv: list[str] | None = None) -> int:
     models = panel["models"]
     first = next(iter(models.values()))
     print(f"\npanel: {', '.join(names)}; every storyteller was evaluated against all of them "
-          f"(held out: {', '.join(first['held_out'])}); population: {args.population}; "
+          f"(held out: {', '.join(first['held_out'])}); population: {args.population} (aim "
+          f"{args.aim}, robustness {args.robustness}, temperatures x {args.temperature_scale}); "
           f"{args.items} held-out items (seed {args.seed}) x {args.deals} deals")
     print(f"clip-expected: as the registry configures it ({registry_crowd('clip-expected')}); "
           f"population-expected: expected points over --population ({args.population}, table "
           f"mix {args.table_mix})")
 
-    figures: dict[str, Any] = {"panel": names, "population": members,
+    figures: dict[str, Any] = {"panel": names, "population": members, "aim": args.aim,
+                               "robustness": args.robustness,
+                               "temperature_scale": args.temperature_scale,
                                "items": args.items, "seed": args.seed, "targets": {}}
     for kind in ("self", "population"):
         rows = []

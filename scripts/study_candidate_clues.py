@@ -6,9 +6,11 @@ chose. This study scores every (hand card, vocabulary clue) of each held-out ite
 panel's observed rate of each (the share of its votes that find the card on the item's real
 boards, as the benchmark plays them: :meth:`models.bench.panel.PanelTable.found_rates`) beside
 the rate each simulation predicts (the self-simulating storyteller with its fitted guess model;
-the population of ``--population`` with the guess models of ``--population-file``). Then, per
-target, the candidate a storyteller would choose by closeness (the population's robustness
-penalty included) and the panel's observed rate of it. Pair clues and the refinement steps of a
+the population of ``--population`` with the guess models of ``--population-file``, their
+temperatures times ``--temperature-scale``). Then, per target, the candidate a storyteller would
+choose by closeness (of the rate over every voter, or with ``--aim each`` of its worst member;
+the population's robustness penalty included) and the panel's observed rate of it, pooled and
+per member. Pair clues and the refinement steps of a
 real decision are left out (vocabulary clues, one simulation each), so its figures are close to
 the benchmark's, not equal: it is for comparing guess models quickly (a fit with and without a
 bias, another population, another temperature), not for reporting a storyteller.
@@ -24,6 +26,9 @@ towards the middle on new deals), not the best clue that exists.
 
     python scripts/study_candidate_clues.py
     python scripts/study_candidate_clues.py --population-file runs/.../population.json
+    python scripts/study_candidate_clues.py --aim each --robustness 0 --temperature-scale 0.5 \
+        --population self,lite1-minilm,lite1-mpnet,lite1-zeroshot --population-file \
+        models/data/population_wide.json
     python scripts/study_candidate_clues.py --smoke
 """
 
@@ -52,6 +57,12 @@ class Args:
         "help": "the population's guess models ('default': models/data/population.json)"})
     robustness: float = field(default=0.5, metadata={
         "help": "the population's penalty on the spread of the guess rate across members"})
+    aim: str = field(default="mean", metadata={
+        "help": "the population's aim: 'mean' (the rate over every simulated voter) or 'each' "
+                "(the worst member's gap to the target, as the storyteller's aim: each)"})
+    temperature_scale: float = field(default=1.0, metadata={
+        "help": "multiplies every population member's fitted temperature (below 1: members "
+                "that vote more sharply than fitted)"})
     items: int = field(default=60, metadata={"help": "held-out tell items"})
     deals: int = field(default=4, metadata={"help": "deals of the panel's hands per item"})
     simulations: int = field(default=256, metadata={"help": "simulated deals per item"})
@@ -82,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.smoke:
         args.items, args.deals, args.simulations, args.bootstrap = 2, 2, 16, 100
+    if args.aim not in ("mean", "each"):
+        raise SystemExit(f"--aim must be 'mean' or 'each', not {args.aim!r}")
     if args.oracle and args.deals < 2:
         raise SystemExit(f"--oracle splits each item's deals in two halves: --deals must be at "
                          f"least 2 (got {args.deals})")
@@ -101,7 +114,11 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"no population file at {args.population_file!r}")
     own = members[0] if names[0] == "default" else load_member_resources("default", deck)
     own_model = GuessModel.load(DEFAULT_CALIBRATION)
+    if not args.temperature_scale > 0:
+        raise SystemExit(f"--temperature-scale must be positive, not {args.temperature_scale}")
     models = [fit.model_for(r.fingerprint, GuessModel(correlation=0.0)) for r in members]
+    models = [GuessModel(m.temperature * args.temperature_scale, m.bias, m.correlation)
+              for m in models]
     rules = RuleSet.edition("refresh-2021")
     points = storyteller_points_by_finders(rules, 5, 4)
     items = ItemSets(DeckFacts.of(deck), seed=args.seed, items=args.items, board_size=6,
@@ -134,14 +151,16 @@ def main(argv: list[str] | None = None) -> int:
         for kind, result, spread in (("self", mine, 0.0),
                                      ("population", crowd, args.robustness * crowd.spread)):
             for target in TARGETS:
-                score = np.abs(result.guess_rate - target) + spread
+                score = candidate_gaps(result, target, args.aim if kind == "population"
+                                       else "mean") + spread
                 card, clue = np.unravel_index(int(np.argmin(score)), score.shape)
                 chosen[kind][target].append((float(pooled[card, clue]), {
                     n: float(truth[n][card, clue]) for n in truth}))
 
     observed = np.concatenate(pairs["observed"])
     figures: dict[str, Any] = {"panel": table.names, "population": names,
-                               "population_file": args.population_file, "items": args.items,
+                               "population_file": args.population_file, "aim": args.aim,
+                               "temperature_scale": args.temperature_scale, "items": args.items,
                                "seed": args.seed, "candidates": int(observed.size)}
     rows = []
     for kind in ("self", "population"):
@@ -156,6 +175,12 @@ def main(argv: list[str] | None = None) -> int:
             str(t): c for t, c in zip(TARGETS, cells, strict=True)}, "per_member": {
             str(t): {n: float(np.mean([m[n] for _, m in chosen[kind][t]]))
                      for n in table.names} for t in TARGETS}}
+    print_table(f"observed rate per panel member of the closest candidate per target "
+                f"(population aiming at {'the mean' if args.aim == 'mean' else 'each member'}, "
+                f"temperatures x {args.temperature_scale})",
+                ["simulation", "member", *[f"target {t}" for t in TARGETS]],
+                [[kind, n, *(f"{figures[kind]['per_member'][str(t)][n]:.2f}" for t in TARGETS)]
+                 for kind in ("self", "population") for n in table.names], min_width=120)
     print_table(f"every candidate clue of {args.items} held-out items ({observed.size} (card, "
                 f"clue) pairs) against {', '.join(table.names)}: correlation of predicted and "
                 "observed rates, and the observed rate of the closest candidate per target "
@@ -167,6 +192,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         write_json(args.json, figures)
     return 0
+
+
+def candidate_gaps(result: Any, target: float, aim: str) -> np.ndarray:
+    """``(h, K)``: each candidate's distance to ``target``: of the rate over every simulated
+    voter (``aim="mean"``), or of its worst member (``aim="each"``; a result without per-member
+    rates falls back to the mean, as the storyteller does)."""
+    minds = getattr(result, "minds", lambda: None)() if aim == "each" else None
+    if minds is None or not len(minds):
+        return np.asarray(np.abs(result.guess_rate - target))
+    return np.asarray(np.abs(minds - target).max(axis=0))
 
 
 class Oracle:

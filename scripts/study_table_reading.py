@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     from dixit_ai.match import game_seeds
 
     if args.smoke:
-        args.games, args.workers, args.bootstrap = 2, 1, 200
+        args.games, args.workers, args.bootstrap = 1, 1, 200
     tables = [t.strip() for t in args.tables.split(",") if t.strip()]
     names = [s.strip() for s in args.storytellers.split(",") if s.strip()]
     panel = [m.strip() for m in args.panel.split(",") if m.strip()]

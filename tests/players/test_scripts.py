@@ -125,9 +125,11 @@ def test_bench_storyteller_panel_smoke(tmp_path, monkeypatch, capsys):
     run_script("bench_storyteller_panel.py", [
         "--smoke", "--out", str(tmp_path), "--json", str(out), "--population",
         "self,panel:sibling", "--panel", "panel-default-zeroshot", "--also",
-        "clip-obvious,caption-teller"], monkeypatch)
+        "clip-obvious,caption-teller", "--aim", "each", "--temperature-scale", "0.5"],
+        monkeypatch)
     figures = json.loads(out.read_text())
     assert figures["panel"] == ["panel-default-zeroshot"]
+    assert (figures["aim"], figures["temperature_scale"]) == ("each", 0.5)
     # --also: registry storytellers in the points tables, a name the bench uses relabelled.
     for which in ("panel", "random"):
         assert {f"{which}:clip-obvious", f"{which}:caption-teller (registry)"} <= set(figures)
@@ -143,6 +145,7 @@ def test_bench_storyteller_panel_smoke(tmp_path, monkeypatch, capsys):
     assert "population@0.5" in figures["targets"]
     printed = capsys.readouterr().out
     assert "held out: panel-default-zeroshot" in printed
+    assert "(aim each, robustness 0.5, temperatures x 0.5)" in printed
     assert "clip-expected: as the registry configures it (population: copy,self," in printed
     # Beside each points table, what guessers alike would allow at most.
     assert figures["panel:ceiling"]["success"] == pytest.approx(0.875)
@@ -185,12 +188,14 @@ def test_bench_storyteller_panel_refuses_an_unknown_storyteller(tmp_path, monkey
 def test_study_candidate_clues_smoke(tmp_path, monkeypatch, capsys):
     out = tmp_path / "study.json"
     run_script("study_candidate_clues.py", ["--smoke", "--oracle", "--json", str(out), "--panel",
-                                            "panel-sibling,panel-caption-reader"], monkeypatch)
+                                            "panel-sibling,panel-caption-reader", "--aim",
+                                            "each", "--temperature-scale", "0.5"], monkeypatch)
     figures = json.loads(out.read_text())
     oracle = figures["oracle"]
     assert set(oracle) == {"all members", "panel-sibling", "panel-caption-reader"}
     assert set(oracle["all members"]["0.5"]) == {"panel-sibling", "panel-caption-reader"}
     assert figures["panel"] == ["panel-sibling", "panel-caption-reader"]
+    assert (figures["aim"], figures["temperature_scale"]) == ("each", 0.5)
     assert figures["candidates"] > 0
     for kind in ("self", "population"):
         assert -1.0 <= figures[kind]["correlation"] <= 1.0
@@ -212,8 +217,22 @@ def test_study_table_reading_smoke(tmp_path, monkeypatch, capsys):
     printed = capsys.readouterr().out
     assert "table 'random'" in printed and "table 'mirror'" in printed
     records = list(tmp_path.glob("study_table_reading__*/games.jsonl"))
-    assert len(records) == 1 and len(records[0].read_text().splitlines()) == 8
+    assert len(records) == 1 and len(records[0].read_text().splitlines()) == 4
     assert (records[0].parent / "points.png").stat().st_size > 1000
+
+
+def test_the_study_aims_each_member_as_the_storyteller_does():
+    from models.players.population import PopulationResult
+
+    study = runpy.run_path(str(REPO / "scripts" / "study_candidate_clues.py"))
+    members = np.array([[[0.5, 0.2, 0.4]], [[0.5, 0.8, 0.45]]])
+    result = PopulationResult(guess_rate=members.mean(axis=0), expected_points=np.ones((1, 3)),
+                              success_rate=np.zeros((1, 3)), decoy_gap=np.zeros((1, 3)),
+                              member_rate=members, member_deals=np.array([32, 32]))
+    np.testing.assert_allclose(study["candidate_gaps"](result, 0.5, "mean"),
+                               [[0.0, 0.0, 0.075]])
+    np.testing.assert_allclose(study["candidate_gaps"](result, 0.5, "each"), [[0.0, 0.3, 0.1]])
+    assert int(np.argmin(study["candidate_gaps"](result, 0.5, "each"))) == 0
 
 
 def test_the_study_oracle_chooses_on_one_half_and_scores_the_other():
