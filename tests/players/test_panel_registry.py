@@ -15,7 +15,7 @@ from models.family import MEMBERS, weights_dir
 from models.players.panel import PANELS, member, resolve_panel
 
 POPULATION_ENTRIES = ("clip-population", "clip-expected", "clip-population-expected",
-                      "clip-reader", "clip-listener")
+                      "clip-reader", "clip-listener", "clip-calibrated")
 
 
 def _panel_entries() -> list[str]:
