@@ -198,10 +198,11 @@ def candidate_gaps(result: Any, target: float, aim: str) -> np.ndarray:
     """``(h, K)``: each candidate's distance to ``target``: of the rate over every simulated
     voter (``aim="mean"``), or of its worst member (``aim="each"``; a result without per-member
     rates falls back to the mean, as the storyteller does)."""
-    minds = getattr(result, "minds", lambda: None)() if aim == "each" else None
-    if minds is None or not len(minds):
-        return np.asarray(np.abs(result.guess_rate - target))
-    return np.asarray(np.abs(minds - target).max(axis=0))
+    from models.players.population import PopulationResult
+
+    worst = result.worst_gap(target) if aim == "each" and isinstance(
+        result, PopulationResult) else None
+    return np.asarray(np.abs(result.guess_rate - target)) if worst is None else worst
 
 
 class Oracle:

@@ -65,6 +65,14 @@ class PopulationResult(SimulationResult):
             return self.member_rate
         return self.member_rate[self.member_deals > 0]
 
+    def worst_gap(self, target: float, by_seat: bool = False) -> np.ndarray | None:
+        """``(h, K)``: the largest gap of any of :meth:`minds`' guess rates to ``target`` (the
+        distance of ``aim="each"``); ``None`` without per-member rates."""
+        rates = self.minds(by_seat)
+        if rates is None or not len(rates):
+            return None
+        return np.asarray(np.abs(rates - target).max(axis=0))
+
     def spread_of(self, by_seat: bool = False) -> np.ndarray:
         """``(h, K)``: the standard deviation of the guess rate across :meth:`minds` (0 where
         there are none)."""

@@ -320,10 +320,7 @@ class ClipStoryteller:
         if self.mode != "target" or self.aim != "each" or not isinstance(result,
                                                                          PopulationResult):
             return None
-        rates = result.minds(by_seat=True)
-        if rates is None or not len(rates):
-            return None
-        return np.asarray(np.abs(rates - self.target_guess_rate).max(axis=0))
+        return result.worst_gap(self.target_guess_rate, by_seat=True)
 
     def _order(self, rate: np.ndarray, points: np.ndarray, allowed: np.ndarray,
                spread: np.ndarray | None = None, best: float = 1.0,
