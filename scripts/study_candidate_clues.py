@@ -89,12 +89,17 @@ def main(argv: list[str] | None = None) -> int:
         draw_deals,
         simulate,
         storyteller_points_by_finders,
+        temperature_scale,
     )
 
     if args.smoke:
         args.items, args.deals, args.simulations, args.bootstrap = 2, 2, 16, 100
     if args.aim not in ("mean", "each"):
         raise SystemExit(f"--aim must be 'mean' or 'each', not {args.aim!r}")
+    try:
+        temperature_scale(args.temperature_scale, "--temperature-scale")
+    except ValueError as error:
+        raise SystemExit(str(error)) from None
     if args.oracle and args.deals < 2:
         raise SystemExit(f"--oracle splits each item's deals in two halves: --deals must be at "
                          f"least 2 (got {args.deals})")
@@ -114,11 +119,8 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"no population file at {args.population_file!r}")
     own = members[0] if names[0] == "default" else load_member_resources("default", deck)
     own_model = GuessModel.load(DEFAULT_CALIBRATION)
-    if not args.temperature_scale > 0:
-        raise SystemExit(f"--temperature-scale must be positive, not {args.temperature_scale}")
-    models = [fit.model_for(r.fingerprint, GuessModel(correlation=0.0)) for r in members]
-    models = [GuessModel(m.temperature * args.temperature_scale, m.bias, m.correlation)
-              for m in models]
+    models = [fit.model_for(r.fingerprint, GuessModel(correlation=0.0)).scaled(
+        args.temperature_scale) for r in members]
     rules = RuleSet.edition("refresh-2021")
     points = storyteller_points_by_finders(rules, 5, 4)
     items = ItemSets(DeckFacts.of(deck), seed=args.seed, items=args.items, board_size=6,

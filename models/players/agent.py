@@ -25,7 +25,6 @@ are named here too, as they were before that module was split off.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -42,7 +41,7 @@ from models.players.guesser import ClipGuesser
 from models.players.panel_models import load_member_resources
 from models.players.policy import LinearCluePolicy
 from models.players.resources import PlayerResources
-from models.players.simulation import GuessModel
+from models.players.simulation import GuessModel, temperature_scale
 from models.players.storyteller import ClipStoryteller, Mode, StoryDecision
 from models.players.table_reading import TableBelief, read_table
 from models.players.teller_reading import StorytellerReader, load_reader
@@ -186,11 +185,8 @@ class ClipAgent:
         )
         self.population: list[Any] | None = _population_names(population)
         self.population_calibration = population_calibration
-        if not (isinstance(population_temperature_scale, int | float)
-                and 0 < population_temperature_scale < float("inf")):
-            raise ValueError(f"{name}: population_temperature_scale must be a positive number, "
-                             f"not {population_temperature_scale!r}")
-        self.population_temperature_scale = float(population_temperature_scale)
+        self.population_temperature_scale = temperature_scale(
+            population_temperature_scale, f"{name}: population_temperature_scale")
         if read_table and not self.population:
             raise ValueError(f"{name}: read_table needs a population of minds to tell apart "
                              "(population=...)")
@@ -271,10 +267,7 @@ class ClipAgent:
                     GuessModel(correlation=0.0)
                 model = fallback if fit is None else fit.model_for(resources.fingerprint,
                                                                    fallback)
-                if self.population_temperature_scale != 1.0:
-                    model = replace(model, temperature=model.temperature
-                                    * self.population_temperature_scale)
-                members.append((resources, model))
+                members.append((resources, model.scaled(self.population_temperature_scale)))
             self._population = members
         return self._population
 

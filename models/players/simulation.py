@@ -41,8 +41,9 @@ tables lie in between. Either way the guess rate is the mean of the ``p_g``.
 from __future__ import annotations
 
 import json
+import math
 import threading
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -79,6 +80,14 @@ class GuessModel:
         if not 0.0 <= self.correlation <= 1.0:
             raise ValueError(f"correlation must be in [0, 1], not {self.correlation}")
 
+    def scaled(self, factor: float) -> GuessModel:
+        """This model with its temperature times ``factor`` (below 1: sharper votes).
+
+        Raises:
+            ValueError: ``factor`` is not a positive finite number (:func:`temperature_scale`).
+        """
+        return replace(self, temperature=self.temperature * temperature_scale(factor))
+
     def save(self, path: str | Path, **extra: object) -> None:
         """Write the parameters (and ``extra`` notes) as JSON."""
         Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -107,6 +116,18 @@ class GuessModel:
         logits -= logits.max()
         weights = np.exp(logits)
         return weights / weights.sum()
+
+
+def temperature_scale(value: object, what: str = "a temperature scale") -> float:
+    """``value`` as a factor on guess-model temperatures.
+
+    Raises:
+        ValueError: ``value`` is not a positive finite number; the message names ``what``.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float) or not (
+            0 < value < math.inf):
+        raise ValueError(f"{what} must be a positive finite number, not {value!r}")
+    return float(value)
 
 
 _buffers: dict[tuple[str, tuple[int, ...]], np.ndarray] = {}

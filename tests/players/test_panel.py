@@ -397,6 +397,6 @@ def test_the_temperature_scale_sharpens_every_fitted_member_but_the_copy(tmp_pat
         assert model.temperature == pytest.approx(0.5 * fitted.temperature)
         assert (model.bias, model.correlation) == (fitted.bias, fitted.correlation)
     assert sharp.describe()["population_temperature_scale"] == 0.5
-    for bad in (0, -1.0, float("nan"), float("inf"), "0.5"):
+    for bad in (0, -1.0, float("nan"), float("inf"), "0.5", True):
         with pytest.raises(ValueError, match="population_temperature_scale must be a positive"):
             ClipAgent(deck=own, population_temperature_scale=bad, **SMALL)

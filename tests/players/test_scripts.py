@@ -221,6 +221,16 @@ def test_study_table_reading_smoke(tmp_path, monkeypatch, capsys):
     assert (records[0].parent / "points.png").stat().st_size > 1000
 
 
+@pytest.mark.parametrize("bad, message", [
+    (["--temperature-scale", "0"], "--temperature-scale must be a positive finite number"),
+    (["--temperature-scale", "inf"], "--temperature-scale must be a positive finite number"),
+    (["--aim", "every"], "--aim must be 'mean' or 'each'")])
+def test_the_study_refuses_a_bad_aim_or_scale_before_loading_anything(bad, message, monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["study_candidate_clues.py", "--smoke", *bad])
+    with pytest.raises(SystemExit, match=message):
+        runpy.run_path(str(REPO / "scripts" / "study_candidate_clues.py"), run_name="__main__")
+
+
 def test_the_study_aims_each_member_as_the_storyteller_does():
     from models.players.population import PopulationResult
 
