@@ -65,12 +65,17 @@ class Args:
         "help": "the population storyteller's penalty on the spread across members"})
     aim: str = field(default="mean", metadata={
         "help": "the population storyteller's aim in target mode: 'mean' (the rate over every "
-                "simulated voter) or 'each' (every member's rate: the worst member's gap)"})
+                "simulated voter), 'each' (every member's rate: the worst member's gap) or "
+                "'rms' (every member's rate: the root mean square of their gaps)"})
     temperature_scale: float = field(default=1.0, metadata={
         "help": "the population storyteller's scale of its members' fitted temperatures (below "
                 "1: sharper; the registry's clip-calibrated uses 0.5)"})
     table_mix: float = field(default=0.0, metadata={
         "help": "the population storyteller's share of simulated tables of one kind of mind"})
+    tolerance: float = field(default=0.02, metadata={
+        "help": "the population storyteller's tolerance in target mode: among candidates within "
+                "it of the nearest one's distance to the target, the most expected points is "
+                "chosen (0: the nearest; the registry's clip-calibrated uses 0)"})
     items: int = field(default=200, metadata={
         "help": "tell items (hands); 200 puts the points differences within about +-0.17"})
     deals: int = field(default=4, metadata={"help": "deals of the panel's hands per item"})
@@ -273,7 +278,8 @@ def main(argv: list[str] | None = None) -> int:
 
     crowd = {"population": args.population, "population_calibration": population_file,
              "robustness": args.robustness, "table_mix": args.table_mix, "aim": args.aim,
-             "population_temperature_scale": args.temperature_scale}
+             "population_temperature_scale": args.temperature_scale,
+             "tolerance": args.tolerance}
     config = BenchConfig(models=storytellers(crowd, extra) + also,
                          tasks=["tell"], seed=args.seed, items=args.items,
                          reference_deals=args.deals, panel=args.panel,
@@ -286,7 +292,8 @@ def main(argv: list[str] | None = None) -> int:
     first = next(iter(models.values()))
     print(f"\npanel: {', '.join(names)}; every storyteller was evaluated against all of them "
           f"(held out: {', '.join(first['held_out'])}); population: {args.population} (aim "
-          f"{args.aim}, robustness {args.robustness}, temperatures x {args.temperature_scale}); "
+          f"{args.aim}, robustness {args.robustness}, temperatures x {args.temperature_scale}, "
+          f"tolerance {args.tolerance}); "
           f"{args.items} held-out items (seed {args.seed}) x {args.deals} deals")
     print(f"clip-expected: as the registry configures it ({registry_crowd('clip-expected')}); "
           f"population-expected: expected points over --population ({args.population}, table "
@@ -295,7 +302,8 @@ def main(argv: list[str] | None = None) -> int:
     figures: dict[str, Any] = {"panel": names, "population": members, "aim": args.aim,
                                "robustness": args.robustness,
                                "temperature_scale": args.temperature_scale,
-                               "items": args.items, "seed": args.seed, "targets": {}}
+                               "tolerance": args.tolerance, "items": args.items,
+                               "seed": args.seed, "targets": {}}
     for kind in ("self", "population"):
         rows = []
         observed_means = []

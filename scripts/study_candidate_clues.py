@@ -43,6 +43,10 @@ from tqdm import tqdm
 
 from dixit_ai.reporting import mean_interval, print_table, write_json
 from models.players.cli import parse_args
+from models.players.population import AIMS
+
+AIM_WORDS = {"mean": "the mean", "each": "each member (the worst gap)",
+             "rms": "each member (the root mean square of the gaps)"}
 
 TARGETS = (0.1, 0.25, 0.5, 0.75, 0.9)
 
@@ -58,8 +62,9 @@ class Args:
     robustness: float = field(default=0.5, metadata={
         "help": "the population's penalty on the spread of the guess rate across members"})
     aim: str = field(default="mean", metadata={
-        "help": "the population's aim: 'mean' (the rate over every simulated voter) or 'each' "
-                "(the worst member's gap to the target, as the storyteller's aim: each)"})
+        "help": "the population's aim: 'mean' (the rate over every simulated voter), 'each' "
+                "(the worst member's gap to the target) or 'rms' (the root mean square of the "
+                "members' gaps), as the storyteller's aim"})
     temperature_scale: float = field(default=1.0, metadata={
         "help": "multiplies every population member's fitted temperature (below 1: members "
                 "that vote more sharply than fitted)"})
@@ -94,8 +99,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.smoke:
         args.items, args.deals, args.simulations, args.bootstrap = 2, 2, 16, 100
-    if args.aim not in ("mean", "each"):
-        raise SystemExit(f"--aim must be 'mean' or 'each', not {args.aim!r}")
+    if args.aim not in AIMS:
+        raise SystemExit(f"--aim must be one of {', '.join(AIMS)}, not {args.aim!r}")
     try:
         temperature_scale(args.temperature_scale, "--temperature-scale")
     except ValueError as error:
@@ -178,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
             str(t): {n: float(np.mean([m[n] for _, m in chosen[kind][t]]))
                      for n in table.names} for t in TARGETS}}
     print_table(f"observed rate per panel member of the closest candidate per target "
-                f"(population aiming at {'the mean' if args.aim == 'mean' else 'each member'}, "
+                f"(population aiming at {AIM_WORDS[args.aim]}, "
                 f"temperatures x {args.temperature_scale})",
                 ["simulation", "member", *[f"target {t}" for t in TARGETS]],
                 [[kind, n, *(f"{figures[kind]['per_member'][str(t)][n]:.2f}" for t in TARGETS)]
@@ -198,11 +203,12 @@ def main(argv: list[str] | None = None) -> int:
 
 def candidate_gaps(result: Any, target: float, aim: str) -> np.ndarray:
     """``(h, K)``: each candidate's distance to ``target``: of the rate over every simulated
-    voter (``aim="mean"``), or of its worst member (``aim="each"``; a result without per-member
-    rates falls back to the mean, as the storyteller does)."""
+    voter (``aim="mean"``), of its worst member (``aim="each"``) or the root mean square of the
+    members' gaps (``aim="rms"``); a result without per-member rates falls back to the mean, as
+    the storyteller does."""
     from models.players.population import PopulationResult
 
-    worst = result.worst_gap(target) if aim == "each" and isinstance(
+    worst = result.member_gap(target, aim) if aim != "mean" and isinstance(
         result, PopulationResult) else None
     return np.asarray(np.abs(result.guess_rate - target)) if worst is None else worst
 

@@ -92,10 +92,12 @@ class ClipAgent:
             (not a ``copy``'s, which keeps this agent's own calibration); below 1, members vote
             more sharply than fitted. The fit's temperatures are fitted to how *other* models
             vote, so they absorb the disagreement between minds as noise; a storyteller that
-            models that disagreement by the members themselves (``aim="each"``) would count it
-            twice. ``clip-calibrated`` uses 0.5, chosen on development items (README).
+            models that disagreement by the members themselves (``aim="each"`` or ``"rms"``)
+            would count it twice. ``clip-calibrated`` uses 0.5, chosen on development items
+            (README).
         robustness: See :class:`ClipStoryteller`.
-        aim: See :class:`ClipStoryteller` (``"each"``: in target mode, every member's rate).
+        aim: See :class:`ClipStoryteller` (``"each"`` or ``"rms"``: in target mode, every
+            member's rate).
         table_mix: See :class:`ClipStoryteller`.
         read_table: With a population: the storyteller learns which minds sit at the table from
             their revealed votes (:mod:`models.players.table_reading`) and simulates those;

@@ -35,6 +35,11 @@ from models.players.simulation import MIN_TEMPERATURE, GuessModel, SimulationRes
 POPULATION_FORMAT = "dixit-ai population v1"
 DEFAULT_POPULATION_FILE = Path(__file__).resolve().parents[1] / "data" / "population.json"
 """Per-member guess models fitted from cross-play records (``scripts/fit_calibration.py``)."""
+AIMS = ("mean", "each", "rms")
+"""How a target-mode storyteller with a population measures a candidate's distance to its
+target: ``mean``, the rate over every simulated voter; ``each``, the worst member's gap;
+``rms``, the root mean square of the members' gaps (:meth:`PopulationResult.member_gap`)."""
+MEMBER_AIMS = AIMS[1:]
 SHIPPED_POPULATION_FILES = {
     "default": DEFAULT_POPULATION_FILE,
     "wide": DEFAULT_POPULATION_FILE.with_name("population_wide.json"),
@@ -65,13 +70,25 @@ class PopulationResult(SimulationResult):
             return self.member_rate
         return self.member_rate[self.member_deals > 0]
 
-    def worst_gap(self, target: float, by_seat: bool = False) -> np.ndarray | None:
-        """``(h, K)``: the largest gap of any of :meth:`minds`' guess rates to ``target`` (the
-        distance of ``aim="each"``); ``None`` without per-member rates."""
+    def member_gap(self, target: float, aim: str = "each", by_seat: bool = False
+                   ) -> np.ndarray | None:
+        """``(h, K)``: how far :meth:`minds`' guess rates are from ``target`` together: the
+        largest gap of any of them (``aim="each"``), or the root mean square of their gaps
+        (``aim="rms"``: a mind that cannot reach the target counts as one among the others
+        instead of deciding the choice alone). ``None`` without per-member rates.
+
+        Raises:
+            ValueError: ``aim`` is neither ``"each"`` nor ``"rms"``.
+        """
+        if aim not in MEMBER_AIMS:
+            raise ValueError(f"a per-member aim is one of {', '.join(MEMBER_AIMS)}, not {aim!r}")
         rates = self.minds(by_seat)
         if rates is None or not len(rates):
             return None
-        return np.asarray(np.abs(rates - target).max(axis=0))
+        gaps = np.abs(rates - target)
+        if aim == "rms":
+            return np.asarray(np.sqrt((gaps ** 2).mean(axis=0)))
+        return np.asarray(gaps.max(axis=0))
 
     def spread_of(self, by_seat: bool = False) -> np.ndarray:
         """``(h, K)``: the standard deviation of the guess rate across :meth:`minds` (0 where

@@ -28,7 +28,7 @@ import numpy as np
 
 from dixit_ai.rules import View, voting_seats
 from models.players.policy import LinearCluePolicy, candidate_features
-from models.players.population import PopulationResult, simulate_population
+from models.players.population import AIMS, PopulationResult, simulate_population
 from models.players.resources import PlayerResources
 from models.players.simulation import (
     GuessModel,
@@ -106,7 +106,10 @@ class ClipStoryteller:
             rate over every simulated voter at the target; ``"each"`` aims every member's (for a
             storyteller that read its table, every opponent's) rate at it: a candidate's
             distance is its *worst* member's gap to the target (the issue's per-mind target,
-            as the candidate-clue study's oracle chooses), plus ``robustness * spread``.
+            as the candidate-clue study's oracle chooses), plus ``robustness * spread``;
+            ``"rms"`` aims every member's rate too, its distance the root mean square of the
+            members' gaps (a member that cannot reach the target, as no clue some mind finds
+            three times in four may exist, no longer decides the choice alone).
         table_mix: With a population: the share of simulated deals in which the whole table
             is one member (:func:`models.players.population.assignment`), for a storyteller
             that does not know whether it faces different minds or copies of one (a clue that
@@ -143,8 +146,8 @@ class ClipStoryteller:
             raise ValueError(f"robustness must be at least 0, not {self.robustness}")
         if not 0.0 <= self.table_mix <= 1.0:
             raise ValueError(f"table_mix must be in [0, 1], not {self.table_mix}")
-        if self.aim not in ("mean", "each"):
-            raise ValueError(f"aim must be 'mean' or 'each', not {self.aim!r}")
+        if self.aim not in AIMS:
+            raise ValueError(f"aim must be one of {', '.join(AIMS)}, not {self.aim!r}")
 
     def pair_candidates(self, resources: PlayerResources, card: int,
                         card_vector: np.ndarray) -> list[str]:
@@ -287,8 +290,9 @@ class ClipStoryteller:
 
         def resimulate(cards: np.ndarray, clues: np.ndarray, n: int
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
-            """Guess rates, points, spread across members and worst member's gap to the
-            target (``aim="each"``) of the pairs (cards[i], clues[i]) on n fresh deals."""
+            """Guess rates, points, spread across members and the members' gap to the
+            target (``aim="each"`` or ``"rms"``) of the pairs (cards[i], clues[i]) on n fresh
+            deals."""
             deals = draw_deals(rng, len(pool_sims), n, n_players - 1, hand_size, hand_weights)
             if models:
                 fresh = run([h[cards, clues][None, :] for h in member_hands],
@@ -296,7 +300,7 @@ class ClipStoryteller:
             else:
                 fresh = run(hand_sims[cards, clues][None, :], pool_sims[:, clues], deals)
             spread = _spread(fresh, self.mode)
-            worst = self._worst_gap(fresh)
+            worst = self._member_gap(fresh)
             return (fresh.guess_rate[0], fresh.expected_points[0],
                     None if spread is None else spread[0], None if worst is None else worst[0])
 
@@ -313,21 +317,22 @@ class ClipStoryteller:
         return self._select(hand, texts, is_pair, hand_sims, result, allowed, rng, sources,
                             resimulate, sharp, float(points_by_finders.max()))
 
-    def _worst_gap(self, result: SimulationResult) -> np.ndarray | None:
-        """``(h, K)``: the largest gap of any member's (or, having read its table, any
-        opponent's) guess rate to the target, with ``aim="each"`` in target mode; else
-        ``None``."""
-        if self.mode != "target" or self.aim != "each" or not isinstance(result,
+    def _member_gap(self, result: SimulationResult) -> np.ndarray | None:
+        """``(h, K)``: the gap of the members' (or, having read its table, the opponents')
+        guess rates to the target, the worst one's (``aim="each"``) or their root mean square
+        (``aim="rms"``), in target mode; else ``None``."""
+        if self.mode != "target" or self.aim == "mean" or not isinstance(result,
                                                                          PopulationResult):
             return None
-        return result.worst_gap(self.target_guess_rate, by_seat=True)
+        return result.member_gap(self.target_guess_rate, self.aim, by_seat=True)
 
     def _order(self, rate: np.ndarray, points: np.ndarray, allowed: np.ndarray,
                spread: np.ndarray | None = None, best: float = 1.0,
                worst: np.ndarray | None = None) -> np.ndarray:
         """Flat candidate indices, best first, by the storyteller's rule (``best``: the most
         points a storyteller can score, the scale of the robustness penalty on points;
-        ``worst``: the worst member's gap to the target, the distance with ``aim="each"``)."""
+        ``worst``: the members' gap to the target, the distance with ``aim="each"`` or
+        ``"rms"``)."""
         points = np.where(allowed, points, -np.inf)
         if self.mode == "expected_points":
             if spread is not None and self.robustness > 0:
@@ -362,7 +367,7 @@ class ClipStoryteller:
             cards, clues = np.unravel_index(order[: self.runner_ups + 1], shape)
         else:
             order = self._order(result.guess_rate, result.expected_points, allowed2,
-                                _spread(result, self.mode), best, self._worst_gap(result))
+                                _spread(result, self.mode), best, self._member_gap(result))
             shortlist = order[: max(self.refine, self.runner_ups + 1)]
             if sharp is not None and self.refine > 0 and self.refine_simulations > 0:
                 extra = self._order(sharp[0], sharp[1], allowed2)[: self.sharp_shortlist]

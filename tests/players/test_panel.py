@@ -368,16 +368,41 @@ def test_aiming_at_each_member_prefers_the_clue_every_mind_finds_at_the_target()
     for aim, first in (("mean", 1), ("each", 0)):
         story = ClipStoryteller(mode="target", target_guess_rate=0.5, aim=aim)
         order = story._order(result.guess_rate, result.expected_points, allowed, None, 3.0,
-                             story._worst_gap(result))
+                             story._member_gap(result))
         assert int(order[0]) == first, aim
     each = ClipStoryteller(mode="target", target_guess_rate=0.5, aim="each")
-    np.testing.assert_allclose(each._worst_gap(result), [[0.0, 0.3, 0.1]])
+    np.testing.assert_allclose(each._member_gap(result), [[0.0, 0.3, 0.1]])
     # A member in no deal does not count; expected-points mode has no per-member aim.
     absent = PopulationResult(**{**result.__dict__, "member_deals": np.array([0, 32])})
-    np.testing.assert_allclose(each._worst_gap(absent), [[0.0, 0.3, 0.05]])
-    assert ClipStoryteller(mode="expected_points", aim="each")._worst_gap(result) is None
-    with pytest.raises(ValueError, match="aim must be 'mean' or 'each'"):
+    np.testing.assert_allclose(each._member_gap(absent), [[0.0, 0.3, 0.05]])
+    assert ClipStoryteller(mode="expected_points", aim="each")._member_gap(result) is None
+    with pytest.raises(ValueError, match="aim must be one of mean, each, rms, not 'every'"):
         ClipStoryteller(aim="every")
+    with pytest.raises(ValueError, match="per-member aim is one of each, rms, not 'mean'"):
+        result.member_gap(0.5, "mean")
+
+
+def test_the_root_mean_square_aim_lets_no_single_mind_decide_alone():
+    from models.players.population import PopulationResult
+    from models.players.storyteller import ClipStoryteller
+
+    # Target 0.75, three members, three clues. Clue 0: two members at 0.75, the third (a mind
+    # no clue reaches 0.75 for) at 0.45. Clue 1: every member near 0.5, the best the third can
+    # do beside the others. Clue 2: the mean at 0.75 from members at 1.0, 1.0 and 0.25.
+    members = np.array([[[0.75, 0.55, 1.0]], [[0.75, 0.55, 1.0]], [[0.45, 0.5, 0.25]]])
+    result = PopulationResult(guess_rate=members.mean(axis=0),
+                              expected_points=np.zeros((1, 3)), success_rate=np.zeros((1, 3)),
+                              decoy_gap=np.zeros((1, 3)), member_rate=members,
+                              member_deals=np.array([32, 32, 32]))
+    np.testing.assert_allclose(result.member_gap(0.75, "each"), [[0.3, 0.25, 0.5]])
+    np.testing.assert_allclose(result.member_gap(0.75, "rms"),
+                               [[np.sqrt(0.09 / 3), np.sqrt(0.1425 / 3), np.sqrt(0.375 / 3)]])
+    allowed = np.ones((1, 3), dtype=bool)
+    for aim, first in (("mean", 2), ("each", 1), ("rms", 0)):
+        story = ClipStoryteller(mode="target", target_guess_rate=0.75, aim=aim, tolerance=0.0)
+        order = story._order(result.guess_rate, result.expected_points, allowed, None, 3.0,
+                             story._member_gap(result))
+        assert int(order[0]) == first, aim
 
 
 def test_the_temperature_scale_sharpens_every_fitted_member_but_the_copy(tmp_path):

@@ -125,11 +125,19 @@ def test_bench_storyteller_panel_smoke(tmp_path, monkeypatch, capsys):
     run_script("bench_storyteller_panel.py", [
         "--smoke", "--out", str(tmp_path), "--json", str(out), "--population",
         "self,panel:sibling", "--panel", "panel-default-zeroshot", "--also",
-        "clip-obvious,caption-teller", "--aim", "each", "--temperature-scale", "0.5"],
-        monkeypatch)
+        "clip-obvious,caption-teller", "--aim", "rms", "--temperature-scale", "0.5",
+        "--tolerance", "0"], monkeypatch)
     figures = json.loads(out.read_text())
     assert figures["panel"] == ["panel-default-zeroshot"]
-    assert (figures["aim"], figures["temperature_scale"]) == ("each", 0.5)
+    assert (figures["aim"], figures["temperature_scale"], figures["tolerance"]) == ("rms", 0.5,
+                                                                                     0.0)
+    # The population storytellers were built with them; the self-tuned ones were not.
+    header = json.loads(next(tmp_path.glob("bench_storyteller_panel__*/bench__*/bench.json"))
+                        .read_text())
+    kwargs = {m["label"]: m["kwargs"] for m in header["config"]["models"]}
+    assert {k: kwargs["population@0.5"][k] for k in ("aim", "tolerance")} == {
+        "aim": "rms", "tolerance": 0.0}
+    assert "tolerance" not in kwargs["self@0.5"]
     # --also: registry storytellers in the points tables, a name the bench uses relabelled.
     for which in ("panel", "random"):
         assert {f"{which}:clip-obvious", f"{which}:caption-teller (registry)"} <= set(figures)
@@ -145,7 +153,7 @@ def test_bench_storyteller_panel_smoke(tmp_path, monkeypatch, capsys):
     assert "population@0.5" in figures["targets"]
     printed = capsys.readouterr().out
     assert "held out: panel-default-zeroshot" in printed
-    assert "(aim each, robustness 0.5, temperatures x 0.5)" in printed
+    assert "(aim rms, robustness 0.5, temperatures x 0.5, tolerance 0.0)" in printed
     assert "clip-expected: as the registry configures it (population: copy,self," in printed
     # Beside each points table, what guessers alike would allow at most.
     assert figures["panel:ceiling"]["success"] == pytest.approx(0.875)
@@ -224,7 +232,7 @@ def test_study_table_reading_smoke(tmp_path, monkeypatch, capsys):
 @pytest.mark.parametrize("bad, message", [
     (["--temperature-scale", "0"], "--temperature-scale must be a positive finite number"),
     (["--temperature-scale", "inf"], "--temperature-scale must be a positive finite number"),
-    (["--aim", "every"], "--aim must be 'mean' or 'each'")])
+    (["--aim", "every"], "--aim must be one of mean, each, rms, not 'every'")])
 def test_the_study_refuses_a_bad_aim_or_scale_before_loading_anything(bad, message, monkeypatch):
     monkeypatch.setattr(sys, "argv", ["study_candidate_clues.py", "--smoke", *bad])
     with pytest.raises(SystemExit, match=message):
