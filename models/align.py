@@ -21,12 +21,12 @@ import numpy as np
 
 from models.base import fingerprint_of
 from models.cache import EmbeddingCache, default_cache
+from models.default_head import AlignmentHead
 from models.default_model import (
     FEATURE_DIM,
     IMAGE_SIZES,
     N_CLASSES,
     TEXT_DIM,
-    AlignmentHead,
     ImageTower,
 )
 
@@ -198,7 +198,7 @@ def train_head(
     import torch
     from tqdm.auto import tqdm
 
-    from models.default_model import zero_shot_embeddings
+    from models.default_head import zero_shot_embeddings
 
     rng = np.random.default_rng(config.seed)
     torch.manual_seed(config.seed)
@@ -288,7 +288,7 @@ def train_head(
             bar.set_postfix(loss=f"{entry['loss']:.3f}")
             running = dict.fromkeys(running, 0.0)
 
-    from models.default_model import feature_distance
+    from models.default_head import feature_distance
 
     distances = feature_distance(data.features, mean, std)
     gate_low = float(np.quantile(distances, config.gate_quantile))

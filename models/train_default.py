@@ -277,7 +277,7 @@ def run(args: Args) -> int:
     boards = make_boards(
         descriptions, eval_captions, seed=args.seed, boards_per_query=args.boards_per_query
     )
-    from models.default_model import zero_shot_embeddings
+    from models.default_head import zero_shot_embeddings
 
     own = model_label(args)
     contenders: dict[str, np.ndarray] = {
@@ -360,7 +360,7 @@ def run(args: Args) -> int:
 
 
 def contenders_head_alone(head: Any, pooled: np.ndarray, raw: np.ndarray) -> np.ndarray:
-    from models.default_model import embed_from_features
+    from models.default_head import embed_from_features
 
     return embed_from_features(
         pooled, raw, weight=head.weight, bias=head.bias, feature_mean=head.feature_mean,

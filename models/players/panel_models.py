@@ -103,7 +103,7 @@ class HeadVariantEmbedder(Embedder):
         self.fingerprint = fingerprint_of(self.info)
 
     def _encode_image_batch(self, images: list[Any]) -> np.ndarray:
-        from models.default_model import embed_from_features, zero_shot_embeddings
+        from models.default_head import embed_from_features, zero_shot_embeddings
 
         features, logits = self.base.features(images)
         if self.variant == "default-zeroshot":

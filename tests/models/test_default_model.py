@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from models import WeightsChecksumError, load_embedder
+from models.default_head import AlignmentHead
 from models.default_model import (
-    AlignmentHead,
     ImageTower,
     default_head_path,
 )
@@ -76,7 +76,7 @@ def test_photographs_are_ranked_well_above_chance():
     """Not worse than ImageNet zero-shot alone on the photo set, and far above chance."""
     from PIL import Image
 
-    from models.default_model import zero_shot_embeddings
+    from models.default_head import zero_shot_embeddings
     from models.evaluation import caption_retrieval, load_photo_set, photo_set_path
 
     embedder = load_embedder("default", device="cpu")
@@ -126,7 +126,7 @@ def test_head_round_trip(tmp_path, hidden):
 
 
 def test_gate_falls_back_to_zero_shot_far_from_training_cards():
-    from models.default_model import zero_shot_embeddings
+    from models.default_head import zero_shot_embeddings
 
     rng = np.random.default_rng(1)
     head = _random_head(0, rng)

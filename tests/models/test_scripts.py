@@ -26,7 +26,7 @@ def test_train_default_model_smoke(tmp_path, monkeypatch):
         ["--smoke", "--runs-dir", str(tmp_path), "--head-path", str(head)],
         monkeypatch,
     )
-    from models.default_model import AlignmentHead
+    from models.default_head import AlignmentHead
 
     assert AlignmentHead.load(head).metadata["train_cards"] == 48
     (run,) = tmp_path.glob("train_default_model__0__*")
