@@ -13,7 +13,7 @@ from dixit_ai.records import GameRecord
 from dixit_ai.replay import replay_record
 from dixit_ai.web.manager import bot_problem
 from tests.web.conftest import create, manager_of, server_offering
-from tests.web.test_api import play_out
+from tests.web.playing import play_out
 
 pytestmark = [
     pytest.mark.slow,  # embeds the test deck's cards with the default model (cold cache)

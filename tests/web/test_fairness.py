@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from dixit_ai.web.fairness import commitment
 from dixit_ai.web.session import Session
 from tests.web.conftest import create, join, manager_of
-from tests.web.test_api import int_values, play_out
+from tests.web.playing import int_values, play_out
 
 
 def strings(value: Any) -> list[str]:

@@ -20,7 +20,7 @@ from dixit_ai.web.app import create_app
 from dixit_ai.web.messages import PUBLIC_KEYS, game_payload, rules_help
 from dixit_ai.web.session import Session
 from tests.web.conftest import Seat, create, join, manager_of, server_offering, simple_move
-from tests.web.test_api import play_out, record_of
+from tests.web.playing import play_out, record_of
 
 
 def test_a_spectator_sees_public_information_only_and_cannot_act(client: TestClient) -> None:

@@ -12,7 +12,7 @@ from dixit_ai.replay import replay_record
 from dixit_ai.rules import RuleSet
 from dixit_ai.web.messages import rules_help
 from tests.web.conftest import create, join, server_offering
-from tests.web.test_api import play_and_check_every_message, play_out, record_of
+from tests.web.playing import play_and_check_every_message, play_out, record_of
 
 TEAMS: dict[str, Any] = {"edition": "odyssey-2011", "seats": 6, "variant": "teams",
                          "score_limit": None}
