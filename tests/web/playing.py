@@ -64,6 +64,18 @@ META_KEYS = {"id", "title", "status", "edition", "n_players", "deck", "score_lim
 SEAT_KEYS = {"seat", "name", "kind", "bot", "person", "connected", "colour"}
 
 
+def true_states(session: Session) -> list[Any]:
+    """The true state of a table before any event and after each one, rebuilt from its log
+    (what every message a seat was sent is checked against)."""
+    replay = Session(rules=session.rules, seed=session.seed, seats=session.seats,
+                     card_ids=session.card_ids, deck_entry=session.deck_entry)
+    truth = [replay.state]
+    for event in session.events:
+        replay.apply(event)
+        truth.append(replay.state)
+    return truth
+
+
 def play_and_check_every_message(client: TestClient, **table: Any) -> GameRecord:
     """Play a table with three people and bots over HTTP, every person on a WebSocket too;
     check every message any seat was sent against the seat's view of the true state."""
@@ -87,13 +99,7 @@ def play_and_check_every_message(client: TestClient, **table: Any) -> GameRecord
 
     session = manager_of(client).tables[made["table_id"]].session
     assert session is not None and session.state.is_over
-    # The true state after each event, rebuilt from the log.
-    replay = Session(rules=session.rules, seed=session.seed, seats=session.seats,
-                     card_ids=session.card_ids, deck_entry=session.deck_entry)
-    truth = [replay.state]
-    for event in session.events:
-        replay.apply(event)
-        truth.append(replay.state)
+    truth = true_states(session)
     rules = session.rules
 
     socket_messages = [m for _, _, m in sent if m.get("type") == "state" and m["game"]]

@@ -18,9 +18,8 @@ from dixit_ai.replay import replay_record
 from dixit_ai.rules import RuleSet, observe
 from dixit_ai.web.app import create_app
 from dixit_ai.web.messages import PUBLIC_KEYS, game_payload, rules_help
-from dixit_ai.web.session import Session
 from tests.web.conftest import Seat, create, join, manager_of, server_offering, simple_move
-from tests.web.playing import play_out, record_of
+from tests.web.playing import play_out, record_of, true_states
 
 
 def test_a_spectator_sees_public_information_only_and_cannot_act(client: TestClient) -> None:
@@ -42,12 +41,7 @@ def test_a_spectator_sees_public_information_only_and_cannot_act(client: TestCli
     assert public["game"]["phase"] == "over" and len(public["history"]) >= 2
     session = manager_of(client).tables[made["table_id"]].session
     assert session is not None
-    replay = Session(rules=session.rules, seed=session.seed, seats=session.seats,
-                     card_ids=session.card_ids, deck_entry=session.deck_entry)
-    truth = [replay.state]
-    for event in session.events:
-        replay.apply(event)
-        truth.append(replay.state)
+    truth = true_states(session)
     watched = [m for seat, m in sent if seat == -1 and m["type"] == "state" and m["game"]]
     assert len(watched) > 20
     for message in watched:
