@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from dixit_ai.reporting import Interval, print_table, write_json
-from models.players.cli import SMOKE_AGENT_OPTIONS, parse_args
+from models.players.cli import SMOKE_AGENT_OPTIONS, parse_args, refuse_bad_population_options
 
 TARGETS = (0.1, 0.25, 0.5, 0.75, 0.9)
 CHECKED = (0.25, 0.5, 0.75)
@@ -252,6 +252,7 @@ def _mark(ok: bool) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
+    refuse_bad_population_options(args.aim, args.temperature_scale, args.tolerance)
     from dixit_ai.rules import RuleSet
     from models.bench import BenchConfig, run_bench
     from models.bench.analysis import read_run

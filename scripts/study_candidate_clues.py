@@ -8,8 +8,9 @@ boards, as the benchmark plays them: :meth:`models.bench.panel.PanelTable.found_
 the rate each simulation predicts (the self-simulating storyteller with its fitted guess model;
 the population of ``--population`` with the guess models of ``--population-file``, their
 temperatures times ``--temperature-scale``). Then, per target, the candidate a storyteller would
-choose by closeness (of the rate over every voter, or with ``--aim each`` of its worst member;
-the population's robustness penalty included) and the panel's observed rate of it, pooled and
+choose by closeness (of the rate over every voter, or with ``--aim each`` of its worst member,
+with ``--aim rms`` the root mean square of its members' gaps; the population's robustness
+penalty included) and the panel's observed rate of it, pooled and
 per member. Pair clues and the refinement steps of a
 real decision are left out (vocabulary clues, one simulation each), so its figures are close to
 the benchmark's, not equal: it is for comparing guess models quickly (a fit with and without a
@@ -42,8 +43,7 @@ import numpy as np
 from tqdm import tqdm
 
 from dixit_ai.reporting import mean_interval, print_table, write_json
-from models.players.cli import parse_args
-from models.players.population import AIMS
+from models.players.cli import parse_args, refuse_bad_population_options
 
 AIM_WORDS = {"mean": "the mean", "each": "each member (the worst gap)",
              "rms": "each member (the root mean square of the gaps)"}
@@ -94,17 +94,11 @@ def main(argv: list[str] | None = None) -> int:
         draw_deals,
         simulate,
         storyteller_points_by_finders,
-        temperature_scale,
     )
 
     if args.smoke:
         args.items, args.deals, args.simulations, args.bootstrap = 2, 2, 16, 100
-    if args.aim not in AIMS:
-        raise SystemExit(f"--aim must be one of {', '.join(AIMS)}, not {args.aim!r}")
-    try:
-        temperature_scale(args.temperature_scale, "--temperature-scale")
-    except ValueError as error:
-        raise SystemExit(str(error)) from None
+    refuse_bad_population_options(args.aim, args.temperature_scale)
     if args.oracle and args.deals < 2:
         raise SystemExit(f"--oracle splits each item's deals in two halves: --deals must be at "
                          f"least 2 (got {args.deals})")
@@ -208,9 +202,9 @@ def candidate_gaps(result: Any, target: float, aim: str) -> np.ndarray:
     the storyteller does."""
     from models.players.population import PopulationResult
 
-    worst = result.member_gap(target, aim) if aim != "mean" and isinstance(
+    gap = result.member_gap(target, aim) if aim != "mean" and isinstance(
         result, PopulationResult) else None
-    return np.asarray(np.abs(result.guess_rate - target)) if worst is None else worst
+    return np.asarray(np.abs(result.guess_rate - target)) if gap is None else gap
 
 
 class Oracle:

@@ -66,6 +66,26 @@ def add_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
         parser.add_argument(flag, type=kind, default=default, help=help_text)
 
 
+def refuse_bad_population_options(aim: str, temperature_scale: float,
+                                   tolerance: float | None = None) -> None:
+    """A script's ``--aim``, ``--temperature-scale`` (and ``--tolerance``) for its population
+    storytellers, checked before it loads or writes anything.
+
+    Raises:
+        SystemExit: one is not valid; the message names the flag and its limit.
+    """
+    from models.players.population import check_aim
+    from models.players.simulation import temperature_scale as check_scale
+
+    try:
+        check_aim(aim, "--aim")
+        check_scale(temperature_scale, "--temperature-scale")
+    except ValueError as error:
+        raise SystemExit(str(error)) from None
+    if tolerance is not None and not tolerance >= 0:
+        raise SystemExit(f"--tolerance must be at least 0, not {tolerance}")
+
+
 def parse_args(cls: type[T], argv: list[str] | None = None, description: str = "") -> T:
     """An instance of the ``Args`` dataclass ``cls`` from the command line."""
     namespace = _parser_for(cls, description).parse_args(argv)

@@ -40,6 +40,19 @@ AIMS = ("mean", "each", "rms")
 target: ``mean``, the rate over every simulated voter; ``each``, the worst member's gap;
 ``rms``, the root mean square of the members' gaps (:meth:`PopulationResult.member_gap`)."""
 MEMBER_AIMS = AIMS[1:]
+
+
+def check_aim(aim: object, what: str = "aim") -> str:
+    """``aim`` if it is one of :data:`AIMS`.
+
+    Raises:
+        ValueError: it is not; the message names ``what`` and the aims.
+    """
+    if aim not in AIMS:
+        raise ValueError(f"{what} must be one of {', '.join(AIMS)}, not {aim!r}")
+    return str(aim)
+
+
 SHIPPED_POPULATION_FILES = {
     "default": DEFAULT_POPULATION_FILE,
     "wide": DEFAULT_POPULATION_FILE.with_name("population_wide.json"),

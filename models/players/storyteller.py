@@ -28,7 +28,7 @@ import numpy as np
 
 from dixit_ai.rules import View, voting_seats
 from models.players.policy import LinearCluePolicy, candidate_features
-from models.players.population import AIMS, PopulationResult, simulate_population
+from models.players.population import PopulationResult, check_aim, simulate_population
 from models.players.resources import PlayerResources
 from models.players.simulation import (
     GuessModel,
@@ -146,8 +146,9 @@ class ClipStoryteller:
             raise ValueError(f"robustness must be at least 0, not {self.robustness}")
         if not 0.0 <= self.table_mix <= 1.0:
             raise ValueError(f"table_mix must be in [0, 1], not {self.table_mix}")
-        if self.aim not in AIMS:
-            raise ValueError(f"aim must be one of {', '.join(AIMS)}, not {self.aim!r}")
+        check_aim(self.aim)
+        if not self.tolerance >= 0:
+            raise ValueError(f"tolerance must be at least 0, not {self.tolerance}")
 
     def pair_candidates(self, resources: PlayerResources, card: int,
                         card_vector: np.ndarray) -> list[str]:
@@ -300,9 +301,9 @@ class ClipStoryteller:
             else:
                 fresh = run(hand_sims[cards, clues][None, :], pool_sims[:, clues], deals)
             spread = _spread(fresh, self.mode)
-            worst = self._member_gap(fresh)
+            gap = self._member_gap(fresh)
             return (fresh.guess_rate[0], fresh.expected_points[0],
-                    None if spread is None else spread[0], None if worst is None else worst[0])
+                    None if spread is None else spread[0], None if gap is None else gap[0])
 
         sharp = None
         if self.sharp_shortlist > 0 and view.cards_to_play == 1 and n_voters == n_players - 1:
@@ -328,17 +329,17 @@ class ClipStoryteller:
 
     def _order(self, rate: np.ndarray, points: np.ndarray, allowed: np.ndarray,
                spread: np.ndarray | None = None, best: float = 1.0,
-               worst: np.ndarray | None = None) -> np.ndarray:
+               member_gap: np.ndarray | None = None) -> np.ndarray:
         """Flat candidate indices, best first, by the storyteller's rule (``best``: the most
         points a storyteller can score, the scale of the robustness penalty on points;
-        ``worst``: the members' gap to the target, the distance with ``aim="each"`` or
+        ``member_gap``: the members' gap to the target, the distance with ``aim="each"`` or
         ``"rms"``)."""
         points = np.where(allowed, points, -np.inf)
         if self.mode == "expected_points":
             if spread is not None and self.robustness > 0:
                 points = points - self.robustness * best * spread
             return np.argsort(-points, axis=None, kind="stable")
-        distance = np.abs(rate - self.target_guess_rate) if worst is None else worst
+        distance = np.abs(rate - self.target_guess_rate) if member_gap is None else member_gap
         if spread is not None and self.robustness > 0:
             distance = distance + self.robustness * spread
         gap = np.where(allowed, distance, np.inf)
@@ -376,10 +377,10 @@ class ClipStoryteller:
             if self.refine > 0 and self.refine_simulations > 0:
                 # The best of thousands of noisy estimates is mostly the luckiest: estimate the
                 # shortlist again on more, fresh deals and choose on those estimates.
-                rates, values, spread, worst = resimulate(cards, clues,
+                rates, values, spread, gap = resimulate(cards, clues,
                                                           self.refine_simulations)
                 again = self._order(rates, values, np.ones(len(rates), dtype=bool), spread,
-                                    best, worst)
+                                    best, gap)
                 cards, clues = cards[again], clues[again]
             cards, clues = cards[: self.runner_ups + 1], clues[: self.runner_ups + 1]
         search_rate = float(result.guess_rate[cards[0], clues[0]])

@@ -378,6 +378,8 @@ def test_aiming_at_each_member_prefers_the_clue_every_mind_finds_at_the_target()
     assert ClipStoryteller(mode="expected_points", aim="each")._member_gap(result) is None
     with pytest.raises(ValueError, match="aim must be one of mean, each, rms, not 'every'"):
         ClipStoryteller(aim="every")
+    with pytest.raises(ValueError, match=r"tolerance must be at least 0, not -0\.01"):
+        ClipStoryteller(tolerance=-0.01)
     with pytest.raises(ValueError, match="per-member aim is one of each, rms, not 'mean'"):
         result.member_gap(0.5, "mean")
 

@@ -239,6 +239,21 @@ def test_the_study_refuses_a_bad_aim_or_scale_before_loading_anything(bad, messa
         runpy.run_path(str(REPO / "scripts" / "study_candidate_clues.py"), run_name="__main__")
 
 
+@pytest.mark.parametrize("bad, message", [
+    (["--aim", "every"], "--aim must be one of mean, each, rms, not 'every'"),
+    (["--temperature-scale", "-1"], "--temperature-scale must be a positive finite number"),
+    (["--tolerance", "-0.1"], r"--tolerance must be at least 0, not -0\.1"),
+    (["--tolerance", "nan"], "--tolerance must be at least 0, not nan")])
+def test_the_panel_bench_refuses_bad_population_options_before_writing_anything(
+        bad, message, tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["bench_storyteller_panel.py", "--smoke", "--out",
+                                      str(tmp_path / "runs"), *bad])
+    with pytest.raises(SystemExit, match=message):
+        runpy.run_path(str(REPO / "scripts" / "bench_storyteller_panel.py"),
+                       run_name="__main__")
+    assert not list(tmp_path.iterdir())
+
+
 def test_the_study_aims_each_member_as_the_storyteller_does():
     from models.players.population import PopulationResult
 
