@@ -256,6 +256,7 @@ def test_the_panel_bench_refuses_bad_population_options_before_writing_anything(
 
 def test_the_study_aims_each_member_as_the_storyteller_does():
     from models.players.population import PopulationResult
+    from models.players.storyteller import ClipStoryteller
 
     study = runpy.run_path(str(REPO / "scripts" / "study_candidate_clues.py"))
     members = np.array([[[0.5, 0.2, 0.4]], [[0.5, 0.8, 0.45]]])
@@ -266,6 +267,11 @@ def test_the_study_aims_each_member_as_the_storyteller_does():
                                [[0.0, 0.0, 0.075]])
     np.testing.assert_allclose(study["candidate_gaps"](result, 0.5, "each"), [[0.0, 0.3, 0.1]])
     assert int(np.argmin(study["candidate_gaps"](result, 0.5, "each"))) == 0
+    # Every aim: the storyteller's own distance for the same rates.
+    for aim in ("each", "rms"):
+        story = ClipStoryteller(mode="target", target_guess_rate=0.5, aim=aim)
+        np.testing.assert_allclose(study["candidate_gaps"](result, 0.5, aim),
+                                   story._member_gap(result))
 
 
 def test_the_study_oracle_chooses_on_one_half_and_scores_the_other():
