@@ -11,17 +11,18 @@ core keeps a seat's first choice (its *partial* choice, seen by that seat only) 
 complete, then hands the whole action to the rules. Nothing here decides what is legal: partial
 choices are checked with the rules' own checks (:func:`dixit_ai.rules.check_vote`), complete ones
 by :func:`dixit_ai.rules.apply_action`.
+
+The fields the encodings share are in :mod:`envs.fields`, the whole state for centralised training
+in :mod:`envs.full_state`, and the games' seeds in :mod:`envs.seeding`.
 """
 
 from __future__ import annotations
 
-import string
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-import numpy.typing as npt
 from gymnasium import spaces
 
 from dixit_ai.match import game_streams, resolve_deck
@@ -44,28 +45,15 @@ from dixit_ai.rules import (
     new_game,
     observe,
 )
+from envs import full_state
+from envs.fields import BIG, CLUE_CHARSET, PHASE_INDEX, PHASES, Mask
+from envs.seeding import int_like
 
-Mask = npt.NDArray[np.int8]
-"""An action mask: ``int8``, 1 for a legal ``card`` index."""
+__all__ = ["BIG", "CLUE_CHARSET", "PHASES", "PHASE_INDEX", "ClueMode", "DixitActionSpace",
+           "DixitCore", "IllegalActionEvent", "IllegalActionPolicy", "Mask", "Move"]
+
 ClueMode = Literal["text", "vocab"]
 IllegalActionPolicy = Literal["terminate", "raise"]
-
-CLUE_CHARSET: str = string.ascii_letters + string.digits + string.punctuation + " "
-"""Characters of the ``Text`` clue space: letters, digits, punctuation and space (ASCII)."""
-
-PHASES: tuple[Phase, ...] = (Phase.TELL, Phase.PLAY, Phase.VOTE, Phase.OVER)
-"""Phases in the order of the observation's ``"phase"`` value (0 tell ... 3 over)."""
-
-BIG = 2**31 - 1
-"""Upper bound of the unbounded integer fields (scores, round numbers)."""
-
-PHASE_INDEX: dict[Phase, int] = {phase: i for i, phase in enumerate(PHASES)}
-"""Each phase's value in observations. Dixit Party's red-token turn reads as the vote phase
-(the storyteller's own vote is already in its ``my_votes``), so the observation spaces stay those
-of every other mode."""
-PHASE_INDEX[Phase.RED] = PHASE_INDEX[Phase.VOTE]
-_PHASE_INDEX = PHASE_INDEX
-_MAX_CODEPOINT = 0x10FFFF
 
 
 @dataclass(frozen=True)
@@ -131,19 +119,6 @@ class DixitActionSpace(spaces.Dict):
         return clue
 
 
-def _int_like(value: object) -> int | None:
-    """``value`` as an int when it is an integer (Python, NumPy, 0-d array), else ``None``."""
-    if type(value) is int:
-        return value
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | np.integer):
-        return int(value)
-    if isinstance(value, np.ndarray) and value.shape == () and value.dtype.kind in "iu":
-        return int(value)
-    return None
-
-
 class DixitCore:
     """One game of Dixit as the environments see it: seats, turns, masks, encodings.
 
@@ -182,7 +157,7 @@ class DixitCore:
         self.rules.check_deck(n_players, len(card_ids))
         self.card_ids: tuple[int, ...] = card_ids
         self.max_card_id = max(card_ids)
-        if max_rounds is not None and (_int_like(max_rounds) is None or max_rounds < 1):
+        if max_rounds is not None and (int_like(max_rounds) is None or max_rounds < 1):
             raise ValueError(f"max_rounds must be None or a positive int, not {max_rounds!r}")
         self.max_rounds = max_rounds
 
@@ -229,7 +204,7 @@ class DixitCore:
         self._no_board = (-1,) * self.board_size
         self._pads = tuple([(-1,) * (size - k) for k in range(size + 1)]
                            for size in (self.hand_size, self.played_size, self.max_votes))
-        self._phase_values = {phase: np.int64(i) for phase, i in _PHASE_INDEX.items()}
+        self._phase_values = {phase: np.int64(i) for phase, i in PHASE_INDEX.items()}
         self._cuts = (self.hand_size, self.hand_size + self.board_size,
                       self.hand_size + self.board_size + self.played_size)
         self.game_seed: int | None = None
@@ -320,7 +295,7 @@ class DixitCore:
             raise IllegalAction(f"seat {seat} is not asked to act in the {state.phase.value} "
                                 f"phase of round {state.round}")
         is_mapping = type(action) is dict or isinstance(action, Mapping)
-        index = _int_like(action.get("card") if is_mapping else action)
+        index = int_like(action.get("card") if is_mapping else action)
         if index is None:
             raise IllegalAction(f"seat {seat}'s action {action!r} has no integer 'card' index")
         phase = state.phase
@@ -381,7 +356,7 @@ class DixitCore:
         if isinstance(clue, str):
             return clue
         if self.vocab is not None:
-            index = _int_like(clue)
+            index = int_like(clue)
             if index is not None:
                 if 0 <= index < len(self.vocab):
                     return self.vocab[index]
@@ -588,97 +563,13 @@ class DixitCore:
     # ------------------------------------------------------------------ the full state
 
     def state_layout(self) -> list[tuple[str, int, int, int]]:
-        """The fields of :meth:`state_vector`: ``(name, size, low, high)`` in order."""
-        n, hand, board, played = self.n_players, self.hand_size, self.board_size, self.played_size
-        votes, card = self.max_votes, self.max_card_id
-        partial = max(self.cards_to_play, votes)
-        clue: tuple[str, int, int, int]
-        if self.vocab is None:
-            clue = ("clue", self.rules.max_clue_length, -1, _MAX_CODEPOINT)
-        else:
-            clue = ("clue", 1, -1, len(self.vocab) - 1)
-        return [
-            ("phase", 1, 0, len(PHASES) - 1),
-            ("round", 1, 0, BIG),
-            ("storyteller", 1, 0, n - 1),
-            ("draw_pile_size", 1, 0, len(self.card_ids)),
-            ("scores", n, 0, BIG),
-            ("hands", n * hand, -1, card),
-            ("played", n * played, -1, card),
-            ("board", board, -1, card),
-            ("board_owner", board, -1, n - 1),
-            ("votes", n * votes, -1, board - 1),
-            ("partial", n * partial, -1, max(card, board - 1)),
-            clue,
-        ]
+        """The fields of :meth:`state_vector` (:func:`envs.full_state.state_layout`)."""
+        return full_state.state_layout(self)
 
     def state_space(self) -> spaces.Box:
         """The ``Box`` that :meth:`state_vector` lies in."""
-        layout = self.state_layout()
-        low = np.concatenate([np.full(size, lo, dtype=np.int64) for _, size, lo, _ in layout])
-        high = np.concatenate([np.full(size, hi, dtype=np.int64) for _, size, _, hi in layout])
-        return spaces.Box(low=low, high=high, dtype=np.int64)
+        return full_state.state_space(self)
 
     def state_vector(self) -> np.ndarray:
-        """The whole game state (every hand, owners, votes, partial choices) as one vector.
-
-        For centralised training only: it holds everything no single seat may see. The fields
-        and their sizes are :meth:`state_layout`.
-        """
-        state = self.state
-        n = self.n_players
-        partial_size = max(self.cards_to_play, self.max_votes)
-
-        def padded(items: Sequence[int], size: int) -> list[int]:
-            return [*items, *([-1] * (size - len(items)))]
-
-        values: list[int] = [_PHASE_INDEX[state.phase], state.round, state.storyteller,
-                             len(state.draw_pile), *state.scores]
-        for seat in range(n):
-            values += padded(state.hands[seat], self.hand_size)
-        for seat in range(n):
-            values += padded(state.played[seat], self.played_size)
-        values += padded(state.board, self.board_size)
-        values += padded(state.board_owner, self.board_size)
-        for seat in range(n):
-            values += padded(state.votes[seat], self.max_votes)
-        for seat in range(n):
-            values += padded(self.partial[seat], partial_size)
-        if self.vocab is None:
-            values += padded([ord(c) for c in (state.clue or "")], self.rules.max_clue_length)
-        else:
-            values.append(self.vocab_index.get(state.clue, -1) if state.clue else -1)
-        return np.array(values, dtype=np.int64)
-
-
-class SeedSource:
-    """Per-game seeds for ``reset``: ``reset(seed=s)`` plays the game that ``play_game(seed=s)``
-    plays; a later ``reset()`` without a seed plays the next game of a sequence derived from ``s``
-    (fresh entropy if no seed was ever given).
-    """
-
-    def __init__(self) -> None:
-        self.base: int | None = None
-        self.count = 0
-
-    def next(self, seed: int | None) -> int:
-        """The seed of the next game.
-
-        Raises:
-            ValueError: ``seed`` is not ``None`` or a non-negative int.
-        """
-        if seed is not None:
-            value = _int_like(seed)
-            if value is None or value < 0:
-                raise ValueError(f"seed must be None or a non-negative int, not {seed!r}")
-            self.base, self.count = value, 0
-            return value
-        if self.base is None:
-            self.base, self.count = _draw_seed(np.random.SeedSequence()), 0
-            return self.base
-        self.count += 1
-        return _draw_seed(np.random.SeedSequence([self.base, self.count]))
-
-
-def _draw_seed(sequence: np.random.SeedSequence) -> int:
-    return int(sequence.generate_state(1, dtype=np.uint64)[0] >> np.uint64(1))
+        """The whole game state, for centralised training (:func:`envs.full_state.state_vector`)."""
+        return full_state.state_vector(self)

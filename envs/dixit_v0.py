@@ -130,15 +130,11 @@ from pettingzoo import AECEnv, ParallelEnv  # type: ignore[import-untyped]
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
 from dixit_ai.rules import IllegalAction, RoundResult, RuleSet, View
-from envs.core import (
-    DixitCore,
-    IllegalActionEvent,
-    IllegalActionPolicy,
-    SeedSource,
-)
+from envs.core import DixitCore, IllegalActionEvent, IllegalActionPolicy
 from envs.options import EnvOptions
 from envs.render import CardImages, agent_name, render_image, render_text
 from envs.rewards import round_rewards
+from envs.seeding import SeedSource
 
 __all__ = ["DixitParallelEnv", "env", "parallel_env", "raw_env"]
 
