@@ -47,10 +47,10 @@ from dixit_ai.rules import (
 )
 from envs import full_state
 from envs.fields import BIG, CLUE_CHARSET, PHASE_INDEX, PHASES, Mask
-from envs.seeding import int_like
+from envs.seeding import SeedSource, int_like
 
 __all__ = ["BIG", "CLUE_CHARSET", "PHASES", "PHASE_INDEX", "ClueMode", "DixitActionSpace",
-           "DixitCore", "IllegalActionEvent", "IllegalActionPolicy", "Mask", "Move"]
+           "DixitCore", "IllegalActionEvent", "IllegalActionPolicy", "Mask", "Move", "SeedSource"]
 
 ClueMode = Literal["text", "vocab"]
 IllegalActionPolicy = Literal["terminate", "raise"]
