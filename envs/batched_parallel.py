@@ -24,7 +24,24 @@ from dixit_ai.rules.batched import BatchedGames
 
 Ints = npt.NDArray[np.int64]
 
-__all__ = ["DixitBatchedParallel"]
+__all__ = ["DixitBatchedParallel", "observation_fields"]
+
+
+def observation_fields(n_players: int, hand: int, board: int, *, top_card: int, n_clues: int,
+                       steps: int) -> dict[str, spaces.Space[Any]]:
+    """One game's observation fields in the batched environments (:class:`DixitBatchedParallel`,
+    :class:`envs.vector.DixitVectorEnv`): ``steps`` values of ``step`` (3 phases here, 2 learner
+    steps there), card ids up to ``top_card`` (``-1``: none), clue ids below ``n_clues``."""
+    n = n_players
+    return {
+        "step": spaces.Discrete(steps), "seat": spaces.Discrete(n),
+        "storyteller": spaces.Discrete(n),
+        "round": spaces.Box(0, np.iinfo(np.int64).max, (), np.int64),
+        "scores": spaces.Box(0, np.iinfo(np.int64).max, (n,), np.int64),
+        "hand": spaces.Box(-1, top_card, (hand,), np.int64),
+        "clue": spaces.Box(-1, n_clues - 1, (), np.int64),
+        "board": spaces.Box(-1, top_card, (board,), np.int64),
+        "own": spaces.Box(0, 1, (board,), np.int8)}
 
 
 class DixitBatchedParallel:
@@ -67,17 +84,8 @@ class DixitBatchedParallel:
                                   deck=self.deck, record=record)
         hand, board = self.games.hand_size, self.games.board_size
         self.choices = max(hand, board)
-        top = max(self.deck) + 1
-        n = n_players
-        self._observation_space = spaces.Dict({
-            "step": spaces.Discrete(3), "seat": spaces.Discrete(n),
-            "storyteller": spaces.Discrete(n),
-            "round": spaces.Box(0, np.iinfo(np.int64).max, (), np.int64),
-            "scores": spaces.Box(0, np.iinfo(np.int64).max, (n,), np.int64),
-            "hand": spaces.Box(-1, top - 1, (hand,), np.int64),
-            "clue": spaces.Box(-1, len(self.clues) - 1, (), np.int64),
-            "board": spaces.Box(-1, top - 1, (board,), np.int64),
-            "own": spaces.Box(0, 1, (board,), np.int8)})
+        self._observation_space = spaces.Dict(observation_fields(
+            n_players, hand, board, top_card=max(self.deck), n_clues=len(self.clues), steps=3))
         self._action_space = spaces.MultiDiscrete([self.choices, len(self.clues),
                                                    self.choices + 1])
 

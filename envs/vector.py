@@ -61,7 +61,10 @@ from dixit_ai.batched import (
 from dixit_ai.records import GameRecord
 from dixit_ai.rules import IllegalAction, Phase, RuleSet
 from dixit_ai.rules.batched import BatchedGames
-from envs.batched_parallel import DixitBatchedParallel  # every seat at once: its own module
+from envs.batched_parallel import (  # every seat at once: its own module
+    DixitBatchedParallel,
+    observation_fields,
+)
 
 Ints = npt.NDArray[np.int64]
 
@@ -179,18 +182,8 @@ class DixitVectorEnv(gymnasium.vector.VectorEnv):
         n, games = self.n_players, self.games
         hand, board = games.hand_size, games.board_size
         self.choices = choices = max(hand, board)
-        top = max(self.deck) + 1
-        fields: dict[str, spaces.Space[Any]] = {
-            "step": spaces.Discrete(2),
-            "seat": spaces.Discrete(n),
-            "storyteller": spaces.Discrete(n),
-            "round": spaces.Box(0, np.iinfo(np.int64).max, (), np.int64),
-            "scores": spaces.Box(0, np.iinfo(np.int64).max, (n,), np.int64),
-            "hand": spaces.Box(-1, top - 1, (hand,), np.int64),
-            "clue": spaces.Box(-1, len(self.clues) - 1, (), np.int64),
-            "board": spaces.Box(-1, top - 1, (board,), np.int64),
-            "own": spaces.Box(0, 1, (board,), np.int8),
-        }
+        fields = observation_fields(n, hand, board, top_card=max(self.deck),
+                                    n_clues=len(self.clues), steps=2)
         if self.vector_observations:
             dim = int(np.asarray(self.vectors.card_vectors).shape[1])
             fields["hand_vectors"] = spaces.Box(-1, 1, (hand, dim), np.float32)
