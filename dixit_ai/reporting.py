@@ -107,17 +107,39 @@ def bootstrap(statistic: Callable[[np.ndarray], Any], n_items: int, *,
 
 def mean_interval(values: Sequence[float] | np.ndarray, *,
                   n_resamples: int = DEFAULT_RESAMPLES, level: float = DEFAULT_LEVEL,
-                  seed: int = 0) -> Interval:
-    """The mean of ``values`` with a percentile-bootstrap interval; NaN for no values."""
+                  seed: int = 0, clusters: Sequence[Any] | np.ndarray | None = None) -> Interval:
+    """The mean of ``values`` with a percentile-bootstrap interval; NaN for no values.
+
+    With ``clusters`` (one label per value), whole clusters are resampled instead of values
+    (the *cluster bootstrap*): values that share a label are not independent evidence (the same
+    card told with the same clue in many hands, say), and resampling them one by one makes the
+    interval too narrow. A resample's mean is over every value of the clusters drawn. With every
+    label distinct it draws exactly the resamples of the plain bootstrap.
+
+    Raises:
+        ValueError: ``values`` is not 1-d, or ``clusters`` is not one label per value.
+    """
     data = np.asarray(values, dtype=np.float64)
     if data.ndim != 1:
         raise ValueError(f"mean_interval takes a 1-d sequence, got shape {data.shape}")
+    if clusters is not None and len(clusters) != data.size:
+        raise ValueError(f"clusters must give one label per value: {len(clusters)} labels for "
+                         f"{data.size} values")
     if data.size == 0:
         return Interval(math.nan, math.nan, math.nan)
-    # Vectorised: the mean of every resample at once.
     _check_level(level)
-    idx = bootstrap_indices(data.size, n_resamples=n_resamples, seed=seed)
-    means = data[idx].mean(axis=1)
+    if clusters is None:
+        # Vectorised: the mean of every resample at once.
+        idx = bootstrap_indices(data.size, n_resamples=n_resamples, seed=seed)
+        means = data[idx].mean(axis=1)
+    else:
+        order: dict[Any, int] = {}  # labels numbered by first appearance
+        which = np.array([order.setdefault(label, len(order)) for label in clusters])
+        k = len(order)
+        sums = np.bincount(which, weights=data, minlength=k)
+        sizes = np.bincount(which, minlength=k).astype(np.float64)
+        idx = bootstrap_indices(k, n_resamples=n_resamples, seed=seed)
+        means = sums[idx].sum(axis=1) / sizes[idx].sum(axis=1)
     alpha = (1.0 - level) / 2.0
     return Interval(float(data.mean()), float(np.quantile(means, alpha)),
                     float(np.quantile(means, 1.0 - alpha)))

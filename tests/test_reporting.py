@@ -42,6 +42,43 @@ def test_mean_interval_of_nothing_is_nan_and_bad_input_is_refused():
         mean_interval(np.zeros((2, 2)))
 
 
+def test_cluster_bootstrap_counts_a_repeated_value_once():
+    """Five copies of each of ten values are ten pieces of evidence, not fifty: clustered by
+    copy, the interval is exactly the plain interval of the ten values, and wider than the
+    plain interval of the fifty."""
+    ten = np.random.default_rng(2).random(10)
+    fifty = np.repeat(ten, 5)
+    labels = np.repeat(np.arange(10), 5)
+    clustered = mean_interval(fifty, seed=3, clusters=labels)
+    alone = mean_interval(ten, seed=3)
+    assert (clustered.estimate, clustered.low, clustered.high) == pytest.approx(
+        (alone.estimate, alone.low, alone.high))
+    plain = mean_interval(fifty, seed=3)
+    assert clustered.estimate == pytest.approx(plain.estimate)
+    assert clustered.high - clustered.low > 1.8 * (plain.high - plain.low)
+
+
+def test_cluster_bootstrap_with_distinct_labels_is_the_plain_bootstrap():
+    values = np.random.default_rng(4).normal(size=60)
+    labels = [f"card-{i}" for i in range(60)]
+    a, b = mean_interval(values, seed=9, clusters=labels), mean_interval(values, seed=9)
+    assert (a.estimate, a.low, a.high) == pytest.approx((b.estimate, b.low, b.high))
+
+
+def test_cluster_bootstrap_weighs_clusters_by_their_size():
+    """A resample's mean is over the values of the clusters drawn: the estimate is the plain
+    mean, and unequal clusters keep every resample's mean within the values' range."""
+    values = [0.0, 0.0, 0.0, 1.0]
+    clustered = mean_interval(values, seed=0, clusters=["a", "a", "a", "b"], n_resamples=500)
+    assert clustered.estimate == pytest.approx(0.25)
+    assert 0.0 <= clustered.low <= 0.25 <= clustered.high <= 1.0
+
+
+def test_cluster_labels_must_match_the_values():
+    with pytest.raises(ValueError, match="one label per value: 2 labels for 3 values"):
+        mean_interval([1.0, 2.0, 3.0], clusters=["a", "b"])
+
+
 def test_batched_bootstrap_gives_the_same_figures_as_one_call_per_resample():
     rng = np.random.default_rng(4)
     wins, seats = rng.integers(0, 3, (30, 4)).astype(float), np.full((30, 4), 3.0)
