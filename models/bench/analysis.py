@@ -106,8 +106,8 @@ def compute(header: dict[str, Any], records: Sequence[dict[str, Any]]) -> dict[s
     models = [m["label"] for m in header["models"]]
     kinds_of = {m["label"]: m["kind"] for m in header["models"]}
 
-    def interval(values: Sequence[float]) -> Interval:
-        return mean_interval(values, seed=seed, n_resamples=resamples)
+    def interval(values: Sequence[float], clusters: Sequence[Any] | None = None) -> Interval:
+        return mean_interval(values, seed=seed, n_resamples=resamples, clusters=clusters)
 
     def rate(rows: Sequence[dict[str, Any]]) -> float:
         return float(np.mean([r["invalid"] for r in rows])) if rows else math.nan

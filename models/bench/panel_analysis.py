@@ -32,8 +32,16 @@ def _rate(found: dict[str, int], seen: dict[str, int], names: Sequence[str]) -> 
 
 
 def panel_results(header: dict[str, Any], rows: Sequence[dict[str, Any]],
-                  interval: Callable[[Sequence[float]], Interval]) -> dict[str, Any] | None:
-    """The panel figures of every storyteller (``None``: the run had no panel)."""
+                  interval: Callable[..., Interval]) -> dict[str, Any] | None:
+    """The panel figures of every storyteller (``None``: the run had no panel).
+
+    ``interval(values, clusters=None)`` gives a mean's interval; with ``clusters`` it resamples
+    whole clusters (:func:`dixit_ai.reporting.mean_interval`). Each observed rate has two: over
+    items (``observed``), and over the cards told (``observed_by_card``), since a storyteller
+    tells the same card, often with the same clue, in every hand that holds it, and those items
+    are not independent evidence. ``stories`` counts the distinct cards and (card, clue) pairs
+    told.
+    """
     from models.players.calibration import reliability
 
     panel = header.get("panel")
@@ -49,9 +57,13 @@ def panel_results(header: dict[str, Any], rows: Sequence[dict[str, Any]],
         if not played:
             continue
         target = next((r["target"] for r in cells if r["target"] is not None), None)
+        told = [r.get("card") for r in played]
         entry: dict[str, Any] = {"target": target, "n": len(cells),
                                  "held_out": played[0].get("held_out", names),
-                                 "members": {}}
+                                 "members": {},
+                                 "stories": {"cards": len(set(told)),
+                                             "card_clues": len({(r.get("card"), r.get("clue"))
+                                                                for r in played})}}
         for which, prefix in (("panel", ""), ("random", "random_")):
             pooled = [_rate(r["panel"][f"{prefix}found"], r["panel"][f"{prefix}seen"], names)
                       for r in played]
@@ -68,13 +80,17 @@ def panel_results(header: dict[str, Any], rows: Sequence[dict[str, Any]],
         entry["random_points_values"] = [r["panel"]["random_points"] if r.get("panel")
                                          else 0.0 for r in cells]
         entry["items"] = [r["item"] for r in cells]
+        entry["told_cards"] = [r.get("card") for r in cells]
         for name in [*names, "pooled"]:
             members = names if name == "pooled" else [name]
             rates = [_rate(r["panel"]["found"], r["panel"]["seen"], members) for r in played]
             pairs = [(r["predicted"], x) for r, x in zip(played, rates, strict=True)
                      if r["predicted"] is not None and not math.isnan(x)]
+            kept = [(x, card) for x, card in zip(rates, told, strict=True) if not math.isnan(x)]
             cell: dict[str, Any] = {
-                "observed": interval([x for x in rates if not math.isnan(x)]),
+                "observed": interval([x for x, _ in kept]),
+                "observed_by_card": interval([x for x, _ in kept],
+                                             clusters=[card for _, card in kept]),
                 "ece": None, "reliability": None}
             if pairs:
                 curve = reliability([p for p, _ in pairs], [o for _, o in pairs],
@@ -110,12 +126,13 @@ def ece_over_turns(rows: Sequence[dict[str, Any]], names: Sequence[str],
 
 
 def paired_difference(a: Sequence[float], b: Sequence[float], *, seed: int,
-                      resamples: int) -> Interval:
-    """The mean of ``a - b`` over paired items, with a bootstrap interval."""
+                      resamples: int, clusters: Sequence[Any] | None = None) -> Interval:
+    """The mean of ``a - b`` over paired items, with a bootstrap interval (over ``clusters`` of
+    items, such as the card told, where given)."""
     from dixit_ai.reporting import mean_interval
 
     diff = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
-    return mean_interval(diff, seed=seed, n_resamples=resamples)
+    return mean_interval(diff, seed=seed, n_resamples=resamples, clusters=clusters)
 
 
 def equal_chance_ceiling(guessers: int, random_players: int = 0, random_chance: float = 0.25,

@@ -31,13 +31,35 @@ def _record(model: str, item: int, predicted: float | None, found: dict[str, int
                       "random_seen": seen, "random_success": 0.0, "random_points": 0.0}}
 
 
+def test_intervals_over_told_cards_count_a_repeated_story_once():
+    """Six items, but the storyteller told only two cards (each with one clue, three times):
+    the figures say so, and the interval over told cards is wider than the one over items."""
+    header = {"panel": {"members": [{"name": "a"}, {"name": "b"}]}}
+    rows = []
+    for item, (card, found_a) in enumerate([(7, 2), (7, 2), (7, 2), (9, 0), (9, 0), (9, 0)]):
+        row = _record("teller", item, 0.5, {"a": found_a, "b": 1}, 3.0 if found_a else 0.0)
+        rows.append({**row, "card": card, "clue": f"clue {card}"})
+    results = panel_results(header, rows, lambda v, clusters=None: mean_interval(
+        v, seed=0, n_resamples=400, clusters=clusters))
+    teller = results["models"]["teller"]
+    assert teller["stories"] == {"cards": 2, "card_clues": 1 + 1}
+    assert teller["told_cards"] == [7, 7, 7, 9, 9, 9]
+    items, cards = teller["members"]["a"]["observed"], teller["members"]["a"]["observed_by_card"]
+    assert items.estimate == cards.estimate == pytest.approx(0.5)
+    assert cards.high - cards.low > items.high - items.low
+    diff = paired_difference(teller["points_values"], [0.0] * 6, seed=0, resamples=400,
+                             clusters=teller["told_cards"])
+    assert diff.estimate == pytest.approx(1.5) and diff.low == pytest.approx(0.0)
+
+
 def test_panel_results_per_member_pooled_and_ece(tmp_path):
     header = {"panel": {"members": [{"name": "a"}, {"name": "b"}]}}
     rows = [_record("teller", 0, 0.5, {"a": 2, "b": 0}, 3.0),
             _record("teller", 1, 0.5, {"a": 1, "b": 1}, 3.0),
             _record("caption", 0, None, {"a": 2, "b": 2}, 0.0),
             _record("caption", 1, None, {"a": 2, "b": 2}, 0.0)]
-    results = panel_results(header, rows, lambda v: mean_interval(v, seed=0, n_resamples=50))
+    results = panel_results(header, rows, lambda v, clusters=None: mean_interval(
+        v, seed=0, n_resamples=50, clusters=clusters))
     assert results is not None
     teller = results["models"]["teller"]
     assert teller["members"]["a"]["observed"].estimate == pytest.approx(0.75)

@@ -165,6 +165,12 @@ def test_bench_storyteller_panel_smoke(tmp_path, monkeypatch, capsys):
     # Beside it, the ground-truth reader; it finds every caption it is told.
     assert figures["ground_truth_top1"]["caption-teller"]["estimate"] == 1.0
     assert "pooled" in figures["population_ece_all_turns"]
+    # The items that tell the same card are one story: their count and intervals over cards.
+    assert "observed guess rate with 95% CI over the cards told" in printed
+    target = figures["targets"]["population@0.5"]
+    assert 1 <= target["stories"]["cards"] <= target["stories"]["card_clues"] <= figures["items"]
+    assert set(target["by_card"]) == {"panel-default-zeroshot", "pooled"}
+    assert "points_minus_caption_teller_by_card" in figures["panel:clip-expected"]
 
 
 def test_bench_storyteller_panel_rows_say_which_storyteller_they_are():
