@@ -79,9 +79,20 @@ def bootstrap_indices(n_items: int, *, n_resamples: int = DEFAULT_RESAMPLES,
     return rng.integers(0, n_items, size=(n_resamples, n_items))
 
 
+def _cluster_numbers(clusters: Sequence[Any] | np.ndarray, n_items: int) -> np.ndarray:
+    """Each item's cluster, numbered by first appearance (one label per item, checked)."""
+    if len(clusters) != n_items:
+        raise ValueError(f"clusters must give one label per value: {len(clusters)} labels for "
+                         f"{n_items} values")
+    order: dict[Any, int] = {}
+    return np.array([order.setdefault(label, len(order)) for label in clusters], dtype=np.int64)
+
+
 def bootstrap(statistic: Callable[[np.ndarray], Any], n_items: int, *,
               n_resamples: int = DEFAULT_RESAMPLES, level: float = DEFAULT_LEVEL,
-              seed: int = 0, batched: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+              seed: int = 0, batched: bool = False,
+              clusters: Sequence[Any] | np.ndarray | None = None,
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Percentile bootstrap of any statistic of resampled items.
 
     ``statistic(indices)`` returns a scalar or a 1-d array (one value per agent, per model...)
@@ -90,8 +101,26 @@ def bootstrap(statistic: Callable[[np.ndarray], Any], n_items: int, *,
     all items (not the bootstrap mean). With ``batched``, ``statistic`` takes every resample at
     once (indices of shape ``(resamples, n_items)``) and returns one row per resample: the same
     figures, without a Python call per resample.
+
+    With ``clusters`` (one label per item) a resample draws whole clusters with replacement and
+    passes the positions of all their items (the cluster bootstrap, as in
+    :func:`mean_interval`, which draws the same clusters for the same seed); resamples then
+    differ in length, so it cannot be ``batched``.
     """
     _check_level(level)
+    if clusters is not None:
+        if batched:
+            raise ValueError("a cluster bootstrap's resamples differ in length: it cannot be "
+                             "batched")
+        which = _cluster_numbers(clusters, n_items)
+        members = [np.flatnonzero(which == c) for c in range(int(which.max()) + 1)]
+        drawn = bootstrap_indices(len(members), n_resamples=n_resamples, seed=seed)
+        estimate = np.asarray(statistic(np.arange(n_items)), dtype=np.float64)
+        samples = np.stack([np.asarray(statistic(np.concatenate([members[c] for c in row])),
+                                       dtype=np.float64) for row in drawn])
+        alpha = (1.0 - level) / 2.0
+        return (estimate, np.asarray(np.nanquantile(samples, alpha, axis=0)),
+                np.asarray(np.nanquantile(samples, 1.0 - alpha, axis=0)))
     indices = bootstrap_indices(n_items, n_resamples=n_resamples, seed=seed)
     if batched:
         estimate = np.asarray(statistic(np.arange(n_items)[None, :]), dtype=np.float64)[0]
@@ -122,20 +151,16 @@ def mean_interval(values: Sequence[float] | np.ndarray, *,
     data = np.asarray(values, dtype=np.float64)
     if data.ndim != 1:
         raise ValueError(f"mean_interval takes a 1-d sequence, got shape {data.shape}")
-    if clusters is not None and len(clusters) != data.size:
-        raise ValueError(f"clusters must give one label per value: {len(clusters)} labels for "
-                         f"{data.size} values")
+    which = None if clusters is None else _cluster_numbers(clusters, data.size)
     if data.size == 0:
         return Interval(math.nan, math.nan, math.nan)
     _check_level(level)
-    if clusters is None:
+    if which is None:
         # Vectorised: the mean of every resample at once.
         idx = bootstrap_indices(data.size, n_resamples=n_resamples, seed=seed)
         means = data[idx].mean(axis=1)
     else:
-        order: dict[Any, int] = {}  # labels numbered by first appearance
-        which = np.array([order.setdefault(label, len(order)) for label in clusters])
-        k = len(order)
+        k = int(which.max()) + 1
         sums = np.bincount(which, weights=data, minlength=k)
         sizes = np.bincount(which, minlength=k).astype(np.float64)
         idx = bootstrap_indices(k, n_resamples=n_resamples, seed=seed)

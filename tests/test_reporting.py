@@ -79,6 +79,31 @@ def test_cluster_labels_must_match_the_values():
         mean_interval([1.0, 2.0, 3.0], clusters=["a", "b"])
 
 
+def test_cluster_bootstrap_of_any_statistic_draws_the_clusters_mean_interval_draws():
+    """bootstrap(clusters=...) hands the statistic the positions of whole clusters, and for the
+    mean it gives mean_interval's cluster interval exactly (the same clusters drawn)."""
+    values = np.array([0.0, 0.0, 1.0, 1.0, 1.0, 0.5, 0.2])
+    labels = ["x", "x", "y", "y", "y", "z", "w"]
+    seen: list[np.ndarray] = []
+
+    def mean(idx: np.ndarray) -> float:
+        seen.append(idx)
+        return float(values[idx].mean())
+
+    estimate, low, high = bootstrap(mean, values.size, seed=4, n_resamples=300, clusters=labels)
+    reference = mean_interval(values, seed=4, n_resamples=300, clusters=labels)
+    assert (float(estimate), float(low), float(high)) == pytest.approx(
+        (reference.estimate, reference.low, reference.high))
+    # Every resample takes a cluster whole or not at all.
+    for idx in seen[1:]:
+        counts = np.bincount(idx, minlength=values.size)
+        assert counts[0] == counts[1] and counts[2] == counts[3] == counts[4]
+    with pytest.raises(ValueError, match="cannot be batched"):
+        bootstrap(mean, values.size, clusters=labels, batched=True)
+    with pytest.raises(ValueError, match="2 labels for 7 values"):
+        bootstrap(mean, values.size, clusters=["a", "b"])
+
+
 def test_batched_bootstrap_gives_the_same_figures_as_one_call_per_resample():
     rng = np.random.default_rng(4)
     wins, seats = rng.integers(0, 3, (30, 4)).astype(float), np.full((30, 4), 3.0)

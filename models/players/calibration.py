@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from dixit_ai.reporting import Interval, bootstrap
 from models.players.simulation import MIN_TEMPERATURE, GuessModel
 
 
@@ -185,8 +186,8 @@ class Reliability:
     ece: float
 
 
-def reliability(predicted: Sequence[float], observed: Sequence[float], bins: int = 10
-                ) -> Reliability:
+def reliability(predicted: Sequence[float] | np.ndarray, observed: Sequence[float] | np.ndarray,
+                bins: int = 10) -> Reliability:
     """Bin predicted guess rates and compare with the observed ones.
 
     >>> r = reliability([0.1, 0.1, 0.9, 0.9], [0.0, 0.25, 1.0, 0.75])
@@ -204,6 +205,60 @@ def reliability(predicted: Sequence[float], observed: Sequence[float], bins: int
     filled = counts > 0
     ece = float(np.sum(counts[filled] * np.abs(mean_o[filled] - mean_p[filled])) / max(1, len(p)))
     return Reliability(edges, mean_p, mean_o, counts, ece)
+
+
+def ece_interval(predicted: Sequence[float] | np.ndarray,
+                 observed: Sequence[float] | np.ndarray, *,
+                 clusters: Sequence[Any] | None = None, bins: int = 10,
+                 n_resamples: int = 2000, level: float = 0.95, seed: int = 0) -> Interval:
+    """The ECE of ``predicted`` against ``observed`` with a percentile-bootstrap interval over
+    turns, or over ``clusters`` of turns (the card told, say: a story repeated in many hands is
+    one piece of evidence). The binned ECE is biased upwards on few turns, and so is its
+    interval; :func:`calibrated_ece` gives the size of that bias.
+
+    Raises:
+        ValueError: no turns, predictions and observations of different lengths, or clusters
+            that are not one label per turn.
+    """
+    p = np.asarray(predicted, dtype=np.float64)
+    o = np.asarray(observed, dtype=np.float64)
+    if p.size == 0 or p.shape != o.shape:
+        raise ValueError(f"ece_interval needs one observation per prediction and at least one "
+                         f"turn, not {p.size} predictions and {o.size} observations")
+    estimate, low, high = bootstrap(lambda idx: reliability(p[idx], o[idx], bins).ece, p.size,
+                                    n_resamples=n_resamples, level=level, seed=seed,
+                                    clusters=clusters)
+    return Interval(float(estimate), float(low), float(high))
+
+
+def calibrated_ece(predicted: Sequence[float] | np.ndarray,
+                   votes: Sequence[int] | np.ndarray, *, bins: int = 10,
+                   draws: int = 1000, level: float = 0.95, seed: int = 0) -> Interval:
+    """The ECE a perfectly calibrated storyteller would show on these turns from vote noise
+    alone: each turn's observed rate drawn as ``Binomial(votes, predicted) / votes``,
+    independently. Returns the mean over ``draws`` with the central ``level`` range of the
+    draws. Votes on a story told again in other hands are not independent, so the real noise is
+    larger: this is its floor. An ECE well above it is miscalibration, not noise.
+
+    Raises:
+        ValueError: no turns, lengths that differ, a turn without votes, a prediction outside
+            [0, 1], or fewer than 2 draws.
+    """
+    p = np.asarray(predicted, dtype=np.float64)
+    n = np.asarray(votes, dtype=np.int64)
+    if p.size == 0 or p.shape != n.shape:
+        raise ValueError(f"calibrated_ece needs one vote count per prediction and at least one "
+                         f"turn, not {p.size} predictions and {n.size} counts")
+    if (n < 1).any() or not ((p >= 0.0) & (p <= 1.0)).all():
+        raise ValueError("calibrated_ece needs at least 1 vote per turn and predictions in "
+                         "[0, 1]")
+    if draws < 2:
+        raise ValueError(f"calibrated_ece needs at least 2 draws, not {draws}")
+    rng = np.random.default_rng(seed)
+    eces = np.array([reliability(p, rng.binomial(n, p) / n, bins).ece for _ in range(draws)])
+    alpha = (1.0 - level) / 2.0
+    return Interval(float(eces.mean()), float(np.quantile(eces, alpha)),
+                    float(np.quantile(eces, 1.0 - alpha)))
 
 
 def predicted_rounds(records: Iterable[Any]) -> Iterator[tuple[Any, Any, float, float]]:

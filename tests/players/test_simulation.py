@@ -8,7 +8,13 @@ import numpy as np
 import pytest
 
 from dixit_ai.rules import RuleSet
-from models.players.calibration import VoteObservation, fit_guess_model, reliability
+from models.players.calibration import (
+    VoteObservation,
+    calibrated_ece,
+    ece_interval,
+    fit_guess_model,
+    reliability,
+)
 from models.players.simulation import (
     GuessModel,
     draw_deals,
@@ -144,6 +150,45 @@ def test_reliability_of_calibrated_predictions_is_small():
     observed = (rng.random((4000, 4)) < predicted[:, None]).mean(axis=1)
     assert reliability(predicted, observed).ece < 0.03
     assert reliability(predicted, 1 - observed).ece > 0.3
+
+
+def test_calibrated_ece_is_the_noise_of_a_calibrated_teller_and_shrinks_with_votes():
+    """A calibrated teller's binned ECE is not 0 on few votes: calibrated_ece gives that floor,
+    it matches the ECE of outcomes really drawn from the predictions, and shrinks with more
+    votes per turn."""
+    rng = np.random.default_rng(1)
+    predicted = rng.uniform(0.05, 0.95, 200)
+    few = calibrated_ece(predicted, [1] * 200, seed=0, draws=300)
+    many = calibrated_ece(predicted, [16] * 200, seed=0, draws=300)
+    assert 0.0 < many.estimate < few.estimate
+    assert few.low <= few.estimate <= few.high
+    drawn = [reliability(predicted, rng.binomial(1, predicted)).ece for _ in range(300)]
+    assert float(np.mean(drawn)) == pytest.approx(few.estimate, abs=0.01)
+    assert calibrated_ece(predicted, [1] * 200, seed=0, draws=300) == few   # seeded
+    with pytest.raises(ValueError, match="at least 1 vote per turn"):
+        calibrated_ece([0.5, 0.5], [1, 0])
+    with pytest.raises(ValueError, match="predictions in \\[0, 1\\]"):
+        calibrated_ece([1.5], [1])
+    with pytest.raises(ValueError, match="2 predictions and 1 counts"):
+        calibrated_ece([0.5, 0.5], [1])
+
+
+def test_ece_interval_over_clusters_is_wider_than_over_turns():
+    """A miscalibrated story told in many hands is one piece of evidence: the ECE is the same,
+    its interval over the stories wider."""
+    rng = np.random.default_rng(2)
+    stories = rng.uniform(0.1, 0.9, 20)
+    found = np.clip(stories + rng.choice([-0.3, 0.3], 20), 0.0, 1.0)
+    predicted, observed = np.repeat(stories, 10), np.repeat(found, 10)
+    labels = np.repeat(np.arange(20), 10)
+    turns = ece_interval(predicted, observed, seed=0, n_resamples=400)
+    cards = ece_interval(predicted, observed, clusters=labels, seed=0, n_resamples=400)
+    assert turns.estimate == cards.estimate == pytest.approx(
+        reliability(predicted, observed).ece)
+    assert cards.high - cards.low > 2 * (turns.high - turns.low)
+    assert cards.low <= cards.estimate <= cards.high
+    with pytest.raises(ValueError, match="0 predictions and 0 observations"):
+        ece_interval([], [])
 
 
 def test_shared_votes_leave_no_room_for_two_or_three_finders():
