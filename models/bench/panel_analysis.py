@@ -107,21 +107,39 @@ def panel_results(header: dict[str, Any], rows: Sequence[dict[str, Any]],
 
 
 def ece_over_turns(rows: Sequence[dict[str, Any]], names: Sequence[str],
-                   models: Sequence[str]) -> dict[str, float | None]:
+                   models: Sequence[str], *, seed: int = 0, resamples: int = 2000,
+                   ) -> dict[str, dict[str, Any] | None]:
     """The ECE of the storytellers ``models``' predictions over all their turns together (every
-    target), against each panel member's observed rate and the pooled one."""
-    from models.players.calibration import reliability
+    target), against each panel member's observed rate and the pooled one.
+
+    Per member (``None`` where it cast no vote on a predicted turn): ``ece``; ``by_card``, its
+    interval over the cards told (:func:`~models.players.calibration.ece_interval`: a story
+    told again in other hands is not new evidence); ``calibrated``, the ECE a perfectly
+    calibrated storyteller would show on the same turns and votes from vote noise alone
+    (:func:`~models.players.calibration.calibrated_ece`); ``turns`` and ``cards``.
+    """
+    from models.players.calibration import calibrated_ece, ece_interval
 
     played = [r for r in rows if r["model"] in models and r.get("panel")
               and r["predicted"] is not None]
-    out: dict[str, float | None] = {}
+    out: dict[str, dict[str, Any] | None] = {}
     for name in [*names, "pooled"]:
         members = names if name == "pooled" else [name]
-        pairs = [(r["predicted"], _rate(r["panel"]["found"], r["panel"]["seen"], members))
-                 for r in played]
-        pairs = [(p, o) for p, o in pairs if not math.isnan(o)]
-        out[name] = (reliability([p for p, _ in pairs], [o for _, o in pairs],
-                                 bins=CALIBRATION_BINS).ece if pairs else None)
+        turns = [(r["predicted"], _rate(r["panel"]["found"], r["panel"]["seen"], members),
+                  sum(r["panel"]["seen"][m] for m in members),
+                  r["card"] if r.get("card") is not None else ("turn", i))
+                 for i, r in enumerate(played)]
+        turns = [t for t in turns if not math.isnan(t[1])]
+        if not turns:
+            out[name] = None
+            continue
+        predicted, observed, votes, cards = (list(x) for x in zip(*turns, strict=True))
+        by_card = ece_interval(predicted, observed, clusters=cards, bins=CALIBRATION_BINS,
+                               n_resamples=resamples, seed=seed)
+        out[name] = {"ece": by_card.estimate, "by_card": by_card,
+                     "calibrated": calibrated_ece(predicted, votes, bins=CALIBRATION_BINS,
+                                                  draws=max(2, resamples // 2), seed=seed),
+                     "turns": len(turns), "cards": len(set(cards))}
     return out
 
 

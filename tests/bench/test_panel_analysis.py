@@ -12,6 +12,7 @@ from dixit_ai.reporting import mean_interval
 from dixit_ai.rules import RuleSet, score_round
 from models.bench.panel import EDITION
 from models.bench.panel_analysis import (
+    ece_over_turns,
     equal_chance_ceiling,
     paired_difference,
     panel_results,
@@ -80,6 +81,29 @@ def test_panel_results_per_member_pooled_and_ece(tmp_path):
     assert any(key.startswith("reliability:") for key in plots)
     assert panel_results({"panel": None}, rows, lambda v: mean_interval(v)) is None
     assert not math.isnan(teller["against_itself"].estimate)
+
+
+def test_ece_over_turns_gives_intervals_over_cards_and_a_calibrated_floor():
+    """Per member: the ECE over every turn of the storytellers named, its interval over the
+    cards told, and what a calibrated storyteller would show on the same votes."""
+    header_names = ["a", "b"]
+    rows = []
+    for item in range(12):
+        card = item % 3
+        # Predicted 0.5 every time; member a finds every card, b finds half its votes.
+        row = _record("teller@0.5", item, 0.5, {"a": 2, "b": 1}, 3.0)
+        rows.append({**row, "card": card})
+    rows.append(_record("other", 0, 0.9, {"a": 0, "b": 0}, 0.0))   # not a storyteller named
+    over = ece_over_turns(rows, header_names, ["teller@0.5"], seed=0, resamples=200)
+    assert over["a"]["ece"] == pytest.approx(0.5) and over["b"]["ece"] == pytest.approx(0.0)
+    assert over["pooled"]["ece"] == pytest.approx(0.25)
+    assert (over["a"]["turns"], over["a"]["cards"]) == (12, 3)
+    assert over["a"]["by_card"].low == over["a"]["by_card"].high == pytest.approx(0.5)
+    # Two votes per turn at 0.5: a calibrated teller's 12 turns average about 0.1 off.
+    assert 0.0 < over["a"]["calibrated"].estimate < 0.3
+    assert over["pooled"]["calibrated"].estimate < over["a"]["calibrated"].estimate
+    nobody = ece_over_turns(rows, header_names, ["absent"], seed=0, resamples=50)
+    assert nobody == {"a": None, "b": None, "pooled": None}
 
 
 def _success_by_the_rules(p: float, random_chance: float, random_seat: bool) -> float:

@@ -164,7 +164,14 @@ def test_bench_storyteller_panel_smoke(tmp_path, monkeypatch, capsys):
     assert 0.0 <= told["estimate"] <= 1.0
     # Beside it, the ground-truth reader; it finds every caption it is told.
     assert figures["ground_truth_top1"]["caption-teller"]["estimate"] == 1.0
-    assert "pooled" in figures["population_ece_all_turns"]
+    # ECE over all turns, and over the low and the high targets, each with its interval over
+    # the cards told and the ECE a calibrated storyteller would show from vote noise alone.
+    for span in ("all_turns", "low_targets", "high_targets"):
+        pooled = figures[f"population_ece_{span}"]["pooled"]
+        assert 0.0 <= pooled["by_card"]["low"] <= pooled["by_card"]["high"] <= 1.0
+        assert 0.0 <= pooled["calibrated"]["estimate"] <= 1.0
+        assert 1 <= pooled["cards"] <= pooled["turns"]
+    assert "a perfectly calibrated storyteller's ECE on the same turns" in printed
     # The items that tell the same card are one story: their count and intervals over cards.
     assert "observed guess rate with 95% CI over the cards told" in printed
     target = figures["targets"]["population@0.5"]
