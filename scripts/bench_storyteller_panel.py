@@ -30,6 +30,9 @@ bootstrap intervals over items, each target checked. The items are hands dealt f
 so a storyteller tells the same card (often with the same clue) in every hand that holds it:
 the population storyteller's rates and every points difference also get intervals over the
 cards told (the cluster bootstrap), and the number of distinct cards and card-clue pairs.
+The ECE over all turns (and over targets 0.1-0.5 and 0.75-0.9) gets an interval over the cards
+told too, and beside it the ECE a perfectly calibrated storyteller would show on the same turns
+and votes from vote noise alone (the binned ECE of a few votes per turn is not 0).
 
     python scripts/bench_storyteller_panel.py
     python scripts/bench_storyteller_panel.py --items 60 --json runs/panel.json
