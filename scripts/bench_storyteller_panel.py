@@ -32,7 +32,8 @@ the population storyteller's rates and every points difference also get interval
 cards told (the cluster bootstrap), and the number of distinct cards and card-clue pairs.
 The ECE over all turns (and over targets 0.1-0.5 and 0.75-0.9) gets an interval over the cards
 told too, and beside it the ECE a perfectly calibrated storyteller would show on the same turns
-and votes from vote noise alone (the binned ECE of a few votes per turn is not 0).
+and votes from their noise alone (the binned ECE of a few votes per turn is not 0, and a
+member's votes on one story go together), so a reader sees whether a miss is miscalibration.
 
     python scripts/bench_storyteller_panel.py
     python scripts/bench_storyteller_panel.py --items 60 --json runs/panel.json
@@ -340,12 +341,15 @@ def main(argv: list[str] | None = None) -> int:
             over = ece_over_turns(records, names, [f"{kind}@{t}" for t in targets],
                                   seed=args.seed, resamples=args.bootstrap)
             figures[f"{kind}_ece_{key}"] = over
-            print(f"{kind}: ECE over {span}, 95% CI over the cards told; in brackets, a "
-                  f"perfectly calibrated storyteller's ECE on the same turns from vote noise "
-                  f"alone:\n  " + "\n  ".join(
+            print(f"{kind}: ECE over {span}, 95% CI over the cards told; then what a perfectly "
+                  f"calibrated storyteller would show on the same turns from the votes' noise "
+                  f"alone, with the correlation of a member's votes on one story (card and "
+                  f"clue) as measured, and with independent votes:\n  " + "\n  ".join(
                       f"{n} {v['by_card']}" + ("" if v["ece"] <= 0.10 else " (> 0.10)")
-                      + f" ({v['calibrated'].estimate:.3f}; {v['cards']} cards)"
-                      for n, v in over.items() if v is not None))
+                      + f"; calibrated {v['calibrated']} at correlation "
+                      f"{v['story_correlation']:.2f}, {v['calibrated_independent'].estimate:.3f} "
+                      f"independent ({v['cards']} cards, {v['stories']} stories, {v['turns']} "
+                      f"turns)" for n, v in over.items() if v is not None))
         checked = [observed_means[TARGETS.index(t)] for t in CHECKED]
         monotone = all(a < b for a, b in itertools.pairwise(checked))
         print_table(f"{kind}: observed guess rate against the panel (95% CI); targets 0.25/0.5/"

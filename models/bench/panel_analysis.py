@@ -114,11 +114,14 @@ def ece_over_turns(rows: Sequence[dict[str, Any]], names: Sequence[str],
 
     Per member (``None`` where it cast no vote on a predicted turn): ``ece``; ``by_card``, its
     interval over the cards told (:func:`~models.players.calibration.ece_interval`: a story
-    told again in other hands is not new evidence); ``calibrated``, the ECE a perfectly
-    calibrated storyteller would show on the same turns and votes from vote noise alone
-    (:func:`~models.players.calibration.calibrated_ece`); ``turns`` and ``cards``.
+    told again in other hands is not new evidence); what a perfectly calibrated storyteller
+    would show on the same turns and votes from their noise alone
+    (:func:`~models.players.calibration.calibrated_ece`), with independent votes
+    (``calibrated_independent``) and with the correlation the member's votes on one story (card
+    and clue) were measured to have (``story_correlation``, ``calibrated``); and ``turns``,
+    ``cards`` and ``stories``.
     """
-    from models.players.calibration import calibrated_ece, ece_interval
+    from models.players.calibration import calibrated_ece, ece_interval, story_correlation
 
     played = [r for r in rows if r["model"] in models and r.get("panel")
               and r["predicted"] is not None]
@@ -127,19 +130,26 @@ def ece_over_turns(rows: Sequence[dict[str, Any]], names: Sequence[str],
         members = names if name == "pooled" else [name]
         turns = [(r["predicted"], _rate(r["panel"]["found"], r["panel"]["seen"], members),
                   sum(r["panel"]["seen"][m] for m in members),
-                  r["card"] if r.get("card") is not None else ("turn", i))
+                  r["card"] if r.get("card") is not None else ("turn", i), r.get("clue"))
                  for i, r in enumerate(played)]
         turns = [t for t in turns if not math.isnan(t[1])]
         if not turns:
             out[name] = None
             continue
-        predicted, observed, votes, cards = (list(x) for x in zip(*turns, strict=True))
+        predicted, observed, votes, cards, clues = (list(x) for x in zip(*turns, strict=True))
+        stories = list(zip(cards, clues, strict=True))
         by_card = ece_interval(predicted, observed, clusters=cards, bins=CALIBRATION_BINS,
                                n_resamples=resamples, seed=seed)
-        out[name] = {"ece": by_card.estimate, "by_card": by_card,
-                     "calibrated": calibrated_ece(predicted, votes, bins=CALIBRATION_BINS,
-                                                  draws=max(2, resamples // 2), seed=seed),
-                     "turns": len(turns), "cards": len(set(cards))}
+        rho = story_correlation(predicted, observed, votes, stories)
+        floor = {"bins": CALIBRATION_BINS, "draws": max(2, resamples // 2), "seed": seed}
+        out[name] = {
+            "ece": by_card.estimate, "by_card": by_card,
+            "calibrated_independent": calibrated_ece(predicted, votes, **floor),
+            "story_correlation": rho,
+            "calibrated": calibrated_ece(
+                predicted, votes, clusters=stories,
+                correlation=0.0 if math.isnan(rho) else min(1.0, max(0.0, rho)), **floor),
+            "turns": len(turns), "cards": len(set(cards)), "stories": len(set(stories))}
     return out
 
 

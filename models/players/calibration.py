@@ -10,6 +10,7 @@ calibration error (ECE).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -231,31 +232,93 @@ def ece_interval(predicted: Sequence[float] | np.ndarray,
     return Interval(float(estimate), float(low), float(high))
 
 
-def calibrated_ece(predicted: Sequence[float] | np.ndarray,
-                   votes: Sequence[int] | np.ndarray, *, bins: int = 10,
-                   draws: int = 1000, level: float = 0.95, seed: int = 0) -> Interval:
-    """The ECE a perfectly calibrated storyteller would show on these turns from vote noise
-    alone: each turn's observed rate drawn as ``Binomial(votes, predicted) / votes``,
-    independently. Returns the mean over ``draws`` with the central ``level`` range of the
-    draws. Votes on a story told again in other hands are not independent, so the real noise is
-    larger: this is its floor. An ECE well above it is miscalibration, not noise.
+def _story_numbers(clusters: Sequence[Any] | np.ndarray | None, turns: int) -> np.ndarray:
+    """Each turn's story, numbered (every turn its own without ``clusters``)."""
+    if clusters is None:
+        return np.arange(turns)
+    if len(clusters) != turns:
+        raise ValueError(f"clusters must give one label per turn: {len(clusters)} labels for "
+                         f"{turns} turns")
+    order: dict[Any, int] = {}
+    return np.array([order.setdefault(label, len(order)) for label in clusters], dtype=np.int64)
 
-    Raises:
-        ValueError: no turns, lengths that differ, a turn without votes, a prediction outside
-            [0, 1], or fewer than 2 draws.
-    """
+
+def _checked_turns(predicted: Sequence[float] | np.ndarray, votes: Sequence[int] | np.ndarray,
+                   what: str) -> tuple[np.ndarray, np.ndarray]:
     p = np.asarray(predicted, dtype=np.float64)
     n = np.asarray(votes, dtype=np.int64)
     if p.size == 0 or p.shape != n.shape:
-        raise ValueError(f"calibrated_ece needs one vote count per prediction and at least one "
-                         f"turn, not {p.size} predictions and {n.size} counts")
+        raise ValueError(f"{what} needs one vote count per prediction and at least one turn, not "
+                         f"{p.size} predictions and {n.size} counts")
     if (n < 1).any() or not ((p >= 0.0) & (p <= 1.0)).all():
-        raise ValueError("calibrated_ece needs at least 1 vote per turn and predictions in "
-                         "[0, 1]")
+        raise ValueError(f"{what} needs at least 1 vote per turn and predictions in [0, 1]")
+    return p, n
+
+
+def story_correlation(predicted: Sequence[float] | np.ndarray,
+                      observed: Sequence[float] | np.ndarray,
+                      votes: Sequence[int] | np.ndarray,
+                      clusters: Sequence[Any] | np.ndarray) -> float:
+    """How far one guesser's votes on one story (a card told with a clue, in any hand or deal)
+    go together: the correlation ``rho`` of any two of them, as :func:`calibrated_ece` draws
+    them, estimated by moments from the residuals of the votes against the predictions (every
+    pair of votes in a story; a turn gives its found count ``observed * votes``). If the
+    predictions are off story by story, the residuals share that too, so on a miscalibrated
+    storyteller the estimate is high: it makes the calibrated storyteller's noise larger, never
+    smaller. NaN where no story has two votes.
+
+    Raises:
+        ValueError: as :func:`calibrated_ece`, or observations of another length.
+    """
+    p, n = _checked_turns(predicted, votes, "story_correlation")
+    o = np.asarray(observed, dtype=np.float64)
+    if o.shape != p.shape:
+        raise ValueError(f"story_correlation needs one observation per prediction, not {o.size} "
+                         f"for {p.size}")
+    story = _story_numbers(clusters, p.size)
+    found = np.rint(o * n)
+    residual = found - n * p                                   # sum of the turn's votes' (y - p)
+    squares = found * (1.0 - p) ** 2 + (n - found) * p ** 2    # sum of their (y - p)^2
+    spread = np.sqrt(p * (1.0 - p))
+    k = int(story.max()) + 1
+    pairs = (np.bincount(story, residual, k) ** 2 - np.bincount(story, squares, k)).sum()
+    expected = (np.bincount(story, n * spread, k) ** 2
+                - np.bincount(story, n * spread ** 2, k)).sum()
+    return float(pairs / expected) if expected > 0 else math.nan
+
+
+def calibrated_ece(predicted: Sequence[float] | np.ndarray,
+                   votes: Sequence[int] | np.ndarray, *,
+                   clusters: Sequence[Any] | np.ndarray | None = None, correlation: float = 0.0,
+                   bins: int = 10, draws: int = 1000, level: float = 0.95,
+                   seed: int = 0) -> Interval:
+    """The ECE a perfectly calibrated storyteller would show on these turns from the noise of
+    the votes alone (the binned ECE of a few votes per turn is not 0): every vote finds the
+    card with the turn's predicted chance. Votes on one story (``clusters``: the card and clue
+    told, in every hand and deal) go together with ``correlation``, the correlation of any two
+    of them: each vote reads the story's one shared draw with chance ``sqrt(correlation)`` and
+    a draw of its own otherwise, so ``0`` is independent votes and ``1`` a story that a guesser
+    finds every time or never. Returns the mean over
+    ``draws`` with the central ``level`` range of the draws. An ECE above that range is
+    miscalibration; within it, the turns cannot tell.
+
+    Raises:
+        ValueError: no turns, lengths that differ, a turn without votes, a prediction outside
+            [0, 1], a correlation outside [0, 1], or fewer than 2 draws.
+    """
+    p, n = _checked_turns(predicted, votes, "calibrated_ece")
+    if not 0.0 <= correlation <= 1.0:
+        raise ValueError(f"correlation must be in [0, 1], not {correlation}")
     if draws < 2:
         raise ValueError(f"calibrated_ece needs at least 2 draws, not {draws}")
+    story = _story_numbers(clusters, p.size)
     rng = np.random.default_rng(seed)
-    eces = np.array([reliability(p, rng.binomial(n, p) / n, bins).ece for _ in range(draws)])
+    eces = np.empty(draws)
+    for d in range(draws):
+        shared = rng.binomial(n, math.sqrt(correlation))       # votes that read the story's draw
+        story_draw = rng.random(int(story.max()) + 1)[story]
+        found = shared * (story_draw < p) + rng.binomial(n - shared, p)
+        eces[d] = reliability(p, found / n, bins).ece
     alpha = (1.0 - level) / 2.0
     return Interval(float(eces.mean()), float(np.quantile(eces, alpha)),
                     float(np.quantile(eces, 1.0 - alpha)))

@@ -99,9 +99,15 @@ def test_ece_over_turns_gives_intervals_over_cards_and_a_calibrated_floor():
     assert over["pooled"]["ece"] == pytest.approx(0.25)
     assert (over["a"]["turns"], over["a"]["cards"]) == (12, 3)
     assert over["a"]["by_card"].low == over["a"]["by_card"].high == pytest.approx(0.5)
-    # Two votes per turn at 0.5: a calibrated teller's 12 turns average about 0.1 off.
-    assert 0.0 < over["a"]["calibrated"].estimate < 0.3
-    assert over["pooled"]["calibrated"].estimate < over["a"]["calibrated"].estimate
+    # Two votes per turn at 0.5: a calibrated teller's 12 turns are some way off.
+    independent = over["a"]["calibrated_independent"]
+    assert 0.0 < independent.estimate < 0.3
+    assert over["pooled"]["calibrated_independent"].estimate < independent.estimate
+    # a finds every story every time: its residuals (+0.5 each) go together fully, and a
+    # calibrated teller whose member found three stories all or nothing is far noisier.
+    assert over["a"]["story_correlation"] == pytest.approx(1.0)
+    assert over["a"]["calibrated"].estimate > independent.estimate
+    assert over["a"]["stories"] == 3
     nobody = ece_over_turns(rows, header_names, ["absent"], seed=0, resamples=50)
     assert nobody == {"a": None, "b": None, "pooled": None}
 

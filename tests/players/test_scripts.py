@@ -169,9 +169,10 @@ def test_bench_storyteller_panel_smoke(tmp_path, monkeypatch, capsys):
     for span in ("all_turns", "low_targets", "high_targets"):
         pooled = figures[f"population_ece_{span}"]["pooled"]
         assert 0.0 <= pooled["by_card"]["low"] <= pooled["by_card"]["high"] <= 1.0
-        assert 0.0 <= pooled["calibrated"]["estimate"] <= 1.0
-        assert 1 <= pooled["cards"] <= pooled["turns"]
-    assert "a perfectly calibrated storyteller's ECE on the same turns" in printed
+        assert 0.0 <= pooled["calibrated_independent"]["estimate"] <= 1.0
+        assert 0.0 <= pooled["calibrated"]["low"] <= pooled["calibrated"]["high"] <= 1.0
+        assert 1 <= pooled["cards"] <= pooled["stories"] <= pooled["turns"]
+    assert "what a perfectly calibrated storyteller would show on the same turns" in printed
     # The items that tell the same card are one story: their count and intervals over cards.
     assert "observed guess rate with 95% CI over the cards told" in printed
     target = figures["targets"]["population@0.5"]

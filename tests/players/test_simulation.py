@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -14,6 +15,7 @@ from models.players.calibration import (
     ece_interval,
     fit_guess_model,
     reliability,
+    story_correlation,
 )
 from models.players.simulation import (
     GuessModel,
@@ -171,6 +173,50 @@ def test_calibrated_ece_is_the_noise_of_a_calibrated_teller_and_shrinks_with_vot
         calibrated_ece([1.5], [1])
     with pytest.raises(ValueError, match="2 predictions and 1 counts"):
         calibrated_ece([0.5, 0.5], [1])
+
+
+def _story_votes(rng, rho: float, stories: int = 400, tellings: int = 5, votes: int = 4):
+    """Turns of a calibrated storyteller whose votes on one story go together with ``rho``
+    (calibrated_ece's model): each vote reads its story's shared draw with chance
+    ``sqrt(rho)``, so any two votes on a story are correlated by ``rho``."""
+    chance = rng.uniform(0.1, 0.9, stories)
+    story = np.repeat(np.arange(stories), tellings)
+    p = chance[story]
+    shared = rng.random(stories)[story][:, None]
+    own = rng.random((story.size, votes))
+    draw = np.where(rng.random((story.size, votes)) < math.sqrt(rho), shared, own)
+    return p, (draw < p[:, None]).mean(axis=1), np.full(story.size, votes), story
+
+
+@pytest.mark.parametrize("rho", [0.0, 0.5, 0.9])
+def test_story_correlation_recovers_how_far_votes_on_one_story_go_together(rho):
+    p, observed, votes, story = _story_votes(np.random.default_rng(int(rho * 10)), rho)
+    assert story_correlation(p, observed, votes, story) == pytest.approx(rho, abs=0.06)
+    # Each turn a story of its own: no pairs across turns, only within them.
+    assert story_correlation(p, observed, votes, np.arange(p.size)) == pytest.approx(
+        rho, abs=0.08)
+    assert math.isnan(story_correlation([0.5], [1.0], [1], ["one vote"]))
+    with pytest.raises(ValueError, match="one observation per prediction"):
+        story_correlation([0.5, 0.5], [1.0], [1, 1], ["a", "b"])
+
+
+def test_calibrated_ece_grows_with_the_correlation_of_votes_on_a_story():
+    """Stories told again and again, found every time or never, leave a calibrated storyteller
+    a far larger ECE than independent votes: the noise it is measured against says so."""
+    p, observed, votes, story = _story_votes(np.random.default_rng(3), 1.0, stories=40,
+                                             tellings=10)
+    independent = calibrated_ece(p, votes, clusters=story, correlation=0.0, draws=200)
+    all_or_none = calibrated_ece(p, votes, clusters=story, correlation=1.0, draws=200)
+    assert all_or_none.estimate > 3 * independent.estimate
+    # Without clusters every turn is its own story: correlation then only ties a turn's votes.
+    own = calibrated_ece(p, votes, correlation=1.0, draws=200)
+    assert independent.estimate < own.estimate < all_or_none.estimate
+    # The ECE of a storyteller calibrated in this very way lies within the range it gives.
+    assert all_or_none.low <= reliability(p, observed).ece <= all_or_none.high
+    with pytest.raises(ValueError, match=r"correlation must be in \[0, 1\], not 1.5"):
+        calibrated_ece(p, votes, correlation=1.5)
+    with pytest.raises(ValueError, match="3 labels for 400 turns"):
+        calibrated_ece(p, votes, clusters=[1, 2, 3])
 
 
 def test_ece_interval_over_clusters_is_wider_than_over_turns():
