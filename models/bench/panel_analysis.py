@@ -141,14 +141,16 @@ def ece_over_turns(rows: Sequence[dict[str, Any]], names: Sequence[str],
         by_card = ece_interval(predicted, observed, clusters=cards, bins=CALIBRATION_BINS,
                                n_resamples=resamples, seed=seed)
         rho = story_correlation(predicted, observed, votes, stories)
-        floor = {"bins": CALIBRATION_BINS, "draws": max(2, resamples // 2), "seed": seed}
+        draws = max(2, resamples // 2)
         out[name] = {
             "ece": by_card.estimate, "by_card": by_card,
-            "calibrated_independent": calibrated_ece(predicted, votes, **floor),
+            "calibrated_independent": calibrated_ece(predicted, votes, bins=CALIBRATION_BINS,
+                                                     draws=draws, seed=seed),
             "story_correlation": rho,
             "calibrated": calibrated_ece(
                 predicted, votes, clusters=stories,
-                correlation=0.0 if math.isnan(rho) else min(1.0, max(0.0, rho)), **floor),
+                correlation=0.0 if math.isnan(rho) else min(1.0, max(0.0, rho)),
+                bins=CALIBRATION_BINS, draws=draws, seed=seed),
             "turns": len(turns), "cards": len(set(cards)), "stories": len(set(stories))}
     return out
 
