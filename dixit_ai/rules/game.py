@@ -75,6 +75,7 @@ from dixit_ai.rules.state import (
     Tell,
     Vote,
 )
+from dixit_ai.rules.text import text_problem
 
 # ---------------------------------------------------------------------- setting up
 
@@ -209,8 +210,9 @@ def check_clue(rules: RuleSet, clue: object, kind: object, seat: int) -> None:
     """Raise :class:`IllegalAction` unless ``clue`` (and its ``kind``) may be told."""
     if not isinstance(clue, str):
         raise IllegalAction(f"seat {seat}'s clue must be text, not {type(clue).__name__}")
-    if not clue.strip():
-        raise IllegalAction(f"seat {seat}'s clue is empty")
+    problem = text_problem(clue)
+    if problem is not None:
+        raise IllegalAction(f"seat {seat}'s clue {problem}")
     if len(clue) > rules.max_clue_length:
         raise IllegalAction(
             f"seat {seat}'s clue has {len(clue)} characters; the limit is "

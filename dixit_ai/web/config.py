@@ -20,6 +20,7 @@ from typing import Any
 
 from dixit_ai.agents import agent_spec, list_agents
 from dixit_ai.rules import EDITIONS, RuleSet
+from dixit_ai.rules.text import text_problem
 
 MAX_NAME_LENGTH = 40
 MAX_TITLE_LENGTH = 60
@@ -245,11 +246,15 @@ def bot_problem(name: str) -> str | None:
 
 def text_field(value: object, what: str, *, default: str | None = None,
                limit: int = 200) -> str:
-    """Non-empty text of at most ``limit`` characters (``default`` when missing)."""
+    """Non-empty text of at most ``limit`` characters (``default`` when missing), one line that
+    shows what it holds (:func:`dixit_ai.rules.text.text_problem`)."""
     if value is None and default is not None:
         return default
     if not isinstance(value, str) or not value.strip():
         raise WebError(400, f"{what} must be non-empty text")
+    problem = text_problem(value.strip())
+    if problem is not None:
+        raise WebError(400, f"{what} {problem}")
     if len(value.strip()) > limit:
         raise WebError(400, f"{what} has {len(value.strip())} characters; the limit is {limit}")
     return value.strip()

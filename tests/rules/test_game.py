@@ -176,6 +176,10 @@ def illegal_cases() -> list[tuple[str, str, object]]:
         ("tell", "empty clue", lambda s: Tell(0, s.hands[0][0], "   ")),
         ("tell", "over-long clue", lambda s: Tell(0, s.hands[0][0], "x" * 201)),
         ("tell", "clue not text", lambda s: Tell(0, s.hands[0][0], 42)),
+        ("tell", "invisible clue", lambda s: Tell(0, s.hands[0][0], "\u200b\u2060 ")),
+        ("tell", "clue of two lines", lambda s: Tell(0, s.hands[0][0], "moon\nlight")),
+        ("tell", "clue with a lone surrogate", lambda s: Tell(0, s.hands[0][0], "moon\ud800")),
+        ("tell", "clue reordered on screen", lambda s: Tell(0, s.hands[0][0], "moon\u202e")),
         ("tell", "bad clue kind", lambda s: Tell(0, s.hands[0][0], "x", "dance")),
         ("tell", "wrong phase", lambda s: Play(1, (s.hands[1][0],))),
         ("tell", "not a seat", lambda s: Tell(9, s.hands[0][0], "x")),
@@ -260,3 +264,14 @@ def test_numpy_integers_are_ids_and_bools_are_not() -> None:
         apply_action(state, Vote(1, (True,)), rng)
     after = apply_action(state, Vote(1, (target,)), rng)
     assert after.votes[1] == (int(target),) and type(after.votes[1][0]) is int
+
+
+@pytest.mark.parametrize("clue", ["\U0001f468\u200d\U0001f469\u200d\U0001f467",
+                                  "\u05e9\u05dc\u05d5\u05dd", "caf\u00e9 au lait", "\u6708\u5149"])
+def test_clues_in_any_script_and_emoji_sequences_are_told(clue: str) -> None:
+    """What the text check refuses (invisible, multi-line, reordered or invalid text) is not
+    what other scripts or emoji need: a family emoji joined by zero-width joiners, Hebrew,
+    accents and Chinese are all clues."""
+    state, rng = start()
+    told = apply_action(state, Tell(0, state.hands[0][0], clue), rng)
+    assert told.clue == clue
