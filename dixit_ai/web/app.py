@@ -52,12 +52,22 @@ STATIC = Path(__file__).resolve().parent / "static"
 log = logging.getLogger("dixit_ai.web")
 
 
-async def _json_body(request: Request) -> dict[str, Any]:
-    body = await request.body()
+def _loads(text: str | bytes) -> Any:
+    """Parse JSON from a client.
+
+    Raises:
+        WebError: (400) malformed JSON, text that is not UTF-8, or nesting too deep to parse.
+    """
     try:
-        data = json.loads(body or b"{}")
+        return json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise WebError(400, f"malformed JSON: {error}") from None
+    except RecursionError:
+        raise WebError(400, "malformed JSON: nested too deeply") from None
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    data = _loads(await request.body() or b"{}")
     if not isinstance(data, dict):
         raise WebError(400, "the request body must be a JSON object")
     return data
@@ -86,10 +96,7 @@ def _parse(frame: Mapping[str, Any]) -> Any:
     if frame.get("text") is None:
         raise WebError(400, "binary frames are not accepted: send each message as a JSON text "
                             "frame")
-    try:
-        return json.loads(frame["text"])
-    except json.JSONDecodeError as error:
-        raise WebError(400, f"malformed JSON: {error}") from None
+    return _loads(frame["text"])
 
 
 def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 0.0,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 from collections import OrderedDict
 from collections.abc import Callable
@@ -14,13 +15,16 @@ if TYPE_CHECKING:
     from dixit_ai.decks import Deck
 
 CARD_IMAGE_SIZE = (400, 600)
+MAX_CACHED_IMAGES = 2048
+"""Rendered card images kept, over all decks (a deck is kept or dropped whole)."""
 
 
 class CardsMixin:
     """The cards of :class:`~dixit_ai.web.manager.TableManager` (mixed in)."""
 
     tables: dict[str, Table]
-    _images: OrderedDict[tuple[str, int], bytes]
+    _images: OrderedDict[str, dict[int, bytes]]
+    _rendering: dict[str, asyncio.Future[dict[int, bytes]]]
     _captions: dict[str, dict[str, str]]
     _work: Callable[..., Any]
     _deck: Callable[[str], Deck]
@@ -30,24 +34,45 @@ class CardsMixin:
     async def card_image(self, table_id: str, card_id: int) -> bytes:
         """The JPEG image of a card of a table's deck (by id alone: the URL tells no owner).
 
+        The first image asked of a deck renders the whole deck, and a deck's images are kept or
+        dropped together: how fast a card's image comes back tells nothing of whether anyone
+        asked for it before (a hand's cards, loaded by its holder's page, would otherwise come
+        back faster than the others).
+
         Raises:
             WebError: (404) no such table or card.
         """
         table = self.tables.get(table_id)
         if table is None or card_id not in set(table.card_ids):
             raise WebError(404, "no such card")
-        key = (table.config.deck, card_id)
-        if key not in self._images:
-            def render() -> bytes:
-                image = self._deck(table.config.deck).image(card_id, CARD_IMAGE_SIZE)
-                out = io.BytesIO()
-                image.convert("RGB").save(out, format="JPEG", quality=88)
-                return out.getvalue()
+        images = await self._deck_images(table.config.deck, table.card_ids)
+        return images[card_id]
 
-            self._images[key] = await self._work(render)
-            if len(self._images) > 2048:
-                self._images.popitem(last=False)
-        return self._images[key]
+    async def _deck_images(self, spec: str, card_ids: tuple[int, ...]) -> dict[int, bytes]:
+        if spec in self._images:
+            self._images.move_to_end(spec)
+            return self._images[spec]
+        if spec not in self._rendering:   # one render per deck, however many ask at once
+            def render() -> dict[int, bytes]:
+                deck = self._deck(spec)
+                out = {}
+                for card in card_ids:
+                    buffer = io.BytesIO()
+                    deck.image(card, CARD_IMAGE_SIZE).convert("RGB").save(
+                        buffer, format="JPEG", quality=88)
+                    out[card] = buffer.getvalue()
+                return out
+
+            self._rendering[spec] = asyncio.ensure_future(self._work(render))
+        try:
+            images = await asyncio.shield(self._rendering[spec])
+        finally:
+            if self._rendering.get(spec) is not None and self._rendering[spec].done():
+                self._rendering.pop(spec, None)
+        self._images[spec] = images
+        while len(self._images) > 1 and sum(map(len, self._images.values())) > MAX_CACHED_IMAGES:
+            self._images.popitem(last=False)
+        return images
 
     async def captions(self, table_id: str) -> dict[str, str]:
         """Each card's first caption, where the table's deck has them (the cards' alt text).

@@ -154,6 +154,9 @@ class LobbyMixin:
             code = recovery_code()
             await self._write(self.store.seat_statements(table.id, seat, name, token)
                               + self.store.recovery_statements(table.id, seat, code))
+            stale = table.tokens[seat]
+            if stale:   # never two keys to one seat
+                self._by_token.pop(stale, None)
             table.names[seat] = name
             table.tokens[seat] = token_digest(token)
             table.recovery[seat] = token_digest(code)

@@ -88,7 +88,8 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
         self._db_pool = ThreadPoolExecutor(1, thread_name_prefix="dixit-db")
         self._bot_pool = ThreadPoolExecutor(bot_workers, thread_name_prefix="dixit-bot")
         self._decks: dict[str, Deck] = {}
-        self._images: OrderedDict[tuple[str, int], bytes] = OrderedDict()
+        self._images: OrderedDict[str, dict[int, bytes]] = OrderedDict()
+        self._rendering: dict[str, asyncio.Future[dict[int, bytes]]] = {}
         self._captions: dict[str, dict[str, str]] = {}
         self._writes: list[tuple[list[Statement], asyncio.Future[None]]] = []
         self._writer: asyncio.Task[None] | None = None
@@ -307,6 +308,7 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
                 self._by_token.pop(digest, None)
             for connection in table.connections.pop(seat, set()):
                 self.send(table, seat, connection, {"type": "left"})
+            self.expire_reclaims(table, seat)
             return
         self._playing(table)
         if not table.config.takeover:

@@ -199,9 +199,10 @@ class SocialMixin:
         Raises:
             WebError: (404) no such request.
         """
+        wanted = secret.encode("utf-8", "surrogatepass")
         for table in self.tables.values():
             for request in table.reclaims.values():
-                if secrets.compare_digest(request.secret, secret):
+                if secrets.compare_digest(request.secret.encode(), wanted):
                     answer: dict[str, Any] = {"status": request.status, "seat": request.seat}
                     if request.status == "approved":
                         answer["token"] = request.token
@@ -209,6 +210,22 @@ class SocialMixin:
                     return answer
         raise WebError(404, "no such seat request (a server restart forgets unanswered "
                             "requests: ask again)")
+
+    @staticmethod
+    def seat_held(table: Table, seat: int) -> bool:
+        """Whether a person holds ``seat`` of a game that is not over (a seat request can be
+        answered with a token only then)."""
+        return (table.status != "over" and table.tokens[seat] is not None
+                and (table.status != "lobby" or table.names[seat] is not None))
+
+    def expire_reclaims(self, table: Table, seat: int) -> None:
+        """Void the pending requests for a seat its holder has left (the creator sees them go)."""
+        voided = False
+        for request in table.reclaims.values():
+            if request.seat == seat and request.status == "pending":
+                request.status, voided = "expired", True
+        if voided:
+            self._send_seat(table, 0)
 
     def reclaim_requests(self, table: Table, seat: int) -> list[dict[str, Any]]:
         """The pending seat requests the creator sees (nobody else sees any)."""
@@ -225,7 +242,8 @@ class SocialMixin:
 
         Raises:
             WebError: (403) not the creator; (404) no such pending request; (400) approve is
-                not true or false.
+                not true or false; (409) approving for a seat nobody holds any more, or during
+                the game for a seat whose holder is connected.
         """
         if seat != 0:
             raise WebError(403, "only the table's creator can answer seat requests")
@@ -235,6 +253,16 @@ class SocialMixin:
             request = table.reclaims.get(request_id) if isinstance(request_id, str) else None
             if request is None or request.status != "pending":
                 raise WebError(404, f"no pending seat request {request_id!r}")
+            if approve and not self.seat_held(table, request.seat):
+                # The seat was left (or the game ended) after the request: a token for it now
+                # would be a second key to whoever sits there next.
+                raise WebError(409, f"seat {request.seat} is no longer held by a person: this "
+                                    "request can only be refused")
+            if approve and table.status == "playing" and table.connections.get(request.seat):
+                # Its holder is at the table: giving the seat away would show their hand to
+                # whoever asked (the creator too, asking through the invite link).
+                raise WebError(409, f"seat {request.seat}'s holder is connected now: a seat "
+                                    "is given away only while its holder is away")
             if not approve:
                 request.status = "refused"
             else:

@@ -83,8 +83,9 @@ def ensure_free(path: str | Path) -> None:
 
 
 def token_digest(token: str) -> str:
-    """The SHA-256 hex digest under which a seat token is stored."""
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+    """The SHA-256 hex digest under which a seat token is stored (any text: one that is not
+    valid Unicode, such as a lone surrogate from a JSON escape, has a digest no token has)."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass

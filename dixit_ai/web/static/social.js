@@ -76,6 +76,7 @@ function initAsk(invite) {
         clearInterval(polling);
         $("ask-submit").disabled = false;
         if (answer.status === "approved") { keepSeat(invite, answer.token); enterTable(answer.token); }
+        else if (answer.status === "expired") status.textContent = "Its holder left this seat before the creator answered: join the table instead.";
         else status.textContent = "The table's creator refused to give you this seat.";
       }, 1500);
     } catch (error) {

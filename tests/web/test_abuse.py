@@ -1,0 +1,159 @@
+"""What a player cannot do at a web table: learn who holds which card from how fast its image
+comes, keep a second key to a seat, take a connected player's seat to see their hand, or break
+the table for everyone with text no page can show or JSON nested past parsing."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.web.conftest import create, join, manager_of
+
+
+def _until(socket: Any, kind: str) -> dict[str, Any]:
+    for _ in range(50):
+        message = socket.receive_json()
+        if message["type"] == kind:
+            return message
+    raise AssertionError(f"no {kind!r} message")
+
+
+def test_a_card_image_renders_its_whole_deck_so_its_speed_tells_no_holder(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before, only the cards someone had asked for were cached: a hand's cards, loaded by its
+    holder's page, came back faster than the rest. Now the first image asked renders every card
+    of the deck, once, and every later image is a cached one."""
+    made, ann = create(client)
+    manager = manager_of(client)
+    table = manager.tables[made["table_id"]]
+    deck = manager._deck(table.config.deck)
+    rendered: list[int] = []
+    original = type(deck).image
+
+    def counting(self: Any, card: int, *args: Any, **kwargs: Any) -> Any:
+        rendered.append(card)
+        return original(self, card, *args, **kwargs)
+
+    monkeypatch.setattr(type(deck), "image", counting)
+    hand = ann.state()["game"]["hand"] if ann.state()["game"] else []
+    first = table.card_ids[5] if not hand else hand[0]
+    assert client.get(f"/api/tables/{made['table_id']}/cards/{first}").status_code == 200
+    assert sorted(rendered) == sorted(table.card_ids)          # the whole deck, once
+    for card in table.card_ids:
+        assert client.get(f"/api/tables/{made['table_id']}/cards/{card}").status_code == 200
+    assert len(rendered) == len(table.card_ids)                # nothing rendered again
+
+
+def test_a_seat_request_outlives_no_seat(client: TestClient) -> None:
+    """Ask for a lobby seat, its holder leaves, the creator approves: before, that gave a token
+    to the empty seat, a second key to whoever sat there next. Now leaving voids the request."""
+    made, ann = create(client)
+    bea = join(client, made["invite"], "Bea")
+    secret = client.post(f"/api/invites/{made['invite']}/reclaim",
+                         json={"seat": 1, "name": "Spy"}).json()["request"]
+    request = ann.state()["you"]["reclaim_requests"][0]
+    assert bea.send({"type": "leave"}).status_code == 200
+    assert ann.state()["you"]["reclaim_requests"] == []
+    answer = {"type": "reclaim_answer", "request": request["id"], "approve": True}
+    assert ann.send(answer).status_code == 404
+    assert client.get(f"/api/reclaims/{secret}").json() == {"status": "expired", "seat": 1}
+    cai = join(client, made["invite"], "Cai")
+    assert cai.seat == 1
+    holders = [seat for seat in manager_of(client)._by_token.values() if seat[1] == 1]
+    assert len(holders) == 1                                    # one key to seat 1
+
+
+def test_a_connected_players_seat_is_not_given_away_during_the_game(
+        client: TestClient) -> None:
+    """The creator could ask for a seat through the invite link and approve it, to see that
+    player's hand. While its holder is connected the seat cannot be given away."""
+    made, ann = create(client)
+    bea = join(client, made["invite"], "Bea")
+    ann.send({"type": "start"})
+    secret = client.post(f"/api/invites/{made['invite']}/reclaim",
+                         json={"seat": 1, "name": "Ann's friend"}).json()["request"]
+    request = ann.state()["you"]["reclaim_requests"][0]
+    answer = {"type": "reclaim_answer", "request": request["id"], "approve": True}
+    with client.websocket_connect("/ws") as bea_socket:
+        bea_socket.send_text(json.dumps({"type": "hello", "token": bea.token}))
+        _until(bea_socket, "state")
+        refused = ann.send(answer)
+        assert refused.status_code == 409 and "connected" in refused.json()["error"]
+        assert bea.state()["you"]["seat"] == 1                   # nothing changed
+        assert client.get(f"/api/reclaims/{secret}").json()["status"] == "pending"
+    # Once Bea is away, the seat can be given (what the feature is for).
+    manager = manager_of(client)
+    table = manager.tables[made["table_id"]]
+    for _ in range(200):
+        if not table.connections.get(1):
+            break
+        time.sleep(0.01)
+    assert ann.send(answer).status_code == 200
+    assert client.get(f"/api/reclaims/{secret}").json()["status"] == "approved"
+
+
+@pytest.mark.parametrize("clue", ["evil \ud800 clue", "\u200b\u200b\u200b", "two\nlines",
+                                  "abc\u202edcba"])
+def test_a_clue_no_page_can_show_is_refused_and_the_table_goes_on(
+        client: TestClient, clue: str) -> None:
+    """A lone surrogate (valid JSON, no valid UTF-8) made every seat's state and every socket
+    fail; an invisible, multi-line or reordered clue misleads. Each is refused with the reason,
+    and every seat's state is still served."""
+    made, ann = create(client)
+    bea = join(client, made["invite"], "Bea")
+    ann.send({"type": "start"})
+    game = ann.wait_turn()["game"]                     # Ann (seat 0) tells first
+    response = client.post(
+        "/api/action", headers={**ann.headers, "content-type": "application/json"},
+        content=json.dumps({"type": "tell", "card": game["hand"][0], "clue": clue}).encode())
+    assert response.status_code == 409, response.text
+    assert "clue" in response.json()["error"]
+    for seat in (ann, bea):
+        assert seat.state()["game"]["phase"] == "tell"
+    # The table goes on: a good clue is taken.
+    assert ann.send({"type": "tell", "card": game["hand"][0], "clue": "moon"}).status_code == 200
+
+
+@pytest.mark.parametrize("name", ["Bob\ud800", "\u200b", "a\u202eb"])
+def test_names_and_titles_no_page_can_show_are_refused(client: TestClient, name: str) -> None:
+    made, ann = create(client)
+    for url, body in [(f"/api/invites/{made['invite']}/join", {"name": name}),
+                      (f"/api/invites/{made['invite']}/reclaim", {"seat": 0, "name": name}),
+                      ("/api/tables", {"name": "Ann", "title": name})]:
+        response = client.post(url, headers={"content-type": "application/json"},
+                               content=json.dumps(body).encode())
+        assert response.status_code == 400, (url, response.text)
+    assert ann.state()["you"]["reclaim_requests"] == []
+    assert [s["name"] for s in ann.state()["table"]["seats"] if s["name"]] == ["Ann"]
+
+
+def test_json_nested_past_parsing_is_a_bad_request_not_a_crash(client: TestClient) -> None:
+    _made, ann = create(client)
+    deep = "[" * 100_000 + "]" * 100_000
+    response = client.post("/api/action", headers={**ann.headers,
+                                                   "content-type": "application/json"},
+                           content=deep)
+    assert response.status_code == 400 and "nested too deeply" in response.json()["error"]
+    with client.websocket_connect("/ws") as socket:
+        socket.send_text(json.dumps({"type": "hello", "token": ann.token}))
+        _until(socket, "state")
+        socket.send_text(deep)
+        error = _until(socket, "error")
+        assert error["status"] == 400 and "nested too deeply" in error["message"]
+        socket.send_text(json.dumps({"type": "ping", "ref": 7}))   # the socket stays open
+        assert _until(socket, "pong")["ref"] == 7
+
+
+def test_a_seat_request_secret_that_is_not_ascii_is_just_unknown(client: TestClient) -> None:
+    made, _ann = create(client)
+    join(client, made["invite"], "Bea")
+    client.post(f"/api/invites/{made['invite']}/reclaim", json={"seat": 1, "name": "X"})
+    assert client.get("/api/reclaims/%C3%A9").status_code == 404
+    assert client.get("/api/reclaims/%ED%A0%80").status_code == 404
+    with client.websocket_connect("/ws") as socket:     # a token no page could send
+        socket.send_text(json.dumps({"type": "hello", "token": "\ud800"}))
+        assert _until(socket, "error")["status"] == 401
