@@ -18,6 +18,15 @@ from dixit_ai.web.session import Session
 from tests.web.conftest import Seat, create, join, manager_of, simple_move
 
 
+def until(socket: Any, kind: str, tries: int = 50) -> dict[str, Any]:
+    """The next message of ``kind`` on a test WebSocket (the others are skipped)."""
+    for _ in range(tries):
+        message = socket.receive_json()
+        if message["type"] == kind:
+            return dict(message)
+    raise AssertionError(f"no {kind!r} message")
+
+
 def play_out(seats: list[Seat], timeout: float = 20.0) -> dict[str, Any]:
     """Every person plays :func:`simple_move` whenever it is their turn, until the game ends."""
     deadline = time.monotonic() + timeout

@@ -12,14 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tests.web.conftest import create, join, manager_of
-
-
-def _until(socket: Any, kind: str) -> dict[str, Any]:
-    for _ in range(50):
-        message = socket.receive_json()
-        if message["type"] == kind:
-            return message
-    raise AssertionError(f"no {kind!r} message")
+from tests.web.playing import until
 
 
 def test_a_card_image_renders_its_whole_deck_so_its_speed_tells_no_holder(
@@ -80,7 +73,7 @@ def test_a_connected_players_seat_is_not_given_away_during_the_game(
     answer = {"type": "reclaim_answer", "request": request["id"], "approve": True}
     with client.websocket_connect("/ws") as bea_socket:
         bea_socket.send_text(json.dumps({"type": "hello", "token": bea.token}))
-        _until(bea_socket, "state")
+        until(bea_socket, "state")
         refused = ann.send(answer)
         assert refused.status_code == 409 and "connected" in refused.json()["error"]
         assert bea.state()["you"]["seat"] == 1                   # nothing changed
@@ -140,12 +133,12 @@ def test_json_nested_past_parsing_is_a_bad_request_not_a_crash(client: TestClien
     assert response.status_code == 400 and "nested too deeply" in response.json()["error"]
     with client.websocket_connect("/ws") as socket:
         socket.send_text(json.dumps({"type": "hello", "token": ann.token}))
-        _until(socket, "state")
+        until(socket, "state")
         socket.send_text(deep)
-        error = _until(socket, "error")
+        error = until(socket, "error")
         assert error["status"] == 400 and "nested too deeply" in error["message"]
         socket.send_text(json.dumps({"type": "ping", "ref": 7}))   # the socket stays open
-        assert _until(socket, "pong")["ref"] == 7
+        assert until(socket, "pong")["ref"] == 7
 
 
 def test_a_seat_request_secret_that_is_not_ascii_is_just_unknown(client: TestClient) -> None:
@@ -156,4 +149,4 @@ def test_a_seat_request_secret_that_is_not_ascii_is_just_unknown(client: TestCli
     assert client.get("/api/reclaims/%ED%A0%80").status_code == 404
     with client.websocket_connect("/ws") as socket:     # a token no page could send
         socket.send_text(json.dumps({"type": "hello", "token": "\ud800"}))
-        assert _until(socket, "error")["status"] == 401
+        assert until(socket, "error")["status"] == 401

@@ -3,20 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from fastapi.testclient import TestClient
 
 from dixit_ai.web.social import REACTION_LIMIT, REACTIONS
 from tests.web.conftest import Seat, create, join
-
-
-def _until(socket: Any, kind: str) -> dict[str, Any]:
-    for _ in range(50):
-        message = socket.receive_json()
-        if message["type"] == kind:
-            return message
-    raise AssertionError(f"no {kind!r} message")
+from tests.web.playing import until
 
 
 def test_reactions_reach_the_table_with_the_senders_name_and_nothing_else(
@@ -27,18 +19,18 @@ def test_reactions_reach_the_table_with_the_senders_name_and_nothing_else(
     with client.websocket_connect("/ws") as bea_socket, \
             client.websocket_connect("/ws") as watcher:
         bea_socket.send_text(json.dumps({"type": "hello", "token": bea.token}))
-        _until(bea_socket, "state")
+        until(bea_socket, "state")
         watcher.send_text(json.dumps({"type": "hello", "watch": made["watch"]}))
-        _until(watcher, "state")
+        until(watcher, "state")
         assert ann.send({"type": "react", "reaction": "laugh"}).status_code == 200
         for socket in (bea_socket, watcher):
-            got = _until(socket, "reaction")
+            got = until(socket, "reaction")
             assert got == {"type": "reaction", "reaction": "laugh",
                            "emoji": REACTIONS["laugh"], "from": "Ann", "seat": 0}
         watcher.send_text(json.dumps({"type": "react", "reaction": "clap", "ref": 3}))
-        got = _until(bea_socket, "reaction")
+        got = until(bea_socket, "reaction")
         assert got["from"] == "a spectator" and got["seat"] is None and got["emoji"]
-        assert _until(watcher, "reaction")["reaction"] == "clap"
+        assert until(watcher, "reaction")["reaction"] == "clap"
 
 
 def test_unknown_reactions_and_too_many_are_refused(client: TestClient) -> None:
@@ -55,10 +47,10 @@ def test_unknown_reactions_and_too_many_are_refused(client: TestClient) -> None:
     assert bea.send({"type": "react", "reaction": "heart"}).status_code == 200
     with client.websocket_connect("/ws") as watcher:
         watcher.send_text(json.dumps({"type": "hello", "watch": made["watch"]}))
-        _until(watcher, "state")
+        until(watcher, "state")
         for _ in range(REACTION_LIMIT + 1):
             watcher.send_text(json.dumps({"type": "react", "reaction": "wow"}))
-        error = _until(watcher, "error")
+        error = until(watcher, "error")
         assert error["status"] == 429
 
 
@@ -120,11 +112,11 @@ def test_a_refused_reclaim_tells_the_requester_and_changes_nothing(client: TestC
                          json={"seat": 1, "name": "Mallory"}).json()["request"]
     with client.websocket_connect("/ws") as ann_socket:
         ann_socket.send_text(json.dumps({"type": "hello", "token": ann.token}))
-        state = _until(ann_socket, "state")
+        state = until(ann_socket, "state")
         request = state["you"]["reclaim_requests"][0]
         ann_socket.send_text(json.dumps({"type": "reclaim_answer", "request": request["id"],
                                          "approve": False, "ref": 1}))
-        assert _until(ann_socket, "ack")["ref"] == 1
+        assert until(ann_socket, "ack")["ref"] == 1
     assert client.get(f"/api/reclaims/{secret}").json() == {"status": "refused", "seat": 1}
     assert bea.state()["you"]["seat"] == 1  # Bea keeps her seat
     assert client.get("/api/reclaims/unknown").status_code == 404
