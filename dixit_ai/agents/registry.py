@@ -33,6 +33,7 @@ name. :func:`load_agent_configs` reads a folder explicitly.
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
@@ -180,7 +181,8 @@ def make_agent(name: str, **overrides: Any) -> Agent:
     """Make the agent registered as ``name``, with ``overrides`` replacing default arguments.
 
     Raises:
-        ValueError: no such agent.
+        ValueError: no such agent, or keyword arguments its entry point does not take (see
+            :func:`check_agent_arguments`).
         ImportError: the entry point needs an optional dependency that is not installed (the
             message names the extra to install).
     """
@@ -188,8 +190,80 @@ def make_agent(name: str, **overrides: Any) -> Agent:
     factory = _import_point(spec, spec.entry_point)
     kwargs = {**spec.kwargs, **overrides}
     kwargs.setdefault("name", name)
+    _check_arguments(spec, factory, kwargs)
     agent: Agent = factory(**kwargs)
     return agent
+
+
+def check_agent_arguments(name: str, overrides: Mapping[str, Any] | None = None) -> None:
+    """Check that the agent registered as ``name`` takes its entry's keyword arguments and
+    ``overrides``, without making it (its code is imported, no model is loaded): what a
+    tournament checks before it writes anything.
+
+    Raises:
+        ValueError: no such agent, or a keyword argument the entry point does not take, or a
+            required one missing (the message names the agent, the keyword and the keywords it
+            takes).
+        ImportError: as :func:`make_agent`.
+    """
+    spec = agent_spec(name)
+    factory = _import_point(spec, spec.entry_point)
+    kwargs = {**spec.kwargs, **(overrides or {})}
+    kwargs.setdefault("name", name)
+    _check_arguments(spec, factory, kwargs)
+
+
+def _check_arguments(spec: AgentSpec, factory: Any, kwargs: Mapping[str, Any]) -> None:
+    """Bind ``kwargs`` to ``factory``'s signature before the call, so that a wrong keyword is
+    named as such (a ``TypeError`` raised inside the constructor is left as it is)."""
+    signature = _signature(factory)
+    if signature is None:
+        return
+    try:
+        signature.bind(**kwargs)
+    except TypeError as error:
+        takes = [p.name for p in signature.parameters.values()
+                 if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        unknown = [key for key in kwargs if key not in takes]
+        what = (f"takes no keyword argument {', '.join(map(repr, unknown))}" if unknown
+                else str(error))
+        raise ValueError(f"agent {spec.name!r} ({spec.entry_point}) {what}; it takes: "
+                         f"{', '.join(takes) or 'no keyword arguments'}") from None
+
+
+def _signature(factory: Any) -> inspect.Signature | None:
+    """The signature that ``factory``'s keyword arguments must fit (``None``: unreadable).
+
+    A class whose ``__init__`` only passes ``**kwargs`` on (``def __init__(self, **kwargs):
+    super().__init__(**kwargs)``, as the baseline tellers do) is read from the nearest base
+    whose ``__init__`` names its arguments; one whose bases name none takes any keyword.
+    """
+    try:
+        signature = inspect.signature(factory)
+    except (TypeError, ValueError):
+        return None
+    if not isinstance(factory, type) or not _passes_on(signature.parameters.values()):
+        return signature
+    for base in factory.__mro__[1:]:
+        if base is object:
+            break
+        init = vars(base).get("__init__")
+        if init is None:
+            continue
+        try:
+            parameters = list(inspect.signature(init).parameters.values())[1:]
+        except (TypeError, ValueError):
+            return None
+        if not _passes_on(parameters):
+            return signature.replace(parameters=parameters)
+    return signature
+
+
+def _passes_on(parameters: Iterable[inspect.Parameter]) -> bool:
+    """Whether a signature takes only ``*args`` and ``**kwargs`` (and takes keywords)."""
+    kinds = {p.kind for p in parameters}
+    return inspect.Parameter.VAR_KEYWORD in kinds and kinds <= {
+        inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD}
 
 
 def import_agent_code(name: str) -> None:

@@ -150,10 +150,13 @@ class TournamentConfig:
         """Check what can be checked before any game (no model is loaded).
 
         Raises:
-            ValueError: too few agents, a repeated label, an unknown agent, a bad edition, rule,
-                player count, game count, seed, failure policy or round limit (the message says
-                which).
+            ValueError: a name, edition or deck that is not text, too few agents, a repeated
+                label, an unknown agent, a bad edition, rule, player count, game count, seed,
+                failure policy or round limit (the message says which).
         """
+        for key in ("name", "edition", "deck"):
+            if not isinstance(getattr(self, key), str):
+                raise ValueError(f"{key} must be text, not {getattr(self, key)!r}")
         if len(self.agents) < 2:
             raise ValueError(
                 f"a tournament needs at least 2 agents, got {len(self.agents)}: "
@@ -215,6 +218,9 @@ class TournamentConfig:
                                   if k in data and k != "agents" and data[k] is not None}
         if "max_rounds" in data:
             values["max_rounds"] = data["max_rounds"]
+        for key in ("name", "edition", "deck"):
+            if key in values and not isinstance(values[key], str):
+                raise ValueError(f"{source}: '{key}' must be text, not {values[key]!r}")
         rules = values.get("rules", {})
         if not isinstance(rules, dict):
             raise ValueError(f"{source}: 'rules' must be a mapping of rule overrides")

@@ -78,13 +78,26 @@ def schedule_of(config: TournamentConfig) -> list[ScheduledGame]:
 
 
 def check_ready(config: TournamentConfig) -> None:
-    """Validate ``config`` and its deck before any game (no model is loaded).
+    """Validate ``config``, its agents' keyword arguments and its deck before any game (no
+    model is loaded, nothing is written).
 
     Raises:
-        ValueError: see :meth:`TournamentConfig.validate`; or a deck too small for the table.
+        ValueError: see :meth:`TournamentConfig.validate`; a keyword argument an agent does not
+            take (see :func:`~dixit_ai.agents.check_agent_arguments`); or a deck too small for
+            the table.
+        ImportError: an agent needs an optional dependency that is not installed.
     """
     config.validate()
+    from dixit_ai.agents import check_agent_arguments
     from dixit_ai.decks import load_deck
+
+    for entry in config.agents:
+        try:
+            check_agent_arguments(entry.agent, entry.kwargs)
+        except ValueError as error:
+            if entry.label == entry.agent:
+                raise
+            raise ValueError(f"entry {entry.label!r}: {error}") from None
 
     deck = load_deck(config.deck)
     config.ruleset().check_deck(config.players, len(deck.card_ids))

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from dixit_ai.cli import main
 
 ARGS = ["tournament", "--agents", "random,b=random,c=random", "--players", "4", "--games",
@@ -98,6 +100,26 @@ def test_errors_are_one_clear_line(tmp_path, capsys):
                  "--out", str(tmp_path)]) == 2
     assert "--address is for --backend ray" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("agents: [random, {label: b, agent: random, kwargs: {nope: 1}}]",
+     "entry 'b': agent 'random' (dixit_ai.agents.random_agent:RandomAgent) takes no keyword "
+     "argument 'nope'; it takes: second_vote_rate, pass_rate, name"),
+    ("name: 5\nagents: [random, b=random]", "'name' must be text, not 5"),
+])
+def test_a_bad_tournament_file_is_one_clear_line_and_writes_nothing(text, message, tmp_path,
+                                                                     capsys):
+    path = tmp_path / "t.yaml"
+    path.write_text(text + "\nplayers: 3\ngames: 2\n")
+    out = tmp_path / "runs"
+    for workers in ("1", "2"):
+        assert main(["tournament", "--config", str(path), "--out", str(out), "--workers",
+                     workers, "--no-progress"]) == 2
+        error = capsys.readouterr().err
+        assert error.splitlines()[-1].startswith("dixit-ai tournament: error: ")
+        assert message in error and "Traceback" not in error
+    assert not out.exists()
 
 
 def test_the_bench_script_runs_small(tmp_path):

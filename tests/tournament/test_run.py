@@ -191,11 +191,44 @@ def test_bad_configs_are_refused_before_any_game(changes, match, tmp_path):
 
 
 def test_an_agent_that_cannot_be_made_fails_the_run_with_its_error(tmp_path):
-    bad = {"label": "bad", "agent": "random", "kwargs": {"no_such_option": 1}}
+    bad = {"label": "bad", "agent": "random", "kwargs": {"second_vote_rate": 2.0}}
     config = random_config(agents=("random", bad))
     for workers in (1, 2):
-        with pytest.raises(TypeError, match="no_such_option"):
+        with pytest.raises(ValueError, match=r"second_vote_rate must be in \[0, 1\]"):
             run_tournament(config, out=tmp_path / str(workers), workers=workers, **QUICK)
+
+
+def test_a_keyword_an_agent_does_not_take_is_refused_before_anything(reference, tmp_path):
+    bad = {"label": "bad", "agent": "random", "kwargs": {"no_such_option": 1}}
+    config = random_config(agents=("random", bad))
+    message = (r"entry 'bad': agent 'random' .*takes no keyword argument 'no_such_option'; "
+               r"it takes: second_vote_rate, pass_rate")
+    for workers in (1, 2):
+        with pytest.raises(ValueError, match=message):
+            run_tournament(config, out=tmp_path, workers=workers, **QUICK)
+    assert not list(tmp_path.iterdir())  # no run folder made
+    lines = (reference / "games.jsonl").read_text().splitlines()
+    stored = json.loads((reference / "config.json").read_text())
+    stored["config"]["agents"][1] = bad
+    folder = copy_run(reference, tmp_path / "resumed", lines[:2])
+    (folder / "config.json").write_text(json.dumps(stored))
+    before = {path.name: path.read_bytes() for path in folder.iterdir()}
+    for workers in (1, 2):
+        with pytest.raises(ValueError, match=message):
+            run_tournament(TournamentConfig.from_dict(stored["config"]), resume=folder,
+                           workers=workers, **QUICK)
+    assert {path.name: path.read_bytes() for path in folder.iterdir()} == before
+
+
+def test_a_name_that_is_not_text_is_refused(tmp_path):
+    data = {"name": 5, "agents": ["random", "b=random"], "players": 3, "games": 1}
+    with pytest.raises(ValueError, match=r"t.yaml: 'name' must be text, not 5"):
+        TournamentConfig.from_dict(data, source="t.yaml")
+    with pytest.raises(ValueError, match=r"'deck' must be text, not 5"):
+        TournamentConfig.from_dict({**data, "name": "x", "deck": 5}, source="t.yaml")
+    with pytest.raises(ValueError, match=r"name must be text, not 5"):
+        run_tournament(random_config(name=5), out=tmp_path, **QUICK)
+    assert not list(tmp_path.iterdir())
 
 
 def test_bad_agent_entries():
