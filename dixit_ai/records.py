@@ -205,16 +205,28 @@ def read_records(path: str | Path) -> Iterator[GameRecord]:
     """Read a JSON Lines file of records (or a single JSON record).
 
     Raises:
-        ValueError: a line is not a record; the message names the file and line.
+        ValueError: a line is not UTF-8 text or not a record; the message names the file and
+            line.
     """
-    with open(path, encoding="utf-8") as source:
-        for number, line in enumerate(source, start=1):
+    for _, record in read_numbered_records(path):
+        yield record
+
+
+def read_numbered_records(path: str | Path) -> Iterator[tuple[int, GameRecord]]:
+    """:func:`read_records`, each record with the number of its line (from 1)."""
+    with open(path, "rb") as source:
+        for number, raw in enumerate(source, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise ValueError(f"{path}, line {number}: not UTF-8 text ({error})") from None
             if not line.strip():
                 continue
             try:
-                yield GameRecord.from_json(line)
+                record = GameRecord.from_json(line)
             except ValueError as error:
                 raise ValueError(f"{path}, line {number}: {error}") from error
+            yield number, record
 
 
 def transcript(record: GameRecord) -> str:

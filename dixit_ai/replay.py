@@ -6,12 +6,13 @@ replaying the recorded moves must reproduce every board, owner, point and score 
 
 from __future__ import annotations
 
+from numbers import Integral
 from typing import Any
 
 import numpy as np
 
 from dixit_ai.match import game_streams
-from dixit_ai.records import RECORD_FORMAT, GameRecord
+from dixit_ai.records import RECORD_FORMAT, GameRecord, RoundRecord
 from dixit_ai.rules import (
     Announce,
     GameState,
@@ -30,6 +31,12 @@ from dixit_ai.rules import (
 
 class ReplayMismatch(ValueError):
     """A record disagrees with what the rules make of its moves."""
+
+
+class MalformedRecord(ReplayMismatch):
+    """A record whose structure cannot be replayed at all: a header that builds no game, or a
+    round field of the wrong type or length. Bad input rather than a disagreement with the rules
+    (``dixit-ai replay`` exits 2 on it, 1 on a mismatch)."""
 
 
 def _expect(what: str, recorded: Any, actual: Any, where: str) -> None:
@@ -59,6 +66,35 @@ def _rules_of(header: dict[str, Any]) -> dict[str, Any]:
     return rules
 
 
+def _check_shape(round_: RoundRecord, n_players: int, where: str) -> None:
+    """Refuse a round whose seats and cards are not the lists the rules read
+    (:class:`MalformedRecord` naming the field)."""
+
+    def cards(value: Any) -> bool:
+        return isinstance(value, (list, tuple)) and all(
+            isinstance(item, Integral) and not isinstance(item, bool) for item in value)
+
+    if not cards(round_.forfeits):
+        raise MalformedRecord(f"{where}: 'forfeits' must be a list of seats, not "
+                              f"{round_.forfeits!r}")
+    if not isinstance(round_.played, (list, tuple)) or len(round_.played) != n_players:
+        count = (f"{len(round_.played)} entries" if isinstance(round_.played, (list, tuple))
+                 else repr(round_.played))
+        raise MalformedRecord(f"{where}: 'played' must hold one list of cards per seat "
+                              f"({n_players}, as the header's n_players says), not {count}")
+    for seat, played in enumerate(round_.played):
+        if not cards(played):
+            raise MalformedRecord(f"{where}: 'played[{seat}]' must be a list of cards, not "
+                                  f"{played!r}")
+    if not isinstance(round_.votes, dict):
+        raise MalformedRecord(f"{where}: 'votes' must map seats to board positions, not "
+                              f"{round_.votes!r}")
+    for seat, positions in round_.votes.items():
+        if not cards(positions):
+            raise MalformedRecord(f"{where}: 'votes[{seat}]' must be a list of board "
+                                  f"positions, not {positions!r}")
+
+
 def replay_record(record: GameRecord) -> GameState:
     """Replay ``record`` and return the final state.
 
@@ -69,23 +105,30 @@ def replay_record(record: GameRecord) -> GameState:
         ReplayMismatch: a board, owner, vote, point, score, winner or the end of the game
             differs from what the rules give, a recorded move is illegal, or the record is of
             an older format whose rules cannot be replayed (a format-1 team record).
+        MalformedRecord: (a :class:`ReplayMismatch`) the header builds no game (a missing
+            field, a bad seed, player count or deck), or a round field has the wrong type or
+            length (the message names the round and the field).
     """
     header = record.header
     try:
         rules = RuleSet.edition(header["edition"], **_rules_of(header))
         n_players = int(header["n_players"])
+        seed = record.seed
+        if seed < 0:
+            raise ValueError(f"the seed must be a non-negative integer, not {seed}")
         card_ids = [int(card) for card in header["deck"]["card_ids"]]
+        rng = np.random.default_rng(game_streams(seed, n_players)[0])
+        state = new_game(rules, n_players, card_ids, rng)
     except ReplayMismatch:
         raise
     except (KeyError, TypeError, ValueError) as error:
-        raise ReplayMismatch(f"header: cannot rebuild the game: {error}") from error
-    rng = np.random.default_rng(game_streams(record.seed, n_players)[0])
-    state = new_game(rules, n_players, card_ids, rng)
+        raise MalformedRecord(f"header: cannot rebuild the game: {error}") from error
 
     for number, round_ in enumerate(record.rounds):
-        where = f"game seed {record.seed}, round {number}"
+        where = f"game seed {seed}, round {number}"
         if state.is_over:
             raise ReplayMismatch(f"{where}: the record goes on after the rules ended the game")
+        _check_shape(round_, n_players, where)
         _expect("round number", round_.round, state.round, where)
         _expect("storyteller", round_.storyteller, state.storyteller, where)
         forfeits = set(round_.forfeits)
@@ -115,6 +158,9 @@ def replay_record(record: GameRecord) -> GameState:
                                                      forfeit=teller in forfeits), rng)
         except IllegalAction as error:
             raise ReplayMismatch(f"{where}: a recorded move is illegal: {error}") from error
+        except (TypeError, IndexError, KeyError) as error:  # a field _check_shape does not read
+            raise MalformedRecord(f"{where}: a recorded move cannot be read "
+                                  f"({type(error).__name__}: {error})") from error
         result = state.results[-1]
         _expect("points", round_.points, list(result.points), where)
         _expect("scores", round_.scores, list(result.scores), where)
@@ -122,7 +168,7 @@ def replay_record(record: GameRecord) -> GameState:
         if round_.parts:  # records written before itemised scoring have none
             _expect("point parts", round_.parts, [parts_dict(p) for p in result.parts], where)
 
-    where = f"game seed {record.seed}, end"
+    where = f"game seed {seed}, end"
     _expect("final scores", record.final_scores, list(state.scores), where)
     if record.status == "complete":
         if not state.is_over:

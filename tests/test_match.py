@@ -83,7 +83,10 @@ def tamper(record: GameRecord, **changes: Any) -> GameRecord:
         keys = path.split("__")
         for key in keys[:-1]:
             target = target[int(key)] if key.isdigit() else target[key]
-        target[keys[-1]] = value
+        if isinstance(target, list):
+            target[int(keys[-1])] = value
+        else:
+            target[keys[-1]] = value
     return GameRecord.from_dict(data)
 
 
@@ -110,6 +113,26 @@ def test_replay_catches_a_truncated_record() -> None:
                               final_scores=record.rounds[-2].scores)
     with pytest.raises(ReplayMismatch, match="rules go on"):
         replay_record(cut)
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"header__n_players": 5}, r"round 0: 'played' must hold one list of cards per seat "
+                                   r"\(5, as the header's n_players says\), not 4 entries"),
+        ({"rounds__1__played__3": 38}, r"round 1: 'played\[3\]' must be a list of cards, not 38"),
+        ({"rounds__0__forfeits": None}, r"round 0: 'forfeits' must be a list of seats, not None"),
+        ({"header__n_players": 2}, r"header: cannot rebuild the game: .*3-8 players, not 2"),
+        ({"header__seed": -5}, r"header: .*seed must be a non-negative integer, not -5"),
+        ({"header__deck__card_ids": list(range(10))}, r"header: .*deck of 10 cards"),
+        ({"header__rules": 3}, r"header: cannot rebuild the game"),
+    ],
+)
+def test_replay_names_what_is_broken_in_a_record(changes: dict[str, Any], message: str) -> None:
+    from dixit_ai.replay import MalformedRecord
+
+    with pytest.raises(MalformedRecord, match=message):
+        replay_record(tamper(random_game(seed=8), **changes))
 
 
 class Broken:
@@ -193,6 +216,40 @@ def test_agents_by_registry_name() -> None:
     assert record.status == "complete"
     with pytest.raises(ValueError, match=r"registered agents: .*random"):
         make_agent("no-such-agent")
+
+
+class PassingOn(RandomAgent):
+    """Takes its keywords as ``**kwargs`` and passes them on, as the baseline tellers do."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+
+
+class BrokenInside(RandomAgent):
+    """Raises a TypeError of its own while it is made."""
+
+    def __init__(self, *, size: int = 1, name: str = "broken") -> None:
+        super().__init__(name=name)
+        len(size)  # type: ignore[arg-type]
+
+
+def test_a_wrong_agent_keyword_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dixit_ai.agents import check_agent_arguments, registry
+
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    registry.register_agent("passing-on", "tests.test_match:PassingOn")
+    registry.register_agent("broken-inside", "tests.test_match:BrokenInside")
+    for name in ("random", "passing-on"):  # **kwargs passed on: read from the base class
+        with pytest.raises(ValueError, match=rf"agent '{name}' .*takes no keyword argument "
+                                             r"'nope'; it takes: second_vote_rate, pass_rate"):
+            make_agent(name, nope=1)
+        with pytest.raises(ValueError, match="'nope'"):
+            check_agent_arguments(name, {"nope": 1})
+        check_agent_arguments(name, {"second_vote_rate": 0.0})
+        assert make_agent(name, second_vote_rate=0.0).second_vote_rate == 0.0
+    with pytest.raises(TypeError, match="has no len"):  # a constructor's own error stays
+        make_agent("broken-inside")
+    check_agent_arguments("broken-inside", {"size": 2})
 
 
 @pytest.mark.parametrize(("edition", "n", "seed", "overrides"), GAMES,
