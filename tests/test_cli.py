@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -66,6 +67,47 @@ def test_replay_fails_loudly_on_a_tampered_file(tmp_path: Path,
 
 
 @pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d["header"].update(n_players=5), "'played' must hold one list of cards per "
+                                                    "seat (5, as the header's n_players says)"),
+        (lambda d: d["rounds"][2]["played"].__setitem__(3, 38), "round 2: 'played[3]' must be"),
+        (lambda d: d["rounds"][0].update(forfeits=None), "'forfeits' must be a list of seats"),
+        (lambda d: d["header"].update(n_players=2), "refresh-2021 is for 3-8 players"),
+        (lambda d: d["header"].update(seed=-5), "seed must be a non-negative integer"),
+        (lambda d: d["header"]["deck"].update(card_ids=list(range(10))), "deck of 10 cards"),
+    ],
+    ids=["n_players-5", "played-a-number", "forfeits-null", "n_players-2", "seed-negative",
+         "deck-cut"],
+)
+def test_replay_refuses_a_broken_record_naming_the_file_and_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], change: Any, message: str) -> None:
+    out = tmp_path / "games.jsonl"
+    main(["simulate", "--players", "4", "--games", "2", "--out", str(out), "--no-progress"])
+    lines = out.read_text().splitlines()
+    data = json.loads(lines[1])
+    change(data)
+    lines[1] = json.dumps(data)
+    out.write_text("\n".join(lines) + "\n")
+    capsys.readouterr()
+    assert main(["replay", str(out)]) == 2  # bad input, not a mismatch (1)
+    error = capsys.readouterr().err
+    assert error.startswith(f"dixit-ai replay: error: {out}, game 2 (line 2): ")
+    assert message in error and len(error.splitlines()) == 1
+
+
+def test_replay_names_a_file_that_is_not_utf8(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "games.jsonl"
+    main(["simulate", "--players", "4", "--games", "2", "--out", str(out), "--no-progress"])
+    out.write_bytes(out.read_bytes().replace(b"\n", b"\n\xff\xfe", 1))
+    capsys.readouterr()
+    assert main(["replay", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert f"{out}, line 2: not UTF-8 text" in error
+
+
+@pytest.mark.parametrize(
     ("argv", "message"),
     [
         (["simulate", "--edition", "original-2008", "--players", "7"], "3-6 players, not 7"),
@@ -85,6 +127,31 @@ def test_bad_input_gives_a_clear_error(argv: list[str], message: str,
         status = exit_.code
     assert status == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--max-rounds", "0"], "--max-rounds must be at least 1, not 0"),
+        (["--agents", "nobody"], "no agent named 'nobody'"),
+    ],
+)
+def test_bad_input_leaves_an_existing_out_file_as_it_was(
+        argv: list[str], message: str, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "keep.jsonl"
+    out.write_text('{"kept": true}\n')
+    assert main(["simulate", "--games", "1", "--out", str(out), "--no-progress", *argv]) == 2
+    assert message in capsys.readouterr().err
+    assert out.read_text() == '{"kept": true}\n'
+
+
+def test_simulate_refuses_an_out_file_in_a_missing_folder(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "no" / "such" / "records.jsonl"
+    assert main(["simulate", "--games", "1", "--out", str(out), "--no-progress"]) == 2
+    assert f"the folder {out.parent} does not exist" in capsys.readouterr().err
+    assert not (tmp_path / "no").exists()
 
 
 def test_agents_lists_random(capsys: pytest.CaptureFixture[str]) -> None:

@@ -135,6 +135,25 @@ def test_play_command_refuses_bad_seats(argv, message, capsys):
     assert message in capsys.readouterr().err
 
 
+def test_play_command_checks_its_paths_before_the_game(tmp_path, monkeypatch, capsys):
+    """A record that cannot be written was found only after the whole game; a pictures folder
+    that cannot be made stopped the game at round 0, recorded as the person's failure."""
+    def no_game(_prompt=""):
+        raise AssertionError("the game started")
+
+    monkeypatch.setattr("builtins.input", no_game)
+    monkeypatch.chdir(tmp_path)
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    seats = ["play", "--seats", "human,random,random", "--seed", "5"]
+    assert main([*seats, "--out", str(tmp_path / "no" / "game.json")]) == 2
+    assert f"--out {tmp_path / 'no' / 'game.json'}: the folder {tmp_path / 'no'} does not exist" \
+        in capsys.readouterr().err
+    assert main([*seats, "--images", str(blocker / "cards"), "--out", "game.json"]) == 2
+    assert f"--images {blocker / 'cards'}: cannot make the folder" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+
+
 def test_round_records_give_back_what_the_rules_revealed():
     seen = {}
 

@@ -14,9 +14,11 @@ Exit statuses (the same for every command):
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 EXIT_OK = 0
@@ -106,3 +108,23 @@ def failure_status(failures: int, on_failure: str, *, chosen: bool) -> int:
                   "default; pass --on-failure forfeit to accept them", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_OK
+
+
+def check_out_file(path: Path, option: str = "--out") -> None:
+    """Refuse an output file that cannot be written, before anything runs or is created.
+
+    Args:
+        path: The file a command will write.
+        option: The option that named it, for the message.
+
+    Raises:
+        ValueError: ``path`` is a folder, its folder does not exist, or either is not writable.
+    """
+    folder = path.parent
+    if path.is_dir():
+        raise ValueError(f"{option} {path} is a folder; give the name of a file")
+    if not folder.is_dir():
+        raise ValueError(f"{option} {path}: the folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.exists()
+                                                     and not os.access(path, os.W_OK)):
+        raise ValueError(f"{option} {path}: cannot write there (permission denied)")

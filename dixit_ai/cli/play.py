@@ -9,6 +9,7 @@ end (also when someone quits: the record then says so), and ``dixit-ai replay`` 
 from __future__ import annotations
 
 import argparse
+import os
 import secrets
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 from dixit_ai.agents import agent_spec, make_agent_for_deck
 from dixit_ai.agents.base import Agent
 from dixit_ai.agents.human import HumanAgent
-from dixit_ai.cli.common import print_failures, rule_argument
+from dixit_ai.cli.common import check_out_file, print_failures, rule_argument
 from dixit_ai.decks import load_deck
 from dixit_ai.match import play_game
 from dixit_ai.rules import EDITIONS, RuleSet
@@ -58,6 +59,21 @@ def make_seat_agents(seats: list[str], deck_spec: str, *, images: Path | None,
     return agents
 
 
+def prepare_images(folder: Path) -> None:
+    """Make the ``--images`` folder (and its parents) if need be, and check that it is writable.
+
+    Raises:
+        ValueError: the folder cannot be made, is a file, or cannot be written.
+    """
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise ValueError(f"--images {folder}: cannot make the folder ({reason})") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"--images {folder}: cannot write there (permission denied)")
+
+
 def run(args: argparse.Namespace) -> int:
     seats = [name.strip() for name in args.seats.split(",") if name.strip()]
     if HUMAN not in seats:
@@ -75,9 +91,13 @@ def run(args: argparse.Namespace) -> int:
     rules.check_deck(len(seats), len(deck.card_ids))
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     out = args.out or Path(f"game-{seed}.json")
+    # Both paths are checked before the game (--out here, --images made below): a record that
+    # cannot be written at the end, or pictures that cannot be drawn at round 0, lose the game.
+    check_out_file(out)
     print(f"Dixit ({args.edition}), {len(seats)} seats: {', '.join(seats)}; seed {seed}")
     print(f"Card pictures go to {args.images}/ (hand.png, board.png). Type 'quit' to leave.")
     agents = make_seat_agents(seats, args.deck, images=args.images, deck=deck)
+    prepare_images(args.images)  # made once the agents are: a failure before leaves no folder
     record = play_game(agents, edition=args.edition, deck=deck, seed=seed, **overrides)
 
     people = [agent for agent in agents if isinstance(agent, HumanAgent)]

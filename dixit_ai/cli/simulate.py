@@ -6,7 +6,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import numpy as np
 from tqdm import tqdm
@@ -14,6 +14,7 @@ from tqdm import tqdm
 from dixit_ai.agents import make_agent_for_deck, prepare_agents
 from dixit_ai.cli.common import (
     EXIT_OK,
+    check_out_file,
     failure_status,
     print_failures,
     progress_line,
@@ -54,7 +55,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--max-rounds", type=int, default=None,
                         help="truncate each game after this many rounds")
     parser.add_argument("--out", type=Path, default=None,
-                        help="write the records here as JSON Lines")
+                        help="write the records here as JSON Lines (an existing file is "
+                             "replaced once the first game is played)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.set_defaults(func=run)
 
@@ -64,6 +66,10 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--games must be at least 1, not {args.games}")
     if args.seed < 0:
         raise ValueError(f"--seed must be non-negative, not {args.seed}")
+    if args.max_rounds is not None and args.max_rounds < 1:
+        raise ValueError(f"--max-rounds must be at least 1, not {args.max_rounds}")
+    if args.out is not None:
+        check_out_file(args.out)
     names = [name.strip() for name in args.agents.split(",") if name.strip()]
     if len(names) == 1:
         names *= args.players
@@ -82,7 +88,9 @@ def run(args: argparse.Namespace) -> int:
     # One-time steps (loading a model, embedding the cards and clues) say what they do.
     prepare_agents(sorted(set(names)), deck=args.deck, progress=progress_line)
 
-    out = open(args.out, "w", encoding="utf-8") if args.out else None
+    # The file is opened at the first record: a failure before it leaves an existing file as
+    # it was.
+    out: TextIO | None = None
     records: list[GameRecord] = []
     started = time.perf_counter()
     try:
@@ -94,7 +102,9 @@ def run(args: argparse.Namespace) -> int:
                                on_failure=on_failure, max_rounds=args.max_rounds,
                                **overrides)
             records.append(record)
-            if out:
+            if args.out:
+                if out is None:
+                    out = open(args.out, "w", encoding="utf-8")
                 out.write(record.to_json() + "\n")
     finally:
         if out:
