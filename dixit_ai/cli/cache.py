@@ -34,7 +34,8 @@ def register(subparsers: Any) -> None:
     )
     clear.add_argument(
         "--fingerprint",
-        help="clear the embeddings of one embedder fingerprint only (see 'cache info')",
+        help="clear the embeddings of one embedder fingerprint only, as 'cache info' prints "
+        "it, or any unambiguous start of it; an unknown one is refused",
     )
     parser.set_defaults(func=run)
 
@@ -57,6 +58,30 @@ def _human(size: float) -> str:
             return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
         size /= 1024
     return f"{size:.1f} GB"
+
+
+def match_fingerprint(given: str, embeddings: Any) -> str:
+    """The cached fingerprint ``given`` names: itself, or the one fingerprint it starts.
+
+    Raises:
+        ValueError: ``given`` is empty, names no cached fingerprint, or starts several (the
+            message lists those the cache holds).
+    """
+    held = [entry["fingerprint"] for entry in embeddings.summary()]
+    listing = ", ".join(held) if held else "none: the embedding cache is empty"
+    if not given.strip():
+        raise ValueError(f"--fingerprint is empty; give one of the cached fingerprints "
+                         f"({listing}), or leave --fingerprint out to clear them all")
+    if given in held:
+        return given
+    matches = [fingerprint for fingerprint in held if fingerprint.startswith(given)]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise ValueError(f"--fingerprint {given!r} starts {len(matches)} cached fingerprints "
+                         f"({', '.join(matches)}); give more of it")
+    raise ValueError(f"--fingerprint {given!r}: no such fingerprint in the embedding cache "
+                     f"({embeddings.root}); cached: {listing}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -86,16 +111,18 @@ def run(args: argparse.Namespace) -> int:
         )
         for entry in report["embeddings"]["embedders"]:
             print(
-                f"    {entry['fingerprint'][:32]}  {entry['name']}: {entry['images']} images, "
+                f"    {entry['fingerprint']}  {entry['name']}: {entry['images']} images, "
                 f"{entry['texts']} texts, {_human(entry['bytes'])}"
             )
         return 0
 
-    if args.fingerprint:
+    if args.fingerprint is not None:
         if args.only == "decks":
             raise ValueError("--fingerprint selects embeddings; it cannot go with --only decks")
-        freed = embeddings.clear(args.fingerprint)
-        print(f"cleared embeddings of {args.fingerprint}: {_human(freed)}")
+        fingerprint = match_fingerprint(args.fingerprint, embeddings)
+        freed = embeddings.clear(fingerprint)
+        matched = "" if fingerprint == args.fingerprint else f" (matched by {args.fingerprint!r})"
+        print(f"cleared embeddings of {fingerprint}{matched}: {_human(freed)}")
         return 0
     parts = [args.only] if args.only else list(PARTS)
     for part in parts:

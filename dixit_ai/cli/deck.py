@@ -123,7 +123,36 @@ def _parse_size(text: str) -> tuple[int, int]:
     return int(match.group(1)), int(match.group(2))
 
 
+def _id_range(deck: Deck) -> str:
+    """The deck's card ids for a message: ``"84 cards, ids 0-83"``."""
+    ids = deck.card_ids
+    contiguous = ids == tuple(range(ids[0], ids[0] + len(ids)))
+    span = f"ids {min(ids)}-{max(ids)}" + ("" if contiguous else ", not all of them")
+    return f"{len(ids)} cards, {span}"
+
+
+def _no_card(card_id: int, deck: Deck) -> ValueError:
+    return ValueError(f"no card {card_id} in deck {deck.name!r} ({_id_range(deck)})")
+
+
+def _card_range(low: int, high: int, deck: Deck) -> list[int]:
+    """The ids ``low`` to ``high`` of ``deck``: its ends are checked against the deck first, so a
+    range that runs past the deck is refused without building it."""
+    for end in (low, high):
+        if end not in deck:
+            raise _no_card(end, deck)
+    if low > high:
+        raise ValueError(f"the card range {low}-{high} runs backwards; write e.g. '0-23'")
+    ids: list[int] = []
+    for card_id in range(low, high + 1):  # stops at the first id the deck lacks
+        if card_id not in deck:
+            raise _no_card(card_id, deck)
+        ids.append(card_id)
+    return ids
+
+
 def _parse_cards(text: str, deck: Deck) -> list[int]:
+    """``--cards``: ids and ranges (``'0-23'``, ``'1,5,9'``), each checked against the deck."""
     ids: list[int] = []
     for item in text.split(","):
         item = item.strip()
@@ -131,19 +160,18 @@ def _parse_cards(text: str, deck: Deck) -> list[int]:
             continue
         low, dash, high = item.partition("-")
         try:
-            if dash:
-                ids.extend(range(int(low), int(high) + 1))
-            else:
-                ids.append(int(item))
+            bounds = (int(low), int(high)) if dash else (int(item), int(item))
         except ValueError:
             message = f"cannot read card ids {text!r}; write e.g. '0-23' or '1,5,9'"
             raise ValueError(message) from None
-    missing = [card_id for card_id in ids if card_id not in deck]
-    if missing:
-        raise ValueError(f"no card {missing[0]} in deck {deck.name!r} ({len(deck)} cards)")
+        ids.extend(_card_range(*bounds, deck))
     if not ids:
         raise ValueError(f"no cards in {text!r}")
     return ids
+
+
+SHEET_EXTENSIONS = (".png", ".jpg", ".jpeg", ".webp")
+"""The image files ``deck sheet --out`` writes (the extension chooses the format)."""
 
 
 def _fail(error: BaseException) -> int:
@@ -211,7 +239,7 @@ def run_info(args: argparse.Namespace) -> int:
         cards = args.card or []
         for card_id in cards:
             if card_id not in deck:
-                raise ValueError(f"no card {card_id} in deck {deck.name!r} ({len(deck)} cards)")
+                raise _no_card(card_id, deck)
         info = deck_info(deck, cards)
     except (ValueError, KeyError, OSError) as error:
         return _fail(error)
@@ -249,15 +277,18 @@ def run_info(args: argparse.Namespace) -> int:
 
 def run_sheet(args: argparse.Namespace) -> int:
     """``dixit-ai deck sheet``."""
+    out: Path = args.out.expanduser()
     try:
+        if out.suffix.lower() not in SHEET_EXTENSIONS:
+            found = f"unknown image file extension {out.suffix!r}" if out.suffix else (
+                "no file extension")
+            raise ValueError(f"--out {out}: {found}; use {', '.join(SHEET_EXTENSIONS)}")
         deck = load_deck(args.spec)
         card_ids = _parse_cards(args.cards, deck) if args.cards else None
         sheet = contact_sheet(
             deck, columns=args.columns, thumb_width=args.thumb_width, card_ids=card_ids
         )
-        out: Path = args.out.expanduser()
-        if out.parent and not out.parent.exists():
-            out.parent.mkdir(parents=True)
+        out.parent.mkdir(parents=True, exist_ok=True)  # only once everything is checked
         if out.suffix.lower() == ".png":
             sheet.save(out, optimize=True)
         else:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -67,6 +69,46 @@ def test_sheet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["deck", "sheet", "dream:size=4,seed=2", "--out", str(out), "--cards", "1-2,0",
                  "--thumb-width", "50"]) == 0
     assert main(["deck", "sheet", "dream:size=4,seed=2", "--out", str(out), "--cards", "9"]) == 2
+
+
+def test_sheet_checks_a_card_range_against_the_deck_before_building_it(tmp_path: Path) -> None:
+    """'0-999999999' was built in memory (gigabytes) before any id was checked; under a memory
+    limit of 1 GiB it is now refused at once, naming the deck's ids."""
+    resource = pytest.importorskip("resource")
+    limit = 1 << 30
+
+    def limit_memory() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    done = subprocess.run(
+        [sys.executable, "-m", "dixit_ai.cli", "deck", "sheet", "dream:size=4,seed=2",
+         "--out", str(tmp_path / "sheet.png"), "--cards", "0-999999999"],
+        capture_output=True, text=True, timeout=120, preexec_fn=limit_memory, check=False)
+    assert done.returncode == 2, done.stderr
+    assert "no card 999999999 in deck 'dream (size 4, seed 2)' (4 cards, ids 0-3)" in done.stderr
+    assert not (tmp_path / "sheet.png").exists()
+
+
+def test_sheet_card_errors_name_the_decks_ids(tmp_path: Path,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "sheet.png"
+    for cards, message in (("2-9", "no card 9 in deck"), ("3-1", "runs backwards"),
+                           ("7", "no card 7 in deck")):
+        assert main(["deck", "sheet", "dream:size=4,seed=2", "--out", str(out),
+                     "--cards", cards]) == 2
+        err = capsys.readouterr().err
+        assert message in err, err
+        assert "runs backwards" in err or "(4 cards, ids 0-3)" in err
+    assert not out.exists()
+
+
+def test_sheet_refuses_an_unknown_extension_before_making_folders(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "newdir" / "sub" / "sheet.xyz"
+    assert main(["deck", "sheet", "dream:size=4,seed=2", "--out", str(out)]) == 2
+    assert "unknown image file extension '.xyz'; use .png" in capsys.readouterr().err
+    assert not (tmp_path / "newdir").exists()
 
 
 def test_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

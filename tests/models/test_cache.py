@@ -140,3 +140,36 @@ def test_invalid_fingerprints_are_refused(tmp_path):
         cache.clear("../escape")
     with pytest.raises(ValueError):
         cache.lookup("fp", "sounds", ["k"])
+
+
+def test_clear_takes_a_fingerprint_the_cache_holds_and_refuses_others(
+        tmp_path, monkeypatch, capsys):
+    """'cache info' cut fingerprints to 32 characters, and 'clear' took any value (an unknown
+    or cut one cleared 0 B with status 0; an empty one cleared every model)."""
+    from dixit_ai.cli import main
+
+    monkeypatch.setenv("DIXIT_AI_CACHE_DIR", str(tmp_path))
+    first, second = "f" * 40 + "-first", "f" * 40 + "-second"
+    for fingerprint in (first, second):
+        embed_texts_cached(CountingEmbedder(fingerprint=fingerprint), ["x"],
+                           cache=EmbeddingCache(tmp_path / "embeddings"))
+    assert main(["cache", "info"]) == 0
+    listing = capsys.readouterr().out
+    assert f"    {first}  fake:" in listing and f"    {second}  fake:" in listing
+
+    def held() -> set[str]:
+        return {p.name for p in (tmp_path / "embeddings").iterdir()}
+
+    for given, message in (("", "--fingerprint is empty"),
+                           ("nobody", "--fingerprint 'nobody': no such fingerprint"),
+                           (first[:32], "starts 2 cached fingerprints")):
+        assert main(["cache", "clear", "--fingerprint", given]) == 2
+        err = capsys.readouterr().err
+        assert message in err and first in err and second in err, err
+        assert held() == {first, second}
+    assert main(["cache", "clear", "--fingerprint", second[:-2]]) == 0
+    assert f"cleared embeddings of {second} (matched by {second[:-2]!r})" in (
+        capsys.readouterr().out)
+    assert held() == {first}
+    assert main(["cache", "clear", "--fingerprint", first]) == 0
+    assert not (tmp_path / "embeddings" / first).exists()
