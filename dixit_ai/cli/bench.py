@@ -17,6 +17,7 @@ from typing import Any
 
 from dixit_ai.cli.common import (
     EXIT_FAILED,
+    EXIT_INTERRUPTED,
     EXIT_OK,
     FAILURES_SHOWN,
     failure_status,
@@ -121,17 +122,21 @@ def _named_in(path: Path) -> bool:
 def run_analyse(args: argparse.Namespace, bench: Any) -> int:
     """``--analyse RUN_FOLDER``: every figure again, from the records, strictly."""
     from dixit_ai.reporting import run_folder
+    from models.bench.config import check_run_header
 
     source = args.analyse
+    # The records and the header are checked before any folder is made.
+    header, _ = bench.read_run(source, allow_partial=args.allow_partial)
+    settings = check_run_header(header, source / "bench.json")
+    if header.get("finished") is False:
+        print(f"warning: {source} is the run folder of an interrupted benchmark: its figures "
+              "cover only the records it holds", file=sys.stderr)
     if args.out is not None:
         target = Path(args.out)
         results = bench.analyse(source, out=target, allow_partial=args.allow_partial,
                                 overwrite=args.overwrite)
     else:
-        header, _ = bench.read_run(source, allow_partial=args.allow_partial)  # before mkdir
-        config = header.get("config", {})
-        target = run_folder("bench-analysis", str(config.get("name", "bench")),
-                            int(config.get("seed", 0)))
+        target = run_folder("bench-analysis", settings.name, settings.seed)
         results = bench.analyse(source, out=target, allow_partial=args.allow_partial)
     dropped = results["run"].get("dropped_records")
     if dropped:
@@ -156,22 +161,23 @@ def run(args: argparse.Namespace) -> int:
     }
     if args.config is not None:
         config = bench.load_bench_config(args.config, **overrides)
-        if args.name is None and not _named_in(args.config):
-            config.name = default_name(config.models)
+        named = args.name is not None or _named_in(args.config)
     else:
         config = bench.BenchConfig(**{k: v for k, v in overrides.items() if v is not None})
-        if args.name is None:
-            config.name = default_name(config.models)
+        named = args.name is not None
+    specs = config.validate()  # the tasks and models become lists: 'guess' is not g, u, e, s, s
+    if not named:
+        config.name = default_name(config.models)
     if config.panel and "tell" not in config.tasks:
         raise ValueError(f"a panel ({config.panel!r}) plays only in the tell task; the tasks "
                          f"are {', '.join(config.tasks)}: add tell (--tasks ...,tell)")
     on_failure = args.on_failure or "forfeit"
     from dixit_ai.agents import prepare_agents
     from models.base import progress_to
+    from models.bench.run import BenchInterrupted
 
     try:
         # One-time steps (loading a model, embedding the cards and clues) say what they do.
-        specs = config.validate()
         prepare_agents([(spec.name, spec.kwargs) for spec in specs if spec.kind == "agent"],
                        deck=config.deck, progress=progress_line)
         with progress_to(progress_line):
@@ -182,6 +188,10 @@ def run(args: argparse.Namespace) -> int:
     except bench.BenchAborted as error:
         print(f"dixit-ai bench: stopped: {error}", file=sys.stderr)
         return EXIT_FAILED
+    except BenchInterrupted as interrupted:
+        print(f"dixit-ai bench: {interrupted}; `dixit-ai bench --analyse {interrupted.folder}` "
+              "reports on them", file=sys.stderr)
+        return EXIT_INTERRUPTED
     failures = print_invalid_answers(outcome.folder)
     return failure_status(failures, on_failure, chosen=args.on_failure is not None)
 

@@ -121,29 +121,12 @@ class BenchConfig:
         Raises:
             ValueError: a bad setting (the message names it and the accepted values).
         """
-        if isinstance(self.tasks, str):
-            self.tasks = [t.strip() for t in self.tasks.split(",") if t.strip()]
-        unknown = [t for t in self.tasks if t not in TASKS]
-        if unknown:
-            raise ValueError(f"unknown task(s) {', '.join(map(repr, unknown))}; "
-                             f"tasks are {', '.join(TASKS)}")
-        if not self.tasks:
-            raise ValueError(f"no task given; tasks are {', '.join(TASKS)}")
-        self.tasks = [t for t in TASKS if t in self.tasks]
-        if isinstance(self.items, bool) or not isinstance(self.items, int) or self.items < 1:
-            raise ValueError(f"items must be an integer of at least 1, not {self.items!r}")
-        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, not {self.seed!r}")
-        if not 3 <= self.board_size <= 7:
-            raise ValueError(f"board_size must be between 3 and 7, not {self.board_size}")
-        if self.reference_deals < 1:
-            raise ValueError(f"reference_deals must be at least 1, not {self.reference_deals}")
-        if self.bootstrap < 1:
-            raise ValueError(f"bootstrap must be at least 1, not {self.bootstrap}")
-        if not is_embedder_name(self.reference) or self.reference.startswith(ORACLE_PREFIX):
-            raise ValueError(f"reference must be an embedder name, not {self.reference!r}")
+        self.check_settings()
         if isinstance(self.models, str):
             self.models = [m.strip() for m in self.models.split(",") if m.strip()]
+        if not isinstance(self.models, list | tuple):
+            raise ValueError(f"models must be a list of model names or entries, not "
+                             f"{self.models!r}")
         if not self.models:
             raise ValueError("no model given (e.g. --models default,clip-greedy)")
         specs = [resolve_model(entry) for entry in self.models]
@@ -154,18 +137,67 @@ class BenchConfig:
                              f"'label' in the config)")
         return specs
 
+    def check_settings(self) -> None:
+        """Check every setting but the models (which :meth:`validate` resolves); ``tasks`` given
+        as ``"guess,tell"`` becomes a list, in the order the tasks run.
+
+        Raises:
+            ValueError: a bad setting (the message names it and the accepted values).
+        """
+        if isinstance(self.tasks, str):
+            self.tasks = [t.strip() for t in self.tasks.split(",") if t.strip()]
+        if not isinstance(self.tasks, list | tuple):
+            raise ValueError(f"tasks must be a list among {', '.join(TASKS)}, not "
+                             f"{self.tasks!r}")
+        unknown = [t for t in self.tasks if t not in TASKS]
+        if unknown:
+            raise ValueError(f"unknown task(s) {', '.join(map(repr, unknown))}; "
+                             f"tasks are {', '.join(TASKS)}")
+        if not self.tasks:
+            raise ValueError(f"no task given; tasks are {', '.join(TASKS)}")
+        self.tasks = [t for t in TASKS if t in self.tasks]
+        for key in ("name", "deck", "reference", "device", "out"):
+            value = getattr(self, key)
+            if not isinstance(value, str):
+                raise ValueError(f"{key} must be text, not {value!r}")
+        if self.panel is not None and not isinstance(self.panel, str):
+            raise ValueError(f"panel must be text (a panel or member names), not "
+                             f"{self.panel!r}")
+        _check_int("items", self.items, 1)
+        _check_int("seed", self.seed, 0)
+        _check_int("board_size", self.board_size, 3, 7)
+        _check_int("reference_deals", self.reference_deals, 1)
+        _check_int("bootstrap", self.bootstrap, 1)
+        if not is_embedder_name(self.reference) or self.reference.startswith(ORACLE_PREFIX):
+            raise ValueError(f"reference must be an embedder name, not {self.reference!r}")
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def _check_int(key: str, value: Any, low: int, high: int | None = None) -> None:
+    """Refuse a setting that is not an integer from ``low`` (to ``high``), naming it."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (
+            high is not None and value > high):
+        limit = (f"between {low} and {high}" if high is not None
+                 else "a non-negative integer" if low == 0 else f"an integer of at least {low}")
+        raise ValueError(f"{key} must be {limit}, not {value!r}")
 
 
 def load_bench_config(path: str | os.PathLike[str], **overrides: Any) -> BenchConfig:
     """Read a bench YAML file (keys as :class:`BenchConfig`'s fields); ``overrides`` win.
 
     Raises:
-        ValueError: the file is not a mapping, or has an unknown key (the message names it).
+        ValueError: the file is not valid YAML, not a mapping, or has an unknown key (the
+            message names the file and the problem).
+        OSError: it cannot be read.
     """
-    yaml = importlib.import_module("yaml")
-    data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    yaml = importlib.import_module("yaml")  # PyYAML, a core dependency, ships no stubs
+    text = Path(path).read_text(encoding="utf-8")
+    try:
+        data = yaml.safe_load(text) or {}
+    except yaml.YAMLError as error:
+        raise ValueError(f"{path}: not valid YAML: {error}") from error
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a bench config is a mapping of settings")
     known = set(BenchConfig.__dataclass_fields__)
@@ -182,3 +214,38 @@ def split_names(text: str | Sequence[str]) -> list[str]:
     if isinstance(text, str):
         return [part.strip() for part in text.split(",") if part.strip()]
     return [str(part) for part in text]
+
+
+RUN_HEADER_KEYS = ("config", "deck", "edition", "models")
+"""What an analysis reads of a run's ``bench.json`` besides the records."""
+
+
+def check_run_header(header: Mapping[str, Any], path: str | os.PathLike[str]) -> BenchConfig:
+    """The settings of a run's ``bench.json``, checked as a new run's are (the models aside),
+    so that an analysis refuses a bad header before it writes anything.
+
+    Args:
+        header: The parsed ``bench.json``.
+        path: The file, for the messages.
+
+    Raises:
+        ValueError: a key is missing or a setting is out of range (the message names the file).
+    """
+    missing = [key for key in RUN_HEADER_KEYS if key not in header]
+    config = header.get("config")
+    if not missing and not isinstance(config, Mapping):
+        missing = ["config"]
+    if missing:
+        raise ValueError(f"{path}: not a benchmark header (no {', '.join(missing)})")
+    assert isinstance(config, Mapping)
+    fields = BenchConfig.__dataclass_fields__
+    needed = [key for key in ("name", "seed", "items", "tasks", "board_size", "bootstrap")
+              if key not in config]
+    if needed:
+        raise ValueError(f"{path}: the settings ('config') lack {', '.join(needed)}")
+    settings = BenchConfig(**{key: value for key, value in config.items() if key in fields})
+    try:
+        settings.check_settings()
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+    return settings

@@ -1,8 +1,9 @@
 """Running a benchmark: models answer every item; each answer is written as a record.
 
 The run folder gets ``bench.json`` (the settings, the models as they describe themselves, the
-reference population, versions), ``records.jsonl`` (one line per model and item: what it was
-shown, what it answered, how it scored), then :func:`models.bench.analysis.analyse` computes every
+reference population, versions; written with the folder, marked ``"finished": false`` until the
+last record), ``records.jsonl`` (one line per model and item: what it was shown, what it
+answered, how it scored), then :func:`models.bench.analysis.analyse` computes every
 figure from those two files (``results.csv``, ``results.json``, plots, ``report.md``), which is
 what ``dixit-ai bench --analyse RUN_FOLDER`` redoes.
 """
@@ -115,7 +116,23 @@ def load_contestant(spec: ModelSpec, config: BenchConfig, deck: Any) -> Contesta
 
 
 class BenchAborted(RuntimeError):
-    """An agent failed a decision under ``on_failure="abort"``: the benchmark stopped."""
+    """An agent failed a decision under ``on_failure="abort"``: the benchmark stopped (the
+    message names the run folder, which keeps the records so far)."""
+
+
+class BenchInterrupted(KeyboardInterrupt):
+    """The benchmark was interrupted (Ctrl-C) after its run folder was made.
+
+    Attributes:
+        folder: The run folder: ``bench.json`` (marked ``"finished": false``) and the records
+            written so far, which ``dixit-ai bench --analyse`` reads.
+        records: How many records were written.
+    """
+
+    def __init__(self, folder: Path, records: int) -> None:
+        super().__init__(f"interrupted; the {records} record(s) so far are in {folder}")
+        self.folder = folder
+        self.records = records
 
 
 @dataclass
@@ -169,6 +186,8 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
     Raises:
         ValueError: a bad setting (unknown model or task, items < 1, ...).
         BenchAborted: a failed decision under ``on_failure="abort"``.
+        BenchInterrupted: Ctrl-C once the run folder was made (it names the folder, whose
+            ``bench.json`` says ``"finished": false`` until the records are complete).
     """
     from dixit_ai.decks import load_deck
     from models.bench.analysis import analyse
@@ -204,8 +223,6 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
             panel = PanelTable(config.panel, deck, seed=config.seed)
         load_seconds = time.perf_counter() - load_start
 
-        folder = run_folder("bench", config.name, config.seed, root=config.out)
-        recorder = _Recorder(folder / "records.jsonl")
         guess_items = item_sets.guess_items() if "guess" in config.tasks else {}
         tell_items = (item_sets.tell_items()
                       if "tell" in config.tasks or ("guess" in config.tasks and agents) else [])
@@ -215,6 +232,27 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
                    if "guess" in config.tasks else 0)
         total = (len(agents) * len(tell_items) + len(contestants) * guesses
                  + len(contestants) * len(decoy_items))
+
+        def header() -> dict[str, Any]:
+            return {
+                "format": 1,
+                "config": config.to_dict(),
+                "edition": EDITION,
+                "deck": {"spec": config.deck, "name": deck.name, "fingerprint": deck.fingerprint,
+                         "size": len(deck)},
+                "models": [c.describe() for c in contestants],
+                "reference": reference.describe() if reference is not None else None,
+                "panel": panel.describe() if panel is not None else None,
+                "items": {"guess": {k: len(v) for k, v in guess_items.items()},
+                          "decoy": len(decoy_items), "tell": len(tell_items)},
+                "versions": {"dixit-ai": _version("dixit-ai"), "numpy": np.__version__},
+            }
+
+        folder = run_folder("bench", config.name, config.seed, root=config.out)
+        # The header goes in with the folder, marked unfinished: a run stopped midway (Ctrl-C,
+        # an abort) is still a run folder whose records `dixit-ai bench --analyse` reads.
+        write_json(folder / "bench.json", {**header(), "finished": False})
+        recorder = _Recorder(folder / "records.jsonl")
         bar = _progress(total, progress)
         try:
             stories = _tell(agents, tell_items, rules, config, deck, reference, recorder, bar,
@@ -227,6 +265,11 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
             if decoy_items:
                 assert reference is not None
                 _decoy(contestants, decoy_items, rules, config, deck, reference, recorder, bar)
+        except KeyboardInterrupt:
+            raise BenchInterrupted(folder, recorder.count) from None
+        except BenchAborted as error:
+            raise BenchAborted(f"{error}; the {recorder.count} record(s) so far are in "
+                               f"{folder}") from error
         finally:
             bar.close()
             recorder.close()
@@ -239,24 +282,14 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
         "decisions_s": {c.label: round(c.decision_seconds, 4) for c in contestants},
         "records": recorder.count,
     }
-    header = {
-        "format": 1,
-        "config": config.to_dict(),
-        "edition": EDITION,
-        "deck": {"spec": config.deck, "name": deck.name, "fingerprint": deck.fingerprint,
-                 "size": len(deck)},
-        "models": [c.describe() for c in contestants],
-        "reference": reference.describe() if reference is not None else None,
-        "panel": panel.describe() if panel is not None else None,
-        "items": {"guess": {k: len(v) for k, v in guess_items.items()},
-                  "decoy": len(decoy_items), "tell": len(tell_items)},
-        "versions": {"dixit-ai": _version("dixit-ai"), "numpy": np.__version__},
-    }
-    write_json(folder / "bench.json", header)
-    write_json(folder / "timing.json", timing)
-    say(f"inference {timing['inference_s']:.2f} s of {total_seconds:.2f} s "
-        f"({timing['items_encoded']} images/texts encoded; the rest came from the cache)")
-    results = analyse(folder, show=show)
+    try:
+        write_json(folder / "bench.json", header())  # finished: the unfinished mark goes
+        write_json(folder / "timing.json", timing)
+        say(f"inference {timing['inference_s']:.2f} s of {total_seconds:.2f} s "
+            f"({timing['items_encoded']} images/texts encoded; the rest came from the cache)")
+        results = analyse(folder, show=show)
+    except KeyboardInterrupt:
+        raise BenchInterrupted(folder, recorder.count) from None
     say(f"run folder: {folder}")
     return BenchRun(folder, results, timing)
 

@@ -34,6 +34,13 @@ class CrashingTeller(RandomAgent):
         raise RuntimeError("no idea")
 
 
+class InterruptingVoter(RandomAgent):
+    """Stands for Ctrl-C whenever it must vote (raises KeyboardInterrupt)."""
+
+    def vote(self, view: View) -> Choice:
+        raise KeyboardInterrupt
+
+
 class FakeServer:
     """An OpenAI-compatible ``/v1/chat/completions`` endpoint on 127.0.0.1 for tests.
 

@@ -174,6 +174,49 @@ def test_cli_runs_reanalyses_and_reads_a_config(tmp_path: Path,
     assert "unknown key(s) modles" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(("text", "message"), [
+    ("models: [random\n", "bad.yaml: not valid YAML"),
+    ("name: 7\nmodels: [random]\n", "name must be text, not 7"),
+    ("models: [random]\nbootstrap: many\n", "bootstrap must be an integer of at least 1"),
+    ("models: 7\n", "models must be a list"),
+])
+def test_a_bad_config_file_is_named_without_a_traceback(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, message: str) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text)
+    assert main(["bench", "--config", str(bad), "--out", str(tmp_path / "runs"),
+                 "--no-progress"]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_an_interrupted_bench_names_its_folder_which_stays_analysable(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Ctrl-C left records.jsonl without bench.json: '--analyse' refused the folder as not a
+    run folder, and the message did not say where the records were."""
+    register_agent("test-interrupting-voter", "tests.bench.helpers:InterruptingVoter",
+                   overwrite=True)
+    try:
+        status = main(["bench", "--models", "random,test-interrupting-voter", "--tasks", "guess",
+                       "--items", "3", "--deck", BENCH_DECK, "--bootstrap", "20", "--out",
+                       str(tmp_path / "runs"), "--name", "stopped", "--no-progress"])
+    finally:
+        _REGISTRY.pop("test-interrupting-voter", None)
+    assert status == 130
+    (folder,) = (tmp_path / "runs").iterdir()
+    records = records_of(folder)  # random's answers: the interrupted voter's came after
+    assert records and {r["model"] for r in records} == {"random"}
+    err = capsys.readouterr().err
+    assert f"interrupted; the {len(records)} record(s) so far are in {folder}" in err
+    assert f"dixit-ai bench --analyse {folder}" in err
+    assert json.loads((folder / "bench.json").read_text())["finished"] is False
+    report = tmp_path / "report"
+    assert main(["bench", "--analyse", str(folder), "--out", str(report)]) == 0
+    assert "interrupted benchmark" in capsys.readouterr().err
+    results = json.loads((report / "results.json").read_text())
+    assert results["guess"]["models"]["random"]["kinds"]["caption"]["n"] == 3
+
+
 def test_the_example_config_loads() -> None:
     from models.bench import load_bench_config
 

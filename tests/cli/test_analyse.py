@@ -181,3 +181,25 @@ def test_bench_analyse_writes_where_out_says(bench, tmp_path):
 
 def test_the_bench_run_folder_is_named_after_its_models(bench):
     assert bench.name.startswith("bench__random__0__")
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"bootstrap": 0}, "bootstrap must be an integer of at least 1, not 0"),
+    ({"board_size": "six"}, "board_size must be between 3 and 7, not 'six'"),
+])
+def test_bench_analyse_refuses_a_bad_header_before_making_a_folder(bench, tmp_path, change,
+                                                                   message):
+    """bootstrap 0 in bench.json left an empty runs/bench-analysis__... folder behind, with a
+    message that did not name the file."""
+    run = copy(bench, tmp_path / "run")
+    header = json.loads((run / "bench.json").read_text())
+    header["config"].update(change)
+    (run / "bench.json").write_text(json.dumps(header))
+    before = {name: (run / name).read_bytes() for name in files_in(run)}
+    for out in ([], ["--out", "report"]):
+        result = dixit("bench", "--analyse", str(run), *out, cwd=tmp_path)
+        assert result.returncode == 2, result.output
+        assert f"{run / 'bench.json'}: {message}" in result.stderr
+        assert "Traceback" not in result.output
+    assert {name: (run / name).read_bytes() for name in files_in(run)} == before
+    assert not (tmp_path / "runs").exists() and not (tmp_path / "report").exists()

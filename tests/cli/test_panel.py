@@ -40,6 +40,17 @@ def test_bench_panel_without_the_tell_task_is_refused(tmp_path):
     assert not (tmp_path / "runs").exists()
 
 
+def test_bench_panel_refusal_names_the_tasks_given_as_one_word(tmp_path):
+    """'--tasks guess' (and 'tasks: guess' in a YAML file) was joined letter by letter."""
+    (tmp_path / "bench.yaml").write_text("models: [random]\ntasks: guess\nitems: 2\n")
+    for args in (["--models", "random", "--tasks", "guess"], ["--config", "bench.yaml"]):
+        result = dixit("bench", *args, "--panel", "panel", "--no-progress", cwd=tmp_path)
+        assert result.returncode == 2, result.output
+        assert "plays only in the tell task; the tasks are guess: add tell" in result.stderr
+        assert "g, u, e, s, s" not in result.stderr
+    assert not (tmp_path / "runs").exists()
+
+
 def test_bench_unknown_panel_member_is_refused(tmp_path):
     result = dixit("bench", "--models", "random", "--tasks", "tell", "--panel", "no-such-mind",
                    "--items", "2", "--no-progress", cwd=tmp_path)
