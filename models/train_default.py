@@ -30,7 +30,9 @@ import csv
 import dataclasses
 import itertools
 import json
+import math
 import os
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,7 +121,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add one flag per field of :class:`Args`, its docstring as help."""
     fields_doc = _field_docs()
     for field in dataclasses.fields(Args):
-        flag = "--" + field.name.replace("_", "-")
+        flag = _flag(field.name)
         if field.type in ("bool", bool):
             parser.add_argument(flag, action="store_true", help=fields_doc.get(field.name))
         else:
@@ -132,6 +134,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def parse_args(argv: list[str] | None = None) -> Args:
     """Parse the command line into :class:`Args`."""
     return Args(**vars(build_parser().parse_args(argv)))
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
 
 
 def _field_docs() -> dict[str, str]:
@@ -160,8 +166,30 @@ def main(argv: list[str] | None = None) -> int:
     return run(parse_args(argv))
 
 
+def check_args(args: Args) -> None:
+    """Refuse settings the experiment cannot run with, before it loads or writes anything.
+
+    Raises:
+        ValueError: a count, size or rate out of range; the message names the flag and its
+            limit.
+    """
+    for name, least in (("steps", 1), ("batch_size", 1), ("train_cards", 1), ("eval_cards", 1),
+                        ("boards_per_query", 1), ("hidden", 0), ("threads", 0)):
+        value = getattr(args, name)
+        if value < least:
+            raise ValueError(f"{_flag(name)} must be at least {least}, not {value}")
+    if not (math.isfinite(args.learning_rate) and args.learning_rate > 0):
+        raise ValueError(f"--learning-rate must be a positive finite number, not "
+                         f"{args.learning_rate}")
+
+
 def run(args: Args) -> int:
-    """Run the experiment; returns the exit status."""
+    """Run the experiment; returns the exit status (2, with a message, for bad settings)."""
+    try:
+        check_args(args)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2  # bad input (dixit_ai.cli.common.EXIT_USAGE): nothing loaded or written
     if args.member:
         apply_member(args)
     if args.smoke:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import json
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,12 +56,48 @@ class Args:
     smoke: bool = field(default=False, metadata={"help": "tiny deck, vocabulary and budget"})
 
 
+def check_args(args: Args, overrides: dict[str, object]) -> None:
+    """Refuse settings the run cannot use, before it plays or writes anything.
+
+    Raises:
+        ValueError: ``--rounds`` below 1, an unknown edition, deck or agent, a number of seats
+            the edition does not allow; the message names the flag and its limit.
+    """
+    from dixit_ai.agents.registry import check_agent_arguments
+    from dixit_ai.decks import load_deck
+    from dixit_ai.rules import RuleSet
+
+    if args.rounds < 1:
+        raise ValueError(f"--rounds must be at least 1, not {args.rounds}")
+    rules = RuleSet.edition(args.edition)
+    try:
+        rules.check_players(len(args.agents))
+    except ValueError as error:
+        raise ValueError(f"--agents: {error}") from None
+    try:
+        load_deck(args.deck)
+    except (ValueError, OSError) as error:
+        raise ValueError(f"--deck {args.deck}: {error}") from None
+    for name in dict.fromkeys(args.agents):
+        try:
+            check_agent_arguments(name, {"deck": args.deck, **overrides}
+                                  if name != "random" else {})
+        except (ValueError, ImportError) as error:
+            raise ValueError(f"--agents {name}: {error}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
     overrides: dict[str, object] = {}
     if args.smoke:
-        args.deck, args.rounds = "dream:size=40", 10
+        args.deck = "dream:size=40"
+        args.rounds = min(args.rounds, 10)
         overrides = dict(SMOKE_AGENT_OPTIONS)
+    try:
+        check_args(args, overrides)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     run = Path(args.runs_dir) / f"eval_players__{args.seed}__{int(time.time())}"
     run.mkdir(parents=True, exist_ok=True)
     start = time.time()

@@ -41,11 +41,12 @@ from __future__ import annotations
 
 import csv
 import json
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dixit_ai import read_records, write_records
+from dixit_ai import GameRecord, read_records, write_records
 from models.players.calibration import (
     ece_by_voter,
     fit_correlation,
@@ -108,12 +109,65 @@ class Args:
     iterations: int = field(default=3, metadata={"help": "--crossplay iterations"})
 
 
+def read_inputs(args: Args, overrides: dict[str, object]) -> list[GameRecord]:
+    """Check the options and read ``--records``, before anything is played or written.
+
+    Returns:
+        The records of ``--records``.
+
+    Raises:
+        ValueError: a value out of range, an unknown agent, edition or deck, a file that cannot
+            be read or holds no records, nothing to fit; the message names the flag and its limit.
+    """
+    from dixit_ai.agents.registry import check_agent_arguments
+    from dixit_ai.decks import load_deck
+    from dixit_ai.rules import RuleSet
+
+    if args.voters not in ("all", "other-models", "human"):
+        raise ValueError(f"--voters must be all, other-models or human, not {args.voters!r}")
+    for name, least in (("play_games", 0), ("validate_games", 0), ("bins", 1),
+                        ("iterations", 1)):
+        value = getattr(args, name)
+        if value < least:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least {least}, not {value}")
+    if args.crossplay:
+        if len(args.population) < 2:
+            raise ValueError("--crossplay needs --population with two members or more")
+        if args.records:
+            raise ValueError("--crossplay plays its own tables; it does not read --records")
+    if args.play_games or args.validate_games or args.crossplay:
+        try:
+            load_deck(args.deck)
+        except (ValueError, OSError) as error:
+            raise ValueError(f"--deck {args.deck}: {error}") from None
+        rules = RuleSet.edition(args.edition)
+    if (args.play_games or args.validate_games) and not args.crossplay:
+        try:
+            rules.check_players(len(args.agents))
+        except ValueError as error:
+            raise ValueError(f"--agents: {error}") from None
+        for name in dict.fromkeys(args.agents):
+            try:
+                check_agent_arguments(name, {"deck": args.deck, **overrides}
+                                      if name != "random" else {})
+            except (ValueError, ImportError) as error:
+                raise ValueError(f"--agents {name}: {error}") from None
+    records: list[GameRecord] = []
+    for path in args.records:
+        try:
+            found = list(read_records(path))
+        except OSError as error:
+            raise ValueError(f"--records {path}: {error.strerror or error}") from None
+        if not found and not args.play_games:
+            raise ValueError(f"--records {path} holds no game records")
+        records += found
+    if not args.crossplay and not records and not args.play_games:
+        raise ValueError("no records: give --records FILE or --play-games N")
+    return records
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
-    if args.voters not in ("all", "other-models", "human"):
-        raise SystemExit(f"--voters must be all, other-models or human, not {args.voters!r}")
-    if args.validate_games < 0:
-        raise SystemExit(f"--validate-games must be at least 0, not {args.validate_games}")
     cross_play = args.voters != "all" or bool(args.population)
     # Cross-play tables keep every agent's own embedder.
     overrides: dict[str, object] = {} if cross_play else {"embedder": args.embedder}
@@ -122,19 +176,22 @@ def main(argv: list[str] | None = None) -> int:
         args.play_games = args.play_games or 2
         args.validate_games = min(args.validate_games, 1)
         overrides.update(vocabulary_size=300, n_simulations=16, pair_clues=0)
+    try:
+        records = read_inputs(args, overrides)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     run = Path(args.runs_dir) / f"fit_calibration__{args.seed}__{int(time.time())}"
-    run.mkdir(parents=True, exist_ok=True)
     if args.crossplay:
+        run.mkdir(parents=True, exist_ok=True)
         return _crossplay(args, run, overrides)
 
-    records = [r for path in args.records for r in read_records(path)]
     if args.play_games:
         played = play_table(args.agents, n_games=args.play_games, seed=args.seed,
                             edition=args.edition, deck=args.deck, overrides=overrides)
+        run.mkdir(parents=True, exist_ok=True)
         write_records(run / "fit_games.jsonl", played)
         records += played
-    if not records:
-        raise SystemExit("no records: give --records FILE or --play-games N")
 
     deck = records[0].header["deck"].get("spec") or args.deck
     size = 300 if args.smoke else None
@@ -145,8 +202,10 @@ def main(argv: list[str] | None = None) -> int:
               "other-models": other_model_voters(resources.fingerprint)}[args.voters]
     observations = vote_observations(fit_records, resources.cards, resources.texts, voters)
     if not observations:
-        raise SystemExit(f"no votes to fit (--voters {args.voters}) in "
-                         f"{len(fit_records)} game(s)")
+        print(f"error: no votes to fit (--voters {args.voters}) in {len(fit_records)} game(s)",
+              file=sys.stderr)
+        return 2
+    run.mkdir(parents=True, exist_ok=True)
     model = fit_guess_model(observations, fit_bias=args.fit_bias)
     correlation, between = fit_correlation(fit_records, resources.cards, resources.texts, model)
     if args.voters != "all":  # guessers of other minds: their noise is not shared
@@ -242,10 +301,6 @@ def _crossplay(args: Args, run: Path, overrides: dict[str, object]) -> int:
     """``--crossplay``: the population's guess models from leave-one-out cross-play tables."""
     from models.players.crossplay import fit_population_crossplay
 
-    if len(args.population) < 2:
-        raise SystemExit("--crossplay needs --population with two members or more")
-    if args.records:
-        raise SystemExit("--crossplay plays its own tables; it does not read --records")
     games = args.play_games or 4
     result = fit_population_crossplay(
         args.population, deck=args.deck, edition=args.edition, games=games,

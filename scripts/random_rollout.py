@@ -27,12 +27,24 @@ def main() -> None:
                         help="clues as text, or as indices into a vocabulary")
     parser.add_argument("--max-rounds", type=int, default=None, help="truncate after N rounds")
     args = parser.parse_args()
-    deck = (list(range(int(args.deck.removeprefix("ids:")))) if args.deck.startswith("ids:")
-            else args.deck)
+    if args.max_rounds is not None and args.max_rounds < 1:
+        parser.error(f"--max-rounds must be at least 1, not {args.max_rounds}")
+    if args.seed < 0:
+        parser.error(f"--seed must be at least 0, not {args.seed}")
+    deck: str | list[int] = args.deck
+    if args.deck.startswith("ids:"):
+        count = args.deck.removeprefix("ids:")
+        if not count.isdigit():
+            parser.error(f"--deck ids:N needs a whole number of cards, not {count!r}")
+        deck = list(range(int(count)))
 
-    env = dixit_v0.env(edition=args.edition, n_players=args.players, deck=deck,
-                       clue_mode=args.clue_mode, max_rounds=args.max_rounds, render_mode="ansi")
-    env.reset(seed=args.seed)
+    try:  # bad input (edition, players, deck) is refused here, with the rules' message
+        env = dixit_v0.env(edition=args.edition, n_players=args.players, deck=deck,
+                           clue_mode=args.clue_mode, max_rounds=args.max_rounds,
+                           render_mode="ansi")
+        env.reset(seed=args.seed)
+    except ValueError as error:
+        parser.error(str(error))
     for agent in env.agents:  # the agents' own samplers, seeded from the game's seed
         env.action_space(agent).seed(args.seed + env.possible_agents.index(agent))
 

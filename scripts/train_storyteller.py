@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import csv
 import json
+import math
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -120,13 +122,49 @@ def storyteller_points(agent, seeds, deck, overrides):  # type: ignore[no-untype
     return np.asarray(per_game)
 
 
+def check_args(args: Args, overrides: dict[str, object]) -> None:
+    """Refuse settings the run cannot use, before it trains or writes anything.
+
+    Raises:
+        ValueError: a count or rate out of range, an unknown deck or ``--baseline`` agent; the
+            message names the flag and its limit.
+    """
+    from dixit_ai.agents.registry import check_agent_arguments
+    from dixit_ai.decks import load_deck
+
+    for name, least in (("games", 1), ("eval_games", 1), ("shortlist", 1), ("simulations", 1),
+                        ("vocabulary_size", 0)):
+        value = getattr(args, name)
+        if value < least:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least {least}, not {value}")
+    if not (math.isfinite(args.learning_rate) and args.learning_rate > 0):
+        raise ValueError(f"--learning-rate must be a positive finite number, not "
+                         f"{args.learning_rate}")
+    if not 0 <= args.baseline_momentum <= 1:
+        raise ValueError(f"--baseline-momentum must lie between 0 and 1, not "
+                         f"{args.baseline_momentum}")
+    try:
+        load_deck(args.deck)
+    except (ValueError, OSError) as error:
+        raise ValueError(f"--deck {args.deck}: {error}") from None
+    try:
+        check_agent_arguments(args.baseline, overrides)
+    except (ValueError, ImportError) as error:
+        raise ValueError(f"--baseline {args.baseline}: {error}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
-    from envs import dixit_v0
-
     overrides: dict[str, object] = {"deck": args.deck, "n_simulations": args.simulations}
     if args.vocabulary_size:
         overrides["vocabulary_size"] = args.vocabulary_size
+    try:
+        check_args(args, overrides)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    from envs import dixit_v0
+
     if args.smoke:
         args.deck = overrides["deck"] = "dream:size=40"
         overrides.update(vocabulary_size=300, n_simulations=8, pair_clues=0)

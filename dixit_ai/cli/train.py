@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 from typing import Any
+
+from dixit_ai.cli.common import EXIT_USAGE
 
 #: Options of ``align`` shared by the default model's trainer and fine-tuning; their defaults
 #: differ, so the parser leaves them unset (``None``) and :func:`run_align` fills them in.
@@ -114,19 +117,16 @@ def run_align(args: argparse.Namespace) -> int:
         wrong = [name for name, default in head_defaults.items()
                  if name not in tune_defaults and getattr(args, name) != default]
         if wrong:
-            raise SystemExit(
-                "error: " + ", ".join(_flag(n) for n in wrong) + " set the default model's "
-                f"head and do not apply when fine-tuning --model {model}"
-            )
+            return _refuse(", ".join(_flag(n) for n in wrong) + " set the default model's "
+                           f"head and do not apply when fine-tuning --model {model}")
         values = {name: _given(args, name, default) for name, default in tune_defaults.items()}
         return int(finetune.run(finetune.FinetuneArgs(**values)))
     given = [name for name in tune_defaults
              if name not in head_defaults and name != "model" and getattr(args, name, None)]
     if given:
-        raise SystemExit(
-            "error: " + ", ".join(_flag(n) for n in given) + " need --model (an 'openclip:...' "
-            "or 'hf:...' model to fine-tune); without it, align trains the default model's head"
-        )
+        return _refuse(", ".join(_flag(n) for n in given) + " need --model (an 'openclip:...' "
+                       "or 'hf:...' model to fine-tune); without it, align trains the default "
+                       "model's head")
     values = {name: _given(args, name, default) for name, default in head_defaults.items()}
     return int(train_default.run(train_default.Args(**values)))
 
@@ -175,6 +175,12 @@ def run(args: argparse.Namespace) -> int:
 def _given(args: argparse.Namespace, name: str, default: Any) -> Any:
     value = getattr(args, name, None)
     return default if value is None else value
+
+
+def _refuse(message: str) -> int:
+    """Bad input to ``align``: say so on stderr; the exit status (2), nothing written."""
+    print(f"error: {message}", file=sys.stderr)
+    return EXIT_USAGE
 
 
 def _flag(name: str) -> str:

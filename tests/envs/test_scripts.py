@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -21,6 +23,20 @@ def test_random_rollout() -> None:
     assert "illegal actions: 0" in out and "player_2: total reward" in out
     out = run("scripts/random_rollout.py", "--clue-mode", "vocab", "--max-rounds", "2")
     assert "2 rounds" in out
+
+
+@pytest.mark.parametrize("bad, message", [
+    (["--players", "2"], "refresh-2021 is for 3-8 players, not 2"),
+    (["--edition", "nope"], "unknown edition 'nope'"),
+    (["--deck", "nosuch"], "unknown deck spec 'nosuch'"),
+    (["--deck", "ids:x"], "--deck ids:N needs a whole number of cards, not 'x'"),
+    (["--max-rounds", "0"], "--max-rounds must be at least 1, not 0")])
+def test_random_rollout_refuses_bad_arguments(bad: list[str], message: str) -> None:
+    result = subprocess.run([sys.executable, "scripts/random_rollout.py", *bad], cwd=ROOT,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2, result.stderr
+    assert f"random_rollout.py: error: {message}" in result.stderr
+    assert "Traceback" not in result.stderr and not result.stdout
 
 
 def test_bench_envs() -> None:

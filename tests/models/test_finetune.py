@@ -7,6 +7,7 @@ tiny transformers CLIP and SigLIP of conftest) keep every run to a few seconds.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -192,7 +193,7 @@ def test_bad_input_is_refused_clearly(tiny_openclip, tmp_path):
         run(FinetuneArgs(deck=f"folder:{bare}"))
 
 
-def test_train_commands_dispatch_to_finetune(tiny_openclip, card_folder, tmp_path):
+def test_train_commands_dispatch_to_finetune(tiny_openclip, card_folder, tmp_path, capsys):
     from dixit_ai.cli import main
 
     out = tmp_path / "via_align"
@@ -205,10 +206,11 @@ def test_train_commands_dispatch_to_finetune(tiny_openclip, card_folder, tmp_pat
     out = tmp_path / "via_finetune"
     assert main(["train", "finetune", "--model", name, "--out", str(out), *common]) == 0
     assert (out / "finetune_card.json").is_file()
-    with pytest.raises(SystemExit, match="--write-head"):
-        main(["train", "align", "--model", name, "--write-head", *common])
-    with pytest.raises(SystemExit, match=r"--deck.*--model"):
-        main(["train", "align", "--deck", f"folder:{card_folder}"])
+    capsys.readouterr()
+    assert main(["train", "align", "--model", name, "--write-head", *common]) == 2
+    assert "error: --write-head set the default model's head" in capsys.readouterr().err
+    assert main(["train", "align", "--deck", f"folder:{card_folder}"]) == 2
+    assert re.search(r"error: --deck.*need --model", capsys.readouterr().err)
 
 
 def test_training_script_dispatches_to_finetune(tiny_hf_clip, card_folder, tmp_path,

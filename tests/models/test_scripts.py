@@ -54,6 +54,48 @@ def test_train_default_model_smoke(tmp_path, monkeypatch):
     assert "--member lite1-minilm" in member_card and "--image-tower lite1" in member_card
 
 
+@pytest.mark.parametrize("bad, message", [
+    (["--steps", "0"], "--steps must be at least 1, not 0"),
+    (["--steps", "-5"], "--steps must be at least 1, not -5"),
+    (["--batch-size", "0"], "--batch-size must be at least 1, not 0"),
+    (["--learning-rate", "-1"], "--learning-rate must be a positive finite number, not -1.0"),
+    (["--threads", "-1"], "--threads must be at least 0, not -1"),
+    (["--model", "openclip:ViT-B-32", "--blend", "0.5"],
+     "error: --blend set the default model's head and do not apply when fine-tuning --model"),
+    (["--mode", "full"], "error: --mode need --model")])
+def test_train_align_refuses_bad_settings_before_it_starts(bad, message, tmp_path, monkeypatch,
+                                                          capsys):
+    from dixit_ai.cli import main
+    from models import default_model, finetune
+
+    def loaded(*args, **kwargs):
+        raise AssertionError("the models were loaded")
+
+    monkeypatch.setattr(default_model, "load_towers", loaded)
+    monkeypatch.setattr(finetune, "run", loaded)
+    monkeypatch.chdir(tmp_path)
+    assert main(["train", "align", "--runs-dir", "runs", *bad]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert not list(tmp_path.iterdir())  # no run folder, no args.json
+
+
+def test_train_default_model_script_refuses_bad_settings(tmp_path, monkeypatch, capsys):
+    from models import default_model
+
+    def loaded(*args, **kwargs):
+        raise AssertionError("the models were loaded")
+
+    monkeypatch.setattr(default_model, "load_towers", loaded)
+    monkeypatch.setattr(sys, "argv", ["train_default_model.py", "--runs-dir", str(tmp_path),
+                                      "--learning-rate", "nan"])
+    with pytest.raises(SystemExit) as done:
+        runpy.run_path(str(REPO / "scripts" / "train_default_model.py"), run_name="__main__")
+    assert done.value.code == 2
+    assert "--learning-rate must be a positive finite number, not nan" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
+
+
 def test_eval_embedder_smoke(tmp_path, monkeypatch):
     run_script("eval_embedder.py", ["--smoke", "--runs-dir", str(tmp_path), "--device", "cpu"],
                monkeypatch)

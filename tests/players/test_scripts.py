@@ -49,6 +49,78 @@ def test_train_storyteller_smoke(tmp_path, monkeypatch):
     assert LinearCluePolicy.load(run / "policy.json").shortlist == 32
 
 
+def untouchable(*args, **kwargs):
+    raise AssertionError("the long work started")
+
+
+@pytest.mark.parametrize("bad, message", [
+    (["--games", "0"], "--games must be at least 1, not 0"),
+    (["--games", "-3"], "--games must be at least 1, not -3"),
+    (["--eval-games", "0"], "--eval-games must be at least 1, not 0"),
+    (["--baseline", "nosuch"], "--baseline nosuch: no agent named 'nosuch'"),
+    (["--deck", "nosuch"], "--deck nosuch: unknown deck spec 'nosuch'")])
+def test_train_storyteller_refuses_bad_options_before_training(bad, message, tmp_path,
+                                                               monkeypatch, capsys):
+    from dixit_ai.cli import main
+    from envs import dixit_v0
+
+    monkeypatch.setattr(dixit_v0, "env", untouchable)
+    assert main(["train", "storyteller", "--runs-dir", str(tmp_path / "runs"), *bad]) == 2
+    err = capsys.readouterr().err
+    assert f"error: {message}" in err and "Traceback" not in err
+    assert not list(tmp_path.iterdir())  # no run folder, no policy.json
+
+
+@pytest.mark.parametrize("bad, message", [
+    (["--records", "missing.jsonl"], "--records missing.jsonl: No such file or directory"),
+    (["--records", "bad.jsonl"], "bad.jsonl, line 1: not valid JSON"),
+    (["--records", "empty.jsonl"], "--records empty.jsonl holds no game records"),
+    ([], "no records: give --records FILE or --play-games N"),
+    (["--play-games", "1", "--agents", "nosuch", "random", "random"],
+     "--agents nosuch: no agent named 'nosuch'"),
+    (["--play-games", "1", "--agents", "random", "random"],
+     "--agents: refresh-2021 is for 3-8 players, not 2"),
+    (["--smoke", "--bins", "0"], "--bins must be at least 1, not 0"),
+    (["--smoke", "--validate-games", "-1"], "--validate-games must be at least 0, not -1"),
+    (["--smoke", "--crossplay", "--population", "default"],
+     "--crossplay needs --population with two members or more")])
+def test_fit_calibration_refuses_bad_input_before_writing_anything(bad, message, tmp_path,
+                                                                   monkeypatch, capsys):
+    from dixit_ai.cli import main
+    from models.players import experiments, panel_models
+
+    monkeypatch.setattr(experiments, "play_table", untouchable)
+    monkeypatch.setattr(panel_models, "load_member_resources", untouchable)
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    (inputs / "bad.jsonl").write_text('{"bad\n')
+    (inputs / "empty.jsonl").write_text("")
+    monkeypatch.chdir(inputs)
+    assert main(["train", "calibration", "--runs-dir", str(tmp_path / "runs"), *bad]) == 2
+    err = capsys.readouterr().err
+    assert f"error: {message}" in err and "Traceback" not in err
+    assert [p.name for p in tmp_path.iterdir()] == ["inputs"]  # no run folder
+
+
+@pytest.mark.parametrize("bad, message", [
+    (["--smoke", "--rounds", "0"], "--rounds must be at least 1, not 0"),
+    (["--smoke", "--rounds", "-1"], "--rounds must be at least 1, not -1"),
+    (["--agents", "nosuch", "random", "random"], "--agents nosuch: no agent named 'nosuch'"),
+    (["--edition", "nope"], "unknown edition 'nope'")])
+def test_eval_players_refuses_bad_options_before_writing_anything(bad, message, tmp_path,
+                                                                  monkeypatch, capsys):
+    from models.players import experiments
+
+    monkeypatch.setattr(experiments, "play_table", untouchable)
+    monkeypatch.setattr(sys, "argv", ["eval_players.py", "--runs-dir", str(tmp_path), *bad])
+    with pytest.raises(SystemExit) as done:
+        runpy.run_path(str(REPO / "scripts" / "eval_players.py"), run_name="__main__")
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert f"error: {message}" in err and "Traceback" not in err
+    assert not list(tmp_path.iterdir())
+
+
 def test_bench_players_smoke(tmp_path, monkeypatch):
     out = tmp_path / "bench.json"
     run_script("bench_players.py", ["--smoke", "--json", str(out)], monkeypatch)
@@ -111,12 +183,14 @@ def test_fit_calibration_leave_one_out_cross_play_smoke(tmp_path, monkeypatch, c
     assert "validation (2 games" in printed and "by target (validation)" in printed
 
 
-def test_fit_calibration_refuses_negative_validation_games(tmp_path, monkeypatch):
+def test_fit_calibration_refuses_negative_validation_games(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(sys, "argv", [
         "fit_calibration.py", "--smoke", "--runs-dir", str(tmp_path), "--crossplay",
         "--population", "default", "panel:sibling", "--validate-games", "-1"])
-    with pytest.raises(SystemExit, match="--validate-games must be at least 0, not -1"):
+    with pytest.raises(SystemExit) as done:
         runpy.run_path(str(REPO / "scripts" / "fit_calibration.py"), run_name="__main__")
+    assert done.value.code == 2
+    assert "--validate-games must be at least 0, not -1" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
 
 
