@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from dixit_ai.cli.common import EXIT_FAILED
+
 WEB_EXTRA_HINT = "pip install 'dixit-ai[web]'"
 
 
@@ -66,6 +68,51 @@ def check_db(path: Path) -> None:
                          f"{path / 'dixit.sqlite3'}")
 
 
+def check_decks(decks: dict[str, str], source: str) -> None:
+    """Load every offered deck once, so that a bad spec is refused before anything starts.
+
+    Raises:
+        ValueError: a deck that cannot be loaded; the message names it and where it was given.
+    """
+    from dixit_ai.decks import load_deck
+
+    for name, spec in decks.items():
+        try:
+            load_deck(spec)
+        except (ValueError, OSError) as error:
+            raise ValueError(f"{source} {name}={spec}: {error}") from None
+
+
+def check_port(host: str, port: int) -> None:
+    """Refuse an address the server could not listen on, before anything is created: bind
+    it as uvicorn will (address reuse on, IPv6 sockets IPv6 only), then let it go.
+
+    Raises:
+        ValueError: the host is unknown or not this machine's, or the port is taken (or not
+            open to this user).
+    """
+    import errno
+    import socket
+
+    try:
+        addresses = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
+                                       flags=socket.AI_PASSIVE)
+    except socket.gaierror as error:
+        raise ValueError(f"--host {host}: {error.strerror}") from None
+    for family, kind, protocol, _, address in addresses:
+        with socket.socket(family, kind, protocol) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6 and hasattr(socket, "IPPROTO_IPV6"):
+                probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            try:
+                probe.bind(address)
+            except OSError as error:
+                hint = ("another program listens there; stop it or give another --port"
+                        if error.errno == errno.EADDRINUSE else "give another --host or --port")
+                raise ValueError(f"cannot listen on {host}:{port} ({error.strerror}): "
+                                 f"{hint}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     check_db(args.db)
     missing = [name for name in ("fastapi", "uvicorn", "websockets")
@@ -89,6 +136,12 @@ def run(args: argparse.Namespace) -> int:
     server = server_config_from_options(config=args.config, decks=args.deck, bots=args.bot,
                                         idle_cleanup=args.idle_cleanup,
                                         reveal_seconds=args.reveal_seconds)
+    check_decks(server.decks, "--deck" if args.deck else f"--config {args.config}: deck")
+    check_port(args.host, args.port)
+    db = args.db.expanduser()
+    new_files = [path for path in (db, *(db.with_name(db.name + end)
+                                         for end in ("-wal", "-shm", ".lock")))
+                 if not path.exists()]
     try:
         ensure_free(args.db)
     except DatabaseInUse as error:
@@ -98,6 +151,16 @@ def run(args: argparse.Namespace) -> int:
                      bot_workers=args.bot_workers, server=server)
     print(f"dixit-ai tables on http://{args.host}:{args.port}/ (database {args.db})",
           flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,
-                ws="websockets-sansio")
+    try:
+        uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,
+                    ws="websockets-sansio")
+    except SystemExit as stop:  # uvicorn's own status (3) when the server did not start
+        if stop.code in (0, None):
+            raise
+        if db in new_files:  # a start that failed keeps no new database (an old one is kept)
+            for path in new_files:
+                path.unlink(missing_ok=True)
+        print("dixit-ai serve: error: the server did not start (its log above says why)",
+              file=sys.stderr)
+        return EXIT_FAILED
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -52,3 +53,59 @@ def test_serve_lists_the_hosts_offer_and_refuses_a_bad_one(
     assert status != 0 and "no agent named 'nobody'" in capsys.readouterr().err
     status = main(["serve", "--db", str(tmp_path / "x.sqlite3"), "--deck", "=dream"])
     assert status != 0 and "NAME=SPEC" in capsys.readouterr().err
+
+
+def _listening_port() -> socket.socket:
+    """A socket listening on a free loopback port (the caller closes it)."""
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    return taken
+
+
+def _no_server(*args: object, **kwargs: object) -> None:
+    raise AssertionError("the server was started")
+
+
+def test_serve_refuses_a_bad_deck_before_creating_the_database(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    uvicorn = pytest.importorskip("uvicorn", reason="the [web] extra")
+    monkeypatch.setattr(uvicorn, "run", _no_server)
+    status = main(["serve", "--db", str(tmp_path / "a.db"), "--deck", "x=nosuch",
+                   "--port", "18765"])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert "dixit-ai serve: error: --deck x=nosuch: unknown deck spec 'nosuch'" in err
+    assert "Traceback" not in err and not list(tmp_path.iterdir())  # no a.db, no a.db.lock
+
+
+def test_serve_refuses_a_port_in_use_before_creating_the_database(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    uvicorn = pytest.importorskip("uvicorn", reason="the [web] extra")
+    monkeypatch.setattr(uvicorn, "run", _no_server)
+    with _listening_port() as taken:
+        port = taken.getsockname()[1]
+        status = main(["serve", "--db", str(tmp_path / "a.db"), "--port", str(port)])
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert f"cannot listen on 127.0.0.1:{port} (Address already in use)" in err
+    assert "--port" in err and not list(tmp_path.iterdir())
+
+
+def test_a_server_that_does_not_start_leaves_no_new_database(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    uvicorn = pytest.importorskip("uvicorn", reason="the [web] extra")
+
+    def fails_at_startup(*args: object, **kwargs: object) -> None:
+        (tmp_path / "a.db").write_bytes(b"")  # what the startup hook had created
+        sys.exit(3)  # uvicorn's status when the server did not start
+
+    monkeypatch.setattr(uvicorn, "run", fails_at_startup)
+    with _listening_port() as free:
+        port = free.getsockname()[1]
+    assert main(["serve", "--db", str(tmp_path / "a.db"), "--port", str(port)]) == 1
+    assert "the server did not start" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
