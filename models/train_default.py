@@ -30,7 +30,6 @@ import csv
 import dataclasses
 import itertools
 import json
-import math
 import os
 import sys
 import time
@@ -173,14 +172,12 @@ def check_args(args: Args) -> None:
         ValueError: a count, size or rate out of range; the message names the flag and its
             limit.
     """
-    for name, least in (("steps", 1), ("batch_size", 1), ("train_cards", 1), ("eval_cards", 1),
-                        ("boards_per_query", 1), ("hidden", 0), ("threads", 0)):
-        value = getattr(args, name)
-        if value < least:
-            raise ValueError(f"{_flag(name)} must be at least {least}, not {value}")
-    if not (math.isfinite(args.learning_rate) and args.learning_rate > 0):
-        raise ValueError(f"--learning-rate must be a positive finite number, not "
-                         f"{args.learning_rate}")
+    from models.players.cli import check_at_least, check_positive
+
+    check_at_least(args, (("steps", 1), ("batch_size", 1), ("train_cards", 1),
+                          ("eval_cards", 1), ("boards_per_query", 1), ("hidden", 0),
+                          ("threads", 0)))
+    check_positive(args, "learning_rate")
 
 
 def run(args: Args) -> int:

@@ -35,7 +35,13 @@ import numpy as np
 
 from dixit_ai import write_records
 from models.players.calibration import plot_reliability, reliability
-from models.players.cli import SMOKE_AGENT_OPTIONS, parse_args
+from models.players.cli import (
+    SMOKE_AGENT_OPTIONS,
+    check_at_least,
+    check_deck_option,
+    check_table_agents,
+    parse_args,
+)
 from models.players.experiments import play_table, readable_game, round_rows, wilson
 
 TARGETS = {"clip-cryptic": 0.1, "clip-greedy": 0.5, "clip-obvious": 0.9}
@@ -63,27 +69,9 @@ def check_args(args: Args, overrides: dict[str, object]) -> None:
         ValueError: ``--rounds`` below 1, an unknown edition, deck or agent, a number of seats
             the edition does not allow; the message names the flag and its limit.
     """
-    from dixit_ai.agents.registry import check_agent_arguments
-    from dixit_ai.decks import load_deck
-    from dixit_ai.rules import RuleSet
-
-    if args.rounds < 1:
-        raise ValueError(f"--rounds must be at least 1, not {args.rounds}")
-    rules = RuleSet.edition(args.edition)
-    try:
-        rules.check_players(len(args.agents))
-    except ValueError as error:
-        raise ValueError(f"--agents: {error}") from None
-    try:
-        load_deck(args.deck)
-    except (ValueError, OSError) as error:
-        raise ValueError(f"--deck {args.deck}: {error}") from None
-    for name in dict.fromkeys(args.agents):
-        try:
-            check_agent_arguments(name, {"deck": args.deck, **overrides}
-                                  if name != "random" else {})
-        except (ValueError, ImportError) as error:
-            raise ValueError(f"--agents {name}: {error}") from None
+    check_at_least(args, (("rounds", 1),))
+    check_table_agents(args.edition, args.agents, args.deck, overrides)
+    check_deck_option(args.deck)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -61,7 +61,12 @@ from models.players.calibration import (
     vote_observations,
     vote_predictions,
 )
-from models.players.cli import parse_args
+from models.players.cli import (
+    check_at_least,
+    check_deck_option,
+    check_table_agents,
+    parse_args,
+)
 from models.players.experiments import play_table
 from models.players.guess_files import DEFAULT_CALIBRATION
 from models.players.panel_models import load_member_resources
@@ -119,39 +124,19 @@ def read_inputs(args: Args, overrides: dict[str, object]) -> list[GameRecord]:
         ValueError: a value out of range, an unknown agent, edition or deck, a file that cannot
             be read or holds no records, nothing to fit; the message names the flag and its limit.
     """
-    from dixit_ai.agents.registry import check_agent_arguments
-    from dixit_ai.decks import load_deck
-    from dixit_ai.rules import RuleSet
-
     if args.voters not in ("all", "other-models", "human"):
         raise ValueError(f"--voters must be all, other-models or human, not {args.voters!r}")
-    for name, least in (("play_games", 0), ("validate_games", 0), ("bins", 1),
-                        ("iterations", 1)):
-        value = getattr(args, name)
-        if value < least:
-            raise ValueError(f"--{name.replace('_', '-')} must be at least {least}, not {value}")
+    check_at_least(args, (("play_games", 0), ("validate_games", 0), ("bins", 1),
+                          ("iterations", 1)))
     if args.crossplay:
         if len(args.population) < 2:
             raise ValueError("--crossplay needs --population with two members or more")
         if args.records:
             raise ValueError("--crossplay plays its own tables; it does not read --records")
     if args.play_games or args.validate_games or args.crossplay:
-        try:
-            load_deck(args.deck)
-        except (ValueError, OSError) as error:
-            raise ValueError(f"--deck {args.deck}: {error}") from None
-        rules = RuleSet.edition(args.edition)
+        check_deck_option(args.deck)
     if (args.play_games or args.validate_games) and not args.crossplay:
-        try:
-            rules.check_players(len(args.agents))
-        except ValueError as error:
-            raise ValueError(f"--agents: {error}") from None
-        for name in dict.fromkeys(args.agents):
-            try:
-                check_agent_arguments(name, {"deck": args.deck, **overrides}
-                                      if name != "random" else {})
-            except (ValueError, ImportError) as error:
-                raise ValueError(f"--agents {name}: {error}") from None
+        check_table_agents(args.edition, args.agents, args.deck, overrides)
     records: list[GameRecord] = []
     for path in args.records:
         try:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 import sys
 import time
 from dataclasses import dataclass, field
@@ -38,7 +37,7 @@ from dixit_ai.agents import make_agent
 from dixit_ai.match import game_seeds
 from dixit_ai.rules import View
 from models.players import ClipAgent, LinearCluePolicy
-from models.players.cli import parse_args
+from models.players.cli import check_at_least, check_deck_option, check_positive, parse_args
 from models.players.policy import FEATURES
 
 
@@ -130,23 +129,14 @@ def check_args(args: Args, overrides: dict[str, object]) -> None:
             message names the flag and its limit.
     """
     from dixit_ai.agents.registry import check_agent_arguments
-    from dixit_ai.decks import load_deck
 
-    for name, least in (("games", 1), ("eval_games", 1), ("shortlist", 1), ("simulations", 1),
-                        ("vocabulary_size", 0)):
-        value = getattr(args, name)
-        if value < least:
-            raise ValueError(f"--{name.replace('_', '-')} must be at least {least}, not {value}")
-    if not (math.isfinite(args.learning_rate) and args.learning_rate > 0):
-        raise ValueError(f"--learning-rate must be a positive finite number, not "
-                         f"{args.learning_rate}")
+    check_at_least(args, (("games", 1), ("eval_games", 1), ("shortlist", 1),
+                          ("simulations", 1), ("vocabulary_size", 0)))
+    check_positive(args, "learning_rate")
     if not 0 <= args.baseline_momentum <= 1:
         raise ValueError(f"--baseline-momentum must lie between 0 and 1, not "
                          f"{args.baseline_momentum}")
-    try:
-        load_deck(args.deck)
-    except (ValueError, OSError) as error:
-        raise ValueError(f"--deck {args.deck}: {error}") from None
+    check_deck_option(args.deck)
     try:
         check_agent_arguments(args.baseline, overrides)
     except (ValueError, ImportError) as error:

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import runpy
 import sys
 import types
 import typing
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -84,6 +86,69 @@ def refuse_bad_population_options(aim: str, temperature_scale: float,
         raise SystemExit(str(error)) from None
     if tolerance is not None and not tolerance >= 0:
         raise SystemExit(f"--tolerance must be at least 0, not {tolerance}")
+
+
+def check_at_least(args: Any, least: Iterable[tuple[str, float]]) -> None:
+    """Refuse the first of ``args``' settings below its least value, naming it as a flag.
+
+    Raises:
+        ValueError: ``--flag-name must be at least N, not V``.
+    """
+    for name, smallest in least:
+        value = getattr(args, name)
+        if value < smallest:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least {smallest:g}, not "
+                             f"{value}")
+
+
+def check_positive(args: Any, name: str) -> None:
+    """Refuse a setting that is not a positive finite number (a learning rate), as a flag.
+
+    Raises:
+        ValueError: ``--flag-name must be a positive finite number, not V``.
+    """
+    value = getattr(args, name)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"--{name.replace('_', '-')} must be a positive finite number, not "
+                         f"{value}")
+
+
+def check_table_agents(edition: str, agents: Sequence[str], deck: str,
+                       overrides: Mapping[str, Any]) -> None:
+    """Refuse a table a script would play before it loads a model or writes anything: a number
+    of seats the edition does not allow, or an agent that does not take the deck and
+    ``overrides`` (``random`` takes neither).
+
+    Raises:
+        ValueError: the message names the flag (``--agents``) and the problem.
+    """
+    from dixit_ai.agents.registry import check_agent_arguments
+    from dixit_ai.rules import RuleSet
+
+    rules = RuleSet.edition(edition)   # an unknown edition names itself
+    try:
+        rules.check_players(len(agents))
+    except ValueError as error:
+        raise ValueError(f"--agents: {error}") from None
+    for name in dict.fromkeys(agents):
+        try:
+            check_agent_arguments(name, {"deck": deck, **overrides} if name != "random" else {})
+        except (ValueError, ImportError) as error:
+            raise ValueError(f"--agents {name}: {error}") from None
+
+
+def check_deck_option(deck: str) -> None:
+    """Refuse a ``--deck`` that does not load.
+
+    Raises:
+        ValueError: ``--deck SPEC: why``.
+    """
+    from dixit_ai.decks import load_deck
+
+    try:
+        load_deck(deck)
+    except (ValueError, OSError) as error:
+        raise ValueError(f"--deck {deck}: {error}") from None
 
 
 def parse_args(cls: type[T], argv: list[str] | None = None, description: str = "") -> T:
