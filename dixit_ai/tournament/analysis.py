@@ -31,6 +31,7 @@ games (``max_rounds``) count, their winners being the seats with the top score.
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
 from collections.abc import Iterable, Sequence
@@ -225,6 +226,26 @@ def rate_games(games: Sequence[tuple[Sequence[str], Sequence[float]]], agents: S
     return mu, sigma
 
 
+def _check_one_ruleset(records: Sequence[GameRecord]) -> None:
+    """Refuse records of more than one edition or rule set: their points and wins do not
+    compare (a score limit of 30 against one of 10), so one table of them means nothing.
+
+    Raises:
+        ValueError: the editions or rule sets, with how many games each.
+    """
+    kinds: dict[str, int] = {}
+    for record in records:
+        rules = json.dumps(record.header.get("rules", {}), sort_keys=True)
+        key = f"{record.header.get('edition')} {rules}"
+        kinds[key] = kinds.get(key, 0) + 1
+    if len(kinds) > 1:
+        editions = {key.partition(" ")[0] for key in kinds}
+        what = "editions" if len(editions) > 1 else "rule sets"
+        listed = "; ".join(f"{count} games of {key}" for key, count in kinds.items())
+        raise ValueError(f"the records mix {len(kinds)} {what} ({listed}): points and wins do "
+                         f"not compare across them; analyse each one's records apart")
+
+
 def analyse(records: Iterable[GameRecord], *, n_resamples: int = DEFAULT_RESAMPLES,
             rating_resamples: int = RATING_RESAMPLES, level: float = DEFAULT_LEVEL,
             seed: int = 0) -> TournamentResults:
@@ -246,6 +267,7 @@ def analyse(records: Iterable[GameRecord], *, n_resamples: int = DEFAULT_RESAMPL
     if not kept:
         raise ValueError(f"no game to analyse ({aborted} aborted)" if aborted
                          else "no game to analyse")
+    _check_one_ruleset(kept)
     labels_per_game = [seat_labels(record) for record in kept]
     agents = sorted({label for labels in labels_per_game for label in labels})
     column = {agent: i for i, agent in enumerate(agents)}

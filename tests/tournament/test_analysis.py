@@ -101,6 +101,22 @@ def test_aborted_games_are_left_out_truncated_games_count():
         analyse([])
 
 
+def test_records_of_two_editions_or_rule_sets_are_not_pooled():
+    """Points to 30 and points to 10 are not one table: mixed records are refused, naming each
+    edition or rule set and its games, and nothing is computed."""
+    first = [game(["a", "b", "c"], [30, 20, 10], seed=s) for s in range(3)]
+    other = game(["a", "b", "c"], [8, 10, 9], seed=9)
+    other.header["edition"] = "odyssey-2011"
+    with pytest.raises(ValueError, match=r"mix 2 editions \(3 games of refresh-2021 \{\}; "
+                                         r"1 games of odyssey-2011"):
+        analyse([*first, other])
+    shorter = game(["a", "b", "c"], [8, 10, 9], seed=9)
+    shorter.header["rules"] = {"score_limit": 10}
+    with pytest.raises(ValueError, match="mix 2 rule sets"):
+        analyse([*first, shorter])
+    assert analyse(first, n_resamples=20, rating_resamples=0).games == 3
+
+
 def test_records_without_a_tournament_entry_use_the_agents_names():
     records = [game(["x", "y", "z"], [1, 2, 3], seed=s) for s in range(4)]
     results = analyse(records, n_resamples=20, rating_resamples=5)
