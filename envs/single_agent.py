@@ -257,8 +257,10 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
 
     def _observation(self) -> Any:
         observation = self.table.observe(self.learner)
-        self._mask = (observation.pop("action_mask") if not self._finished()
-                      else self._terminal_mask.copy())
+        # The mask goes to info, never into the observation, at the end of a game too (the
+        # observation must stay inside observation_space).
+        mask = observation.pop("action_mask", None)
+        self._mask = mask if not self._finished() else self._terminal_mask.copy()
         if not self.legacy:
             inner = observation.get("observation")
             return inner if inner is not None else observation

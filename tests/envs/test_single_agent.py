@@ -31,6 +31,31 @@ def test_check_env(config: dict[str, Any]) -> None:
     check_env(env.unwrapped)
 
 
+@pytest.mark.parametrize("config", [
+    {"observation": "onehot", "clue_mode": "vocab"},
+    {"observation": "onehot", "actions": "discrete", "seat": 1}, {}])
+def test_the_last_observation_of_a_game_is_inside_the_space(config: dict[str, Any]) -> None:
+    """With a Dict observation the action mask belongs in info, at the end of a game too:
+    before, the last observation carried an 'action_mask' key the space does not have, and
+    check_env failed whenever its random step ended the game (seat 1 here)."""
+    env = gymnasium.make(envs.ENV_ID, deck=DECK, **config)
+    observation, info = env.reset(seed=0)
+    done = False
+    while not done:
+        assert env.observation_space.contains(observation)
+        observation, _, terminated, truncated, info = env.step(
+            env.action_space.sample(info["action_mask"]))
+        done = terminated or truncated
+    assert env.observation_space.contains(observation)
+    _, info = env.reset(seed=1)
+    illegal = (int(np.flatnonzero(info["action_mask"] == 0)[0])
+               if isinstance(env.action_space, gymnasium.spaces.Discrete)
+               else {"card": 99, "clue": 0})
+    observation, reward, terminated, _, _ = env.step(illegal)
+    assert terminated and reward == -1.0 and env.observation_space.contains(observation)
+    check_env(env.unwrapped)
+
+
 def test_make_finds_the_registered_id() -> None:
     assert envs.ENV_ID == "dixit_ai/Dixit-v0" and envs.ENV_ID in gymnasium.registry
     env = gymnasium.make("dixit_ai/Dixit-v0", deck=DECK, render_mode="ansi")
