@@ -5,6 +5,12 @@
 (``[card slot or board position, clue id, second slot / second vote or C for none]``), the same
 observation fields, one array per agent with an env axis, and one step per phase (tell, play,
 vote) instead of two learner steps per round. Self-play and multi-agent learners drive every seat.
+
+The masks cover each action part on its own (as ``MaskablePPO`` samples a ``MultiDiscrete``), so
+a sampled action may repeat its first part in its third; both environments read such an action
+as the rules allow it (:func:`resolve_repeats`): a second card on the first card's slot (3
+players) is the next slot of the hand, a second vote on the first vote's position is no second
+vote.
 """
 
 from __future__ import annotations
@@ -24,7 +30,29 @@ from dixit_ai.rules.batched import BatchedGames
 
 Ints = npt.NDArray[np.int64]
 
-__all__ = ["DixitBatchedParallel", "observation_fields"]
+__all__ = ["DixitBatchedParallel", "observation_fields", "resolve_repeats"]
+
+
+def resolve_repeats(first: Ints, second: Ints, *, playing: bool, hand_size: int, choices: int,
+                    cards_per_guesser: int, max_votes: int) -> Ints:
+    """The third action part as the rules read it where it repeats the first (any shape).
+
+    Every mask-legal action is then legal: in the play step of a 3-player game a second card on
+    the first card's hand slot is the next slot (cyclically); in the vote step of an edition
+    with a second vote, a second vote on the first vote's position is no second vote
+    (``choices``). Elsewhere the part is returned as it is.
+
+    >>> resolve_repeats(np.array([2, 5]), np.array([2, 1]), playing=True, hand_size=6,
+    ...                 choices=7, cards_per_guesser=2, max_votes=1).tolist()
+    [3, 1]
+    """
+    if playing and cards_per_guesser > 1:
+        out: Ints = np.where(second == first, (first + 1) % hand_size, second)
+        return out
+    if not playing and max_votes > 1:
+        out = np.where(second == first, choices, second)
+        return out
+    return second
 
 
 def observation_fields(n_players: int, hand: int, board: int, *, top_card: int, n_clues: int,
@@ -157,6 +185,9 @@ class DixitBatchedParallel:
         if chosen.shape != (self.num_envs, n, 3):
             raise ValueError(f"each agent's actions must have shape ({self.num_envs}, 3)")
         phase = self._phase()
+        chosen[:, :, 2] = resolve_repeats(
+            chosen[:, :, 0], chosen[:, :, 2], playing=phase == 1, hand_size=games.hand_size,
+            choices=c, cards_per_guesser=games.cards_per_guesser, max_votes=games.max_votes)
         rewards = {a: np.zeros(self.num_envs, dtype=np.int64) for a in self.agents}
         done = np.zeros(self.num_envs, dtype=bool)
         infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}

@@ -22,7 +22,10 @@ final scores are in ``info["final_obs"]`` and ``info["final_scores"]`` (masks
 |              | position; clue id (telling only); second hand slot (3 players) or second |
 |              | vote (``C``: none)                                                        |
 | action mask  | ``info["action_mask"]``, ``(num_envs, C + V + C + 1)`` int8, the three   |
-|              | parts' masks concatenated (what ``MaskablePPO`` reads for MultiDiscrete)  |
+|              | parts' masks concatenated (what ``MaskablePPO`` reads for MultiDiscrete); |
+|              | a third part that repeats the first is read as the rules allow it         |
+|              | (:func:`envs.batched_parallel.resolve_repeats`: the next hand slot, or no |
+|              | second vote), so every action the mask allows is legal                    |
 | observation  | ``Dict``: ``step`` ``Discrete(2)``, ``seat`` / ``storyteller``            |
 |              | ``Discrete(n)``, ``round`` and ``scores`` (``(n,)``) ``Box(int64)``,      |
 |              | ``hand`` ``(H,)`` card ids, ``clue`` (-1: none yet), ``board`` ``(B,)``   |
@@ -64,6 +67,7 @@ from dixit_ai.rules.batched import BatchedGames
 from envs.batched_parallel import (  # every seat at once: its own module
     DixitBatchedParallel,
     observation_fields,
+    resolve_repeats,
 )
 
 Ints = npt.NDArray[np.int64]
@@ -217,6 +221,11 @@ class DixitVectorEnv(gymnasium.vector.VectorEnv):
         if action.shape != (self.num_envs, 3):
             raise ValueError(f"actions must have shape ({self.num_envs}, 3), not {action.shape}")
         games = self.games
+        action = action.copy()
+        action[:, 2] = resolve_repeats(
+            action[:, 0], action[:, 2], playing=self._step == 0, hand_size=games.hand_size,
+            choices=self.choices, cards_per_guesser=games.cards_per_guesser,
+            max_votes=games.max_votes)
         rewards = np.zeros(self.num_envs, dtype=np.int64)
         terminated = np.zeros(self.num_envs, dtype=bool)
         illegal = self._check(action)

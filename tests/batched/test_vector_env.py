@@ -167,6 +167,41 @@ def test_batched_parallel_api(edition: str, n: int) -> None:
         replay_record(record)
 
 
+def part_by_part(env: DixitVectorEnv, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A random action drawn as MaskablePPO draws a MultiDiscrete: each part from its own mask,
+    so the third part may repeat the first."""
+    c, v = env.choices, len(env.clues)
+    parts = [mask[:, :c], mask[:, c:c + v], mask[:, c + v:]]
+    return np.stack([np.argmax(rng.random(m.shape) * m + 1e-12 * m, axis=1) for m in parts],
+                    axis=1)
+
+
+@pytest.mark.parametrize(("edition", "n"), [("refresh-2021", 3), ("odyssey-2024", 4)])
+def test_every_action_the_mask_allows_is_played(edition: str, n: int) -> None:
+    """Drawn part by part, an action may name one hand slot twice (3 players) or vote twice for
+    one position (a second vote): before, the envs refused such mask-legal actions (raise, or
+    -1 in penalty mode). Now the second card is the next slot and the second vote is none."""
+    rng = np.random.default_rng(5)
+    env = DixitVectorEnv(8, edition=edition, n_players=n, record=True)
+    _, info = env.reset(seed=2)
+    repeats = 0
+    for _ in range(60):
+        action = part_by_part(env, info["action_mask"], rng)
+        repeats += int((action[:, 0] == action[:, 2]).sum())
+        _, _, _, _, info = env.step(action)                    # illegal_action="raise"
+        assert not info["illegal"].any()
+    assert repeats > 0
+    for record in env.take_records():
+        replay_record(record)
+    both = DixitBatchedParallel(8, edition=edition, n_players=n, record=True)
+    _, infos = both.reset(seed=2)
+    for _ in range(90):
+        actions = {a: part_by_part(env, infos[a]["action_mask"], rng) for a in both.agents}
+        _, _, _, _, infos = both.step(actions)
+    for record in both.take_records():
+        replay_record(record)
+
+
 def test_gymnasium_vector_wrappers() -> None:
     env = DixitVectorEnv(4, n_players=4)
     wrapped = gymnasium.wrappers.vector.RecordEpisodeStatistics(env)
