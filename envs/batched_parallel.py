@@ -104,6 +104,8 @@ class DixitBatchedParallel:
         self.n_players = n_players
         self.deck = [int(c) for c in (range(84) if deck is None else deck)]
         self.clues = tuple(clues)
+        if not self.clues:
+            raise ValueError("clues must hold at least one clue (the clue ids index them)")
         self.record = record
         self.possible_agents = [f"player_{seat}" for seat in range(n_players)]
         self.agents = list(self.possible_agents)

@@ -12,9 +12,11 @@ round is **two learner steps** in every game:
    action). The round is then revealed; the reward is the learner's points in it.
 
 Games that end restart at once with the next seed (``autoreset_mode`` ``SAME_STEP``); the final
-observation (final scores and round; hand and board ``-1``: nothing is left to play) and the
-final scores are in ``info["final_obs"]`` and ``info["final_scores"]`` (masks
-``info["_final_obs"]``, ``info["_final_scores"]``).
+observation (final scores, the rounds played and the next storyteller; hand and board ``-1``:
+nothing is left to play) and the final scores are in ``info["final_obs"]`` and
+``info["final_scores"]`` (masks ``info["_final_obs"]``, ``info["_final_scores"]``). As in
+Gymnasium's own vector envs, ``info["final_obs"]`` is an object array with one observation
+(a dict of one game's fields) per game that ended and ``None`` elsewhere.
 
 | space        | value                                                                     |
 |--------------|---------------------------------------------------------------------------|
@@ -112,7 +114,8 @@ class DixitVectorEnv(gymnasium.vector.VectorEnv):
                  opponent_options: dict[str, Any] | None = None, **rule_overrides: Any) -> None:
         self.rules = RuleSet.edition(edition, **rule_overrides)
         self.rules.check_players(n_players)
-        if not 0 <= learner_seat < n_players:
+        if isinstance(learner_seat, bool) or not isinstance(learner_seat, int | np.integer) or \
+                not 0 <= learner_seat < n_players:
             raise ValueError(f"learner_seat must be in [0, {n_players - 1}], not {learner_seat}")
         if illegal_action not in ("raise", "penalty"):
             raise ValueError(f"illegal_action must be 'raise' or 'penalty', not "
@@ -296,9 +299,18 @@ class DixitVectorEnv(gymnasium.vector.VectorEnv):
         mine = np.stack([action[:, 0], np.where(action[:, 2] >= self.choices, -1, action[:, 2])],
                         axis=1)[:, :games.max_votes]
         votes[:, seat] = np.where((games.storyteller == seat)[:, None], -1, mine)
+        played, teller = games.round + 1, (games.storyteller + 1) % games.n_players
         over: npt.NDArray[np.bool_] = games.vote(votes)
         if over.any():
-            self._final_observation = self._observe(final=True)
+            # The games that ended have restarted: their last round and next storyteller are
+            # the ones they ended with, not the new games'.
+            batch = self._observe(final=True)
+            batch["round"] = np.where(over, played, batch["round"])
+            batch["storyteller"] = np.where(over, teller, batch["storyteller"])
+            final = np.full(self.num_envs, None, dtype=object)
+            for i in np.flatnonzero(over):
+                final[i] = {key: np.asarray(value[i]) for key, value in batch.items()}
+            self._final_observation = final
         return over
 
     # ------------------------------------------------------------------ masks and views

@@ -53,13 +53,22 @@ def test_random_legal_play_and_records(edition: str, n: int) -> None:
     _, info = env.reset(seed=3)
     returns = np.zeros(env.num_envs)
     finals: list[tuple[float, int]] = []
+    obs = None
     for _ in range(120):
-        _, reward, terminated, _, info = env.step(random_legal(env, info["action_mask"], rng))
+        rounds = None if obs is None else obs["round"].copy()
+        storyteller = None if obs is None else obs["storyteller"].copy()
+        obs, reward, terminated, _, info = env.step(random_legal(env, info["action_mask"], rng))
         returns += reward
         for i in np.flatnonzero(terminated):
             assert info["_final_scores"][i]
             finals.append((returns[i], int(info["final_scores"][i, n - 1])))
-            assert info["final_obs"]["scores"][i].tolist() == info["final_scores"][i].tolist()
+            final = info["final_obs"][i]               # Gymnasium's format: one obs per env
+            assert env.single_observation_space.contains(final)
+            assert final["scores"].tolist() == info["final_scores"][i].tolist()
+            assert final["round"] == rounds[i] + 1 and final["step"] == 0
+            assert final["storyteller"] == (storyteller[i] + 1) % n
+            for j in np.flatnonzero(~terminated):
+                assert info["final_obs"][j] is None
             returns[i] = 0
     assert finals
     assert all(ret == final for ret, final in finals)  # rewards add up to the final score
@@ -129,6 +138,10 @@ def test_bad_configuration() -> None:
         DixitVectorEnv(2, opponents="embedding")
     with pytest.raises(ValueError, match="learner_seat"):
         DixitVectorEnv(2, n_players=4, learner_seat=4)
+    with pytest.raises(ValueError, match=r"learner_seat must be in \[0, 3\], not 1.5"):
+        DixitVectorEnv(2, n_players=4, learner_seat=1.5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="clues must hold at least one clue"):
+        DixitBatchedParallel(2, clues=())
     with pytest.raises(ValueError, match="illegal_action"):
         DixitVectorEnv(2, illegal_action="ignore")
 
