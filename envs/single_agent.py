@@ -172,6 +172,7 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
             self.observation_space = inner if inner is not None else self.dict_space
         self._mask = np.zeros(self.encoding.n_actions, dtype=np.int8)
         self._terminal_mask = np.zeros(self.encoding.n_actions, dtype=np.int8)
+        self._carried = 0.0
         self._terminal_mask[0] = 1
 
     def vector_table(self) -> VectorTable:
@@ -199,18 +200,21 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
             player.reset(table, name)
         if self.stand_in is not None:
             self.stand_in.reset(table, self.learner)
-        self._advance()
+        # Points the learner scores before its first decision (with ``learner_phases`` that
+        # skip the first rounds) come with its first step's reward: the return stays the game's.
+        self._carried = self._advance()
         return self._observation(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Play the learner's action, then the other seats until the learner's next turn."""
         table = self.table
+        carried, self._carried = self._carried, 0.0
         if self._finished():
-            return self._observation(), 0.0, bool(table.terminations[self.learner]), bool(
+            return self._observation(), carried, bool(table.terminations[self.learner]), bool(
                 table.truncations[self.learner]), self._info()
         scored = len(table.core.state.results)
         table.step(action)
-        reward = float(table.rewards[self.learner])
+        reward = carried + float(table.rewards[self.learner])
         reward += self._advance()
         terminated = bool(table.terminations[self.learner])
         truncated = bool(table.truncations[self.learner])

@@ -212,6 +212,25 @@ def test_learner_phases_hand_the_other_decisions_to_the_stand_in() -> None:
         DixitSingleAgentEnv(deck=DECK, embeddings=TABLE, learner_phases=("dance",))
 
 
+@pytest.mark.parametrize("phases", [("tell",), ("vote",)])
+def test_the_return_is_the_final_score_whatever_the_learner_decides(
+        phases: tuple[str, ...]) -> None:
+    """Telling only, the learner's first decision comes rounds into the game: the points it
+    scored before come with its first step's reward (they were dropped: 27 against 31)."""
+    for seed in range(4):
+        env = DixitSingleAgentEnv(deck=DECK, embeddings=TABLE, observation="embedding",
+                                  flatten=True, actions="discrete", opponents="embedding",
+                                  learner_phases=phases, seat=2)
+        env.reset(seed=seed)
+        total, done = 0.0, False
+        while not done:
+            _, reward, terminated, truncated, _ = env.step(
+                int(np.flatnonzero(env.action_masks())[0]))
+            total += reward
+            done = terminated or truncated
+        assert total == env.table.core.state.scores[2]
+
+
 def test_self_play_seats_act_in_the_learners_format() -> None:
     seen: list[Any] = []
 
