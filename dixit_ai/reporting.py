@@ -27,6 +27,7 @@ __all__ = [
     "Interval",
     "bootstrap",
     "bootstrap_indices",
+    "cluster_numbers",
     "draw_rate_matrix",
     "markdown_table",
     "mean_interval",
@@ -79,11 +80,16 @@ def bootstrap_indices(n_items: int, *, n_resamples: int = DEFAULT_RESAMPLES,
     return rng.integers(0, n_items, size=(n_resamples, n_items))
 
 
-def _cluster_numbers(clusters: Sequence[Any] | np.ndarray, n_items: int) -> np.ndarray:
-    """Each item's cluster, numbered by first appearance (one label per item, checked)."""
+def cluster_numbers(clusters: Sequence[Any] | np.ndarray, n_items: int, *,
+                    unit: str = "value") -> np.ndarray:
+    """Each item's cluster, numbered ``0, 1, ...`` by first appearance.
+
+    Raises:
+        ValueError: not one label per item (the message counts them as ``unit``).
+    """
     if len(clusters) != n_items:
-        raise ValueError(f"clusters must give one label per value: {len(clusters)} labels for "
-                         f"{n_items} values")
+        raise ValueError(f"clusters must give one label per {unit}: {len(clusters)} labels for "
+                         f"{n_items} {unit}s")
     order: dict[Any, int] = {}
     return np.array([order.setdefault(label, len(order)) for label in clusters], dtype=np.int64)
 
@@ -112,7 +118,7 @@ def bootstrap(statistic: Callable[[np.ndarray], Any], n_items: int, *,
         if batched:
             raise ValueError("a cluster bootstrap's resamples differ in length: it cannot be "
                              "batched")
-        which = _cluster_numbers(clusters, n_items)
+        which = cluster_numbers(clusters, n_items)
         members = [np.flatnonzero(which == c) for c in range(int(which.max()) + 1)]
         drawn = bootstrap_indices(len(members), n_resamples=n_resamples, seed=seed)
         estimate = np.asarray(statistic(np.arange(n_items)), dtype=np.float64)
@@ -151,7 +157,7 @@ def mean_interval(values: Sequence[float] | np.ndarray, *,
     data = np.asarray(values, dtype=np.float64)
     if data.ndim != 1:
         raise ValueError(f"mean_interval takes a 1-d sequence, got shape {data.shape}")
-    which = None if clusters is None else _cluster_numbers(clusters, data.size)
+    which = None if clusters is None else cluster_numbers(clusters, data.size)
     if data.size == 0:
         return Interval(math.nan, math.nan, math.nan)
     _check_level(level)

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from dixit_ai.reporting import Interval, bootstrap
+from dixit_ai.reporting import Interval, bootstrap, cluster_numbers
 from models.players.simulation import MIN_TEMPERATURE, GuessModel
 
 
@@ -236,11 +236,7 @@ def _story_numbers(clusters: Sequence[Any] | np.ndarray | None, turns: int) -> n
     """Each turn's story, numbered (every turn its own without ``clusters``)."""
     if clusters is None:
         return np.arange(turns)
-    if len(clusters) != turns:
-        raise ValueError(f"clusters must give one label per turn: {len(clusters)} labels for "
-                         f"{turns} turns")
-    order: dict[Any, int] = {}
-    return np.array([order.setdefault(label, len(order)) for label in clusters], dtype=np.int64)
+    return cluster_numbers(clusters, turns, unit="turn")
 
 
 def _checked_turns(predicted: Sequence[float] | np.ndarray, votes: Sequence[int] | np.ndarray,
@@ -298,9 +294,9 @@ def calibrated_ece(predicted: Sequence[float] | np.ndarray,
     told, in every hand and deal) go together with ``correlation``, the correlation of any two
     of them: each vote reads the story's one shared draw with chance ``sqrt(correlation)`` and
     a draw of its own otherwise, so ``0`` is independent votes and ``1`` a story that a guesser
-    finds every time or never. Returns the mean over
-    ``draws`` with the central ``level`` range of the draws. An ECE above that range is
-    miscalibration; within it, the turns cannot tell.
+    finds every time or never. Returns the mean over ``draws`` with the central ``level``
+    range of the draws. An ECE above that range is miscalibration; within it, the turns cannot
+    tell.
 
     Raises:
         ValueError: no turns, lengths that differ, a turn without votes, a prediction outside
