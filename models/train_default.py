@@ -120,7 +120,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add one flag per field of :class:`Args`, its docstring as help."""
     fields_doc = _field_docs()
     for field in dataclasses.fields(Args):
-        flag = _flag(field.name)
+        flag = "--" + field.name.replace("_", "-")
         if field.type in ("bool", bool):
             parser.add_argument(flag, action="store_true", help=fields_doc.get(field.name))
         else:
@@ -133,10 +133,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def parse_args(argv: list[str] | None = None) -> Args:
     """Parse the command line into :class:`Args`."""
     return Args(**vars(build_parser().parse_args(argv)))
-
-
-def _flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
 
 
 def _field_docs() -> dict[str, str]:
