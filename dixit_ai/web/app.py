@@ -273,14 +273,18 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
                 return
             token = hello.get("token") if isinstance(hello, dict) else None
             table, seat = tables.authenticate(token)
+            connection = Connection(websocket.send_text)
+            try:
+                await tables.connect(table, seat, connection, token)
+            except WebError:
+                await connection.close()
+                raise
         except WebSocketDisconnect:
             return
         except WebError as error:
             await websocket.send_text(json.dumps(_error(error.status, error.message)))
             await websocket.close(code=4000 + error.status)
             return
-        connection = Connection(websocket.send_text)
-        await tables.connect(table, seat, connection)
         try:
             while True:
                 frame = await websocket.receive()

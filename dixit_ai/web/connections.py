@@ -15,8 +15,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from dixit_ai.rules import observe
+from dixit_ai.web.config import WebError
 from dixit_ai.web.fairness import fairness_payload
 from dixit_ai.web.messages import COLOURS, game_payload, public_payload, rules_help
+from dixit_ai.web.store import token_digest
 from dixit_ai.web.table import Table
 
 SPECTATOR = -1
@@ -62,13 +64,25 @@ class HubMixin:
     reveal_seconds: float
     _start_grace: Callable[[Table, int], None]
     reclaim_requests: Callable[[Table, int], list[dict[str, Any]]]
+    _by_token: dict[str, tuple[str, int]]
 
     # ------------------------------------------------------------------ sockets
 
-    async def connect(self, table: Table, seat: int, connection: Connection) -> None:
+    async def connect(self, table: Table, seat: int, connection: Connection,
+                      token: object) -> None:
         """Attach a socket to a seat and send it the current state; a seat open in another tab
-        too is warned in both."""
+        too is warned in both.
+
+        ``token`` is checked again under the table's lock: a token given up, recovered or
+        given away while the socket waited for the lock opens nothing.
+
+        Raises:
+            WebError: (401) the token no longer opens ``seat`` of ``table``; nothing changed.
+        """
         async with table.lock:
+            if not isinstance(token, str) or self._by_token.get(
+                    token_digest(token)) != (table.id, seat):
+                raise WebError(401, "this seat token is not valid (it may have been given up)")
             others = table.connections.setdefault(seat, set())
             if others:
                 notice = {"type": "notice", "code": "second_tab",
@@ -104,9 +118,10 @@ class HubMixin:
             self.send(table, SPECTATOR, connection, self.spectator_message(table))
 
     async def unwatch(self, table: Table, connection: Connection) -> None:
-        """Detach a spectator's socket."""
+        """Detach a spectator's socket (and forget its reactions' times)."""
         async with table.lock:
             table.spectators.discard(connection)
+            table.reaction_times.pop(("watch", id(connection)), None)
         await connection.close()
 
     def send(self, table: Table, seat: int, connection: Connection,

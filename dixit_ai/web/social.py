@@ -4,7 +4,8 @@ through the table's creator.
 - **Reactions**: a seat or a spectator sends one of :data:`REACTIONS` (by name); everyone at the
   table gets ``{"type": "reaction", "reaction", "emoji", "from", "seat"}`` and nothing else (no
   game information). Each sender may send :data:`REACTION_LIMIT` reactions every
-  :data:`REACTION_WINDOW` seconds.
+  :data:`REACTION_WINDOW` seconds, and a table's spectators together
+  :data:`SPECTATORS_REACTION_LIMIT`.
 - **My tables**: :meth:`SocialMixin.my_tables` takes the seat tokens a browser keeps and answers,
   per valid token, the table's title, status and the seat; unknown or stale tokens drop out.
 - **Reclaim through the creator**: someone without token or recovery code asks for a named seat
@@ -38,6 +39,9 @@ REACTIONS: dict[str, str] = {"thumbs_up": "\U0001F44D", "laugh": "\U0001F602",
 REACTION_LIMIT = 5
 REACTION_WINDOW = 10.0
 """At most ``REACTION_LIMIT`` reactions per sender every ``REACTION_WINDOW`` seconds."""
+SPECTATORS_REACTION_LIMIT = 10
+"""At most this many reactions from a table's spectators together every ``REACTION_WINDOW``
+seconds (one person opening many watch sockets gets no more)."""
 MAX_MY_TABLES = 100
 """The most seat tokens one "my tables" request may carry."""
 MAX_PENDING_RECLAIMS = 5
@@ -109,15 +113,21 @@ class SocialMixin:
         if not isinstance(reaction, str) or reaction not in REACTIONS:
             raise WebError(400, f"unknown reaction {reaction!r}: expected one of "
                                 f"{', '.join(REACTIONS)}")
-        key: object = ("seat", seat) if seat is not None else ("watch", id(sender))
-        times = table.reaction_times.setdefault(key, deque())
         now = time.monotonic()
-        while times and now - times[0] > REACTION_WINDOW:
-            times.popleft()
-        if len(times) >= REACTION_LIMIT:
-            raise WebError(429, f"too many reactions: at most {REACTION_LIMIT} every "
-                                f"{REACTION_WINDOW:g} seconds")
-        times.append(now)
+        buckets = ([(("seat", seat), REACTION_LIMIT, "")] if seat is not None else
+                   [(("watch", id(sender)), REACTION_LIMIT, ""),
+                    (("watch", "all"), SPECTATORS_REACTION_LIMIT, " from all spectators")])
+        queues = []
+        for key, limit, whose in buckets:
+            times = table.reaction_times.setdefault(key, deque())
+            while times and now - times[0] > REACTION_WINDOW:
+                times.popleft()
+            if len(times) >= limit:
+                raise WebError(429, f"too many reactions{whose}: at most {limit} every "
+                                    f"{REACTION_WINDOW:g} seconds")
+            queues.append(times)
+        for times in queues:
+            times.append(now)
         if seat is None:
             name: str | None = "a spectator"
         elif table.session is not None:

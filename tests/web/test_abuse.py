@@ -4,6 +4,7 @@ the table for everyone with text no page can show or JSON nested past parsing.""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from dixit_ai.web.store import token_digest
 from tests.web.conftest import create, join, manager_of
 from tests.web.playing import until
 
@@ -150,3 +152,56 @@ def test_a_seat_request_secret_that_is_not_ascii_is_just_unknown(client: TestCli
     with client.websocket_connect("/ws") as socket:     # a token no page could send
         socket.send_text(json.dumps({"type": "hello", "token": "\ud800"}))
         assert until(socket, "error")["status"] == 401
+
+
+def test_a_token_revoked_while_its_socket_says_hello_opens_nothing(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A socket's hello was checked before it waited for the table's lock; a token given up,
+    recovered or given away in that moment still attached the socket to the seat, which was
+    then sent the seat's hand with every change. Now the token is checked again under the lock.
+    The revocation is made to fall between the two checks."""
+    made, ann = create(client)
+    bea = join(client, made["invite"], "Bea")
+    ann.send({"type": "start"})
+    manager = manager_of(client)
+    real = manager.authenticate
+
+    def revoked_after_check(token: object) -> Any:
+        found = real(token)
+        if token == bea.token:
+            manager._by_token.pop(token_digest(bea.token))   # as recover/approve/leave do
+        return found
+
+    monkeypatch.setattr(manager, "authenticate", revoked_after_check)
+    with client.websocket_connect("/ws") as socket:
+        socket.send_text(json.dumps({"type": "hello", "token": bea.token}))
+        first = json.loads(socket.receive_text())
+        assert first["type"] == "error" and first["status"] == 401
+    table = manager.tables[made["table_id"]]
+    assert 1 not in table.connections                            # nothing attached
+
+
+def test_many_spectator_sockets_share_one_reaction_limit(client: TestClient) -> None:
+    """The limit was per socket, so one person opening many watch sockets sent as many
+    reactions as they liked. A table's spectators together now get a limit of their own."""
+    from dixit_ai.web.social import REACTION_LIMIT, SPECTATORS_REACTION_LIMIT
+    made, ann = create(client)
+    replies: list[dict[str, Any]] = []
+    with contextlib.ExitStack() as stack:
+        opened = [stack.enter_context(client.websocket_connect("/ws")) for _ in range(4)]
+        for socket in opened:
+            socket.send_text(json.dumps({"type": "hello", "watch": made["watch"]}))
+            until(socket, "state")
+        for socket in opened:
+            for ref in range(REACTION_LIMIT):
+                socket.send_text(json.dumps({"type": "react", "reaction": "wow", "ref": ref}))
+            while sum(1 for r in replies if r["socket"] == id(socket)) < REACTION_LIMIT:
+                message = json.loads(socket.receive_text())
+                if message["type"] in ("ack", "error"):
+                    replies.append({**message, "socket": id(socket)})
+    acks = [r for r in replies if r["type"] == "ack"]
+    errors = [r for r in replies if r["type"] == "error"]
+    assert len(acks) == SPECTATORS_REACTION_LIMIT < 4 * REACTION_LIMIT
+    assert len(errors) == 4 * REACTION_LIMIT - SPECTATORS_REACTION_LIMIT
+    assert all(e["status"] == 429 and "all spectators" in e["message"] for e in errors)
+    assert ann.send({"type": "react", "reaction": "heart"}).status_code == 200  # seats apart
