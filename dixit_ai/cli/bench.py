@@ -22,6 +22,7 @@ from dixit_ai.cli.common import (
     FAILURES_SHOWN,
     failure_status,
     progress_line,
+    refuse_run_options,
 )
 
 MODELS_EXTRA_HINT = "pip install 'dixit-ai[models]'"
@@ -92,6 +93,13 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
+RUN_ONLY = {"config": "--config", "models": "--models", "tasks": "--tasks", "seed": "--seed",
+            "items": "--items", "name": "--name", "deck": "--deck", "board_size": "--board-size",
+            "reference": "--reference", "panel": "--panel", "device": "--device",
+            "bootstrap": "--bootstrap", "on_failure": "--on-failure"}
+"""The options of a new run, which ``--analyse`` refuses (it recomputes the run's own)."""
+
+
 def _bench_module() -> Any:
     try:
         import models.bench as bench
@@ -125,6 +133,7 @@ def run_analyse(args: argparse.Namespace, bench: Any) -> int:
     from models.bench.config import check_run_header
 
     source = args.analyse
+    refuse_run_options(args, RUN_ONLY, "--analyse")
     # The records and the header are checked before any folder is made.
     header, _ = bench.read_run(source, allow_partial=args.allow_partial)
     settings = check_run_header(header, source / "bench.json")

@@ -128,3 +128,21 @@ def check_out_file(path: Path, option: str = "--out") -> None:
     if not os.access(folder, os.W_OK | os.X_OK) or (path.exists()
                                                      and not os.access(path, os.W_OK)):
         raise ValueError(f"{option} {path}: cannot write there (permission denied)")
+
+
+def refuse_run_options(args: argparse.Namespace, flags: dict[str, str], what: str) -> None:
+    """Refuse the options among ``flags`` (``dest: --flag``) given with ``what`` (``--analyse``),
+    which ignores them: a figure recomputed from the records never depends on them, and a user
+    who asked for ``--items 500`` should not read the old run's figures as theirs.
+
+    An option counts as given when its value is not ``None``, ``False`` or an empty list.
+
+    Raises:
+        ValueError: naming every such option given.
+    """
+    given = [flag for dest, flag in flags.items()
+             if getattr(args, dest, None) not in (None, False, [])]
+    if given:
+        raise ValueError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to "
+                         f"a new run; {what} recomputes an earlier run from its records and "
+                         "takes none of them")

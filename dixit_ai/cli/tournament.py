@@ -27,6 +27,7 @@ from dixit_ai.cli.common import (
     failure_status,
     print_failures,
     progress_line,
+    refuse_run_options,
     rule_argument,
 )
 from dixit_ai.rules import EDITIONS
@@ -54,6 +55,14 @@ PANEL_PREFIX = "panel:"
 DEFAULTS: dict[str, Any] = {"edition": "refresh-2021", "players": 5, "games": 100, "seed": 0,
                             "deck": "dream", "on_failure": "forfeit"}
 """Defaults of the config options when neither a file nor a resumed run gives them."""
+
+
+RUN_ONLY = {"config": "--config", "agents": "--agents", "panel": "--panel",
+            "edition": "--edition", "players": "--players", "games": "--games", "seed": "--seed",
+            "deck": "--deck", "rule": "--rule", "on_failure": "--on-failure",
+            "max_rounds": "--max-rounds", "name": "--name", "workers": "--workers",
+            "backend": "--backend", "address": "--address"}
+"""The options of a new run, which ``--analyse`` refuses (it recomputes the run's own)."""
 
 
 def register(subparsers: Any) -> None:
@@ -105,7 +114,7 @@ def register(subparsers: Any) -> None:
     how.add_argument("--workers", type=int, default=None,
                      help="worker processes (local) or actors (ray); 1 plays in this process "
                           "(default: one per CPU core, at most the number of games)")
-    how.add_argument("--backend", choices=BACKENDS, default="local",
+    how.add_argument("--backend", choices=BACKENDS, default=None,
                      help="local processes (default) or Ray (pip install 'dixit-ai[dist]')")
     how.add_argument("--address", default=None,
                      help="Ray cluster to join (default: RAY_ADDRESS, a `ray start` cluster on "
@@ -230,6 +239,7 @@ def run_analyse(args: argparse.Namespace) -> int:
     """``--analyse PATH``: recompute the report from the records, strictly."""
     if args.resume is not None:
         raise ValueError("--analyse and --resume do not go together")
+    refuse_run_options(args, RUN_ONLY, "--analyse")
     results, files = analyse_folder(
         args.analyse, out=args.out, new_folder_in=None if args.out else "runs",
         n_resamples=args.resamples, rating_resamples=args.rating_resamples,
@@ -274,7 +284,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         outcome = run_tournament(
             config, out=args.out or Path("runs"), resume=args.resume, workers=args.workers,
-            backend=args.backend, address=args.address, progress=not args.no_progress,
+            backend=args.backend or "local", address=args.address, progress=not args.no_progress,
             n_resamples=args.resamples, rating_resamples=args.rating_resamples,
             announce=announce, log=progress_line, on_failure_chosen=chosen or None)
     except KeyboardInterrupt:
@@ -287,7 +297,7 @@ def run(args: argparse.Namespace) -> int:
               "played that game again", file=sys.stderr)
     rate = outcome.played / outcome.elapsed if outcome.elapsed > 0 else 0.0
     print(f"played {outcome.played} games in {outcome.elapsed:.1f} s ({rate:.2f} games/s; "
-          f"{args.workers} worker(s), {args.backend})", file=sys.stderr)
+          f"{args.workers} worker(s), {args.backend or 'local'})", file=sys.stderr)
     if outcome.results is not None:
         print_leaderboard(outcome.results, title=f"Tournament {config.name}")
         _print_files(outcome.files)

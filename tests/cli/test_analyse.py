@@ -203,3 +203,22 @@ def test_bench_analyse_refuses_a_bad_header_before_making_a_folder(bench, tmp_pa
         assert "Traceback" not in result.output
     assert {name: (run / name).read_bytes() for name in files_in(run)} == before
     assert not (tmp_path / "runs").exists() and not (tmp_path / "report").exists()
+
+
+@pytest.mark.parametrize(("command", "options", "named"), [
+    ("tournament", ["--games", "500", "--seed", "3"], "--games, --seed apply"),
+    ("tournament", ["--agents", "clip-greedy,random"], "--agents applies"),
+    ("tournament", ["--backend", "ray"], "--backend applies"),
+    ("bench", ["--items", "500"], "--items applies"),
+    ("bench", ["--models", "default", "--tasks", "tell"], "--models, --tasks apply"),
+])
+def test_analyse_refuses_the_options_of_a_new_run(tournament, bench, tmp_path, command, options,
+                                                  named):
+    """They were ignored without a word: `--analyse RUN --items 500` printed the old run's
+    figures as if they were of 500 items."""
+    run = copy(tournament if command == "tournament" else bench, tmp_path / "run")
+    before = files_in(tmp_path)
+    result = dixit(command, "--analyse", str(run), *options, cwd=tmp_path)
+    assert result.returncode == 2, result.output
+    assert named in result.stderr and "--analyse recomputes" in result.stderr
+    assert "Traceback" not in result.output and files_in(tmp_path) == before
