@@ -227,6 +227,10 @@ def _checked_round(rules: RuleSet, n_players: int, storyteller: int,
                    board_owner: Sequence[int], votes: Mapping[int, Sequence[int]],
                    red_token: int | None) -> tuple[int, ...]:
     """Check a whole round as :func:`score_round` takes it; return its voters."""
+    try:
+        rules.check_players(n_players)
+    except ValueError as error:  # the message new_game gives for the same count
+        raise IllegalAction(str(error)) from None
     check_board(rules, n_players, storyteller, board_owner)
     voters = voting_seats(rules, n_players, storyteller, board_owner)
     for seat in votes:
@@ -286,9 +290,11 @@ def score_round(
         Points per seat. In the team variant both partners get their team's points.
 
     Raises:
-        IllegalAction: a vote by the storyteller or by a non-voting seat, a missing vote, too
-            many votes, the same card twice, a vote for one's own (or partner's) card, a board
-            whose owners do not match the players and cards played, a missing red token.
+        IllegalAction: a player count the rules do not allow (the message of
+            ``rules.check_players``, as :func:`~dixit_ai.rules.new_game` gives it), a vote by
+            the storyteller or by a non-voting seat, a missing vote, too many votes, the same
+            card twice, a vote for one's own (or partner's) card, a board whose owners do not
+            match the players and cards played, a missing red token.
     """
     voters = _checked_round(rules, n_players, storyteller, board_owner, votes, red_token)
     return score_checked_round(rules, n_players, storyteller, board_owner, votes, voters,

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
+import numpy as np
 import pytest
 
-from dixit_ai.rules import IllegalAction, RuleSet, score_round
+from dixit_ai.rules import IllegalAction, RuleSet, new_game, score_parts, score_round
 
 
 def score(edition: str, n: int, storyteller: int, owner: list[int],
@@ -144,3 +147,30 @@ def test_same_card_twice_is_illegal_even_with_two_votes() -> None:
 
 def test_illegal_action_is_a_value_error() -> None:
     assert issubclass(IllegalAction, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("edition", "n", "owner", "votes", "overrides", "message"),
+    [
+        ("original-2008", 8, list(range(8)), {s: [0] for s in range(1, 8)}, {},
+         "original-2008 is for 3-6 players, not 8"),
+        ("refresh-2021", 1, [0], {}, {}, "refresh-2021 is for 3-8 players, not 1"),
+        # Two teams: the only voting team finds the card or not, the storyteller never scores.
+        ("odyssey-2011", 4, [0, 2, 1], {3: [0]}, {"teams": True},
+         "the team variant needs at least 6 players"),
+        ("odyssey-2011", 3, [0, 1, 2], {0: [1], 1: [1], 2: [2]}, {"mode": "party"},
+         "Dixit Party is for 6-12 players, not 3"),
+    ],
+)
+def test_player_counts_the_rules_forbid_are_not_scored(
+        edition: str, n: int, owner: list[int], votes: dict[int, list[int]],
+        overrides: dict[str, object], message: str) -> None:
+    rules = RuleSet.edition(edition, **overrides)
+    with pytest.raises(ValueError, match=message) as refused:
+        new_game(rules, n, range(200), np.random.default_rng(0))
+    red = 0 if rules.is_party else None
+    for scorer in (score_round, score_parts):
+        # The message new_game gives for the same count.
+        with pytest.raises(IllegalAction, match=f"^{re.escape(str(refused.value))}$"):
+            scorer(rules, n_players=n, storyteller=0, board_owner=owner, votes=votes,
+                   red_token=red)
