@@ -196,11 +196,8 @@ def check_action(state: GameState, action: Action) -> None:
             raise IllegalAction(f"seat {seat} played the same card twice")
     else:
         assert isinstance(action, Vote)
-        positions = action.positions
-        if not isinstance(positions, tuple | list):
-            raise IllegalAction(f"seat {seat}'s vote {positions!r} is not a list of positions")
         check_vote(state.rules, n_players=state.n_players, storyteller=state.storyteller,
-                   board_owner=state.board_owner, seat=seat, positions=positions,
+                   board_owner=state.board_owner, seat=seat, positions=action.positions,
                    voters=state.voters)
     if action.forfeit is not False and action.forfeit is not True:
         raise IllegalAction(f"forfeit must be True or False, not {action.forfeit!r}")

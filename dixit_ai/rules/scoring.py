@@ -138,8 +138,12 @@ def check_vote(
 ) -> None:
     """Raise :class:`IllegalAction` unless ``seat`` may cast ``positions`` as its vote.
 
+    ``positions`` must be a list or tuple of board positions (ints, never bools); anything else
+    (a bare int, a list as a position, ...) is an :class:`IllegalAction` naming the seat.
     ``voters`` (the round's :func:`voting_seats`) may be passed to save recomputing it.
     """
+    if not isinstance(positions, tuple | list):
+        raise IllegalAction(f"seat {seat}'s vote {positions!r} is not a list of positions")
     party = rules.is_party
     if seat == storyteller and not party:
         raise IllegalAction(f"seat {seat} is the storyteller, who does not vote")
@@ -156,12 +160,13 @@ def check_vote(
             f"seat {seat} cast {len(positions)} votes; {rules.name} with {n_players} "
             f"players allows {'1' if allowed == 1 else f'1 or {allowed}'}"
         )
+    for position in positions:  # before the set below: a list as a position is unhashable
+        if not is_int(position):
+            raise IllegalAction(f"seat {seat} voted for {position!r}, not a board position")
     if len(set(positions)) != len(positions):
         raise IllegalAction(f"seat {seat} voted twice for the same card")
     size = len(board_owner)
     for position in positions:
-        if not is_int(position):
-            raise IllegalAction(f"seat {seat} voted for {position!r}, not a board position")
         if not 0 <= position < size:
             raise IllegalAction(
                 f"seat {seat} voted for position {position}; the board has positions "
@@ -232,6 +237,8 @@ def _checked_round(rules: RuleSet, n_players: int, storyteller: int,
     except ValueError as error:  # the message new_game gives for the same count
         raise IllegalAction(str(error)) from None
     check_board(rules, n_players, storyteller, board_owner)
+    if not isinstance(votes, Mapping):
+        raise IllegalAction(f"votes must map each voting seat to its positions, not {votes!r}")
     voters = voting_seats(rules, n_players, storyteller, board_owner)
     for seat in votes:
         if seat not in voters:
@@ -293,8 +300,9 @@ def score_round(
         IllegalAction: a player count the rules do not allow (the message of
             ``rules.check_players``, as :func:`~dixit_ai.rules.new_game` gives it), a vote by
             the storyteller or by a non-voting seat, a missing vote, too many votes, the same
-            card twice, a vote for one's own (or partner's) card, a board whose owners do not
-            match the players and cards played, a missing red token.
+            card twice, a vote for one's own (or partner's) card, ``votes`` that is not a
+            mapping or a vote that is not a list or tuple of int positions, a board whose
+            owners do not match the players and cards played, a missing red token.
     """
     voters = _checked_round(rules, n_players, storyteller, board_owner, votes, red_token)
     return score_checked_round(rules, n_players, storyteller, board_owner, votes, voters,

@@ -196,6 +196,8 @@ def illegal_cases() -> list[tuple[str, str, object]]:
         ("vote", "position off the board", lambda s: Vote(1, (4,))),
         ("vote", "no position", lambda s: Vote(1, ())),
         ("vote", "positions not a list", lambda s: Vote(1, 2)),
+        ("vote", "a list as a position", lambda s: Vote(1, ([0],))),
+        ("vote", "a dict as a position", lambda s: Vote(1, ({"p": 0},))),
     ]
 
 
@@ -233,6 +235,19 @@ def test_same_board_card_twice_with_two_votes_is_refused() -> None:
     state = apply_action(state, Vote(1, (target, state.board_owner.index(2))), rng)
     with pytest.raises(IllegalAction, match="already acted"):
         apply_action(state, Vote(1, (target,)), rng)
+
+
+@pytest.mark.parametrize("edition", ["refresh-2021", "odyssey-2024"])
+def test_unhashable_vote_positions_are_illegal_actions(edition: str) -> None:
+    state, rng = start(edition, n=4, seed=1)
+    state = to_vote_phase(state, rng)
+    for positions, shown in ((([0],), r"\[0\]"), (({"p": 0},), r"\{'p': 0\}"),
+                             ((1, [0]), r"\[0\]")):
+        if len(positions) > state.rules.votes_per_guesser(4):
+            continue
+        with pytest.raises(IllegalAction, match=f"^seat 1 voted for {shown}, not a board "
+                                                "position$"):
+            apply_action(state, Vote(1, positions), rng)  # type: ignore[arg-type]
 
 
 def test_acting_after_the_game_ended_is_refused() -> None:

@@ -133,11 +133,23 @@ def test_team_variant_scores_each_team_as_one_player() -> None:
         ({1: [0], 2: [0]}, "no vote from seat"),
         ({1: [0], 2: [0], 3: [9]}, "positions 0-3"),
         ({1: [], 2: [0], 3: [0]}, "cast 0 votes"),
+        ({1: [[0]], 2: [0], 3: [0]}, r"^seat 1 voted for \[0\], not a board position$"),
+        ({1: [0], 2: [{"p": 0}], 3: [0]}, r"^seat 2 voted for \{'p': 0\}, not a board position$"),
+        ({1: [0], 2: [0], 3: 0}, r"^seat 3's vote 0 is not a list of positions$"),
+        ({1: [0], 2: "0", 3: [0]}, r"^seat 2's vote '0' is not a list of positions$"),
+        ({1: [0], 2: None, 3: [0]}, r"^seat 2's vote None is not a list of positions$"),
+        (None, r"^votes must map each voting seat to its positions, not None$"),
+        ([[0], [0], [0]], r"^votes must map each voting seat to its positions, not "),
     ],
 )
 def test_illegal_votes_raise(votes: dict[int, list[int]], message: str) -> None:
     with pytest.raises(IllegalAction, match=message):
         score("refresh-2021", 4, 0, [0, 1, 2, 3], votes)
+
+
+def test_unhashable_second_vote_is_illegal() -> None:
+    with pytest.raises(IllegalAction, match=r"^seat 1 voted for \[2\], not a board position$"):
+        score("odyssey-2024", 4, 0, [0, 1, 2, 3], {1: [0, [2]], 2: [0], 3: [0]})
 
 
 def test_same_card_twice_is_illegal_even_with_two_votes() -> None:
