@@ -55,6 +55,7 @@ from dixit_ai.rules.scoring import (
     check_vote,
     designated_seats,
     forfeited,
+    non_voter_problem,
     score_checked_round,
     voting_seats,
 )
@@ -146,22 +147,14 @@ def check_action(state: GameState, action: Action) -> None:
     if state.phase is _OVER:
         raise IllegalAction(f"seat {seat} acted after the game ended")
     if expected is not state.phase:
+        if expected is _RED and not state.rules.is_party:
+            raise IllegalAction(f"seat {seat}: only Dixit Party has a red token")
         raise IllegalAction(
-            f"seat {seat} tried to {expected.value} in the {state.phase.value} phase of round "
-            f"{state.round}"
+            f"seat {seat} tried to {_DOING[expected]} in the {state.phase.value} phase of "
+            f"round {state.round}"
         )
     if seat not in state.pending:
-        if state.phase is _TELL:
-            raise IllegalAction(
-                f"seat {seat} is not the storyteller; seat {state.storyteller} tells this round"
-            )
-        if state.phase is _VOTE and seat not in state.voters:
-            why = "the storyteller does not vote" if seat == state.storyteller else (
-                "its partner votes for the team")
-            raise IllegalAction(f"seat {seat} does not vote this round: {why}")
-        if state.phase is _PLAY and seat == state.storyteller:
-            raise IllegalAction(f"seat {seat} is the storyteller and has already told")
-        raise IllegalAction(f"seat {seat} has already acted in the {state.phase.value} phase")
+        raise IllegalAction(_not_pending_problem(state, seat))
     hand = state.hands[seat]
     if expected is _TELL:
         if state.rules.is_party:
@@ -201,6 +194,38 @@ def check_action(state: GameState, action: Action) -> None:
                    voters=state.voters)
     if action.forfeit is not False and action.forfeit is not True:
         raise IllegalAction(f"forfeit must be True or False, not {action.forfeit!r}")
+
+
+_DOING: dict[Phase, str] = {_TELL: "tell", _PLAY: "play a card", _VOTE: "vote",
+                            _RED: "place the red token"}
+"""What an action of each phase does, as a verb for the wrong-phase message."""
+
+
+def _not_pending_problem(state: GameState, seat: int) -> str:
+    """Why ``seat``, in the right phase but not pending, may not act (an error message)."""
+    phase, storyteller, rules = state.phase, state.storyteller, state.rules
+    if phase is _TELL:
+        return f"seat {seat} is not the storyteller; seat {storyteller} tells this round"
+    if phase is _VOTE and seat not in state.voters:
+        return non_voter_problem(rules, state.n_players, storyteller, seat, state.board_owner)
+    if phase is _RED:
+        return f"seat {seat}: only the storyteller (seat {storyteller}) places the red token"
+    if phase is _PLAY and seat == storyteller and not rules.is_party:
+        return f"seat {seat} is the storyteller and has already told"
+    if phase is _PLAY and rules.teams and seat != storyteller:
+        partner = (seat + state.n_players // 2) % state.n_players
+        designated = designated_seats(rules, state.n_players, storyteller)
+        if seat in designated and not state.played[seat]:
+            return (f"seat {seat} has already acted in the play phase: it passed the giving to "
+                    f"its partner, seat {partner}")
+        if partner in designated:  # seat is the partner who gives only if asked
+            if partner in state.pending:
+                return (f"seat {seat} gives a card only if its partner, seat {partner}, passes "
+                        f"the giving to it: seat {partner} decides for their team")
+            if state.played[partner]:
+                return (f"seat {seat} does not give a card this round: its partner, seat "
+                        f"{partner}, gave their team's card")
+    return f"seat {seat} has already acted in the {phase.value} phase"
 
 
 def check_clue(rules: RuleSet, clue: object, kind: object, seat: int) -> None:

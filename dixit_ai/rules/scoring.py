@@ -126,6 +126,28 @@ def voting_seats(rules: RuleSet, n_players: int, storyteller: int,
                  and seat not in givers and (seat + half) % n_players in givers)
 
 
+def non_voter_problem(rules: RuleSet, n_players: int, storyteller: int, seat: int,
+                      board_owner: Sequence[int] | None = None) -> str:
+    """Why ``seat``, which is not among the round's :func:`voting_seats`, may not vote.
+
+    The reason as an :class:`IllegalAction` message: not a seat at all, the storyteller, or
+    (team variant) the storyteller's teammate or a seat that gave its team's card.
+    """
+    if not is_int(seat) or not 0 <= seat < n_players:
+        return f"{seat!r} is not a seat of this {n_players}-player game"
+    if seat == storyteller:
+        return f"seat {seat} is the storyteller, who does not vote"
+    if rules.teams:
+        partner = (seat + n_players // 2) % n_players
+        if partner == storyteller:
+            return (f"seat {seat} does not vote this round: it is the storyteller's teammate, "
+                    "who gives the storyteller a card and does not vote")
+        if board_owner is not None and seat in board_owner:
+            return (f"seat {seat} does not vote this round: it gave its team's card; its "
+                    f"partner, seat {partner}, votes for the team")
+    return f"seat {seat} does not vote this round"
+
+
 def check_vote(
     rules: RuleSet,
     *,
@@ -145,15 +167,10 @@ def check_vote(
     if not isinstance(positions, tuple | list):
         raise IllegalAction(f"seat {seat}'s vote {positions!r} is not a list of positions")
     party = rules.is_party
-    if seat == storyteller and not party:
-        raise IllegalAction(f"seat {seat} is the storyteller, who does not vote")
     if voters is None:
         voters = voting_seats(rules, n_players, storyteller, board_owner)
     if seat not in voters:
-        raise IllegalAction(
-            f"seat {seat} does not vote this round: it gave its team's card, or is the "
-            "storyteller's teammate"
-        )
+        raise IllegalAction(non_voter_problem(rules, n_players, storyteller, seat, board_owner))
     allowed = rules.votes_per_guesser(n_players)
     if not 1 <= len(positions) <= allowed:
         raise IllegalAction(
@@ -242,13 +259,8 @@ def _checked_round(rules: RuleSet, n_players: int, storyteller: int,
     voters = voting_seats(rules, n_players, storyteller, board_owner)
     for seat in votes:
         if seat not in voters:
-            if seat == storyteller:
-                raise IllegalAction(f"seat {seat} is the storyteller, who does not vote")
-            if rules.teams and is_int(seat) and 0 <= seat < n_players:
-                raise IllegalAction(
-                    f"seat {seat} does not vote this round: it gave its team's card, or is "
-                    "the storyteller's teammate")
-            raise IllegalAction(f"seat {seat} does not vote this round")
+            raise IllegalAction(non_voter_problem(rules, n_players, storyteller, seat,
+                                                  board_owner))
     missing = [seat for seat in voters if seat not in votes]
     if missing:
         raise IllegalAction(f"no vote from seat(s) {', '.join(map(str, missing))}")

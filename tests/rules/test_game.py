@@ -13,12 +13,15 @@ from dixit_ai.rules import (
     IllegalAction,
     Phase,
     Play,
+    RedToken,
     RuleSet,
     Tell,
     Vote,
     apply_action,
+    check_vote,
     new_game,
     observe,
+    score_round,
 )
 from tests.rules.helpers import play_out, random_action
 
@@ -248,6 +251,28 @@ def test_unhashable_vote_positions_are_illegal_actions(edition: str) -> None:
         with pytest.raises(IllegalAction, match=f"^seat 1 voted for {shown}, not a board "
                                                 "position$"):
             apply_action(state, Vote(1, positions), rng)  # type: ignore[arg-type]
+
+
+def test_refusals_outside_the_variants_name_the_real_reason() -> None:
+    state, rng = start("refresh-2021", n=4, seed=1)
+    with pytest.raises(IllegalAction, match=r"^seat 0: only Dixit Party has a red token$"):
+        apply_action(state, RedToken(0, 0), rng)
+    with pytest.raises(IllegalAction, match=r"^seat 1 tried to vote in the tell phase of "
+                                            r"round 0$"):
+        apply_action(state, Vote(1, (0,)), rng)
+    with pytest.raises(IllegalAction, match=r"^seat 1 tried to play a card in the tell phase"):
+        apply_action(state, Play(1, (state.hands[1][0],)), rng)
+    rules = state.rules
+    # Outside the team variant every guesser votes: a seat that does not is no seat at all.
+    with pytest.raises(IllegalAction, match=r"^7 is not a seat of this 4-player game$"):
+        check_vote(rules, n_players=4, storyteller=0, board_owner=[0, 1, 2, 3], seat=7,
+                   positions=[0])
+    with pytest.raises(IllegalAction, match=r"^7 is not a seat of this 4-player game$"):
+        score_round(rules, n_players=4, storyteller=0, board_owner=[0, 1, 2, 3],
+                    votes={1: [0], 2: [0], 3: [0], 7: [0]})
+    with pytest.raises(IllegalAction, match=r"^seat 0 is the storyteller, who does not vote$"):
+        check_vote(rules, n_players=4, storyteller=0, board_owner=[0, 1, 2, 3], seat=0,
+                   positions=[1])
 
 
 def test_acting_after_the_game_ended_is_refused() -> None:

@@ -75,6 +75,52 @@ def test_team_partners_agree_which_of_them_gives() -> None:
             game.apply(Vote(seat, (0,)))
 
 
+def refused(game: Game, action: object, message: str) -> None:
+    """``action`` raises an :class:`IllegalAction` matching ``message`` and changes nothing."""
+    state, rng = game.state, game.rng.bit_generator.state
+    with pytest.raises(IllegalAction, match=message):
+        game.apply(action)  # type: ignore[arg-type]
+    assert game.state is state and game.rng.bit_generator.state == rng
+
+
+def test_team_refusals_name_the_real_reason() -> None:
+    game = Game(TEAMS, 8, range(84), seed=2)
+    game.apply(Tell(0, game.state.hands[0][0], "a clue"))
+    # Teams {0,4} {1,5} {2,6} {3,7}; seat 0 tells; seats 1, 2 and 3 decide for their teams.
+    hand = game.state.hands
+    refused(game, Play(5, (hand[5][0],)),
+            r"^seat 5 gives a card only if its partner, seat 1, passes the giving to it: "
+            r"seat 1 decides for their team$")
+    game.apply(Play(1, ()))  # seat 1 passes: seat 5 gives
+    refused(game, Play(1, (hand[1][0],)),
+            r"^seat 1 has already acted in the play phase: it passed the giving to its "
+            r"partner, seat 5$")
+    game.apply(Play(2, (hand[2][0],)))
+    refused(game, Play(6, (hand[6][0],)),
+            r"^seat 6 does not give a card this round: its partner, seat 2, gave their "
+            r"team's card$")
+    refused(game, Play(2, (hand[2][1],)), r"^seat 2 has already acted in the play phase$")
+    refused(game, Play(0, (hand[0][1],)), r"^seat 0 is the storyteller and has already told$")
+    for seat in (3, 4, 5):
+        game.apply(Play(seat, (game.state.hands[seat][0],)))
+    assert set(game.state.voters) == {1, 6, 7}
+    # "Neither a player who has given the storyteller an image nor the storyteller can take
+    # part in the vote": the teammate gave the storyteller a card (its partner does not vote).
+    refused(game, Vote(4, (0,)),
+            r"^seat 4 does not vote this round: it is the storyteller's teammate, who gives "
+            r"the storyteller a card and does not vote$")
+    refused(game, Vote(2, (0,)),
+            r"^seat 2 does not vote this round: it gave its team's card; its partner, seat 6, "
+            r"votes for the team$")
+    refused(game, Vote(0, (0,)), r"^seat 0 is the storyteller, who does not vote$")
+    refused(game, Vote(np.int64(2), (0,)), r"^seat 2 does not vote this round: it gave")
+    owner = game.state.board_owner
+    with pytest.raises(IllegalAction, match=r"^seat 4 does not vote this round: it is the "
+                                            r"storyteller's teammate"):
+        score_round(TEAMS, n_players=8, storyteller=0, board_owner=owner,
+                    votes={1: [0], 4: [0], 6: [0], 7: [0]})
+
+
 def test_team_vote_and_scoring_follow_the_basic_rules() -> None:
     # "The vote and the scoring follow the basic rules (do not use the voting and scoring
     # rules for 7 or more players)": one vote, no single-vote point, at every size.
@@ -173,13 +219,23 @@ def test_party_everyone_votes_own_card_allowed_and_red_token() -> None:
         game.apply(Vote(seat, (own,)))
     assert game.state.phase is Phase.RED and game.state.pending == (0,)
     assert observe(game.state, 0).legal_red_positions() == tuple(range(6))
-    with pytest.raises(IllegalAction):
-        game.apply(RedToken(1, 0))
+    refused(game, RedToken(1, 0),
+            r"^seat 1: only the storyteller \(seat 0\) places the red token$")
     result = game.apply(RedToken(0, 2))
     assert result is not None and result.red_token == 2
     # Everyone voted alone: "A player who is the only one to vote for an image will score no
     # points."
     assert result.points == (0,) * 6
+
+
+def test_party_refusals_name_the_real_reason() -> None:
+    game = Game(PARTY, 6, range(84), seed=5)
+    refused(game, RedToken(0, 0), r"^seat 0 tried to place the red token in the tell phase "
+                                  r"of round 0$")
+    game.apply(Announce(0, "a clue"))
+    game.apply(Play(0, (game.state.hands[0][0],)))  # the storyteller plays too
+    refused(game, Play(0, (game.state.hands[0][0],)),
+            r"^seat 0 has already acted in the play phase$")
 
 
 def test_party_scoring() -> None:
