@@ -181,11 +181,19 @@ class RuleSet:
         """A copy of these rules with ``overrides`` applied and checked.
 
         Turning the team variant or Dixit Party on also brings its end (each player tells once,
-        no score limit) unless ``overrides`` set ``score_limit`` or ``rounds_per_player``.
+        no score limit), and turning it off (``teams=False``, ``mode="standard"``) brings back
+        the edition's end, unless ``overrides`` set ``score_limit`` or ``rounds_per_player``.
+
+        Raises:
+            ValueError: as :meth:`edition` does.
         """
         base = self.parameters()
-        if (overrides.get("teams") is True and not self.teams) or (
-                overrides.get("mode") == "party" and self.mode != "party"):
+        turning_on = (overrides.get("teams") is True and not self.teams) or (
+            overrides.get("mode") == "party" and self.mode != "party")
+        turning_off = (overrides.get("teams") is False and self.teams) or (
+            overrides.get("mode") == "standard" and self.mode == "party")
+        if turning_on or turning_off:
+            # The end comes from the edition (as edition() builds it), not from these rules.
             base.pop("score_limit")
             base.pop("rounds_per_player")
             base = {k: v for k, v in base.items()

@@ -43,6 +43,32 @@ def test_overrides_and_parameters_round_trip() -> None:
     assert rules.replace(score_limit=20).score_limit == 20
 
 
+@pytest.mark.parametrize("edition", ["odyssey-2011", "odyssey-2024"])
+@pytest.mark.parametrize("variant", [{"teams": True}, {"mode": "party"}])
+def test_turning_a_variant_off_restores_the_editions_end(edition: str,
+                                                         variant: dict[str, object]) -> None:
+    plain = RuleSet.edition(edition, bonus_cap=2)
+    on = plain.replace(**variant)
+    assert (on.score_limit, on.rounds_per_player) == (None, 1)
+    off = {"teams": False} if "teams" in variant else {"mode": "standard"}
+    back = on.replace(**off)
+    assert back == plain and (back.score_limit, back.rounds_per_player) == (30, None)
+    assert RuleSet.edition(edition, **variant).replace(**off) == RuleSet.edition(edition)
+    # Overridden in the same call, the end is what the call says, as when turning it on.
+    assert on.replace(**off, rounds_per_player=2).rounds_per_player == 2
+    assert on.replace(**off, score_limit=20) == plain.replace(score_limit=20)
+    # Changes that keep the variant keep its end, overridden or not.
+    longer = on.replace(rounds_per_player=2)
+    assert longer.replace(party_points_cap=4).rounds_per_player == 2
+    assert on.replace(**variant) == on
+
+
+def test_switching_from_one_variant_to_the_other_keeps_the_variants_end() -> None:
+    teams = RuleSet.edition("odyssey-2011", teams=True)
+    party = teams.replace(teams=False, mode="party")
+    assert party == RuleSet.edition("odyssey-2011", mode="party")
+
+
 @pytest.mark.parametrize(
     ("edition", "n_players", "overrides", "message"),
     [
