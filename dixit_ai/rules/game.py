@@ -87,10 +87,15 @@ def new_game(
     """Shuffle ``deck`` (card ids), deal the hands and choose the first storyteller.
 
     Raises:
-        ValueError: a player count the rules do not allow, a deck with repeated or negative
+        ValueError: a player count the rules do not allow, a deck with an id that is not an
+            integer (a float, a string or a bool; the message names it), repeated or negative
             ids, or a deck too small to deal every hand (the message says how many are missing).
     """
-    cards = tuple(int(card) for card in deck)
+    given = tuple(deck)
+    for card in given:
+        if not is_int(card):
+            raise ValueError(f"card id {card!r} is not an integer")
+    cards = tuple(int(card) for card in given)
     if len(set(cards)) != len(cards):
         raise ValueError("the deck repeats card ids; every card needs its own id")
     if any(card < 0 for card in cards):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dixit_ai.rules._fast import build_frozen
+from dixit_ai.rules._fast import build_frozen, is_int
 from dixit_ai.rules.ruleset import RuleSet
 from dixit_ai.rules.scoring import designated_seats
 from dixit_ai.rules.state import _PLAY, _RED, _TELL, _VOTE, GameState, Phase, RoundResult
@@ -126,10 +126,11 @@ def observe(state: GameState, seat: int) -> View:
     """The view of ``state`` that ``seat`` may see.
 
     Raises:
-        ValueError: ``seat`` is not a seat of this game.
+        ValueError: ``seat`` is not a seat of this game (out of range, or not an int: a bool,
+            a string, a float; the message names it).
     """
-    if not 0 <= seat < state.n_players:
-        raise ValueError(f"seat {seat} is not a seat of this {state.n_players}-player game")
+    if not is_int(seat) or not 0 <= seat < state.n_players:
+        raise ValueError(f"seat {seat!r} is not a seat of this {state.n_players}-player game")
     rules = state.rules
     phase = state.phase
     board = state.board if phase is _VOTE or phase is _RED else ()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -293,6 +294,29 @@ def test_bad_decks_are_refused() -> None:
         new_game(rules, 4, range(20), rng)
     with pytest.raises(ValueError, match="3-6 players, not 7"):
         new_game(RuleSet.edition("original-2008"), 7, range(84), rng)
+
+
+@pytest.mark.parametrize(("bad", "shown"), [(0.5, "0.5"), (3.0, "3.0"), ("3", "'3'"),
+                                            (True, "True"), (None, "None"),
+                                            (np.float64(2), r"np.float64\(2.0\)|2.0")])
+def test_card_ids_that_are_not_integers_are_refused(bad: object, shown: str) -> None:
+    rng = np.random.default_rng(0)
+    before = rng.bit_generator.state
+    with pytest.raises(ValueError, match=f"^card id ({shown}) is not an integer$"):
+        new_game(RuleSet.edition("refresh-2021"), 4, [*range(100, 140), bad], rng)
+    assert rng.bit_generator.state == before
+    # numpy integers are ids (a deck may come as an array).
+    state = new_game(RuleSet.edition("refresh-2021"), 4, np.arange(40), rng)
+    assert sorted(state.deck) == list(range(40)) and type(state.deck[0]) is int
+
+
+@pytest.mark.parametrize("seat", [True, False, "1", 1.0, None, -1, 4])
+def test_observe_refuses_what_is_not_a_seat(seat: object) -> None:
+    state, _ = start(n=4)
+    with pytest.raises(ValueError, match=f"^seat {re.escape(repr(seat))} is not a seat of this "
+                                         "4-player game$"):
+        observe(state, seat)  # type: ignore[arg-type]
+    assert observe(state, np.int64(1)).hand == state.hands[1]
 
 
 def test_numpy_integers_are_ids_and_bools_are_not() -> None:
