@@ -142,7 +142,9 @@ class RuleSet:
 
         Raises:
             ValueError: for an unknown edition, an unknown parameter, or a combination the
-                rules do not allow (the message names the limit).
+                rules do not allow (the message names the limit), a variant that no allowed
+                player count can play (``min_team_players`` or ``min_party_players`` above
+                ``max_players``) included.
         """
         try:
             # Types too: 1 == True, and only True may set a bool field.
@@ -252,6 +254,22 @@ class RuleSet:
         if self.min_team_players % 2 or self.min_team_players < 6:
             raise ValueError(
                 f"min_team_players must be even and at least 6, not {self.min_team_players}")
+        # A variant no allowed player count can play (its limits count only when it is on).
+        if self.teams:
+            if self.min_team_players > self.max_players:
+                raise ValueError(
+                    f"min_team_players ({self.min_team_players}) exceeds max_players "
+                    f"({self.max_players}): no player count can play the team variant")
+            low = max(self.min_players, self.min_team_players)
+            if low + low % 2 > self.max_players:
+                raise ValueError(
+                    f"the team variant needs an even number of players from {low} "
+                    f"(min_players {self.min_players}, min_team_players "
+                    f"{self.min_team_players}) to max_players ({self.max_players}): there is none")
+        if self.mode == "party" and self.min_party_players > self.max_players:
+            raise ValueError(
+                f"min_party_players ({self.min_party_players}) exceeds max_players "
+                f"({self.max_players}): no player count can play Dixit Party")
         if self.score_limit is None and self.rounds_per_player is None and (
             not self.end_on_last_card and self.on_deck_exhausted == "reshuffle"
         ):

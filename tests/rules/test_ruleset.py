@@ -116,6 +116,19 @@ def test_player_counts_refused(edition: str, n_players: int, overrides: dict[str
         ("refresh-2021", {"score_limit": True}, r"score_limit must be None or an int >= 1"),
         ("refresh-2021", {"max_players": 13}, "at most 12"),
         ("refresh-2021", {"cards_per_guesser": 7}, "exceeds hand_size"),
+        ("odyssey-2011", {"teams": True, "min_team_players": 14},
+         r"^min_team_players \(14\) exceeds max_players \(12\): no player count can play "
+         r"the team variant$"),
+        ("odyssey-2011", {"teams": True, "max_players": 7, "min_team_players": 8},
+         r"^min_team_players \(8\) exceeds max_players \(7\)"),
+        ("odyssey-2011", {"teams": True, "min_players": 11, "max_players": 11},
+         r"^the team variant needs an even number of players from 11 \(min_players 11, "
+         r"min_team_players 6\) to max_players \(11\): there is none$"),
+        ("odyssey-2011", {"mode": "party", "min_party_players": 13},
+         r"^min_party_players \(13\) exceeds max_players \(12\): no player count can play "
+         r"Dixit Party$"),
+        ("odyssey-2024", {"mode": "party", "max_players": 5},
+         r"^min_party_players \(6\) exceeds max_players \(5\)"),
         ("refresh-2021", {"colour": "red"}, "unknown rule parameter"),
         ("dixit-3000", {}, "unknown edition"),
     ],
@@ -123,6 +136,16 @@ def test_player_counts_refused(edition: str, n_players: int, overrides: dict[str
 def test_bad_rules_refused(edition: str, overrides: dict[str, object], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         RuleSet.edition(edition, **overrides)
+
+
+def test_variant_limits_matter_only_when_the_variant_is_played() -> None:
+    # A small table without the variant is fine; the variant's own limits wait for it.
+    rules = RuleSet.edition("odyssey-2011", max_players=5, min_party_players=8)
+    rules.check_players(5)
+    with pytest.raises(ValueError, match="min_party_players"):
+        rules.replace(mode="party")
+    for n in (6, 8, 10, 12):
+        RuleSet.edition("odyssey-2011", teams=True, min_team_players=n).check_players(n)
 
 
 def test_deck_too_small_names_the_missing_cards() -> None:
