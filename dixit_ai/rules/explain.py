@@ -23,7 +23,8 @@ def explain(parts: Mapping[str, int], *, outcome: str = "some", storyteller: boo
         parts: The seat's nonzero named parts.
         outcome: ``"none"``, ``"some"`` or ``"all"`` (:attr:`RoundResult.outcome`), to word a
             round in which the seat scored nothing.
-        storyteller: Whether the seat (or its team) told this round.
+        storyteller: Whether the seat (or its team) told this round (the 2008 3-player
+            point is then worded as the storyteller's, not a finder's).
         voted: Whether the seat voted this round.
     """
     if "forfeit" in parts:
@@ -37,7 +38,15 @@ def explain(parts: Mapping[str, int], *, outcome: str = "some", storyteller: boo
         lines.append((parts["all_or_none"], "everyone found the storyteller's card"
                       if outcome == "all" else "nobody found the storyteller's card"))
     if "solo_3p" in parts:
-        lines.append((parts["solo_3p"], "the only finder in a 3-player game: 4 instead of 3"))
+        solo = parts["solo_3p"]
+        if storyteller or "storyteller" in parts:
+            # The storyteller scores it because exactly one player found the card.
+            base = parts.get("storyteller", 0)
+            reason = "only one player found your card (3 players)"
+        else:
+            base = parts.get("found", 0)
+            reason = "the only finder in a 3-player game"
+        lines.append((solo, f"{reason}: {base + solo} instead of {base}"))
     if "single_vote" in parts:
         lines.append((parts["single_vote"], "found it with a single vote"))
     cap = parts.get("cap", 0)

@@ -42,6 +42,25 @@ def test_all_or_none_solo_cap_and_single_vote_parts() -> None:
     assert second[1] == {"found": 3, "single_vote": 1, "bonus_votes": 2}
 
 
+def test_the_2008_three_player_point_is_worded_for_each_side() -> None:
+    from dixit_ai.rules.explain import explain
+
+    # rules.md: "storyteller and finder get 4 instead of 3": the storyteller scores it because
+    # exactly one player found its card, not as a finder.
+    solo = parts("original-2008", 3, 0, [0, 1, 1, 2, 2], {1: [0], 2: [1]})
+    assert explain(solo[0], storyteller=True) == [
+        (3, "some but not all found your card"),
+        (1, "only one player found your card (3 players): 4 instead of 3")]
+    assert explain(solo[1], voted=True)[:2] == [
+        (3, "found the storyteller's card"),
+        (1, "the only finder in a 3-player game: 4 instead of 3")]
+    # The words follow the parts when the rule is overridden.
+    five = parts("original-2008", 3, 0, [0, 1, 1, 2, 2], {1: [0], 2: [1]},
+                 three_player_solo_points=5)
+    assert explain(five[0], storyteller=True)[1] == (
+        2, "only one player found your card (3 players): 5 instead of 3")
+
+
 def test_forfeit_part_brings_the_round_to_zero() -> None:
     game = Game(RuleSet.edition("refresh-2021"), 4, range(84), seed=0)
     rng = np.random.default_rng(0)
