@@ -4,7 +4,10 @@
   on the single-agent environment's flat embedding observation and ``Discrete`` action) playing
   as an :class:`~dixit_ai.agents.Agent`: the decisions of its trained phases come from the
   policy, encoded from the seat's :class:`~dixit_ai.rules.View` exactly as in training; the
-  other phases from a stand-in (the fast embedding agent of :mod:`envs.policies`).
+  other phases from a stand-in (the fast embedding agent of :mod:`envs.policies`). The policy is
+  rebuilt from the ``.json`` beside the checkpoint and only its weights (``policy.pth``) are read
+  from the ``.zip``, weights-only: nothing in the file is unpickled (sb3's own ``load`` unpickles
+  the zip's ``data``, code a handed checkpoint could carry).
 - :class:`RoleAgent`: any agent for some phases, another for the rest (how baselines are compared
   with the learner on one role, all else equal).
 - :func:`role_metrics`: a seat's guessing accuracy and storyteller points in a game record.
@@ -13,8 +16,12 @@
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import math
+import warnings
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -29,6 +36,101 @@ from envs.policies import EmbeddingAgent
 from envs.vectors import VectorTable, load_vector_table
 
 PHASE_NAMES = ("tell", "play", "vote")
+POLICY_CLASSES = ("MaskableActorCriticPolicy",)
+"""The policy classes a checkpoint may name (sb3-contrib's ``"MlpPolicy"`` is the first)."""
+DEFAULT_HIDDEN = 128
+"""``scripts/train_rl.py``'s hidden width, for a checkpoint written before ``"policy"`` was kept."""
+
+
+def file_sha256(path: Path) -> str:
+    """The hex SHA-256 of a file (a checkpoint's, kept in its ``.json``)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as stream:
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _net_arch(value: Any) -> list[int] | dict[str, list[int]] | None:
+    """``value`` if it is a ``net_arch`` sb3 builds (layer widths, or ``pi``/``vf`` widths)."""
+    def widths(items: Any) -> bool:
+        return isinstance(items, list) and all(
+            isinstance(item, int) and not isinstance(item, bool) and 0 < item <= 65536
+            for item in items)
+
+    if widths(value):
+        return list(value)
+    if isinstance(value, dict) and set(value) <= {"pi", "vf"} and all(
+            widths(items) for items in value.values()):
+        return {key: list(items) for key, items in value.items()}
+    return None
+
+
+def policy_spec(config: dict[str, Any], source: Path) -> tuple[str, dict[str, Any]]:
+    """The policy class name and ``policy_kwargs`` a checkpoint's configuration describes.
+
+    ``"policy": {"class": ..., "policy_kwargs": {"net_arch": ...}}`` as ``scripts/train_rl.py``
+    writes it; a configuration without it (an older checkpoint) is the script's ``MlpPolicy`` with
+    two hidden layers of ``args.hidden``.
+
+    Raises:
+        ValueError: a policy the project cannot build (another class, other keyword arguments).
+    """
+    policy = config.get("policy")
+    if policy is None:
+        args = config.get("args")
+        hidden = args.get("hidden", DEFAULT_HIDDEN) if isinstance(args, dict) else DEFAULT_HIDDEN
+        policy = {"class": POLICY_CLASSES[0], "policy_kwargs": {"net_arch": [hidden, hidden]}}
+    if not isinstance(policy, dict) or policy.get("class") not in POLICY_CLASSES or set(
+            policy) - {"class", "policy_kwargs"}:
+        raise ValueError(f"{source}: \"policy\" must be {{\"class\": one of {POLICY_CLASSES}, "
+                         f"\"policy_kwargs\": {{\"net_arch\": ...}}}}, not {policy!r}")
+    kwargs = policy.get("policy_kwargs", {})
+    if not isinstance(kwargs, dict) or set(kwargs) - {"net_arch"}:
+        raise ValueError(f"{source}: the policy's keyword arguments may only be \"net_arch\", "
+                         f"not {kwargs!r}")
+    arch = _net_arch(kwargs["net_arch"]) if "net_arch" in kwargs else None
+    if "net_arch" in kwargs and arch is None:
+        raise ValueError(f"{source}: \"net_arch\" must be a list of layer widths or "
+                         f"{{\"pi\": [...], \"vf\": [...]}}, not {kwargs['net_arch']!r}")
+    return str(policy["class"]), ({} if arch is None else {"net_arch": arch})
+
+
+def load_policy_weights(path: Path, policy: Any) -> None:
+    """Load a checkpoint's ``policy.pth`` into ``policy`` (weights-only; every tensor must fit).
+
+    Nothing else in the ``.zip`` is read: its ``data`` entry holds cloudpickle, which is never
+    loaded.
+
+    Raises:
+        ValueError: not a zip, no ``policy.pth``, not a plain tensor state dict, or one that does
+            not fit the policy (a missing, extra or differently shaped tensor).
+    """
+    import torch
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            if "policy.pth" not in archive.namelist():
+                raise ValueError(f"{path} has no policy.pth: not a checkpoint of "
+                                 f"scripts/train_rl.py (an sb3 .zip)")
+            raw = archive.read("policy.pth")
+    except zipfile.BadZipFile as error:
+        raise ValueError(f"{path} is not a zip file (a checkpoint of scripts/train_rl.py)"
+                         ) from error
+    try:
+        state = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
+    except Exception as error:  # weights_only refuses anything but tensors and plain containers
+        raise ValueError(f"{path}: policy.pth is not a weights-only state dict ({error})"
+                         ) from error
+    if not isinstance(state, dict) or not all(
+            isinstance(key, str) and isinstance(value, torch.Tensor)
+            for key, value in state.items()):
+        raise ValueError(f"{path}: policy.pth is not a state dict of named tensors")
+    try:
+        policy.load_state_dict(state, strict=True)
+    except RuntimeError as error:
+        raise ValueError(f"{path}: policy.pth does not fit the policy its .json describes "
+                         f"({error})") from error
 
 
 class RoleAgent:
@@ -77,16 +179,25 @@ class RoleAgent:
 class PolicyAgent:
     """A trained ``MaskablePPO`` checkpoint playing as a ``dixit_ai`` agent.
 
+    The policy is rebuilt (sb3-contrib's ``MaskableActorCriticPolicy`` on the environment's
+    observation and action spaces, with the ``policy_kwargs`` of the ``.json``) and only the
+    ``.zip``'s ``policy.pth`` is read into it, with ``torch.load(weights_only=True)``: sb3's
+    ``MaskablePPO.load`` would unpickle the zip's ``data`` entry, which runs any code a handed
+    checkpoint carries. The actions are ``MaskablePPO.load(...).predict``'s.
+
     Args:
         checkpoint: The ``.zip`` written by ``scripts/train_rl.py`` (its ``.json`` beside it holds
-            the environment configuration the policy was trained on, and the observation fields
-            it reads: all of them, or those named in ``"fields"``).
+            the environment configuration the policy was trained on, the observation fields
+            it reads: all of them, or those named in ``"fields"``, the policy's
+            ``"policy_kwargs"`` and the zip's ``"sha256"``).
         table: The vector table (default: loaded for the checkpoint's embedder and deck).
         deterministic: Take the policy's most probable action (else sample, seeded).
         name: The name in records.
 
     Raises:
-        ValueError: the checkpoint's configuration is missing or for another game.
+        ValueError: the checkpoint's configuration is missing, for another game or describes a
+            policy the project cannot build; the zip's SHA-256 is not the one its ``.json``
+            records; the zip has no ``policy.pth``, or weights that do not fit the policy.
     """
 
     def __init__(self, checkpoint: str | Path, *, table: VectorTable | None = None,
@@ -96,11 +207,26 @@ class PolicyAgent:
         if not config_path.is_file():
             raise ValueError(f"{config_path} is missing: a checkpoint of scripts/train_rl.py "
                              f"has its configuration beside it")
-        self.config: dict[str, Any] = json.loads(config_path.read_text(encoding="utf-8"))
-        from sb3_contrib import MaskablePPO
-
-        self.model = MaskablePPO.load(str(path), device="cpu")
-        env = self.config["env"]
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+        env = config.get("env") if isinstance(config, dict) else None
+        needed = ("edition", "n_players", "deck", "clues_per_card")
+        if not isinstance(env, dict) or any(key not in env for key in needed) or not isinstance(
+                config.get("learner_phases"), list):
+            raise ValueError(f"{config_path} does not describe a checkpoint of "
+                             f"scripts/train_rl.py: it needs \"env\" (with {', '.join(needed)}) "
+                             f"and \"learner_phases\"")
+        self.config: dict[str, Any] = config
+        policy_class, policy_kwargs = policy_spec(config, config_path)
+        if not path.is_file():
+            raise ValueError(f"{path} is missing (the checkpoint {config_path} describes)")
+        expected = config.get("sha256")
+        if expected is None:
+            warnings.warn(f"{config_path} records no sha256 of {path.name} (a checkpoint written "
+                          f"before it was kept): the zip's weights are loaded unchecked",
+                          stacklevel=2)
+        elif file_sha256(path) != str(expected).lower():
+            raise ValueError(f"{path}'s SHA-256 is not the one {config_path} records: the zip "
+                             f"was changed or replaced after training")
         base = table if table is not None else load_vector_table(
             env.get("embedder") or "default", env["deck"])
         self.table = base
@@ -115,11 +241,49 @@ class PolicyAgent:
                                  embedding_dim=None if dim is None else int(dim))
         self.phases = frozenset(self.config["learner_phases"])
         self.fields: list[str] | None = self.config.get("fields")
+        self.policy = self._build_policy(policy_class, policy_kwargs, config_path)
+        load_policy_weights(path, self.policy)
         options = dict(self.config.get("stand_in_options", {}))
         self.stand_in = EmbeddingAgent(base, **options)
         self.deterministic = deterministic
         self.name = name
         self.rng = np.random.default_rng(0)
+
+    def observation_space(self) -> Any:
+        """The flat ``Box`` the policy reads: the encoding's, cut to ``fields`` as in training."""
+        from gymnasium import spaces
+
+        full = self.encoding.observation_space()
+        assert isinstance(full, spaces.Dict)
+        flat = full.spaces["observation"]
+        assert isinstance(flat, spaces.Box)
+        if self.fields is None:
+            return flat
+        layout, start = {}, 0
+        for key, size in self.encoding.layout():
+            layout[key] = np.arange(start, start + size, dtype=np.intp)
+            start += size
+        unknown = [key for key in self.fields if key not in layout]
+        if unknown:
+            raise ValueError(f"unknown observation fields {unknown}; the fields are {list(layout)}")
+        index = np.concatenate([layout[key] for key in self.fields])
+        return spaces.Box(flat.low[index], flat.high[index], dtype=np.float32)
+
+    def _build_policy(self, policy_class: str, policy_kwargs: dict[str, Any],
+                      config_path: Path) -> Any:
+        """The untrained policy the checkpoint's weights go into (as ``MaskablePPO`` builds it)."""
+        from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+        classes = {"MaskableActorCriticPolicy": MaskableActorCriticPolicy}
+        try:
+            observation_space = self.observation_space()
+        except ValueError as error:
+            raise ValueError(f"{config_path}: {error}") from error
+        # The learning rate only sets up the optimizer, which acting never uses.
+        policy = classes[policy_class](observation_space, self.encoding.action_space(),
+                                       lambda _: 0.0, **policy_kwargs)
+        policy.set_training_mode(False)
+        return policy
 
     def reset(self, *, seat: int, rng: np.random.Generator) -> None:
         """Start a game in ``seat``."""
@@ -129,8 +293,8 @@ class PolicyAgent:
     def _act(self, view: View, mask: np.ndarray) -> int:
         fields = self.encoding.fields_of(view)
         observation = np.concatenate([fields[key] for key in (self.fields or fields)])
-        action, _ = self.model.predict(observation, action_masks=mask.astype(bool),
-                                       deterministic=self.deterministic)
+        action, _ = self.policy.predict(observation, action_masks=mask.astype(bool),
+                                        deterministic=self.deterministic)
         index = int(action)
         if not mask[index]:
             raise RuntimeError(f"the policy chose masked action {index}")

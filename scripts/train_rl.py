@@ -9,8 +9,10 @@ decisions are the embedding stand-in's. sb3-contrib's ``MaskablePPO`` reads the 
 ``action_masks()``.
 
 Writes, under ``runs/{exp_name}__{seed}__{time}/``: ``{role}.zip`` + ``{role}.json`` (a checkpoint
-that :class:`envs.learned.PolicyAgent` loads), ``curve.csv`` and ``curve.png`` (the learning
-curve: the learner's guessing accuracy and storyteller points over training), and
+that :class:`envs.learned.PolicyAgent` loads: the ``.json`` holds the environment, the policy's
+``policy_kwargs`` and the zip's SHA-256; only the zip's weights are read), ``curve.csv`` and
+``curve.png`` (the learning curve: the learner's guessing accuracy and storyteller points over
+training), and
 ``evaluation.json``: held-out seeds, the learner's role played by the checkpoint, by the clip
 heuristics (``clip-greedy`` votes; ``clip-expected-self`` tells) and by ``random``, everything else
 equal, against embedding, clip-greedy and random opponents, with paired 95% intervals.
@@ -221,6 +223,8 @@ def train(args: Args, role: str, table: Any, run_dir: Path) -> tuple[Path, Curve
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv
 
+    from envs.learned import file_sha256
+
     torch.set_num_threads(args.threads)
     vec = DummyVecEnv([functools.partial(make_env, args, role, table, args.seed * 1000 + i)
                        for i in range(args.n_envs)])
@@ -233,19 +237,22 @@ def train(args: Args, role: str, table: Any, run_dir: Path) -> tuple[Path, Curve
             curve.point(self.num_timesteps)
             return True
 
+    policy_kwargs = {"net_arch": [args.hidden, args.hidden]}
     model = MaskablePPO("MlpPolicy", vec, n_steps=args.n_steps, batch_size=256,
                         learning_rate=args.learning_rate, gamma=args.gamma, ent_coef=args.ent_coef,
-                        policy_kwargs={"net_arch": [args.hidden, args.hidden]}, seed=args.seed,
-                        device="cpu", verbose=0)
+                        policy_kwargs=policy_kwargs, seed=args.seed, device="cpu", verbose=0)
     started = time.perf_counter()
     model.learn(total_timesteps=args.total_timesteps, callback=Log())
     print(f"{role}: {args.total_timesteps} steps in {time.perf_counter() - started:.0f} s",
           flush=True)
     path = run_dir / f"{role}.zip"
     model.save(str(path))
+    # What PolicyAgent rebuilds the policy from (it reads only the zip's weights, never the
+    # pickled "data"), and the zip's hash it checks.
     config = {"env": env_config(args, role), "learner_phases": list(ROLE_PHASES[role]),
               "fields": role_fields(args, role), "stand_in_options": {}, "role": role,
-              "args": asdict(args)}
+              "policy": {"class": type(model.policy).__name__, "policy_kwargs": policy_kwargs},
+              "sha256": file_sha256(path), "args": asdict(args)}
     path.with_suffix(".json").write_text(json.dumps(config, indent=2), encoding="utf-8")
     return path, curve
 
