@@ -13,7 +13,8 @@ Shards are written whole to a temporary file and moved into place (:func:`os.rep
 changed afterwards, so any number of processes may read and write the same cache: a reader sees
 a shard entirely or not at all. When a folder holds many shards, a writer merges them into one
 (the merged shard is written before the old ones are removed; readers that miss a removed shard
-rescan).
+rescan). A shard that cannot be read (truncated by a crash, a flipped byte) is skipped: its
+vectors are computed again, and the next merge drops it.
 
 Computing what is missing happens under a cross-process lock per (fingerprint, kind)
 (:meth:`EmbeddingCache.locked`, a ``flock`` on ``<fingerprint>/<kind>.lock``): a process that
@@ -34,6 +35,8 @@ import sys
 import threading
 import time
 import uuid
+import zipfile
+import zlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -48,6 +51,9 @@ from dixit_ai.decks.cache import atomic_write_bytes, atomic_write_json, cache_ro
 from models.base import Embedder, l2_normalise, progress_step
 
 KINDS = ("images", "texts")
+#: What reading a damaged shard raises (``np.load`` of a truncated ``.npz``, or one whose bytes
+#: fail the zip's CRC check, raises :class:`zipfile.BadZipFile`).
+_UNREADABLE = (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile, zlib.error)
 #: Merge a folder's shards into one when it holds more than this many.
 COMPACT_AFTER = 32
 
@@ -200,11 +206,10 @@ class EmbeddingCache:
         for name in names:
             if name in table.shards:
                 continue
-            try:
-                with np.load(folder / name, allow_pickle=False) as data:
-                    keys, vectors = data["keys"], data["vectors"]
-            except (OSError, ValueError, KeyError, EOFError):
+            read = _read_shard(folder / name)
+            if read is None:
                 continue  # removed by a compaction, or unreadable: it will be recomputed
+            keys, vectors = read
             for key, vector in zip(keys.tolist(), vectors, strict=True):
                 table.rows[key] = vector
             table.shards.add(name)
@@ -231,11 +236,9 @@ class EmbeddingCache:
             for kind in KINDS:
                 count = 0
                 for shard in (folder / kind).glob("*.npz"):
-                    try:
-                        with np.load(shard, allow_pickle=False) as data:
-                            count += len(data["keys"])
-                    except (OSError, ValueError, KeyError, EOFError):
-                        continue
+                    read = _read_shard(shard)
+                    if read is not None:
+                        count += len(read[0])
                 entry[kind] = count
             entries.append(entry)
         return entries
@@ -254,6 +257,20 @@ class EmbeddingCache:
                 for kind in KINDS:
                     self._tables.pop((fingerprint, kind), None)
         return freed
+
+
+def _read_shard(path: Path) -> tuple[np.ndarray, np.ndarray] | None:
+    """A shard's keys and vectors, or ``None`` when it is gone or damaged (truncated, a byte
+    flipped, not an ``.npz``, arrays of the wrong kind): such a shard is skipped, its vectors
+    are computed again, and the next compaction drops it."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            keys, vectors = data["keys"], data["vectors"]
+    except _UNREADABLE:
+        return None
+    if keys.ndim != 1 or vectors.ndim != 2 or len(keys) != len(vectors):
+        return None
+    return keys, vectors
 
 
 def _lock_file(handle: Any) -> None:

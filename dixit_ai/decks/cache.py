@@ -7,8 +7,8 @@ The cache root is, in order of precedence:
 3. ``~/.cache/dixit-ai``.
 
 Decks keep their files under ``<root>/decks`` (so by default ``~/.cache/dixit-ai/decks``).
-Every write goes to a temporary file in the target folder and is then moved into place with
-:func:`os.replace`, so concurrent processes never see a half-written file. If the cache cannot be
+Every write goes to a temporary file in the target folder, synced to disk, and is then moved into
+place with :func:`os.replace`, so concurrent processes never see a half-written file. If the cache cannot be
 written (a read-only home, a full disk), dixit-ai warns once and carries on without it.
 """
 
@@ -41,8 +41,34 @@ def deck_cache_dir() -> Path:
     return cache_root() / "decks"
 
 
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically, or raise: a temporary file in the same folder,
+    flushed and synced to disk (:func:`os.fsync`) before :func:`os.replace` moves it into place,
+    so that neither a killed process nor a power loss leaves a partial ``path``. The temporary
+    file is removed when anything fails; missing parent folders are created.
+
+    Raises:
+        OSError: The folder or the file cannot be written.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, path)
+    except BaseException:
+        try:
+            os.unlink(tmp_name)
+        except OSError:
+            pass
+        raise
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> bool:
-    """Write ``data`` to ``path`` atomically (temporary file, then :func:`os.replace`).
+    """Write ``data`` to ``path`` atomically (:func:`write_atomically`: temporary file, fsync,
+    then :func:`os.replace`), for caches: a failure is a warning, not an error.
 
     Args:
         path: The destination; missing parent folders are created.
@@ -53,18 +79,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> bool:
         issued the first time).
     """
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-            os.replace(tmp_name, path)
-        except BaseException:
-            try:
-                os.unlink(tmp_name)
-            except OSError:
-                pass
-            raise
+        write_atomically(path, data)
     except OSError as error:
         _warn_unwritable(path, error)
         return False
