@@ -293,9 +293,19 @@ class PolicyAgent:
     def _act(self, view: View, mask: np.ndarray) -> int:
         fields = self.encoding.fields_of(view)
         observation = np.concatenate([fields[key] for key in (self.fields or fields)])
-        action, _ = self.policy.predict(observation, action_masks=mask.astype(bool),
-                                        deterministic=self.deterministic)
-        index = int(action)
+        if self.deterministic:
+            action, _ = self.policy.predict(observation, action_masks=mask.astype(bool),
+                                            deterministic=True)
+            index = int(action)
+        else:  # sampled on the agent's own generator (torch's global one is nobody's seed)
+            import torch
+
+            with torch.no_grad():
+                tensor, _ = self.policy.obs_to_tensor(observation)
+                probs = self.policy.get_distribution(
+                    tensor, action_masks=mask.astype(bool)[None]).distribution.probs[0]
+            p = probs.cpu().numpy().astype(np.float64)
+            index = int(self.rng.choice(len(p), p=p / p.sum()))
         if not mask[index]:
             raise RuntimeError(f"the policy chose masked action {index}")
         return index

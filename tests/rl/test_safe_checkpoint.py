@@ -157,6 +157,25 @@ def test_in_a_game_every_decision_is_sb3s(trained: dict[str, Path], role: str) -
         assert action == int(theirs)
 
 
+def test_a_sampling_policy_is_seeded_by_the_game_not_by_torch(
+        trained: dict[str, Path]) -> None:
+    """With deterministic=False the action was drawn from torch's global generator, so the
+    same game seed gave other games. It is drawn from the agent's own generator now."""
+    from dixit_ai import play_game
+    from envs.policies import EmbeddingAgent
+
+    table = random_table()
+
+    def game(torch_seed: int) -> list[Any]:
+        torch.manual_seed(torch_seed)
+        agent = PolicyAgent(trained["storyteller"], table=table, deterministic=False)
+        record = play_game([agent, *(EmbeddingAgent(table) for _ in range(3))],
+                           edition="refresh-2021", deck="dream", seed=7)
+        return [(r.storyteller_card, r.clue) for r in record.rounds]
+
+    assert game(0) == game(1)
+
+
 def test_the_json_records_the_policy_and_the_zips_hash(trained: dict[str, Path]) -> None:
     config = json.loads(trained["guesser"].with_suffix(".json").read_text(encoding="utf-8"))
     assert config["policy"] == {"class": "MaskableActorCriticPolicy",
