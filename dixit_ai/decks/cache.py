@@ -8,8 +8,8 @@ The cache root is, in order of precedence:
 
 Decks keep their files under ``<root>/decks`` (so by default ``~/.cache/dixit-ai/decks``).
 Every write goes to a temporary file in the target folder, synced to disk, and is then moved into
-place with :func:`os.replace`, so concurrent processes never see a half-written file. If the cache cannot be
-written (a read-only home, a full disk), dixit-ai warns once and carries on without it.
+place with :func:`os.replace`, so concurrent processes never see a half-written file. If the cache
+cannot be written (a read-only home, a full disk), dixit-ai warns once and carries on without it.
 """
 
 from __future__ import annotations
