@@ -10,7 +10,10 @@ only. The family's heads (:mod:`models.family`) are :class:`AlignmentHead` too.
 
 from __future__ import annotations
 
+import io
 import json
+import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +29,10 @@ TEXT_DIM = 384
 N_CLASSES = 1000
 
 HEAD_FORMAT = "dixit-ai default head v1"
+
+#: What reading a damaged or foreign head file raises (numpy, zipfile, json, the conversions).
+_UNREADABLE = (OSError, ValueError, KeyError, EOFError, TypeError, AttributeError,
+               zipfile.BadZipFile, zlib.error)
 
 
 @dataclass(frozen=True)
@@ -72,11 +79,9 @@ class AlignmentHead:
     snap_scale: float = 30.0
 
     def save(self, path: str | Path) -> None:
-        """Write the head as a compressed ``.npz`` (float16 matrices, float32 vectors)."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "wb") as handle:
-            np.savez_compressed(handle, **self.to_arrays(dict(self.metadata, format=HEAD_FORMAT)))
+        """Write the head as a compressed ``.npz`` (float16 matrices, float32 vectors), atomically:
+        an interrupted write leaves the file that was there (:func:`write_head_file`)."""
+        write_head_file(path, self.to_arrays(dict(self.metadata, format=HEAD_FORMAT)))
 
     def to_arrays(self, metadata: dict[str, Any]) -> dict[str, Any]:
         """The named arrays of a head file (float16 matrices, float32 vectors, ``metadata`` as
@@ -129,18 +134,19 @@ class AlignmentHead:
 
     @classmethod
     def load(cls, path: str | Path) -> AlignmentHead:
-        """Read a head written by :meth:`save` (no pickle is involved)."""
+        """Read a head written by :meth:`save` (no pickle is involved).
+
+        Raises:
+            EmbedderLoadError: The file is missing, unreadable (truncated, empty, not an
+                ``.npz``, pickled arrays), not a default head, or of the wrong shapes.
+        """
         path = Path(path)
         if not path.is_file():
             raise EmbedderLoadError(
                 f"the default model's head {path} is missing; it ships with dixit-ai "
                 "(reinstall it) or is written by scripts/train_default_model.py"
             )
-        with np.load(path, allow_pickle=False) as data:
-            meta = json.loads(bytes(data["metadata"]).decode())
-            if meta.get("format") != HEAD_FORMAT:
-                raise EmbedderLoadError(f"{path} is not a {HEAD_FORMAT!r} file")
-            head = cls.from_arrays(data, meta)
+        head = read_head_file(path, HEAD_FORMAT)
         inner = FEATURE_DIM if head.hidden_weight is None else head.hidden_weight.shape[0]
         shapes_ok = head.weight.shape == (TEXT_DIM, inner) and head.class_embeddings.shape == (
             N_CLASSES,
@@ -172,6 +178,57 @@ class AlignmentHead:
             snap_weight=self.snap_weight,
             snap_scale=self.snap_scale,
         )
+
+
+def write_head_file(path: str | Path, arrays: dict[str, Any]) -> None:
+    """Write a head's arrays as a compressed ``.npz`` atomically (built in memory, then a
+    temporary file in the same folder, synced, moved into place), so that an interrupted
+    ``--write-head`` leaves the committed head whole."""
+    from dixit_ai.decks.cache import write_atomically
+
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    write_atomically(Path(path), buffer.getvalue())
+
+
+def _why_unreadable(error: BaseException) -> str:
+    text = str(error)
+    # numpy's advice to load such a file unsafely (allow_pickle=) is not passed on
+    if "object arrays" in text.lower():
+        return "it holds object arrays (pickled data), which dixit-ai never loads"
+    if "pickle" in text.lower():
+        return "it is not an .npz archive (and dixit-ai never unpickles a file)"
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def read_head_file(path: str | Path, expected_format: str) -> AlignmentHead:
+    """The head in ``path`` if it is a readable head file of ``expected_format`` (its shapes
+    are the caller's to check).
+
+    Raises:
+        EmbedderLoadError: One line naming the file: it cannot be read (truncated, empty, not an
+            ``.npz``, a missing array, pickled arrays, bad metadata), or it is of another format.
+    """
+    path = Path(path)
+    try:
+        loaded = np.load(path, allow_pickle=False)
+        if not isinstance(loaded, np.lib.npyio.NpzFile):
+            raise ValueError("it is a single array, not an .npz archive")
+        with loaded as data:
+            arrays = {key: data[key] for key in data.files}  # read whole: CRC errors show here
+        meta = json.loads(bytes(arrays["metadata"]).decode())
+        if not isinstance(meta, dict):
+            raise ValueError("its metadata is not a JSON object")
+    except _UNREADABLE as error:
+        raise EmbedderLoadError(
+            f"{path} is not a readable dixit-ai head file: {_why_unreadable(error)}") from None
+    if meta.get("format") != expected_format:
+        raise EmbedderLoadError(f"{path} is not a {expected_format!r} file")
+    try:
+        return AlignmentHead.from_arrays(arrays, meta)
+    except _UNREADABLE as error:
+        raise EmbedderLoadError(
+            f"{path} is not a readable dixit-ai head file: {_why_unreadable(error)}") from None
 
 
 def feature_distance(

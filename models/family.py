@@ -38,7 +38,6 @@ digests and the head file's hash): towers load the first time something must be 
 
 from __future__ import annotations
 
-import json
 import threading
 from dataclasses import dataclass
 from importlib import resources
@@ -146,23 +145,23 @@ def member(name: str) -> MemberSpec:
 def save_head(head: Any, path: str | Path, *, member_name: str, image_tower: str,
               text_tower: str) -> None:
     """Write an :class:`~models.default_head.AlignmentHead` as a family head (``.npz``, no
-    pickle), recording the member and its towers (checked when it is loaded)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    pickle), recording the member and its towers (checked when it is loaded); atomically, so an
+    interrupted write leaves the file that was there."""
+    from models.default_head import write_head_file
+
     meta = dict(head.metadata, format=FAMILY_HEAD_FORMAT, member=member_name,
                 image_tower=image_tower, text_tower=text_tower)
-    with open(path, "wb") as handle:
-        np.savez_compressed(handle, **head.to_arrays(meta))
+    write_head_file(path, head.to_arrays(meta))
 
 
 def load_head(path: str | Path, *, image_tower: str, text_tower: str) -> Any:
     """Read a family head, checking its towers and shapes against the member's.
 
     Raises:
-        EmbedderLoadError: The file is missing, not a family head, for other towers, or of the
-            wrong shapes.
+        EmbedderLoadError: The file is missing, unreadable (truncated, empty, not an ``.npz``,
+            pickled arrays), not a family head, for other towers, or of the wrong shapes.
     """
-    from models.default_head import AlignmentHead
+    from models.default_head import read_head_file
     from models.towers import IMAGE_TOWERS, N_CLASSES, TEXT_TOWERS
 
     path = Path(path)
@@ -171,16 +170,13 @@ def load_head(path: str | Path, *, image_tower: str, text_tower: str) -> Any:
             f"the family head {path} is missing; it ships with dixit-ai (reinstall it) or is "
             "written by scripts/train_default_model.py --member NAME --write-head"
         )
-    with np.load(path, allow_pickle=False) as data:
-        meta = json.loads(bytes(data["metadata"]).decode())
-        if meta.get("format") != FAMILY_HEAD_FORMAT:
-            raise EmbedderLoadError(f"{path} is not a {FAMILY_HEAD_FORMAT!r} file")
-        if (meta.get("image_tower"), meta.get("text_tower")) != (image_tower, text_tower):
-            raise EmbedderLoadError(
-                f"{path} was trained for towers {meta.get('image_tower')}+"
-                f"{meta.get('text_tower')}, not {image_tower}+{text_tower}"
-            )
-        head = AlignmentHead.from_arrays(data, meta)
+    head = read_head_file(path, FAMILY_HEAD_FORMAT)
+    meta = head.metadata
+    if (meta.get("image_tower"), meta.get("text_tower")) != (image_tower, text_tower):
+        raise EmbedderLoadError(
+            f"{path} was trained for towers {meta.get('image_tower')}+"
+            f"{meta.get('text_tower')}, not {image_tower}+{text_tower}"
+        )
     feature_dim = IMAGE_TOWERS[image_tower].feature_dim
     text_dim = TEXT_TOWERS[text_tower].dim
     inner = feature_dim if head.hidden_weight is None else head.hidden_weight.shape[0]

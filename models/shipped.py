@@ -215,7 +215,8 @@ def write_shipped(folder: Path, *, fingerprint: str, embedder: dict[str, Any],
                   texts: dict[str, np.ndarray], images: dict[str, np.ndarray],
                   decks: list[dict[str, Any]], extra: dict[str, Any] | None = None,
                   dtype: str = "float32") -> Path:
-    """Write a shipped-embeddings folder (``scripts/build_shipped_embeddings.py`` calls it).
+    """Write a shipped-embeddings folder (``scripts/build_shipped_embeddings.py`` calls it);
+    each file atomically (temporary file, fsync, :func:`os.replace`), the manifest last.
 
     Args:
         folder: ``SHIPPED_DIR / fingerprint`` (or a test folder).
@@ -232,6 +233,8 @@ def write_shipped(folder: Path, *, fingerprint: str, embedder: dict[str, Any],
     """
     import io
 
+    from dixit_ai.decks.cache import write_atomically
+
     folder.mkdir(parents=True, exist_ok=True)
     files: dict[str, Any] = {}
     for kind, rows in (("texts", texts), ("images", images)):
@@ -246,7 +249,7 @@ def write_shipped(folder: Path, *, fingerprint: str, embedder: dict[str, Any],
         digest = hashlib.sha256(payload).hexdigest()
         shared = _identical_sibling(folder, kind, digest)
         if shared is None:
-            (folder / f"{kind}.npz").write_bytes(payload)
+            write_atomically(folder / f"{kind}.npz", payload)
         else:
             (folder / f"{kind}.npz").unlink(missing_ok=True)
         files[kind] = {"file": shared or f"{kind}.npz", "sha256": digest,
@@ -254,7 +257,7 @@ def write_shipped(folder: Path, *, fingerprint: str, embedder: dict[str, Any],
     about = {"format": FORMAT, "fingerprint": fingerprint, "embedder": embedder,
              "files": files, "decks": decks, **(extra or {})}
     path = folder / "manifest.json"
-    path.write_text(json.dumps(about, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    write_atomically(path, (json.dumps(about, indent=1, sort_keys=True) + "\n").encode("utf-8"))
     forget()
     return path
 
