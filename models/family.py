@@ -49,6 +49,9 @@ import numpy as np
 from models.base import Embedder, EmbedderError, EmbedderLoadError, fingerprint_of
 
 FAMILY_HEAD_FORMAT = "dixit-ai family head v1"
+#: The zero-shot temperature of the committed heads, with which the shipped vectors of the
+#: zero-shot members were computed; a zero-shot member's fingerprint records any other one.
+SHIPPED_ZERO_SHOT_TEMPERATURE = 1.0
 
 
 @dataclass(frozen=True)
@@ -231,6 +234,11 @@ class FamilyEmbedder(Embedder):
         self.reads_ground_truth = False
         if spec.kind == "zero-shot":
             weights = {"class_embeddings_sha256": _array_sha256(self.head.class_embeddings)}
+            # The softmax temperature changes every vector too. The committed heads' (1.0) was
+            # left out when the shipped vectors were keyed, so it stays out (their fingerprint,
+            # family-722b0ff8... for lite1-zeroshot, is unchanged); any other one is recorded.
+            if self.head.zero_shot_temperature != SHIPPED_ZERO_SHOT_TEMPERATURE:
+                weights["zero_shot_temperature"] = repr(float(self.head.zero_shot_temperature))
             architecture = f"{image.arch}-imagenet-zeroshot+{text.model}"
         else:
             weights = {"head_sha256": sha256_file(head_path)}
