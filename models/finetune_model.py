@@ -48,6 +48,17 @@ class TrainableModel:
                 "the default model is trained by 'dixit-ai train align' without --model (its "
                 "towers are frozen); fine-tuning takes 'openclip:...' or 'hf:...' models"
             )
+        if backend == "family":
+            from models.family import member
+
+            info = member(spec.partition(":")[0])
+            how = (f"its head is trained by 'scripts/train_default_model.py --member {info.name}'"
+                   if info.kind == "trained" else "it has no trained part")
+            raise FinetuneError(
+                f"{name} is a member of the model family (models/family.py): its towers are "
+                f"frozen and it is not fine-tuned; {how}. Fine-tuning takes 'openclip:...' or "
+                "'hf:...' models"
+            )
         self.backend = backend
         self.spec = spec
         self.device = device
