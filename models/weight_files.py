@@ -71,6 +71,23 @@ MPNET_PARTS = tuple(
 )
 
 
+#: Every file of MiniLM's folder that ``from_pretrained`` reads (traced: the weights, the
+#: model's config, the tokenizer and its config and special tokens) is pinned and checked on
+#: every load, and the towers are loaded from a view of the folder that holds these files only
+#: (:func:`models.towers.pinned_view`), so no other file of it is ever read. The fingerprint
+#: keeps hashing the weights' pin alone: a file that fails its pin cannot load, so the pins of
+#: the others need not be in it (and the shipped vectors keep their fingerprint).
+MINILM_FILES = {
+    "model.safetensors": "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+    "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+    "vocab.txt": "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",
+    "config.json": "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41",
+    "tokenizer_config.json": "acb92769e8195aabd29b7b2137a9e6d6e25c476a4f15aa4355c233426c61576b",
+    "special_tokens_map.json":
+        "303df45a03609e4ead04bc3dc1536d0ab19b5358db685b6f3da123d05ec200e3",
+}
+
+
 # ------------------------------------------------------------------------------ file helpers
 
 
