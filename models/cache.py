@@ -30,7 +30,6 @@ import hashlib
 import io
 import json
 import os
-import shutil
 import sys
 import threading
 import time
@@ -244,19 +243,35 @@ class EmbeddingCache:
         return entries
 
     def clear(self, fingerprint: str | None = None) -> int:
-        """Remove one fingerprint's vectors, or all of them; returns the bytes freed."""
+        """Remove one fingerprint's vectors, or all of them; returns the bytes freed.
+
+        Raises:
+            OSError: Something could not be removed (the message names it; see :meth:`remove`).
+        """
+        freed, failures = self.remove(fingerprint)
+        if failures:
+            path, error = failures[0]
+            more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+            raise OSError(f"could not remove {path}{more}: {error}; {freed} bytes were freed")
+        return freed
+
+    def remove(self, fingerprint: str | None = None) -> tuple[int, list[tuple[Path, OSError]]]:
+        """Remove one fingerprint's vectors, or all of them, as far as possible: the bytes really
+        freed, and what could not be removed with why
+        (:func:`dixit_ai.decks.cache.remove_tree`)."""
+        from dixit_ai.decks.cache import remove_tree
+
         target = self.root / fingerprint if fingerprint else self.root
         if fingerprint is not None:
             self.folder(fingerprint, "images")  # validates the fingerprint
-        freed = _folder_bytes(target) if target.exists() else 0
-        shutil.rmtree(target, ignore_errors=True)
+        result = remove_tree(target)
         with self._lock:
             if fingerprint is None:
                 self._tables.clear()
             else:
                 for kind in KINDS:
                     self._tables.pop((fingerprint, kind), None)
-        return freed
+        return result
 
 
 def _read_shard(path: Path) -> tuple[np.ndarray, np.ndarray] | None:

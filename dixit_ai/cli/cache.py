@@ -1,26 +1,28 @@
 """``dixit-ai cache``: what the on-disk caches hold (``info``), and emptying them (``clear``).
 
 The cache root is ``$DIXIT_AI_CACHE_DIR``, else ``$XDG_CACHE_HOME/dixit-ai``, else
-``~/.cache/dixit-ai``; rendered decks live under ``decks/`` and embeddings under ``embeddings/``.
-This command needs neither torch nor the models extra.
+``~/.cache/dixit-ai``; rendered decks live under ``decks/``, embeddings under ``embeddings/`` and
+the text towers reassembled from their PyPI parts (mpnet, about 420 MB) under ``towers/``.
+``clear`` prints the bytes it really freed; anything it could not remove is named, and the exit
+status is then 1. This command needs neither torch nor the models extra.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
-PARTS = ("embeddings", "decks")
+PARTS = ("embeddings", "decks", "towers")
 
 
 def register(subparsers: Any) -> None:
     """Add the ``cache`` subcommand to the ``dixit-ai`` parser."""
     parser = subparsers.add_parser(
         "cache",
-        help="show or clear the on-disk caches (rendered decks, embeddings)",
+        help="show or clear the on-disk caches (rendered decks, embeddings, towers)",
         description=__doc__.split("\n\n")[0],
     )
     actions = parser.add_subparsers(dest="cache_action", metavar="ACTION", required=True)
@@ -30,7 +32,8 @@ def register(subparsers: Any) -> None:
     clear.add_argument(
         "--only",
         choices=PARTS,
-        help="clear only the embeddings or only the rendered decks (default: both)",
+        help="clear only the embeddings, the rendered decks or the reassembled text towers "
+        "(default: all three)",
     )
     clear.add_argument(
         "--fingerprint",
@@ -86,7 +89,7 @@ def match_fingerprint(given: str, embeddings: Any) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``dixit-ai cache info`` or ``dixit-ai cache clear``; returns the exit status."""
-    from dixit_ai.decks.cache import cache_root
+    from dixit_ai.decks.cache import cache_root, remove_tree
     from models.cache import EmbeddingCache
 
     root = cache_root()
@@ -100,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
                 "bytes": _bytes(root / "embeddings"),
                 "embedders": embeddings.summary(),
             },
+            "towers": {"path": str(root / "towers"), "bytes": _bytes(root / "towers")},
         }
         if args.json:
             print(json.dumps(report, indent=1))
@@ -114,20 +118,35 @@ def run(args: argparse.Namespace) -> int:
                 f"    {entry['fingerprint']}  {entry['name']}: {entry['images']} images, "
                 f"{entry['texts']} texts, {_human(entry['bytes'])}"
             )
+        print(f"  towers:     {_human(report['towers']['bytes'])}  ({root / 'towers'})")
         return 0
 
+    failures: list[tuple[Path, OSError]] = []
     if args.fingerprint is not None:
-        if args.only == "decks":
-            raise ValueError("--fingerprint selects embeddings; it cannot go with --only decks")
+        if args.only in ("decks", "towers"):
+            raise ValueError(f"--fingerprint selects embeddings; it cannot go with --only "
+                             f"{args.only}")
         fingerprint = match_fingerprint(args.fingerprint, embeddings)
-        freed = embeddings.clear(fingerprint)
+        freed, failures = embeddings.remove(fingerprint)
         matched = "" if fingerprint == args.fingerprint else f" (matched by {args.fingerprint!r})"
         print(f"cleared embeddings of {fingerprint}{matched}: {_human(freed)}")
+    else:
+        parts = [args.only] if args.only else list(PARTS)
+        for part in parts:
+            folder = root / part
+            freed, left = remove_tree(folder)
+            failures += left
+            print(f"cleared {part}: {_human(freed)} ({folder})")
+    return _report_failures(failures)
+
+
+def _report_failures(failures: list[tuple[Path, OSError]]) -> int:
+    """Name what could not be removed (on stderr); the exit status."""
+    if not failures:
         return 0
-    parts = [args.only] if args.only else list(PARTS)
-    for part in parts:
-        folder = root / part
-        freed = _bytes(folder)
-        shutil.rmtree(folder, ignore_errors=True)
-        print(f"cleared {part}: {_human(freed)} ({folder})")
-    return 0
+    print(f"dixit-ai cache: could not remove {len(failures)} item(s):", file=sys.stderr)
+    for path, error in failures[:20]:
+        print(f"  {path}: {error.strerror or error}", file=sys.stderr)
+    if len(failures) > 20:
+        print(f"  ... and {len(failures) - 20} more", file=sys.stderr)
+    return 1

@@ -101,6 +101,61 @@ def read_json(path: Path) -> Any | None:
         return None
 
 
+def remove_tree(path: Path) -> tuple[int, list[tuple[Path, OSError]]]:
+    """Remove ``path`` and everything under it, as far as possible.
+
+    Returns:
+        The bytes really freed (the sizes of the files that were removed), and each file or
+        folder that could not be removed with the error (a folder left only because something
+        under it could not be removed is not listed again).
+    """
+    failures: list[tuple[Path, OSError]] = []
+    freed = 0
+
+    def unlink(item: Path) -> None:
+        nonlocal freed
+        try:
+            size = item.lstat().st_size
+            os.unlink(item)
+        except FileNotFoundError:
+            return
+        except OSError as error:
+            failures.append((item, error))
+            return
+        freed += size
+
+    def rmdir(item: Path) -> None:
+        try:
+            os.rmdir(item)
+        except FileNotFoundError:
+            return
+        except OSError as error:
+            inside = str(item) + os.sep
+            if not any(str(f).startswith(inside) for f, _ in failures):
+                failures.append((item, error))
+
+    if path.is_symlink() or path.is_file():
+        unlink(path)
+        return freed, failures
+    if not path.is_dir():
+        return 0, []
+
+    def unreadable(error: OSError) -> None:
+        failures.append((Path(error.filename or path), error))
+
+    for folder, folders, files in os.walk(path, topdown=False, onerror=unreadable):
+        for name in files:
+            unlink(Path(folder) / name)
+        for name in folders:
+            item = Path(folder) / name
+            if item.is_symlink():
+                unlink(item)
+            else:
+                rmdir(item)
+    rmdir(path)
+    return freed, failures
+
+
 def _warn_unwritable(path: Path, error: OSError) -> None:
     global _warned
     if not _warned:
