@@ -29,18 +29,37 @@ class DecoyPicker:
             raise ValueError(f"bluff must be in [0, 1], not {self.bluff}")
 
     def pick(self, hand_sims: np.ndarray, count: int,
-             unseen_sims: np.ndarray | None = None) -> tuple[list[int], dict[str, Any]]:
+             unseen_sims: np.ndarray | None = None, *,
+             clue: str | None = None) -> tuple[list[int], dict[str, Any]]:
         """Indices of the ``count`` hand cards to play, best first, and notes.
 
         Args:
             hand_sims: Similarity of each hand card to the clue.
             count: Cards to play (1, or 2 in some 3-player games).
             unseen_sims: Similarity of the cards this seat has not seen (for ``bluff``).
+            clue: The clue, named in the error when a similarity is not finite.
+
+        Raises:
+            ValueError: a similarity (of a hand card, or of an unseen card when they are used)
+                is NaN or infinite: a broken embedding, from which sorting would quietly play
+                the first hand card.
         """
         sims = np.asarray(hand_sims, dtype=np.float64)
+        about = f" to the clue {clue!r}" if clue is not None else " to the clue"
+        bad = ~np.isfinite(sims)
+        if bad.any():
+            indices = ", ".join(str(int(i)) for i in np.flatnonzero(bad))
+            raise ValueError(f"the decoy picker's similarities{about} are not finite "
+                             f"({', '.join(str(v) for v in sims[bad][:3])}) for hand card(s) "
+                             f"{indices} (hand order): no card can be chosen from them")
         scores = sims.copy()
         info: dict[str, Any] = {}
         if self.bluff > 0 and unseen_sims is not None and len(unseen_sims):
+            unseen = np.asarray(unseen_sims, dtype=np.float64)
+            if not np.isfinite(unseen).all():
+                raise ValueError(f"the decoy picker's similarities of the unseen cards{about} "
+                                 f"are not finite ({int((~np.isfinite(unseen)).sum())} of "
+                                 f"{len(unseen)}): no bluff threshold can be set from them")
             threshold = float(np.quantile(unseen_sims, 0.9))
             scores = sims - 2.0 * self.bluff * np.maximum(0.0, sims - threshold)
             info["bluff_threshold"] = round(threshold, 4)

@@ -19,6 +19,16 @@ def softmax(values: np.ndarray, temperature: float) -> np.ndarray:
     return weights / weights.sum()
 
 
+def _check_finite(values: np.ndarray, legal: Sequence[int], what: str) -> None:
+    """Raise unless every value (one per legal board position) is finite."""
+    bad = ~np.isfinite(values)
+    if bad.any():
+        positions = ", ".join(str(p) for p, b in zip(legal, bad, strict=True) if b)
+        shown = ", ".join(str(float(v)) for v in values[bad][:3])
+        raise ValueError(f"the guesser's {what} are not finite ({shown}) for board "
+                         f"position(s) {positions}: no vote can be chosen from them")
+
+
 @dataclass(frozen=True)
 class ClipGuesser:
     """Votes for the board card most similar to the clue, or samples by a softmax.
@@ -43,6 +53,7 @@ class ClipGuesser:
         rules: RuleSet,
         max_votes: int,
         rng: np.random.Generator,
+        clue: str | None = None,
     ) -> tuple[tuple[int, ...], dict[str, Any]]:
         """Choose board positions among ``legal`` given every board card's similarity.
 
@@ -52,13 +63,20 @@ class ClipGuesser:
             rules: The edition (for the second vote's points).
             max_votes: 1, or 2 where a second vote is allowed.
             rng: The agent's generator.
+            clue: The clue, named in the error when a similarity is not finite.
 
         Returns:
             The positions voted for, and notes for the record (beliefs, the second-vote reason).
+
+        Raises:
+            ValueError: no legal position, or a legal position's similarity is NaN or infinite
+                (a broken embedding: ``argmax`` would quietly vote for the first position).
         """
         if not legal:
             raise ValueError("no board position to vote for")
         legal_sims = np.asarray([sims[p] for p in legal], dtype=np.float64)
+        _check_finite(legal_sims, legal, "similarities to the clue"
+                      + (f" {clue!r}" if clue is not None else ""))
         beliefs = softmax(legal_sims, self.belief_temperature)
         if self.temperature > 0:
             first = int(rng.choice(len(legal), p=softmax(legal_sims, self.temperature)))
@@ -73,13 +91,15 @@ class ClipGuesser:
         :mod:`models.players.teller_reading`), and decide on a second vote by them.
 
         Raises:
-            ValueError: no legal position, or ``beliefs`` does not match ``legal``.
+            ValueError: no legal position, ``beliefs`` does not match ``legal``, or a belief is
+                NaN or infinite.
         """
         if not legal:
             raise ValueError("no board position to vote for")
         beliefs = np.asarray(beliefs, dtype=np.float64)
         if beliefs.shape != (len(legal),):
             raise ValueError(f"{beliefs.shape} beliefs for {len(legal)} legal positions")
+        _check_finite(beliefs, legal, "beliefs")
         return self._votes(beliefs, int(np.argmax(beliefs)), legal, rules=rules,
                            max_votes=max_votes)
 
