@@ -9,6 +9,7 @@ and :func:`dixit_ai.replay.replay_record` re-runs one through the rules to check
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -136,9 +137,24 @@ class GameRecord:
         return data
 
     def to_json(self) -> str:
-        """One line of JSON; the same game always gives the same bytes."""
-        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"),
-                          ensure_ascii=False)
+        """One line of strict JSON; the same game always gives the same bytes.
+
+        Raises:
+            ValueError: a number in the record is NaN or infinite; the message names the field
+                (``rounds[3].notes['1']['vote']['beliefs']['0'] is nan``). Strict JSON has no
+                such value, and writing ``null`` instead would let a reader take it for a value
+                that was never there.
+        """
+        data = self.to_dict()
+        try:
+            return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                              allow_nan=False)
+        except ValueError:
+            where = _non_finite_field(data)
+            if where is None:
+                raise
+            raise ValueError(f"the game record cannot be written: {where} (not finite: strict "
+                             "JSON has no NaN or Infinity)") from None
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameRecord:
@@ -188,6 +204,27 @@ class GameRecord:
     def seed(self) -> int:
         """The game's seed."""
         return int(self.header["seed"])
+
+
+def _non_finite_field(value: Any, path: str = "", fields: bool = True) -> str | None:
+    """``"<path> is <value>"`` for the first NaN or infinite float in ``value`` (a
+    :meth:`GameRecord.to_dict`), else None. ``fields``: the keys of ``value`` are a record's
+    or a round's fields (``rounds[2].notes``), not data (``header['agents']``)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{path} is {value!r}"
+    if isinstance(value, dict):
+        for key in sorted(value, key=str):
+            step = (f".{key}" if path else str(key)) if fields else f"[{key!r}]"
+            found = _non_finite_field(value[key], path + step,
+                                      fields and not path and key in ("rounds", "failures"))
+            if found is not None:
+                return found
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            found = _non_finite_field(item, f"{path}[{index}]", fields)
+            if found is not None:
+                return found
+    return None
 
 
 def write_records(path: str | Path, records: Iterable[GameRecord], *, append: bool = False) -> int:
