@@ -73,8 +73,20 @@ class LinearCluePolicy:
         return weights / weights.sum()
 
     def choose(self, features: np.ndarray, rng: np.random.Generator) -> int:
-        """The index of the chosen row."""
-        probabilities = self.probabilities(features)
+        """The index of the chosen row.
+
+        Raises:
+            ValueError: a probability is not finite (NaN or infinite features or weights):
+                ``argmax`` would quietly pick row 0, the shortlist's best expected points.
+        """
+        with np.errstate(invalid="ignore", over="ignore"):  # refused just below, by name
+            probabilities = self.probabilities(features)
+        bad = ~np.isfinite(probabilities)
+        if bad.any():
+            rows = ", ".join(str(int(i)) for i in np.flatnonzero(bad)[:10])
+            raise ValueError(f"the clue policy's probabilities are not finite for "
+                             f"{int(bad.sum())} of {len(probabilities)} candidates (rows "
+                             f"{rows}): no candidate can be chosen from them")
         if self.greedy:
             return int(np.argmax(probabilities))
         return int(rng.choice(len(probabilities), p=probabilities))
@@ -91,10 +103,17 @@ class LinearCluePolicy:
         """Read a checkpoint written by :meth:`save`.
 
         Raises:
-            ValueError: the checkpoint's features are not :data:`FEATURES`.
+            ValueError: the checkpoint's features are not :data:`FEATURES`, or a weight is NaN
+                or infinite (a diverged training run); the message names the file.
         """
         data = json.loads(Path(path).read_text())
         if tuple(data["features"]) != FEATURES:
             raise ValueError(f"{path}: features {data['features']} are not {list(FEATURES)}")
-        return cls(np.asarray(data["weights"], dtype=np.float64), int(data["shortlist"]),
-                   greedy)
+        weights = np.asarray(data["weights"], dtype=np.float64)
+        bad = ~np.isfinite(weights)
+        if bad.any():
+            names = ", ".join(f"{FEATURES[i]}={weights[i]}" for i in np.flatnonzero(bad)
+                              if i < len(FEATURES))
+            raise ValueError(f"{path}: the policy's weights are not finite ({names}); the "
+                             "checkpoint cannot be used (a diverged training run?)")
+        return cls(weights, int(data["shortlist"]), greedy)
