@@ -5,10 +5,13 @@ the clue to a ``/chat/completions`` endpoint (vLLM, llama.cpp's server, Ollama, 
 and asks for a JSON answer: ``{"card": k}`` to vote or play, ``{"card": k, "clue": "..."}`` to
 tell, where ``k`` is the 1-based label of a card as the prompt shows it. Dixit Party adds two
 decisions: ``announce`` (``{"clue": "..."}``, no card and no image: the storyteller speaks before
-looking at the hand) and ``red_token`` (``{"card": k}``, a board image). Every answer is checked
-against the view's legal moves; an invalid answer is sent back with the reason, at most
-``max_retries`` times, and if the model still does not answer validly the agent raises
-:class:`InvalidAnswerError` (:class:`EndpointError` when the endpoint itself fails or times out).
+looking at the hand) and ``red_token`` (``{"card": k}``, a board image). An answer is one JSON
+object, alone or in one Markdown code fence (an object inside prose is refused, never extracted),
+and is checked against the view's legal moves; an invalid answer is sent back with the reason, at
+most ``max_retries`` times, and if the model still does not answer validly the agent raises
+:class:`InvalidAnswerError`. A failed request (unreachable, an HTTP error, a timeout, a connection
+closed or cut off mid-answer, no chat completion) is retried as often, then raises
+:class:`EndpointError` (:class:`EndpointTimeout` for a timeout).
 The match runner records that failure; the agent never substitutes a move of its own.
 
 Configured by a YAML file in ``configs/agents/`` (see ``http-example.yaml``)::
@@ -27,6 +30,7 @@ Standard library only (``urllib``): no extra dependency. Requests to one endpoin
 from __future__ import annotations
 
 import base64
+import http.client
 import io
 import json
 import os
@@ -98,23 +102,26 @@ _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 
 def parse_answer(text: str) -> dict[str, Any]:
-    """The JSON object in a model's answer (a Markdown code fence around it is tolerated).
+    """The JSON object that is a model's whole answer (a Markdown code fence around it, and
+    nothing else, is tolerated).
+
+    An object inside other text ("I cannot see the images; I would answer {"card": 1}") is
+    refused, never extracted: it is as likely a quoted example or a refusal as a decision.
 
     Raises:
-        ValueError: no JSON object could be read (the message says why).
+        ValueError: the answer is not one JSON object alone (the message says why).
     """
     fenced = _FENCE.match(text)
     body = fenced.group(1) if fenced else text.strip()
     try:
         data = json.loads(body)
-    except json.JSONDecodeError:
-        start, end = body.find("{"), body.rfind("}")
-        if start < 0 or end <= start:
-            raise ValueError("the answer is not a JSON object") from None
-        try:
-            data = json.loads(body[start:end + 1])
-        except json.JSONDecodeError as error:
+    except json.JSONDecodeError as error:
+        if body.startswith(("{", "[")):
             raise ValueError(f"the answer is not valid JSON ({error.msg})") from None
+        if "{" in body:
+            raise ValueError("the answer has a JSON object inside other text; answer with the "
+                             "JSON object alone") from None
+        raise ValueError("the answer is not a JSON object") from None
     if not isinstance(data, dict):
         raise ValueError(f"the answer must be a JSON object, not {type(data).__name__}")
     return data
@@ -460,7 +467,7 @@ class HttpAgent:
         with endpoint_semaphore(self.base_url, self.concurrency):
             start = time.perf_counter()
             self.requests += 1
-            try:
+            try:  # the body is read inside: a connection cut off mid-body is caught too
                 with urllib.request.urlopen(request, timeout=self.timeout) as response:
                     raw = response.read()
             except urllib.error.HTTPError as error:
@@ -476,6 +483,15 @@ class HttpAgent:
                         f"{self.base_url} did not answer within {self.timeout:g} s") from error
                 raise EndpointError(f"{self.base_url} could not be reached: {error.reason}"
                                     ) from None
+            except http.client.IncompleteRead as error:
+                more = "" if error.expected is None else f", {error.expected} more expected"
+                raise EndpointError(f"{self.base_url} cut off its response "
+                                    f"({len(error.partial)} bytes read{more})") from None
+            except (http.client.HTTPException, ConnectionError) as error:
+                # RemoteDisconnected, a reset, a malformed status line: no usable response.
+                raise EndpointError(
+                    f"{self.base_url} closed the connection or sent no valid HTTP response "
+                    f"({type(error).__name__}: {error})") from None
             finally:
                 self.request_seconds += time.perf_counter() - start
         try:

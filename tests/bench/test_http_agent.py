@@ -165,7 +165,8 @@ def test_an_unreachable_endpoint_is_an_endpoint_error() -> None:
 
 def test_parse_answer_and_settings() -> None:
     assert parse_answer('```json\n{"card": 2}\n```') == {"card": 2}
-    assert parse_answer('Sure! {"card": 3, "clue": "x"} Hope it helps') == {"card": 3, "clue": "x"}
+    with pytest.raises(ValueError, match="inside other text"):  # never extracted from prose
+        parse_answer('Sure! {"card": 3, "clue": "x"} Hope it helps')
     with pytest.raises(ValueError, match="not a JSON object"):
         parse_answer("the second one")
     with pytest.raises(ValueError, match="JSON object"):
