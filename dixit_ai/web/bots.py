@@ -202,22 +202,39 @@ class BotsMixin:
 
     bot_delay: float
     _work: Callable[..., Any]
+    _broadcast: Callable[..., None]
 
     async def _make_agent(self, table: Table, name: str) -> Agent:
-        """Make a bot for ``table``; a bot that reads a deck gets the table's deck."""
+        """Make a bot for ``table``; a bot that reads a deck gets the table's deck.
+
+        Raises:
+            WebError: the bot cannot be made, whatever the error (a missing file, a model that
+                fails to load, ...); the message names the bot and the error.
+        """
         try:
             agent: Agent = await self._work(lambda: make_agent_for_deck(name, table.config.deck))
-        except (ValueError, ImportError) as error:
-            raise WebError(400, f"bot {name!r} cannot play: {error}") from None
+        except Exception as error:  # recorded as the seat's failure by the caller
+            raise WebError(400, f"bot {name!r} cannot play: {type(error).__name__}: {error}"
+                           ) from None
         return agent
 
     async def _mind(self, table: Table, seat: int) -> BotMind:
-        """The seat's bot mind, made (with its memory empty) if missing."""
+        """The seat's bot mind, made (with its memory empty) if missing.
+
+        Raises:
+            WebError: the bot cannot be made or reset (see :meth:`_make_agent`).
+        """
         mind = table.minds.get(seat)
         if mind is None:
             assert table.session is not None
-            agent = await self._make_agent(table, table.session.seats[seat].bot)
-            mind = table.minds[seat] = BotMind(agent, table.seed, seat)
+            name = table.session.seats[seat].bot
+            agent = await self._make_agent(table, name)
+            try:
+                mind = BotMind(agent, table.seed, seat)
+            except Exception as error:  # its reset raised
+                raise WebError(400, f"bot {name!r} cannot play: {type(error).__name__}: "
+                                    f"{error}") from None
+            table.minds[seat] = mind
         return mind
 
     async def _run_bots(self, table: Table) -> None:
@@ -261,18 +278,30 @@ class BotsMixin:
                     await self._commit(table, prepared)  # type: ignore[attr-defined]
         except asyncio.CancelledError:
             raise
-        except Exception:
+        except Exception as error:  # never a table silently stuck: it says why it stopped
             log.exception("table %s: the bots stopped", table.id)
+            table.broken = (f"the bots stopped at this table ({type(error).__name__}: {error}); "
+                            "the game cannot go on. The server log has the details.")
+            self._broadcast(table)
 
     async def _describe_bots(self, table: Table) -> list[dict[str, Any]]:
-        """One record description per seat (bots describe themselves)."""
+        """One record description per seat (bots describe themselves). A bot that cannot be
+        made or described is named with the error (``describe_error``): the record is written
+        all the same."""
         session = table.session
         assert session is not None
         agents = []
         for seat, plan in enumerate(session.seats):
             if plan.controller == "bot":
-                mind = await self._mind(table, seat)
-                agents.append(await self._work(mind.agent.describe))
+                try:
+                    mind = await self._mind(table, seat)
+                    agents.append(await self._work(mind.agent.describe))
+                except Exception as error:
+                    log.exception("table %s: bot %r in seat %d cannot describe itself",
+                                  table.id, plan.bot, seat)
+                    reason = (error.message if isinstance(error, WebError)
+                              else f"{type(error).__name__}: {error}")
+                    agents.append({"name": plan.bot, "describe_error": reason})
             else:
                 agents.append({"name": "human", "player": plan.name})
         return agents
