@@ -86,6 +86,8 @@ class AgentPlayer:
             action = {"card": _position(view.hand, story.card), "clue": clue}
             if story.clue_kind is not None:
                 action["clue_kind"] = story.clue_kind
+            if action["card"] == -1:  # not in the hand: the event keeps what it returned
+                action["decision"] = f"Story(card={story.card!r}, clue={story.clue!r})"
             return [action]
         if view.phase is Phase.PLAY:
             items = as_choice(self.agent.play(view)).items
@@ -93,7 +95,11 @@ class AgentPlayer:
                 return [{"card": core.pass_index, "clue": filler}]  # the partner gives
             if len(items) != view.cards_to_play:
                 return [{"card": -1, "clue": filler, "decision": repr(items)}]
-            return [{"card": _position(view.hand, card), "clue": filler} for card in items]
+            played = [{"card": _position(view.hand, card), "clue": filler} for card in items]
+            if any(action["card"] == -1 for action in played):  # a card it does not hold
+                for action in played:
+                    action["decision"] = repr(items)
+            return played
         items = as_choice(self.agent.vote(view)).items
         if not 1 <= len(items) <= view.max_votes:
             return [{"card": -1, "clue": filler, "decision": repr(items)}]
