@@ -40,7 +40,7 @@ from models.players.guess_files import check_calibration_embedder, load_guess_mo
 from models.players.guesser import ClipGuesser
 from models.players.panel_models import load_member_resources
 from models.players.policy import LinearCluePolicy
-from models.players.resources import PlayerResources
+from models.players.resources import PlayerResources, single_threaded
 from models.players.simulation import GuessModel, temperature_scale
 from models.players.storyteller import ClipStoryteller, Mode, StoryDecision
 from models.players.table_reading import TableBelief, read_table
@@ -374,7 +374,23 @@ class ClipAgent:
                           n_players=view.n_players, members=members,
                           table_mix=self.storyteller.table_mix, memo=self._evidence)
 
+    # Each decision runs numpy's BLAS (and torch) on one thread: its numbers, and so the move
+    # and the record, do not depend on the thread count of the process that plays the game
+    # (see models.players.resources.single_threaded).
+
     def tell(self, view: View) -> Story:
+        with single_threaded():
+            return self._tell(view)
+
+    def play(self, view: View) -> Choice:
+        with single_threaded():
+            return self._play(view)
+
+    def vote(self, view: View) -> Choice:
+        with single_threaded():
+            return self._vote(view)
+
+    def _tell(self, view: View) -> Story:
         self._remember(view)
         unseen = self.unseen_cards(view)
         table = self.table_belief(view)
@@ -394,7 +410,7 @@ class ClipAgent:
         return Story(card=decision.card, clue=decision.clue, clue_kind=kind,
                      predicted_guess_rate=round(decision.guess_rate, 4), info=decision.info)
 
-    def play(self, view: View) -> Choice:
+    def _play(self, view: View) -> Choice:
         self._remember(view)
         if view.clue is None:
             raise ValueError("play() needs the clue")
@@ -407,7 +423,7 @@ class ClipAgent:
         picks, info = self.decoys.pick(hand_sims, view.cards_to_play, unseen_sims)
         return Choice(tuple(view.hand[i] for i in picks), info)
 
-    def vote(self, view: View) -> Choice:
+    def _vote(self, view: View) -> Choice:
         self._remember(view)
         if view.clue is None or not view.board:
             raise ValueError("vote() needs the clue and the board")

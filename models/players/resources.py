@@ -16,12 +16,25 @@ user's card), so a player whose vectors are all known never imports torch. :func
 
 Players only ever read card *images* (through their embeddings) and card ids: never captions or
 descriptions.
+
+**The thread count changes no number.** A multithreaded BLAS product (numpy's OpenBLAS) or torch
+forward splits its sums differently with another number of threads, which moves a similarity in
+its last bits, and a storyteller's choice is an ordering of numbers made from them (a near-tie
+could flip). So every number a player's decision is made of is computed single-threaded
+(:func:`single_threaded`): the card-clue similarity table, every embedding computed for a player
+(cards, vocabulary, new clues) and each decision of :class:`~models.players.ClipAgent`. A text is
+embedded alone (a batch of one: no padding to the batch's longest text), so that its vector
+depends on the text only, not on which other texts happened to be missing from the cache. A
+game's record is then the same in a tournament worker (one thread), in ``--workers 1`` or
+``simulate`` (every core) and in a library user's process.
 """
 
 from __future__ import annotations
 
+import sys
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,6 +44,88 @@ from models.players.vocabulary import Vocabulary, load_vocabulary
 
 _lock = threading.Lock()
 _shared: dict[tuple[Any, ...], PlayerResources] = {}
+_threads_lock = threading.Lock()
+_threads_depth = 0
+_threads_restore: ExitStack | None = None
+
+
+@contextmanager
+def single_threaded() -> Iterator[None]:
+    """Run numpy's BLAS and torch on one thread inside the block, so that the numbers computed
+    there do not depend on the thread count of the process (see the module's notes).
+
+    Re-entrant and safe across threads: the first block to enter sets the limits, the last to
+    leave restores them (the limits are process-wide). torch is limited only when it is already
+    imported (a player whose vectors are all known never imports it). Without ``threadpoolctl``
+    (installed with the ``models`` extra) numpy's BLAS is left as it is.
+    """
+    global _threads_depth, _threads_restore
+    with _threads_lock:
+        if _threads_depth == 0:
+            stack = ExitStack()
+            from models.base import numpy_blas_threads
+
+            stack.enter_context(numpy_blas_threads(1))
+            torch = sys.modules.get("torch")
+            set_threads = getattr(torch, "set_num_threads", None)
+            if set_threads is not None:
+                before = int(torch.get_num_threads())  # type: ignore[union-attr]
+                if before != 1:
+                    set_threads(1)
+                    stack.callback(set_threads, before)
+            _threads_restore = stack
+        _threads_depth += 1
+    try:
+        yield
+    finally:
+        with _threads_lock:
+            _threads_depth -= 1
+            if _threads_depth == 0 and _threads_restore is not None:
+                restore, _threads_restore = _threads_restore, None
+                restore.close()
+
+
+def _single_torch_threads() -> None:
+    """Within :func:`single_threaded`: limit torch too once something imported it there."""
+    torch = sys.modules.get("torch")
+    if torch is None or _threads_restore is None or torch.get_num_threads() == 1:
+        return
+    before = int(torch.get_num_threads())
+    torch.set_num_threads(1)
+    _threads_restore.callback(torch.set_num_threads, before)
+
+
+class _SingleThreaded:
+    """An embedder whose images are embedded with torch on one thread (within
+    :func:`single_threaded`; torch may be imported only by the embedding itself)."""
+
+    def __init__(self, embedder: Any) -> None:
+        self._embedder = embedder
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._embedder, name)
+
+    def embed_images(self, images: Any, **options: Any) -> np.ndarray:
+        _single_torch_threads()
+        return np.asarray(self._embedder.embed_images(images, **options))
+
+
+def embed_texts_alone(embedder: Any, texts: Sequence[str], what: str = "clues") -> np.ndarray:
+    """``(len(texts), dim)`` vectors of ``texts`` through the embedding cache, each text that
+    must be computed embedded alone (a batch of one) and single-threaded: its vector is a
+    function of the text, whatever else was missing from the cache or the thread count."""
+    from models.cache import cached_vectors, text_key
+
+    texts = list(texts)
+
+    def compute(indices: list[int]) -> np.ndarray:
+        _single_torch_threads()
+        return np.asarray(embedder.embed_texts([texts[i] for i in indices], batch_size=1,
+                                               progress=False))
+
+    with single_threaded():
+        return cached_vectors(embedder, "texts", [text_key(t) for t in texts], compute,
+                              what=what)
 
 
 @dataclass
@@ -91,7 +186,8 @@ class PlayerResources:
     def card_vocabulary_sims(self) -> np.ndarray:
         """``(n_cards, len(vocabulary))`` similarities of every card to every clue (once)."""
         if self._card_vocabulary is None:
-            self._card_vocabulary = self.card_vectors @ self.vocabulary_vectors.T
+            with single_threaded():  # the same bits whatever the process's thread count
+                self._card_vocabulary = self.card_vectors @ self.vocabulary_vectors.T
         return self._card_vocabulary
 
     def clue_columns(self, texts: Sequence[str]) -> np.ndarray:
@@ -144,10 +240,7 @@ class PlayerResources:
         if missing:
             if self.embedder is None:
                 raise ValueError(f"no embedder to embed {missing[:3]} (resources from vectors)")
-            from models.cache import embed_texts_cached
-
-            vectors = embed_texts_cached(self.embedder, missing, progress=False,
-                                         what="clues")
+            vectors = embed_texts_alone(self.embedder, missing)
             self._texts.update(zip(missing, vectors, strict=True))
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
@@ -200,7 +293,7 @@ def load_resources(embedder: Any = "default", deck: Any = "dream",
     if isinstance(deck, PlayerResources):
         return deck
     from dixit_ai.decks import load_deck
-    from models.cache import embed_deck, embed_texts_cached
+    from models.cache import embed_deck
     from models.registry import load_embedder
 
     model = load_embedder(embedder, device=device) if isinstance(embedder, str) else embedder
@@ -216,8 +309,9 @@ def load_resources(embedder: Any = "default", deck: Any = "dream",
     key = (model.fingerprint, deck_fingerprint, words.fingerprint)
     with _lock:
         if key not in _shared:
-            cards = embed_deck(model, loaded, progress=False)
-            texts = embed_texts_cached(model, list(words.texts), progress=False, what="clues")
+            with single_threaded():
+                cards = embed_deck(_SingleThreaded(model), loaded, progress=False)
+            texts = embed_texts_alone(model, list(words.texts))
             _shared[key] = PlayerResources(
                 tuple(int(c) for c in loaded.card_ids), cards, words, texts, model,
                 model.fingerprint, getattr(loaded, "source", None) or loaded.name)
