@@ -102,7 +102,8 @@ def replay_record(record: GameRecord) -> GameState:
     :data:`dixit_ai.records.RECORD_FORMAT`), or refused with a message naming both formats.
 
     Raises:
-        ReplayMismatch: a board, owner, vote, point, score, winner or the end of the game
+        ReplayMismatch: a board, owner, vote, point, score, winner (``[]`` for a truncated or
+            aborted game) or the end of the game
             differs from what the rules give, a recorded move is illegal, or the record is of
             an older format whose rules cannot be replayed (a format-1 team record).
         MalformedRecord: (a :class:`ReplayMismatch`) the header builds no game (a missing
@@ -175,7 +176,11 @@ def replay_record(record: GameRecord) -> GameState:
             raise ReplayMismatch(f"{where}: the record ends but the rules go on "
                                  f"(phase {state.phase.value})")
         _expect("winners", record.winners, list(state.winners), where)
-    elif state.phase is Phase.OVER:
-        raise ReplayMismatch(f"{where}: the record is {record.status} but the rules ended "
-                             "the game")
+    else:
+        if state.phase is Phase.OVER:
+            raise ReplayMismatch(f"{where}: the record is {record.status} but the rules ended "
+                                 "the game")
+        # A game that did not end has no winners: every writer records [] (the analysis then
+        # counts the seats with the top score), so any other list is not the rules'.
+        _expect(f"winners (none: the game was {record.status})", record.winners, [], where)
     return state
