@@ -103,8 +103,9 @@ def replay_record(record: GameRecord) -> GameState:
 
     Raises:
         ReplayMismatch: a board, owner, vote, point, score, winner (``[]`` for a truncated or
-            aborted game) or the end of the game
-            differs from what the rules give, a recorded move is illegal, or the record is of
+            aborted game) or the end of the game differs from what the rules give, a
+            tournament record's seat labels differ from its header's agent names, a recorded
+            move is illegal, or the record is of
             an older format whose rules cannot be replayed (a format-1 team record).
         MalformedRecord: (a :class:`ReplayMismatch`) the header builds no game (a missing
             field, a bad seed, player count or deck), or a round field has the wrong type or
@@ -120,6 +121,7 @@ def replay_record(record: GameRecord) -> GameState:
         card_ids = [int(card) for card in header["deck"]["card_ids"]]
         rng = np.random.default_rng(game_streams(seed, n_players)[0])
         state = new_game(rules, n_players, card_ids, rng)
+        _check_tournament(header, n_players)
     except ReplayMismatch:
         raise
     except (KeyError, TypeError, ValueError) as error:
@@ -184,3 +186,34 @@ def replay_record(record: GameRecord) -> GameState:
         # counts the seats with the top score), so any other list is not the rules'.
         _expect(f"winners (none: the game was {record.status})", record.winners, [], where)
     return state
+
+
+def _check_tournament(header: dict[str, Any], n_players: int) -> None:
+    """A tournament record's ``header.tournament.seats`` name, seat by seat, the agents its
+    header describes (the runner records each agent under its tournament label, which the
+    analysis ranks by); the game index and deal are non-negative integers."""
+    info = header.get("tournament")
+    if info is None:
+        return
+    if not isinstance(info, dict):
+        raise MalformedRecord(f"header: 'tournament' must be an object, not {info!r}")
+    for key in ("game", "deal"):
+        value = info.get(key)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise MalformedRecord(f"header: tournament.{key} must be a non-negative integer, "
+                                  f"not {value!r}")
+    seats = info.get("seats")
+    if not isinstance(seats, list) or len(seats) != n_players or not all(
+            isinstance(label, str) for label in seats):
+        raise MalformedRecord(f"header: tournament.seats must list one label per seat "
+                              f"({n_players}), not {seats!r}")
+    agents = header.get("agents")
+    if not isinstance(agents, list) or len(agents) != n_players:
+        raise MalformedRecord(f"header: 'agents' must describe one agent per seat "
+                              f"({n_players}), not {agents!r}")
+    for seat, (label, agent) in enumerate(zip(seats, agents, strict=True)):
+        name = agent.get("name") if isinstance(agent, dict) else None
+        if name != label:
+            raise ReplayMismatch(f"header: seat {seat}'s tournament label is {label!r} but "
+                                 f"header.agents[{seat}] names {name!r}: the record credits "
+                                 "another agent than the one that played")
