@@ -47,7 +47,7 @@ from PIL import Image
 
 from dixit_ai.decks.base import image_content_hash
 from dixit_ai.decks.cache import atomic_write_bytes, atomic_write_json, cache_root
-from models.base import Embedder, l2_normalise, progress_step
+from models.base import Embedder, EmbedderError, l2_normalise, progress_step
 
 KINDS = ("images", "texts")
 #: What reading a damaged shard raises (``np.load`` of a truncated ``.npz``, or one whose bytes
@@ -285,6 +285,8 @@ def _read_shard(path: Path) -> tuple[np.ndarray, np.ndarray] | None:
         return None
     if keys.ndim != 1 or vectors.ndim != 2 or len(keys) != len(vectors):
         return None
+    if not np.isfinite(vectors).all():  # never served: its vectors are computed again
+        return None
     return keys, vectors
 
 
@@ -395,6 +397,12 @@ def cached_vectors(
                     warm(kind)
                 with progress_step(f"embedding {len(first)} {what or kind}"):
                     vectors = l2_normalise(compute(first))  # each distinct item once
+                bad = ~np.isfinite(vectors).all(axis=1)
+                if bad.any():  # a broken model: raised, never cached, never served
+                    raise EmbedderError(
+                        f"{embedder.fingerprint}: the embedding of {int(bad.sum())} of "
+                        f"{len(first)} {what or kind} is not finite (NaN or infinity); nothing "
+                        "was cached")
                 unique = {keys[i]: vector for i, vector in zip(first, vectors, strict=True)}
                 cache.store(embedder.fingerprint, kind, list(unique),
                             np.stack(list(unique.values())), about=_about(embedder))

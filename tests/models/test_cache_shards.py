@@ -71,3 +71,34 @@ def test_atomic_writes_sync_the_file_before_moving_it(tmp_path, monkeypatch):
     assert [p.name for p in tmp_path.iterdir()] == ["f.bin"]
     np.testing.assert_array_equal(np.frombuffer(target.read_bytes(), np.uint8),
                                   np.frombuffer(b"data", np.uint8))
+
+
+def test_a_non_finite_embedding_is_raised_never_cached_nor_served(tmp_path):
+    """A broken model's NaN vector was written to the disk cache, so later processes with a
+    healthy model read NaN for that text (and every clip guesser voted its first position)."""
+    import pytest
+
+    from models.base import EmbedderError
+
+    class Broken(CountingEmbedder):
+        def _encode_text_batch(self, texts):
+            out = super()._encode_text_batch(texts)
+            out[0] = np.nan
+            return out
+
+    cache = EmbeddingCache(tmp_path / "embeddings")
+    with pytest.raises(EmbedderError, match="not finite"):
+        embed_texts_cached(Broken(), ["a", "b"], cache=cache)
+    fresh = EmbeddingCache(tmp_path / "embeddings")
+    assert fresh.lookup("fake-0123456789", "texts", ["a", "b"]) == {}   # nothing stored
+    # A shard holding a non-finite vector (written by an older version) is never served.
+    healthy = CountingEmbedder()
+    embed_texts_cached(healthy, ["c"], cache=cache)
+    shard = next((tmp_path / "embeddings" / healthy.fingerprint / "texts").glob("*.npz"))
+    with np.load(shard) as data:
+        keys, vectors = data["keys"], data["vectors"].copy()
+    vectors[:] = np.nan
+    np.savez(shard, keys=keys, vectors=vectors)
+    again = CountingEmbedder()
+    assert np.isfinite(embed_texts_cached(again, ["c"], cache=EmbeddingCache(
+        tmp_path / "embeddings"))).all() and again.encoded == 1
