@@ -420,7 +420,8 @@ class ClipAgent:
         if self.decoys.bluff > 0:
             unseen = self.unseen_cards(view)
             unseen_sims = resources.clue_similarities(view.clue, unseen) if unseen else None
-        picks, info = self.decoys.pick(hand_sims, view.cards_to_play, unseen_sims)
+        picks, info = self.decoys.pick(hand_sims, view.cards_to_play, unseen_sims,
+                                       clue=view.clue)
         return Choice(tuple(view.hand[i] for i in picks), info)
 
     def _vote(self, view: View) -> Choice:
@@ -439,7 +440,8 @@ class ClipAgent:
             return Choice(votes, info)
         sims = self.resources.clue_similarities(view.clue, view.board)
         votes, info = self.guesser.vote(sims, legal, rules=view.rules,
-                                        max_votes=view.max_votes, rng=self._generator())
+                                        max_votes=view.max_votes, rng=self._generator(),
+                                        clue=view.clue)
         if self.read_storytellers:
             info["reading"] = "not read: team and Dixit Party votes follow other rules"
         return Choice(votes, info)

@@ -282,9 +282,14 @@ class ClipStoryteller:
                             points_by_finders=points_by_finders)
 
         result = run(member_hands or hand_sims, member_pools or pool_sims, deals)
-        allowed = np.asarray([len(t) <= rules.max_clue_length and t not in told for t in texts])
-        if not allowed.any():
-            allowed[:] = True
+        fits = np.asarray([len(t) <= rules.max_clue_length for t in texts])
+        if not fits.any():
+            raise ValueError(f"no candidate clue fits the rules' max_clue_length "
+                             f"({rules.max_clue_length} characters)")
+        allowed = fits & np.asarray([t not in told for t in texts])
+        repeated = not allowed.any()
+        if repeated:  # every candidate was told already: a repeat, said in the notes
+            allowed = fits
         sources = ["vocabulary"] * len(resources.vocabulary) + [
             "pair" if t in pairs else "generator" for t in extra]
         hand_size = rules.hand_size_for(n_players)
@@ -315,8 +320,11 @@ class ClipStoryteller:
                 points = (points_by_finders[1] * one + points_by_finders[-1] * every
                           + points_by_finders[0] * (1.0 - one - every))
                 sharp = ((one + n_voters * every) / n_voters, points)
-        return self._select(hand, texts, is_pair, hand_sims, result, allowed, rng, sources,
-                            resimulate, sharp, float(points_by_finders.max()))
+        decision = self._select(hand, texts, is_pair, hand_sims, result, allowed, rng,
+                                sources, resimulate, sharp, float(points_by_finders.max()))
+        if repeated:
+            decision.info["repeated"] = "every candidate clue was already told"
+        return decision
 
     def _member_gap(self, result: SimulationResult) -> np.ndarray | None:
         """``(h, K)``: the gap of the members' (or, having read its table, the opponents')
@@ -359,7 +367,8 @@ class ClipStoryteller:
         chosen = -1
         if self.policy is not None:
             points = np.where(allowed2, result.expected_points, -np.inf)
-            flat = np.argsort(-points, axis=None, kind="stable")[: self.policy.shortlist]
+            flat = np.argsort(-points, axis=None, kind="stable")
+            flat = flat[allowed2.reshape(-1)[flat]][: self.policy.shortlist]
             cards, clues = np.unravel_index(flat, shape)
             clue_words = np.asarray([len(t.split()) for t in texts], dtype=np.float64)
             features = candidate_features(result, hand_sims, cards, clues, clue_words, is_pair)
@@ -379,8 +388,9 @@ class ClipStoryteller:
                 # shortlist again on more, fresh deals and choose on those estimates.
                 rates, values, spread, gap = resimulate(cards, clues,
                                                           self.refine_simulations)
-                again = self._order(rates, values, np.ones(len(rates), dtype=bool), spread,
-                                    best, gap)
+                # Only the allowed (untold, short enough) ones: with fewer allowed candidates
+                # than the shortlist, told clues were in it and won on the fresh estimate.
+                again = self._order(rates, values, allowed2[cards, clues], spread, best, gap)
                 cards, clues = cards[again], clues[again]
             cards, clues = cards[: self.runner_ups + 1], clues[: self.runner_ups + 1]
         search_rate = float(result.guess_rate[cards[0], clues[0]])
