@@ -267,8 +267,8 @@ class ClipAgent:
                         name, self.deck, self.vocabulary, self.vocabulary_size, self.device)
                 fallback = self.model if resources.fingerprint == own.fingerprint else \
                     GuessModel(correlation=0.0)
-                model = fallback if fit is None else fit.model_for(resources.fingerprint,
-                                                                   fallback)
+                model = fallback if fit is None else fit.model_for(
+                    resources.fingerprint, fallback, name if isinstance(name, str) else "")
                 members.append((resources, model.scaled(self.population_temperature_scale)))
             self._population = members
         return self._population

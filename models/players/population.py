@@ -23,6 +23,7 @@ members holds only for some minds; the storyteller's ``robustness`` knob penalis
 from __future__ import annotations
 
 import json
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -462,6 +463,10 @@ def _mixture(hand_sims: Sequence[np.ndarray], pool_sims: Sequence[np.ndarray],
 # ---------------------------------------------------------------------- member guess models
 
 
+class PopulationFitWarning(UserWarning):
+    """A simulated mind has no fitted guess model in the population fit it was given."""
+
+
 @dataclass(frozen=True)
 class PopulationFit:
     """Per-member guess models, keyed by embedder fingerprint (and name, for people).
@@ -474,10 +479,15 @@ class PopulationFit:
     members: dict[str, dict[str, Any]]
     notes: dict[str, Any]
 
-    def model_for(self, fingerprint: str, fallback: GuessModel) -> GuessModel:
-        """The fitted guess model of a member (``fallback`` when it was not fitted)."""
+    def model_for(self, fingerprint: str, fallback: GuessModel, name: str = "") -> GuessModel:
+        """The fitted guess model of a member (``fallback`` when it was not fitted, with a
+        :class:`PopulationFitWarning` naming the member: its simulated votes then follow a
+        model nobody fitted)."""
         entry = self.members.get(fingerprint)
         if entry is None:
+            warnings.warn(f"population member {name or fingerprint} ({fingerprint}) has no "
+                          f"entry in its population fit: it simulates with "
+                          f"{fallback}", PopulationFitWarning, stacklevel=2)
             return fallback
         return GuessModel(float(entry["temperature"]), float(entry["bias"]), 0.0)
 
@@ -510,17 +520,19 @@ class PopulationFit:
 
 
 def load_population_fit(spec: str | Path | None) -> PopulationFit | None:
-    """A name of :data:`SHIPPED_POPULATION_FILES` (``"default"``: ``None`` when that file is
-    absent), a path, or ``None``: none.
+    """A name of :data:`SHIPPED_POPULATION_FILES`, a path, or ``None``: none.
 
     Raises:
-        FileNotFoundError: a shipped fit other than the default, or a path, is missing.
+        FileNotFoundError: the file is missing (a shipped one too: the install is broken; it
+            was taken for no fit, and the storyteller silently simulated other minds).
     """
     if spec is None:
         return None
     path = SHIPPED_POPULATION_FILES.get(spec, spec) if isinstance(spec, str) else spec
-    if spec == "default" and not Path(path).is_file():
-        return None
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"population fit {spec!r}: {path} is missing"
+                                + (" (it ships with dixit-ai: reinstall the package)"
+                                   if spec in SHIPPED_POPULATION_FILES else ""))
     return PopulationFit.load(path)
 
 

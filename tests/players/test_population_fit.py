@@ -17,7 +17,7 @@ def test_a_missing_shipped_fit_is_an_error_not_no_fit(tmp_path: Path,
     """'default' with its file absent gave None, and the storyteller silently simulated every
     member with the built-in temperature: other clues, and an identical record header."""
     monkeypatch.setitem(population.SHIPPED_POPULATION_FILES, "default", tmp_path / "gone.json")
-    with pytest.raises(FileNotFoundError, match="gone.json is missing.*reinstall"):
+    with pytest.raises(FileNotFoundError, match=r"gone\.json is missing.*reinstall"):
         load_population_fit("default")
     assert load_population_fit(None) is None
 
@@ -27,5 +27,5 @@ def test_a_member_missing_from_the_fit_is_named_in_a_warning() -> None:
                                         "bias": 0.0, "votes": 10}}, {})
     assert fit.model_for("family-abc", GuessModel()).temperature == 0.1
     fallback = GuessModel(correlation=0.0)
-    with pytest.warns(PopulationFitWarning, match="lite1-mpnet .*family-xyz.* no entry"):
+    with pytest.warns(PopulationFitWarning, match=r"lite1-mpnet .*family-xyz.* no entry"):
         assert fit.model_for("family-xyz", fallback, "lite1-mpnet") == fallback
