@@ -30,6 +30,7 @@ from dixit_ai.cli.common import (
     refuse_run_options,
     rule_argument,
 )
+from dixit_ai.reporting import DEFAULT_RESAMPLES
 from dixit_ai.rules import EDITIONS
 from dixit_ai.tournament import (
     TournamentConfig,
@@ -39,6 +40,7 @@ from dixit_ai.tournament import (
     print_leaderboard,
     run_tournament,
 )
+from dixit_ai.tournament.analysis import RATING_RESAMPLES
 from dixit_ai.tournament.config import split_names
 from dixit_ai.tournament.runner import BACKENDS
 from dixit_ai.tournament.schedule import balance_period
@@ -140,11 +142,13 @@ def register(subparsers: Any) -> None:
                              "many were dropped")
     report.add_argument("--overwrite", action="store_true",
                         help="with --analyse: replace a report already in the --out folder")
-    report.add_argument("--resamples", type=int, default=2000,
-                        help="bootstrap resamples (default 2000)")
-    report.add_argument("--rating-resamples", type=int, default=200,
+    report.add_argument("--resamples", type=int, default=None,
+                        help="bootstrap resamples (default 2000; with --analyse of a run "
+                             "folder, the run's own)")
+    report.add_argument("--rating-resamples", type=int, default=None,
                         help="bootstrap resamples of the ratings, each re-rating every game "
-                             "(default 200; 0: no rating interval)")
+                             "(default 200; 0: no rating interval; with --analyse of a run "
+                             "folder, the run's own)")
     parser.set_defaults(func=run)
 
 
@@ -251,16 +255,26 @@ def run_analyse(args: argparse.Namespace) -> int:
     if results.dropped:
         print(f"warning: {results.dropped} unreadable record(s) of {results.source} dropped "
               "(--allow-partial); the report says so", file=sys.stderr)
+    for note in results.notes:
+        print(f"warning: {note}; the report says so", file=sys.stderr)
+    settings = results.settings or "Bootstrap settings: the run's own"
+    print(f"{settings}: "
+          f"{results.n_resamples} resamples, {results.rating_resamples} for the ratings, seed "
+          f"{results.seed}", file=sys.stderr)
     print_leaderboard(results, title=f"Tournament {name}")
     _print_files(files)
     return EXIT_OK
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.resamples < 1 or args.rating_resamples < 0:
+    if ((args.resamples is not None and args.resamples < 1)
+            or (args.rating_resamples is not None and args.rating_resamples < 0)):
         raise ValueError("--resamples must be at least 1 and --rating-resamples at least 0")
     if args.analyse is not None:
         return run_analyse(args)
+    args.resamples = DEFAULT_RESAMPLES if args.resamples is None else args.resamples
+    args.rating_resamples = (RATING_RESAMPLES if args.rating_resamples is None
+                             else args.rating_resamples)
     if args.allow_partial or args.overwrite:
         raise ValueError("--allow-partial and --overwrite go with --analyse")
     if args.workers is not None and args.workers < 1:

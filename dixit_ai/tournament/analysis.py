@@ -120,6 +120,9 @@ class TournamentResults:
         seed: The bootstrap's seed.
         dropped: Records left out because they could not be read (``--allow-partial``).
         source: The records file analysed, where known.
+        settings: Where the bootstrap settings came from, for a recomputed report (the run's
+            own, an option that overrides them, or the seed a bare records file gets).
+        notes: Warnings the report states (games of the schedule missing from the records).
     """
 
     standings: list[AgentStanding]
@@ -135,6 +138,8 @@ class TournamentResults:
     seed: int = 0
     dropped: int = 0
     source: str | None = None
+    settings: str | None = None
+    notes: tuple[str, ...] = ()
 
     @property
     def agents(self) -> list[str]:
@@ -158,7 +163,9 @@ class TournamentResults:
                 "intervals": f"{self.level:.0%} percentile bootstrap over deals",
                 "n_resamples": self.n_resamples, "rating_resamples": self.rating_resamples,
                 "seed": self.seed,
+                **({"settings": self.settings} if self.settings else {}),
             },
+            **({"notes": list(self.notes)} if self.notes else {}),
             "standings": [s.to_dict() for s in self.standings],
             "seats": {"mean_points": self.seat_points, "win_rate": self.seat_win_rate},
         }

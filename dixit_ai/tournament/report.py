@@ -36,6 +36,10 @@ LEADERBOARD_COLUMNS = ("#", "agent", "rating", "win rate", "mean points", "point
 
 
 def _interval(value: Interval, digits: int) -> str:
+    """``estimate [low, high]``; the estimate alone where there is no interval (the ratings
+    with ``--rating-resamples 0``)."""
+    if value.low != value.low or value.high != value.high:  # NaN bounds: no interval
+        return "n/a" if value.estimate != value.estimate else f"{value.estimate:.{digits}f}"
     return value.format(digits)
 
 
@@ -127,6 +131,8 @@ def markdown_report(results: TournamentResults, *, config: Mapping[str, Any] | N
     lines = [f"# {title}", "", summary_line(results) + ".", ""]
     if results.source:
         lines += [f"Records: `{results.source}`.", ""]
+    for note in results.notes:
+        lines += [f"**{note}**", ""]
     if config:
         agents = ", ".join(
             entry["label"] if entry["label"] == entry["agent"] and not entry["kwargs"]
@@ -155,7 +161,10 @@ def markdown_report(results: TournamentResults, *, config: Mapping[str, Any] | N
               "recorded in the games.",
               f"- intervals: {results.level:.0%} percentile bootstrap over deals (the games "
               f"of one deal are resampled together); {results.n_resamples} resamples, "
-              f"{results.rating_resamples} for the ratings; seed {results.seed}.",
+              f"{results.rating_resamples} for the ratings"
+              + (" (no rating interval)" if results.rating_resamples == 0 else "")
+              + f"; seed {results.seed}."
+              + (f" {results.settings}." if results.settings else ""),
               "", "## By seat", "",
               markdown_table(("seat", "mean points", "win rate"),
                              [[seat, points, rate] for seat, (points, rate) in enumerate(

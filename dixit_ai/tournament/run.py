@@ -250,6 +250,34 @@ def load_run_records(folder: str | Path, *, allow_partial: bool = False
     return config, read.records
 
 
+def run_bootstrap_settings(folder: Path) -> tuple[int, int] | None:
+    """``(resamples, rating resamples)`` that a run folder's ``results.json`` states, or
+    ``None`` (no report yet, as for an interrupted run, or an unreadable one)."""
+    import json
+
+    try:
+        method = json.loads((folder / RESULTS_JSON).read_text(encoding="utf-8"))["method"]
+        resamples, ratings = method["n_resamples"], method["rating_resamples"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if (not isinstance(resamples, int) or isinstance(resamples, bool) or resamples < 1
+            or not isinstance(ratings, int) or isinstance(ratings, bool) or ratings < 0):
+        return None
+    return resamples, ratings
+
+
+def missing_games(config: TournamentConfig, records: list[GameRecord]) -> list[int]:
+    """Schedule indices below the last recorded game that have no record (games cut from the
+    middle of ``games.jsonl``; the games after the last one were not played yet)."""
+    played = {record.header["tournament"]["game"] for record in records}
+    return [index for index in range(max(played, default=-1) + 1) if index not in played]
+
+
+def _numbers(values: list[int]) -> str:
+    shown = ", ".join(str(v) for v in values[:12])
+    return shown + (f", ... ({len(values)} in all)" if len(values) > 12 else "")
+
+
 REPORT_FILES = (RESULTS_CSV, RESULTS_JSON, RATINGS_PLOT, WIN_RATE_PLOT, REPORT_MD)
 """The files a report writes (an analysis never replaces them unless told to)."""
 
@@ -267,8 +295,8 @@ def check_no_report(folder: Path) -> None:
 
 
 def analyse_folder(folder: str | Path, *, out: str | Path | None = None,
-                   n_resamples: int = DEFAULT_RESAMPLES,
-                   rating_resamples: int = RATING_RESAMPLES, allow_partial: bool = False,
+                   n_resamples: int | None = None,
+                   rating_resamples: int | None = None, allow_partial: bool = False,
                    overwrite: bool = False, new_folder_in: str | Path | None = None
                    ) -> tuple[TournamentResults, dict[str, Any]]:
     """Recompute a tournament's results from its records and write the report.
@@ -276,7 +304,16 @@ def analyse_folder(folder: str | Path, *, out: str | Path | None = None,
     ``folder`` is a tournament run folder (or its ``games.jsonl``), or any ``.jsonl`` file of
     game records. The records are read strictly (:func:`dixit_ai.jsonl.read_jsonl`): a torn,
     empty or corrupt file is refused unless ``allow_partial``, and then the report says how many
-    records were dropped. The report goes to ``out``; else, with ``new_folder_in``, to a new run
+    records were dropped. Games of the schedule missing from a run folder's records (a line
+    deleted from the middle) are named in a warning the report carries.
+
+    The bootstrap of a run folder uses the run's own settings by default (the resamples its
+    ``results.json`` states, the tournament's seed), so that the report reproduces the run's
+    intervals; ``n_resamples`` / ``rating_resamples`` override them, and the report says so. A
+    bare records file does not carry the tournament's seed: its bootstrap seed is 0 (and the
+    resamples the defaults, 2000 and 200), and the report says so.
+
+    The report goes to ``out``; else, with ``new_folder_in``, to a new run
     folder there (``tournament-analysis__<name>__<seed>__<time>``); else next to the records (the
     run folder itself, or the records file's folder). It never replaces an earlier report
     unless ``overwrite``; nothing is written when anything is refused.
@@ -292,23 +329,53 @@ def analyse_folder(folder: str | Path, *, out: str | Path | None = None,
     if path.is_file() and path.name == GAMES_FILE and (path.parent / CONFIG_FILE).exists():
         path = path.parent  # a run folder's own records: its config names the agents
     config_data: dict[str, Any] | None = None
+    notes: list[str] = []
     if path.is_dir() and (path / CONFIG_FILE).exists():
         config, read = read_run_records(path, allow_partial=allow_partial)
         config_data, title, seed, name = (config.to_dict(), f"Tournament {config.name}",
                                           config.seed, config.name)
         beside = path
+        stored = run_bootstrap_settings(path)
+        origin = (f"the run's own ({RESULTS_JSON})" if stored is not None else
+                  f"the defaults (the run folder has no readable {RESULTS_JSON})")
+        own = stored or (DEFAULT_RESAMPLES, RATING_RESAMPLES)
+        missing = missing_games(config, read.records)
+        if missing:
+            notes.append(f"{len(missing)} of the {config.games} scheduled games "
+                         f"{'is' if len(missing) == 1 else 'are'} missing "
+                         f"from {GAMES_FILE}: game{'s' if len(missing) != 1 else ''} "
+                         f"{_numbers(missing)}; these figures cover the other "
+                         f"{len(read.records)}")
     elif path.is_file():
         read = read_jsonl(path, GameRecord.from_json, allow_partial=allow_partial,
                           what="game record")
         title, seed, name = f"Games of {path.name}", 0, path.stem
         beside = path.parent
+        origin = ("the defaults, bootstrap seed 0: a records file alone does not carry the "
+                  "tournament's seed (analyse its run folder to reproduce the run's intervals)")
+        own, stored = (DEFAULT_RESAMPLES, RATING_RESAMPLES), None
     elif path.is_dir():
         raise ValueError(f"{path}: not a tournament run folder (no {CONFIG_FILE})")
     else:
         raise ValueError(f"{path}: no such run folder or records file")
-    results = analyse(read.records, n_resamples=n_resamples, rating_resamples=rating_resamples,
+    chosen = (own[0] if n_resamples is None else n_resamples,
+              own[1] if rating_resamples is None else rating_resamples)
+    overridden = [f"{option} {value} (not {default})" for option, value, default in
+                  (("--resamples", n_resamples, own[0]),
+                   ("--rating-resamples", rating_resamples, own[1]))
+                  if value is not None and value != default]
+    # Said where the intervals are not the run's own as its report printed them: another
+    # option, a run without a report, a records file without the tournament's seed.
+    settings = None
+    if path.is_file() or (stored is not None and overridden) or (
+            stored is None and (n_resamples is None or rating_resamples is None)):
+        settings = f"Bootstrap settings: {origin}"
+        if overridden:
+            settings += ", overridden by " + " and ".join(overridden)
+    results = analyse(read.records, n_resamples=chosen[0], rating_resamples=chosen[1],
                       seed=seed)
-    results = dataclasses.replace(results, dropped=len(read.dropped))
+    results = dataclasses.replace(results, dropped=len(read.dropped), settings=settings,
+                                  notes=tuple(notes))
     if out is not None:
         target = Path(out)
     elif new_folder_in is not None:
