@@ -142,10 +142,10 @@ def _check_values(record: dict[str, Any], board_size: int | None) -> None:
         return isinstance(value, (int, float)) and not isinstance(value, bool)
 
     def share(name: str, optional: bool = False) -> None:
-        value = record.get(name)
+        value: Any = record.get(name)
         if value is None and optional:
             return
-        if not number(value) or not 0.0 <= value <= 1.0:
+        if not number(value) or not 0.0 <= float(value) <= 1.0:
             raise ValueError(f"{name} {value!r} is not a number in [0, 1]")
 
     item = record.get("item")
@@ -183,7 +183,8 @@ def _missing_records(header: dict[str, Any], records: Sequence[dict[str, Any]]
     tasks = [t for t in header["config"]["tasks"] if t in BENCH_TASKS]
     models = [m["label"] for m in header["models"]]
     agents = [m["label"] for m in header["models"] if m.get("kind") == "agent"]
-    counts = header.get("items") if isinstance(header.get("items"), dict) else {}
+    items = header.get("items")
+    counts: dict[str, Any] = items if isinstance(items, dict) else {}
     answered: dict[tuple[str, str | None], dict[str, set[int]]] = {}
     for record in records:
         task, model, kind, item = _record_key(record)
@@ -191,9 +192,10 @@ def _missing_records(header: dict[str, Any], records: Sequence[dict[str, Any]]
     groups: list[tuple[str, str | None, int | None]] = []
     for task in tasks:
         if task == "guess":
-            said = counts.get("guess") if isinstance(counts.get("guess"), dict) else {}
+            guess = counts.get("guess")
+            said: dict[str, Any] = guess if isinstance(guess, dict) else {}
             kinds = list(dict.fromkeys([*said, *(k for t, k in answered if t == "guess")]))
-            groups += [("guess", k, said.get(k)) for k in kinds]
+            groups += [("guess", k, said.get(str(k))) for k in kinds]
         else:
             count = counts.get(task)
             groups.append((task, None, count if isinstance(count, int) else None))

@@ -310,7 +310,8 @@ def load_resources(embedder: Any = "default", deck: Any = "dream",
     with _lock:
         if key not in _shared:
             with single_threaded():
-                cards = embed_deck(_SingleThreaded(model), loaded, progress=False)
+                cards = embed_deck(_SingleThreaded(model), loaded,  # type: ignore[arg-type]
+                                   progress=False)
             texts = embed_texts_alone(model, list(words.texts))
             _shared[key] = PlayerResources(
                 tuple(int(c) for c in loaded.card_ids), cards, words, texts, model,

@@ -37,8 +37,9 @@ def edited(run: Path, target: Path, edit) -> Path:  # type: ignore[no-untyped-de
 def test_a_duplicated_record_is_refused(run, tmp_path, capsys):
     folder = edited(run, tmp_path / "dup", lambda lines: [*lines, lines[-1]])
     n = len((run / "records.jsonl").read_text().splitlines()) + 1
-    with pytest.raises(ValueError, match=rf"records.jsonl, line {n}: the guess record of model "
-                                         r"'random', clue kind '[\w:]+', item \d is recorded twice"):
+    pattern = (rf"records.jsonl, line {n}: the guess record of model 'random', clue kind "
+               r"'[\w:]+', item \d is recorded twice")
+    with pytest.raises(ValueError, match=pattern):
         read_run(folder)
     assert main(["bench", "--analyse", str(folder), "--out", str(tmp_path / "r")]) == 2
     assert "recorded twice" in capsys.readouterr().err
