@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import math
@@ -29,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from dixit_ai.agents import Agent, Choice, Story
+from dixit_ai.decks.cache import file_sha256
 from dixit_ai.rules import Phase, View
 from envs.core import DixitCore
 from envs.encoding import Encoding
@@ -40,15 +40,6 @@ POLICY_CLASSES = ("MaskableActorCriticPolicy",)
 """The policy classes a checkpoint may name (sb3-contrib's ``"MlpPolicy"`` is the first)."""
 DEFAULT_HIDDEN = 128
 """``scripts/train_rl.py``'s hidden width, for a checkpoint written before ``"policy"`` was kept."""
-
-
-def file_sha256(path: Path) -> str:
-    """The hex SHA-256 of a file (a checkpoint's, kept in its ``.json``)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for block in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _net_arch(value: Any) -> list[int] | dict[str, list[int]] | None:

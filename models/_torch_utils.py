@@ -11,6 +11,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from dixit_ai.decks.cache import file_sha256
 from models.base import EmbedderError, EmbedderLoadError, WeightsChecksumError
 
 _DTYPES = ("float32", "float16", "bfloat16")
@@ -68,16 +69,8 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
     stat = resolved.stat()
     key = (str(resolved), stat.st_size, stat.st_mtime_ns)
     if key not in _file_hashes:
-        _file_hashes[key] = _hash_file(resolved)
+        _file_hashes[key] = file_sha256(resolved)
     return _file_hashes[key]
-
-
-def _hash_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 22), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def check_sha256(path: str | os.PathLike[str], expected: str, what: str, fix: str) -> None:
@@ -92,7 +85,7 @@ def check_sha256(path: str | os.PathLike[str], expected: str, what: str, fix: st
     """
     if not Path(path).is_file():
         raise EmbedderLoadError(f"{what}: the weight file {path} is missing. {fix}")
-    _compare(path, _hash_file(Path(path)), expected, what, fix)
+    _compare(path, file_sha256(path), expected, what, fix)
 
 
 def read_checked(path: str | os.PathLike[str], expected: str, what: str, fix: str) -> bytes:

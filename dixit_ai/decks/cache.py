@@ -14,6 +14,7 @@ cannot be written (a read-only home, a full disk), dixit-ai warns once and carri
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -39,6 +40,19 @@ def cache_root() -> Path:
 def deck_cache_dir() -> Path:
     """The folder where decks cache rendered images and fingerprints: ``<cache root>/decks``."""
     return cache_root() / "decks"
+
+
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """The hex SHA-256 of a file's bytes, read afresh in blocks (no memo).
+
+    Raises:
+        OSError: The file cannot be read.
+    """
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 22), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def write_atomically(path: Path, data: bytes) -> None:
