@@ -62,18 +62,11 @@ def single_threaded() -> Iterator[None]:
     global _threads_depth, _threads_restore
     with _threads_lock:
         if _threads_depth == 0:
-            stack = ExitStack()
             from models.base import numpy_blas_threads
 
-            stack.enter_context(numpy_blas_threads(1))
-            torch = sys.modules.get("torch")
-            set_threads = getattr(torch, "set_num_threads", None)
-            if set_threads is not None:
-                before = int(torch.get_num_threads())  # type: ignore[union-attr]
-                if before != 1:
-                    set_threads(1)
-                    stack.callback(set_threads, before)
-            _threads_restore = stack
+            _threads_restore = ExitStack()
+            _threads_restore.enter_context(numpy_blas_threads(1))
+            _single_torch_threads()
         _threads_depth += 1
     try:
         yield
@@ -86,7 +79,8 @@ def single_threaded() -> Iterator[None]:
 
 
 def _single_torch_threads() -> None:
-    """Within :func:`single_threaded`: limit torch too once something imported it there."""
+    """Within :func:`single_threaded`: limit torch to one thread if it is imported (on entry,
+    or once an embedding imported it), restored when the outermost block leaves."""
     torch = sys.modules.get("torch")
     if torch is None or _threads_restore is None or torch.get_num_threads() == 1:
         return
