@@ -86,3 +86,27 @@ def test_new_texts_are_embedded_one_at_a_time(monkeypatch, tmp_path):
     monkeypatch.setattr(embedder, "embed_texts", spy)
     resources.texts(["a first new clue", "another quite a lot longer new clue"])
     assert sizes == [1]
+
+
+def test_a_blas_loaded_after_the_first_limit_is_limited_too():
+    """scipy brings its own OpenBLAS; loaded after a first ``single_threaded`` block (as when
+    another test module imported scipy later), it was left at every core."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("scipy.linalg")
+    program = (
+        "import threadpoolctl\n"
+        "from models.players.resources import single_threaded\n"
+        "with single_threaded():\n"
+        "    pass\n"
+        "import scipy.linalg\n"
+        "with single_threaded():\n"
+        "    inside = [lib['num_threads'] for lib in threadpoolctl.threadpool_info()\n"
+        "              if lib['user_api'] == 'blas' and '/torch/' not in lib['filepath']]\n"
+        "print(len(inside), sorted(set(inside)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                         check=True, env={**__import__("os").environ, "OMP_NUM_THREADS": "2"})
+    count, threads = out.stdout.split(" ", 1)
+    assert int(count) >= 2 and threads.strip() == "[1]"
