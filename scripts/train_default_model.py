@@ -12,7 +12,9 @@ deck instead; see :mod:`models.finetune`.
 from __future__ import annotations
 
 import argparse
+import sys
 
+from dixit_ai.cli.common import EXIT_USAGE
 from dixit_ai.cli.train import _ALIGN_EPILOG, add_align_arguments, run_align
 
 
@@ -31,7 +33,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return run_align(parser.parse_args(argv))
     except (FinetuneError, EmbedderError) as error:
-        raise SystemExit(f"error: {error}") from error
+        # Bad input (weights that cannot be loaded, too few captioned cards): exit 2, as
+        # ``dixit-ai train align`` does for the same errors.
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":

@@ -108,3 +108,22 @@ def test_bench_embed_smoke(tmp_path, monkeypatch):
     (run,) = tmp_path.glob("bench_embed__0__*")
     bench = json.loads((run / "bench.json").read_text())
     assert bench["cache"]["speedup"] > 1
+
+
+def test_train_default_model_script_refuses_weights_it_cannot_load(tmp_path, monkeypatch,
+                                                                   capsys):
+    """An embedder that cannot be loaded is bad input: exit 2 with the error, as
+    ``dixit-ai train align`` answers (it exited 1 with a SystemExit message)."""
+    from models import default_model
+    from models.base import EmbedderLoadError
+
+    def missing(*args, **kwargs):
+        raise EmbedderLoadError("the image tower's weights are not installed")
+
+    monkeypatch.setattr(default_model, "load_towers", missing)
+    monkeypatch.setattr(sys, "argv", ["train_default_model.py", "--runs-dir", str(tmp_path),
+                                      "--smoke"])
+    with pytest.raises(SystemExit) as done:
+        runpy.run_path(str(REPO / "scripts" / "train_default_model.py"), run_name="__main__")
+    assert done.value.code == 2
+    assert "error: the image tower's weights are not installed" in capsys.readouterr().err
