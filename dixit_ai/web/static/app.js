@@ -206,8 +206,9 @@ function receive(message) {
 }
 
 function myTurn() {
-  const { you, game } = play.state;
-  return !play.watch && game && game.phase !== "over" && you.controller === "human" && game.pending.includes(you.seat);
+  const { table, you, game } = play.state;
+  // A broken table refuses every move: nobody's turn, whatever its last state says.
+  return !play.watch && !table.broken && game && game.phase !== "over" && you.controller === "human" && game.pending.includes(you.seat);
 }
 
 function notifyTurn() {
@@ -218,8 +219,9 @@ function notifyTurn() {
     $("announce").textContent = `Your turn: ${what}.`;
     if ($("sound").checked) beep();
   }
+  if (!key && play.myTurnKey) $("announce").textContent = "";
   play.myTurnKey = key;
-  document.title = `${key ? "● Your turn · " : ""}${play.state.table.title} · dixit-ai`;
+  document.title = `${key ? "● Your turn · " : play.state.table.broken ? "Stopped · " : ""}${play.state.table.title} · dixit-ai`;
 }
 
 function beep() {
@@ -270,7 +272,8 @@ function render() {
   renderLeave();
   renderTrack();
   const stage = $("stage");
-  if (table.broken) { stage.replaceChildren(el("p", { text: table.broken })); return; }
+  renderBrokenAlert(table.broken);  // phases.js: the alert in the banner's place
+  if (table.broken) { renderBroken(stage, game); return; }
   if (!game) { renderLobby(stage); return; }
   const last = game.last_round;
   if (last && last.round > play.seenRound) { renderReveal(stage, last, game); return; }
@@ -314,7 +317,7 @@ function renderPlayers() {
     if (s.seat === you.seat && !play.watch) tags.push(el("span", { class: "badge", text: "you" }));
     if (s.kind === "human") tags.push(el("span", { class: "dot" + (s.connected ? " on" : ""), title: s.connected ? "online" : "offline" }));
     let status = "";
-    if (game && game.phase !== "over") {
+    if (game && game.phase !== "over" && !table.broken) {
       if (game.pending.includes(s.seat)) status = "…";
       else if (game.phase !== "tell" && game.storyteller !== s.seat) status = "✓";
     }
@@ -329,7 +332,7 @@ function renderPlayers() {
 function renderLeave() {
   const { table, you, game } = play.state;
   const box = $("players");
-  if (!play.watch && game && game.phase !== "over" && table.takeover && you.controller === "human") {
+  if (!play.watch && !table.broken && game && game.phase !== "over" && table.takeover && you.controller === "human") {
     box.append(el("button", { id: "leave-game", type: "button", class: "small leave",
       text: "Leave: a bot takes my seat",
       onclick: () => { if (confirm("Leave the game? A bot will play your seat; you can take it back later.")) send({ type: "leave" }); } }));

@@ -41,6 +41,31 @@ function renderLobby(stage) {
   stage.replaceChildren(...parts);
 }
 
+// A broken table (its bots stopped, or it could not be restored): the server refuses every
+// move, so the page says why in the banner's place and asks nobody to act.
+function renderBrokenAlert(reason) {
+  const box = $("broken");
+  box.hidden = !reason;
+  $("banner").hidden = !!reason;
+  if (!reason) return;
+  const text = reason.charAt(0).toUpperCase() + reason.slice(1);
+  if ($("broken-reason").textContent !== text) $("broken-reason").textContent = text;
+}
+
+function renderBroken(stage, game) {
+  stage.dataset.screen = "broken";
+  play.selection = [];
+  play.readingBase = null;
+  const phase = { tell: "the storyteller's clue", play: "the playing of the cards", vote: "the vote", red: "the red token" };
+  const where = !game ? "The game stopped before it could go on."
+    : game.phase === "over" ? "The game had ended."
+    : `The game stopped in round ${game.round + 1}, during ${phase[game.phase] || game.phase}.`;
+  stage.replaceChildren(el("h2", { text: "Where the game stopped" }),
+    el("p", { id: "broken-where", text: where }),
+    game && game.clue ? el("div", { class: "clue", id: "clue-text", text: game.clue }) : null,
+    el("p", { class: "hint", text: "The scores on the left are as they stood. Nobody can move at this table any more: no turn is waiting for you." }));
+}
+
 function renderTakenOver(stage) {
   banner("A bot is playing your seat.");
   stage.dataset.screen = "taken-over";
