@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, TextIO
@@ -56,7 +58,8 @@ def register(subparsers: Any) -> None:
                         help="truncate each game after this many rounds")
     parser.add_argument("--out", type=Path, default=None,
                         help="write the records here as JSON Lines (an existing file is "
-                             "replaced once the first game is played)")
+                             "replaced once every game is played and written; a run that "
+                             "fails or is interrupted leaves it as it was)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.set_defaults(func=run)
 
@@ -88,9 +91,11 @@ def run(args: argparse.Namespace) -> int:
     # One-time steps (loading a model, embedding the cards and clues) say what they do.
     prepare_agents(sorted(set(names)), deck=args.deck, progress=progress_line)
 
-    # The file is opened at the first record: a failure before it leaves an existing file as
-    # it was.
+    # The records stream into a temporary file beside --out, which replaces --out once every
+    # game is written: a failure part-way (a record that cannot be serialised, an error, Ctrl-C)
+    # removes it and leaves an existing file as it was.
     out: TextIO | None = None
+    tmp: Path | None = None
     records: list[GameRecord] = []
     started = time.perf_counter()
     try:
@@ -103,12 +108,27 @@ def run(args: argparse.Namespace) -> int:
                                **overrides)
             records.append(record)
             if args.out:
+                line = record.to_json() + "\n"  # before the file: a failure creates nothing
                 if out is None:
-                    out = open(args.out, "w", encoding="utf-8")
-                out.write(record.to_json() + "\n")
-    finally:
-        if out:
+                    fd, name = tempfile.mkstemp(dir=args.out.parent,
+                                                prefix=f".{args.out.name}.", suffix=".tmp")
+                    tmp = Path(name)
+                    out = os.fdopen(fd, "w", encoding="utf-8", newline="")
+                out.write(line)
+        if out is not None and tmp is not None:
             out.close()
+            os.replace(tmp, args.out)
+            tmp = None
+    except KeyboardInterrupt:
+        if args.out:
+            print(f"dixit-ai simulate: interrupted after {len(records)} of {args.games} "
+                  f"game(s); {args.out} was not written", file=sys.stderr)
+        raise
+    finally:
+        if out is not None:
+            out.close()
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
     elapsed = time.perf_counter() - started
     print_summary(records, elapsed, args, names)
     failures = print_failures(records)
