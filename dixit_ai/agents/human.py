@@ -4,8 +4,10 @@ The agent prints what its seat's view holds (the hand as numbered cards with the
 object names, the clue, the numbered board with the person's own cards marked), writes the cards
 it shows as one PNG sheet to a folder the person can open, and reads the answer from a line of
 input. A line that does not make a legal move is refused with the reason, and the question is
-asked again; nothing is played until the answer is legal. ``quit`` (or the end of input) raises
-:class:`HumanQuit`, which the match runner records as that seat's failure.
+asked again; nothing is played until the answer is legal. ``quit``, the end of input (Ctrl-D) or
+Ctrl-C at a prompt raises :class:`HumanQuit`, which the match runner records as that seat's
+failure; after Ctrl-C the agent's :attr:`~HumanAgent.interrupted` is set, so that a caller can
+write the record and then stop as interrupted.
 
 Everything the agent shows comes from the seat's view and the deck, so a person sees exactly what a
 bot in that seat would see.
@@ -44,6 +46,10 @@ class HumanAgent:
         input_fn: Reads one line given a prompt (default :func:`input`); tests pass a script.
         output: Where to print (default standard output).
         name: The agent's name in records.
+
+    Attributes:
+        interrupted: The person pressed Ctrl-C at a prompt (the game was left, as with
+            ``quit``); every later question is answered with :class:`HumanQuit` without asking.
     """
 
     def __init__(self, *, deck: Any = None, images_dir: str | Path | None = None,
@@ -62,12 +68,14 @@ class HumanAgent:
         self.name = name
         self.seat = -1
         self.shown_round = -1
+        self.interrupted = False
 
     # -------------------------------------------------------------------- protocol
 
     def reset(self, *, seat: int, rng: np.random.Generator) -> None:
         self.seat = seat
         self.shown_round = -1
+        self.interrupted = False
 
     def tell(self, view: View) -> Story:
         self._show_last_round(view)
@@ -267,10 +275,16 @@ class HumanAgent:
         print(text, file=self.output if self.output is not None else sys.stdout)
 
     def _ask(self, prompt: str) -> str:
+        if self.interrupted:
+            raise HumanQuit(f"seat {self.seat}: interrupted (Ctrl-C)")
         try:
             line = self.input_fn(prompt)
         except EOFError as error:
             raise HumanQuit(f"seat {self.seat}: the input ended") from error
+        except KeyboardInterrupt as error:
+            # Ctrl-C at a prompt leaves the game as ``quit`` does: the runner records it.
+            self.interrupted = True
+            raise HumanQuit(f"seat {self.seat}: interrupted (Ctrl-C)") from error
         if line.strip().lower() in QUIT_WORDS:
             raise HumanQuit(f"seat {self.seat} left the game")
         return line.strip()

@@ -3,7 +3,8 @@
 Each ``human`` seat is a person at this terminal (:class:`dixit_ai.agents.human.HumanAgent`); the
 other seats are registry agents. The cards each person is shown are listed with their captions and
 drawn to ``hand.png`` and ``board.png`` in the images folder. The game's record is written at the
-end (also when someone quits: the record then says so), and ``dixit-ai replay`` checks it.
+end (also when someone quits, with ``quit``, Ctrl-D or Ctrl-C at a prompt: the record then says
+so; Ctrl-C exits 130), atomically, and ``dixit-ai replay`` checks it.
 """
 
 from __future__ import annotations
@@ -11,15 +12,24 @@ from __future__ import annotations
 import argparse
 import os
 import secrets
+import sys
 from pathlib import Path
 from typing import Any
 
 from dixit_ai.agents import agent_spec, make_agent_for_deck
 from dixit_ai.agents.base import Agent
 from dixit_ai.agents.human import HumanAgent
-from dixit_ai.cli.common import check_out_file, print_failures, rule_argument
+from dixit_ai.cli.common import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    check_out_file,
+    print_failures,
+    rule_argument,
+)
 from dixit_ai.decks import load_deck
 from dixit_ai.match import play_game
+from dixit_ai.reporting import write_text
 from dixit_ai.rules import EDITIONS, RuleSet
 
 HUMAN = "human"
@@ -113,6 +123,9 @@ def run(args: argparse.Namespace) -> int:
         reasons = "; ".join(f.reason for f in record.failures)
         print(f"The game stopped ({record.status}): {reasons}")
     print_failures([record])
-    out.write_text(record.to_json() + "\n", encoding="utf-8")
+    write_text(out, record.to_json() + "\n")  # atomically: a failure leaves no partial file
     print(f"Record: {out} (check it with `dixit-ai replay {out}`)")
-    return 0 if record.status == "complete" else 1
+    if any(person.interrupted for person in people):
+        print("dixit-ai play: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return EXIT_OK if record.status == "complete" else EXIT_FAILED
