@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from dixit_ai.decks.base import image_content_hash
+from dixit_ai.decks.base import CARD_SIZE, DeckError, fit_to_size, image_content_hash
 from dixit_ai.decks.cache import atomic_write_bytes, atomic_write_json, cache_root
 from models.base import Embedder, EmbedderError, l2_normalise, progress_step
 
@@ -497,7 +497,10 @@ def embed_deck(
     """Embeddings of a deck's cards (at the deck's own card size), through the cache.
 
     Cards are keyed by ``deck.card_hash(card_id)``, which decks remember on disk, so a warm call
-    reads neither images nor the model: it is a lookup. For a deck whose embeddings ship with the
+    reads neither images nor the model: it is a lookup. A card that is embedded is read once and
+    its pixels hashed again: a card whose picture is no longer the one hashed when the deck was
+    loaded (its file replaced since) is a :class:`~dixit_ai.decks.base.DeckError` naming it,
+    and nothing is cached. For a deck whose embeddings ship with the
     package (the default dream deck, drawn by the same renderer and libraries), the shipped card
     hashes are used, so that not even the images are drawn.
 
@@ -510,6 +513,9 @@ def embed_deck(
 
     Returns:
         ``(len(card_ids), dim)`` float32, normalised rows, in the order of ``card_ids``.
+
+    Raises:
+        DeckError: A card's image changed since the deck was loaded (see above).
     """
     ids = list(deck.card_ids if card_ids is None else card_ids)
     known = None
@@ -523,7 +529,31 @@ def embed_deck(
         embedder,
         "images",
         keys,
-        lambda idx: embedder.embed_images([deck.image(ids[i]) for i in idx], progress=progress),
+        lambda idx: embedder.embed_images([_card_as_hashed(deck, ids[i], keys[i]) for i in idx],
+                                          progress=progress),
         cache,
         what="cards",
     )
+
+
+def _card_as_hashed(deck: Any, card_id: int, key: str) -> Image.Image:
+    """The card's image at the deck's card size, checked to be the picture ``key`` names.
+
+    The image is read once, at its own size, and the hash is taken of the very pixels that are
+    then embedded, so a vector is stored only under the hash of what was embedded: a card file
+    replaced after the deck was loaded (whose hash was taken then) would otherwise be embedded
+    and cached under the old picture's hash, and served for it to every later process.
+
+    Raises:
+        DeckError: The image is not the one hashed when the deck was loaded (nothing is
+            embedded or cached).
+    """
+    image = deck.image(card_id, None)
+    if image_content_hash(image) != key:
+        name = deck.card_name(card_id) if hasattr(deck, "card_name") else ""
+        where = getattr(deck, "source", None) or getattr(deck, "name", "the deck")
+        raise DeckError(
+            f"{where}: card {card_id}{f' ({name})' if name else ''} changed since the deck "
+            "was loaded (its picture is no longer the one hashed then); load the deck again. "
+            "Nothing was embedded or cached")
+    return fit_to_size(image, CARD_SIZE)
