@@ -14,6 +14,14 @@ closed or cut off mid-answer, no chat completion) is retried as often, then rais
 :class:`EndpointError` (:class:`EndpointTimeout` for a timeout).
 The match runner records that failure; the agent never substitutes a move of its own.
 
+Limits on one request: ``timeout`` is a wall-clock deadline over the whole request (connecting,
+sending, waiting and reading the answer), not a limit on each socket read, so an endpoint that
+drips its answer a byte at a time fails at ``timeout`` like a silent one; an answer larger than
+:data:`MAX_RESPONSE_BYTES` (4 MiB) is an :class:`EndpointError`, refused from its
+``Content-Length`` or as soon as that many bytes have arrived. Redirects are never followed (the
+API key would go to the new address, which would choose the move): a 3xx response is an
+:class:`EndpointError` naming the address it points to, to be set as ``base_url`` if trusted.
+
 Configured by a YAML file in ``configs/agents/`` (see ``http-example.yaml``)::
 
     name: my-vlm
@@ -35,9 +43,11 @@ import io
 import json
 import os
 import re
+import socket
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Sequence
 from typing import Any
@@ -48,6 +58,7 @@ from dixit_ai.agents.base import Announcement, Choice, Story
 from dixit_ai.rules import CLUE_KINDS, IllegalAction, View, check_clue
 
 __all__ = [
+    "MAX_RESPONSE_BYTES",
     "EndpointError",
     "EndpointTimeout",
     "HttpAgent",
@@ -55,6 +66,10 @@ __all__ = [
     "InvalidAnswerError",
     "parse_answer",
 ]
+
+MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+"""The largest response body accepted from an endpoint, in bytes (a chat completion of a few
+hundred tokens is a few kilobytes): a larger one is an :class:`EndpointError`, never read whole."""
 
 
 class HttpAgentError(RuntimeError):
@@ -83,7 +98,112 @@ class EndpointError(HttpAgentError):
 
 
 class EndpointTimeout(EndpointError):
-    """The endpoint did not answer within the agent's ``timeout``."""
+    """The endpoint did not answer within the agent's ``timeout`` (the whole request)."""
+
+
+class _Deadline:
+    """A wall-clock deadline over one request: when it passes, the request's connection is shut
+    down, which ends a connect, a TLS handshake, a send or a read blocked on it (each of which
+    the socket timeout alone bounds only one at a time).
+
+    It shuts down its own duplicate of the socket's descriptor (the same connection), closed by
+    :meth:`finish`, so it never touches a descriptor that the request closed and the process
+    reused."""
+
+    def __init__(self, seconds: float) -> None:
+        self.expired = False
+        self._done = False
+        self._sockets: list[socket.socket] = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._expire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def watch(self, sock: socket.socket) -> socket.socket:
+        """Shut ``sock``'s connection down at the deadline (at once if it has passed)."""
+        with self._lock:
+            if self._done:
+                return sock
+            duplicate = sock.dup()
+            self._sockets.append(duplicate)
+            if self.expired:
+                self._shutdown(duplicate)
+        return sock
+
+    def _expire(self) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self.expired = True
+            for sock in self._sockets:
+                self._shutdown(sock)
+
+    @staticmethod
+    def _shutdown(sock: socket.socket) -> None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:  # the connection is already gone
+            pass
+
+    def finish(self) -> None:
+        """Stop the clock and close the duplicates (idempotent)."""
+        with self._lock:
+            self._done = True
+            sockets, self._sockets = self._sockets, []
+        self._timer.cancel()
+        for sock in sockets:
+            sock.close()
+
+
+class _DeadlineRequest(urllib.request.Request):
+    """A request that carries its :class:`_Deadline` to the connection that sends it."""
+
+    deadline: _Deadline
+
+
+class _Watched(http.client.HTTPConnection):
+    """A connection whose TCP socket (under TLS too, and through a proxy tunnel) its deadline
+    watches from the moment it connects."""
+
+    def __init__(self, *args: Any, deadline: _Deadline, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._create_connection = (  # what HTTPConnection.connect connects with, watched
+            lambda *a, **k: deadline.watch(socket.create_connection(*a, **k)))
+
+
+class _WatchedHTTPS(_Watched, http.client.HTTPSConnection):
+    pass
+
+
+class _DeadlineHTTPHandler(urllib.request.HTTPHandler):
+    def http_open(self, req: _DeadlineRequest) -> http.client.HTTPResponse:  # type: ignore[override]
+        def connection(host: str, **kwargs: Any) -> _Watched:
+            return _Watched(host, deadline=req.deadline, **kwargs)
+
+        return self.do_open(connection, req)  # type: ignore[arg-type]
+
+
+class _DeadlineHTTPSHandler(urllib.request.HTTPSHandler):
+    def https_open(self, req: _DeadlineRequest) -> http.client.HTTPResponse:  # type: ignore[override]
+        def connection(host: str, **kwargs: Any) -> _WatchedHTTPS:
+            return _WatchedHTTPS(host, deadline=req.deadline, **kwargs)
+
+        context = getattr(self, "_context", None)
+        return self.do_open(connection, req, context=context)  # type: ignore[arg-type]
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """Follows no redirect: the 3xx response reaches the caller as an ``HTTPError``."""
+
+    def redirect_request(self, *args: Any) -> None:  # type: ignore[override]
+        return None
+
+
+def _opener() -> urllib.request.OpenerDirector:
+    """urllib's usual opener (proxies from the environment included), with no redirects and
+    the request's deadline on its connections."""
+    return urllib.request.build_opener(_NoRedirects, _DeadlineHTTPHandler,
+                                       _DeadlineHTTPSHandler)
 
 
 _semaphores: dict[str, threading.BoundedSemaphore] = {}
@@ -185,7 +305,10 @@ class HttpAgent:
             ``None`` sends no key. The key itself is never stored in a config or a record.
         deck: The game's deck (a spec such as ``"dream"`` or a ``Deck``): card images come
             from it.
-        timeout: Seconds to wait for one response.
+        timeout: Seconds one request may take in all: a wall-clock deadline over connecting,
+            sending, waiting and reading the whole answer (an answer dripped slowly fails at
+            it too), raising :class:`EndpointTimeout`. The response body is also limited to
+            :data:`MAX_RESPONSE_BYTES`, and a redirect is refused, never followed.
         max_retries: Further requests after an invalid answer or a failed request (so at most
             ``1 + max_retries`` requests per decision).
         concurrency: Requests in flight at once to this endpoint, across the process.
@@ -461,37 +584,35 @@ class HttpAgent:
             body["response_format"] = {"type": "json_object"}
         if self.seed is not None:
             body["seed"] = int(self.seed)
-        request = urllib.request.Request(
-            f"{self.base_url}/chat/completions", data=json.dumps(body).encode("utf-8"),
-            headers=self._headers(), method="POST")
+        url = f"{self.base_url}/chat/completions"
+        request = _DeadlineRequest(url, data=json.dumps(body).encode("utf-8"),
+                                   headers=self._headers(), method="POST")
         with endpoint_semaphore(self.base_url, self.concurrency):
             start = time.perf_counter()
             self.requests += 1
-            try:  # the body is read inside: a connection cut off mid-body is caught too
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                    raw = response.read()
-            except urllib.error.HTTPError as error:
-                detail = error.read()[:300].decode("utf-8", "replace")
-                raise EndpointError(f"{self.base_url} answered HTTP {error.code}: {detail}"
-                                    ) from None
-            except TimeoutError as error:
-                raise EndpointTimeout(
-                    f"{self.base_url} did not answer within {self.timeout:g} s") from error
-            except urllib.error.URLError as error:
-                if isinstance(error.reason, TimeoutError):
+            request.deadline = deadline = _Deadline(self.timeout)
+            try:
+                try:  # the body is read inside: a connection cut off mid-body is caught too
+                    with _opener().open(request, timeout=self.timeout) as response:
+                        raw = self._read_capped(response)
+                finally:
+                    deadline.finish()
+                if deadline.expired:  # a shut-down socket may read as a (short) end of body
+                    raise TimeoutError
+            except EndpointError:
+                raise
+            except Exception as error:
+                if deadline.expired or isinstance(error, TimeoutError) or (
+                        isinstance(error, urllib.error.URLError)
+                        and isinstance(error.reason, TimeoutError)):
                     raise EndpointTimeout(
-                        f"{self.base_url} did not answer within {self.timeout:g} s") from error
-                raise EndpointError(f"{self.base_url} could not be reached: {error.reason}"
-                                    ) from None
-            except http.client.IncompleteRead as error:
-                more = "" if error.expected is None else f", {error.expected} more expected"
-                raise EndpointError(f"{self.base_url} cut off its response "
-                                    f"({len(error.partial)} bytes read{more})") from None
-            except (http.client.HTTPException, ConnectionError) as error:
-                # RemoteDisconnected, a reset, a malformed status line: no usable response.
-                raise EndpointError(
-                    f"{self.base_url} closed the connection or sent no valid HTTP response "
-                    f"({type(error).__name__}: {error})") from None
+                        f"{self.base_url} did not answer within {self.timeout:g} s (the "
+                        "timeout bounds the whole request: connecting, waiting and reading "
+                        "the answer)") from error
+                failure = self._endpoint_error(error, url)
+                if failure is error:
+                    raise
+                raise failure from None
             finally:
                 self.request_seconds += time.perf_counter() - start
         try:
@@ -503,6 +624,60 @@ class HttpAgent:
         if not isinstance(text, str):
             raise EndpointError(f"{self.base_url} sent a completion without text")
         return text
+
+    def _read_capped(self, response: http.client.HTTPResponse) -> bytes:
+        """The response's body, refused once larger than :data:`MAX_RESPONSE_BYTES`."""
+        limit = MAX_RESPONSE_BYTES
+        too_large = (f"{self.base_url} sent a response larger than the {limit:,}-byte limit "
+                     "(http_agent.MAX_RESPONSE_BYTES); a chat completion is far smaller")
+        declared = (response.headers.get("Content-Length") or "").strip()
+        if declared.isdigit() and int(declared) > limit:
+            raise EndpointError(f"{too_large} (Content-Length: {int(declared):,})")
+        chunks: list[bytes] = []
+        size = 0
+        while chunk := response.read(65536):
+            size += len(chunk)
+            if size > limit:
+                raise EndpointError(too_large)
+            chunks.append(chunk)
+        if declared.isdigit() and size < int(declared):  # read(amt) takes it for the end
+            raise http.client.IncompleteRead(b"".join(chunks), int(declared) - size)
+        return b"".join(chunks)
+
+    def _endpoint_error(self, error: Exception, url: str) -> Exception:
+        """The :class:`EndpointError` that a failed request's exception stands for (the
+        exception itself when it is no endpoint failure)."""
+        if isinstance(error, urllib.error.HTTPError):
+            if 300 <= error.code < 400:
+                location = error.headers.get("Location") or error.headers.get("URI")
+                if not location:
+                    return EndpointError(f"{self.base_url} answered HTTP {error.code} (a "
+                                         "redirect) with no Location")
+                error.close()  # nothing more is read from the address that redirects
+                target = urllib.parse.urljoin(url, location.strip())
+                root = target.removesuffix("/chat/completions")
+                return EndpointError(
+                    f"{self.base_url} redirected the request (HTTP {error.code}) to {target}; "
+                    "redirects are not followed (the API key is sent to base_url only): set "
+                    f"base_url to the final address"
+                    + (f" ({root})" if root != target else ", the API root"))
+            try:
+                detail = error.read(300).decode("utf-8", "replace")
+            except (OSError, http.client.HTTPException):
+                detail = ""
+            return EndpointError(f"{self.base_url} answered HTTP {error.code}: {detail}")
+        if isinstance(error, urllib.error.URLError):
+            return EndpointError(f"{self.base_url} could not be reached: {error.reason}")
+        if isinstance(error, http.client.IncompleteRead):
+            more = "" if error.expected is None else f", {error.expected} more expected"
+            return EndpointError(f"{self.base_url} cut off its response "
+                                 f"({len(error.partial)} bytes read{more})")
+        if isinstance(error, http.client.HTTPException | OSError):
+            # RemoteDisconnected, a reset, a malformed status line: no usable response.
+            return EndpointError(
+                f"{self.base_url} closed the connection or sent no valid HTTP response "
+                f"({type(error).__name__}: {error})")
+        return error
 
     def _image_url(self, card: int) -> str:
         """The card's image as a base64 ``data:`` URL (encoded once per card)."""
