@@ -80,12 +80,37 @@ class AlignmentHead:
 
     def save(self, path: str | Path) -> None:
         """Write the head as a compressed ``.npz`` (float16 matrices, float32 vectors), atomically:
-        an interrupted write leaves the file that was there (:func:`write_head_file`)."""
-        write_head_file(path, self.to_arrays(dict(self.metadata, format=HEAD_FORMAT)))
+        an interrupted write leaves the file that was there (:func:`write_head_file`).
+
+        Raises:
+            ValueError: A part of the head is not finite (see :meth:`to_arrays`); the message
+                names the file, which is left as it was.
+        """
+        try:
+            arrays = self.to_arrays(dict(self.metadata, format=HEAD_FORMAT))
+        except ValueError as error:
+            raise ValueError(f"{path}: {error}") from None
+        write_head_file(path, arrays)
 
     def to_arrays(self, metadata: dict[str, Any]) -> dict[str, Any]:
         """The named arrays of a head file (float16 matrices, float32 vectors, ``metadata`` as
-        JSON bytes; optional parts only when present), as :meth:`from_arrays` reads them."""
+        JSON bytes; optional parts only when present), as :meth:`from_arrays` reads them.
+
+        Raises:
+            ValueError: A part holds NaN or infinity (as stored: a weight beyond float16's range
+                is infinite), which would make every embedding NaN; the message names the parts.
+                Only the gate may be infinite (no gate).
+        """
+        with np.errstate(over="ignore"):  # a weight beyond float16 is infinite: refused below
+            arrays = self._arrays(metadata)
+        bad = non_finite_parts(arrays)
+        if bad:
+            raise ValueError(f"refusing to write a head whose {', '.join(bad)} "
+                             f"{'holds' if len(bad) == 1 else 'hold'} NaN or infinity (it would "
+                             "embed every image as NaN); nothing was written")
+        return arrays
+
+    def _arrays(self, metadata: dict[str, Any]) -> dict[str, Any]:
         arrays: dict[str, Any] = {
             "weight": self.weight.astype(np.float16),
             "bias": self.bias.astype(np.float32),
@@ -224,11 +249,34 @@ def read_head_file(path: str | Path, expected_format: str) -> AlignmentHead:
             f"{path} is not a readable dixit-ai head file: {_why_unreadable(error)}") from None
     if meta.get("format") != expected_format:
         raise EmbedderLoadError(f"{path} is not a {expected_format!r} file")
+    bad = non_finite_parts(arrays)
+    if bad:
+        raise EmbedderLoadError(
+            f"{path} is not a usable dixit-ai head file: its {', '.join(bad)} "
+            f"{'holds' if len(bad) == 1 else 'hold'} NaN or infinity (every embedding would be "
+            "NaN); train the head again")
     try:
         return AlignmentHead.from_arrays(arrays, meta)
     except _UNREADABLE as error:
         raise EmbedderLoadError(
             f"{path} is not a readable dixit-ai head file: {_why_unreadable(error)}") from None
+
+
+def non_finite_parts(arrays: dict[str, Any]) -> list[str]:
+    """The names of a head file's numeric arrays that hold NaN or infinity (the ``gate`` may be
+    infinite, meaning no gate, but not NaN); ``metadata`` and non-float arrays are skipped."""
+    bad: list[str] = []
+    for key, value in arrays.items():
+        if key == "metadata":
+            continue
+        array = np.asarray(value)
+        if not np.issubdtype(array.dtype, np.floating):
+            continue
+        if key == "gate" and not np.isnan(array).any():
+            continue
+        if not np.isfinite(array).all():
+            bad.append(key)
+    return bad
 
 
 def feature_distance(

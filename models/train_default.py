@@ -30,6 +30,7 @@ import csv
 import dataclasses
 import itertools
 import json
+import math
 import os
 import sys
 import time
@@ -162,18 +163,55 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def check_args(args: Args) -> None:
-    """Refuse settings the experiment cannot run with, before it loads or writes anything.
+    """Refuse settings the experiment cannot run with, before it loads or writes anything:
+    every number is checked (finite, within its range), and the training seeds and caption mix
+    must parse.
 
     Raises:
-        ValueError: a count, size or rate out of range; the message names the flag and its
-            limit.
+        ValueError: a count, size, rate or weight out of range, NaN or infinite; the message
+            names the flag, the value and its limit.
     """
+    from dixit_ai.decks.dream import MAX_DREAM_SIZE
     from models.players.cli import check_at_least, check_positive
 
     check_at_least(args, (("steps", 1), ("batch_size", 1), ("train_cards", 1),
                           ("eval_cards", 1), ("boards_per_query", 1), ("hidden", 0),
-                          ("threads", 0)))
-    check_positive(args, "learning_rate")
+                          ("threads", 0), ("seed", 0), ("eval_seed", 0)))
+    for name in ("train_cards", "eval_cards"):
+        if getattr(args, name) > MAX_DREAM_SIZE:
+            raise ValueError(f"{_flag(name)} must be at most {MAX_DREAM_SIZE} (a dream deck's "
+                             f"largest size), not {getattr(args, name)}")
+    for name in ("learning_rate", "zero_shot_temperature", "snap_scale"):
+        check_positive(args, name)
+    for name in ("object_weight", "caption_regression", "blend", "snap_weight"):
+        _check_finite(args, name, least=0.0)
+    _check_finite(args, "gate_quantile", least=0.0, most=1.0)
+    if args.gate_ratio != 0:
+        _check_finite(args, "gate_ratio", least=1.0, note=" (or 0: no gate)")
+    try:
+        seeds = parse_seeds(args.train_seeds)
+    except ValueError:
+        seeds = []
+    if not seeds or min(seeds) < 0:
+        raise ValueError(f"--train-seeds must be a range A-B (A <= B) or a comma list of "
+                         f"non-negative dream seeds, not {args.train_seeds!r}")
+    try:
+        caption_indices(args.caption_mix)
+    except SystemExit as error:
+        raise ValueError(str(error.code)) from None
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _check_finite(args: Args, name: str, *, least: float, most: float | None = None,
+                  note: str = "") -> None:
+    """Refuse a setting that is NaN, infinite, below ``least`` or above ``most``."""
+    value = getattr(args, name)
+    if not (math.isfinite(value) and value >= least and (most is None or value <= most)):
+        limit = f"at least {least:g}" + (f" and at most {most:g}" if most is not None else "")
+        raise ValueError(f"{_flag(name)} must be a finite number {limit}{note}, not {value}")
 
 
 def run(args: Args) -> int:
@@ -289,6 +327,12 @@ def run(args: Args) -> int:
         writer = csv.DictWriter(handle, fieldnames=list(history[0]) if history else ["step"])
         writer.writeheader()
         writer.writerows(history)
+    try:
+        head.to_arrays({})  # refuses a head holding NaN or infinity
+    except ValueError as error:
+        print(f"error: the training diverged ({run_dir / 'history.csv'} has its losses): "
+              f"{error}; try a lower --learning-rate", file=sys.stderr)
+        return 1  # a check failed (dixit_ai.cli.common.EXIT_FAILED)
 
     # 5. Evaluation on held-out cards.
     eval_deck = load_deck(f"dream:size={args.eval_cards},seed={args.eval_seed}")
