@@ -17,6 +17,10 @@ training), and
 heuristics (``clip-greedy`` votes; ``clip-expected-self`` tells) and by ``random``, everything else
 equal, against embedding, clip-greedy and random opponents, with paired 95% intervals.
 
+Every option is checked before the run's folder is made or anything is trained (bad input exits
+2, naming the option). Progress bars (training steps, evaluation games) go to stderr
+(``--no-progress`` hides them).
+
     python scripts/train_rl.py --total-timesteps 60000 --eval-games 100
     python scripts/train_rl.py --roles guesser --total-timesteps 2000 --eval-games 4  # smoke
     dixit-ai train rl --total-timesteps 60000                 # the same, from the console script
@@ -27,7 +31,9 @@ from __future__ import annotations
 import csv
 import functools
 import json
+import math
 import os
+import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -36,6 +42,8 @@ from typing import Any
 import numpy as np
 
 ROLE_PHASES = {"guesser": ("vote",), "storyteller": ("tell",)}
+CURVE_LABELS = {"guesser": "accuracy", "storyteller": "points/tell"}
+CLUE_PROPOSERS = ("spread", "specific")
 BASELINES = {"guesser": "clip-greedy", "storyteller": "clip-expected-self"}
 """The heuristics the learner is compared with (the table's other players are the default
 model's: the self-simulating storyteller is the one tuned to such a table)."""
@@ -86,7 +94,8 @@ class Args:
     storyteller_fields: list[str] = field(default_factory=lambda: ["all"])
     """observation fields the storyteller reads (``all``: every field)"""
     opponent_specificity: list[float] = field(default_factory=lambda: [0.0, 3.0])
-    """training opponents' storyteller target specificity, drawn per tell from [low, high]"""
+    """training opponents' storyteller target specificity, drawn per tell from [low, high]
+    (one value: always that one)"""
     curve_every: int = 2_000
     """learner steps between points of the learning curve"""
     eval_games: int = 100
@@ -100,6 +109,8 @@ class Args:
     """where runs are written"""
     threads: int = 1
     """torch threads"""
+    no_progress: bool = False
+    """hide the progress bars (training steps, evaluation games) on stderr"""
 
 
 def parse(argv: list[str] | None = None) -> Args:
@@ -121,9 +132,104 @@ def parse(argv: list[str] | None = None) -> Args:
         if isinstance(value, list):
             parser.add_argument(flag, nargs="+", default=value, help=docs.get(name),
                                 type=type(value[0]) if value else str)
+        elif isinstance(value, bool):
+            parser.add_argument(flag, action="store_true", help=docs.get(name))
         else:
             parser.add_argument(flag, type=type(value), default=value, help=docs.get(name))
     return Args(**vars(parser.parse_args(argv)))
+
+
+def specificity(args: Args) -> tuple[float, float]:
+    """``(low, high)`` of ``--opponent-specificity`` (one value: that value twice)."""
+    values = [float(v) for v in args.opponent_specificity]
+    return (values[0], values[-1]) if len(values) in (1, 2) else (math.nan, math.nan)
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def check_args(args: Args) -> None:
+    """Refuse options the run cannot use, before its folder is made or anything is trained:
+    roles, counts, rates, the opponents' specificity, the rules, the deck and the evaluation's
+    agents (no model is loaded).
+
+    Raises:
+        ValueError: the message names the option, its value and what it takes.
+    """
+    unknown = [role for role in args.roles if role not in ROLE_PHASES]
+    if unknown or not args.roles or len(set(args.roles)) != len(args.roles):
+        raise ValueError(f"--roles takes guesser and/or storyteller, each once, not "
+                         f"{' '.join(args.roles) or 'nothing'}")
+    if not args.exp_name or "/" in args.exp_name or os.sep in args.exp_name or (
+            args.exp_name.startswith(".")):
+        raise ValueError(f"--exp-name must be a folder name (not empty, no '/', not starting "
+                         f"with '.'), not {args.exp_name!r}")
+    for name, least in (("seed", 0), ("eval_seed", 0), ("embedding_dim", 1),
+                        ("clues_per_card", 1), ("total_timesteps", 1), ("n_envs", 1),
+                        ("n_steps", 1), ("hidden", 1), ("curve_every", 1), ("eval_games", 0),
+                        ("threads", 1)):
+        value = getattr(args, name)
+        if value < least:
+            raise ValueError(f"{_flag(name)} must be at least {least}, not {value}")
+    if args.n_envs * args.n_steps < 2:
+        raise ValueError(f"--n-envs times --n-steps (a rollout) must be at least 2, not "
+                         f"{args.n_envs} x {args.n_steps}")
+    if not (math.isfinite(args.learning_rate) and args.learning_rate > 0):
+        raise ValueError(f"--learning-rate must be a positive finite number, not "
+                         f"{args.learning_rate}")
+    if not (math.isfinite(args.gamma) and 0 <= args.gamma <= 1):
+        raise ValueError(f"--gamma must be a finite number from 0 to 1, not {args.gamma}")
+    if not (math.isfinite(args.ent_coef) and args.ent_coef >= 0):
+        raise ValueError(f"--ent-coef must be a finite number at least 0, not {args.ent_coef}")
+    low, high = specificity(args)
+    if not (math.isfinite(low) and math.isfinite(high) and low <= high):
+        raise ValueError(f"--opponent-specificity takes LOW HIGH (finite, LOW <= HIGH) or one "
+                         f"finite value, not {' '.join(map(str, args.opponent_specificity))}")
+    if args.clue_proposer not in CLUE_PROPOSERS:
+        raise ValueError(f"--clue-proposer must be one of {', '.join(CLUE_PROPOSERS)}, not "
+                         f"{args.clue_proposer!r}")
+    for name in ("guesser_fields", "storyteller_fields"):
+        fields = getattr(args, name)
+        if "all" in fields and len(fields) > 1:
+            raise ValueError(f"{_flag(name)}: 'all' stands alone, not with "
+                             f"{', '.join(f for f in fields if f != 'all')}")
+    from dixit_ai.rules import RuleSet
+    from models.players.cli import check_deck_option
+
+    rules = RuleSet.edition(args.edition)  # an unknown edition names itself
+    try:
+        rules.check_players(args.n_players)
+    except ValueError as error:
+        raise ValueError(f"--n-players: {error}") from None
+    check_deck_option(args.deck)
+    if len(set(args.eval_opponents)) != len(args.eval_opponents) or not args.eval_opponents:
+        raise ValueError(f"--eval-opponents names each opponent once, not "
+                         f"{' '.join(args.eval_opponents) or 'nothing'}")
+    if args.eval_games:
+        from dixit_ai.agents.registry import check_agent_arguments
+
+        agents = [(f"--eval-opponents {name}", name) for name in args.eval_opponents
+                  if name not in ("embedding", "random")]
+        agents += [(f"the {role}'s baseline {BASELINES[role]}", BASELINES[role])
+                   for role in args.roles]
+        for what, name in agents:
+            try:
+                check_agent_arguments(name, {"deck": args.deck})
+            except (ValueError, ImportError) as error:
+                raise ValueError(f"{what}: {error} (or embedding, random)") from None
+
+
+def check_fields(args: Args, table: Any) -> None:
+    """Refuse observation fields the environment does not have (an environment is built once
+    per role that chooses fields).
+
+    Raises:
+        ValueError: ``--guesser-fields`` / ``--storyteller-fields`` naming the unknown fields.
+    """
+    for role in args.roles:
+        if role_fields(args, role) is not None:
+            make_env(args, role, table, args.seed * 1000).close()
 
 
 def env_config(args: Args, role: str) -> dict[str, Any]:
@@ -146,7 +252,7 @@ def make_env(args: Args, role: str, table: Any, seed: int) -> Any:
     from envs.policies import EmbeddingAgent
     from envs.single_agent import DixitSingleAgentEnv
 
-    low, high = args.opponent_specificity
+    low, high = specificity(args)
     env = DixitSingleAgentEnv(
         edition=args.edition, n_players=args.n_players, deck=args.deck, observation="embedding",
         flatten=True, actions="discrete", embeddings=table, embedding_dim=args.embedding_dim,
@@ -165,7 +271,8 @@ def make_env(args: Args, role: str, table: Any, seed: int) -> Any:
         start += size
     unknown = [name for name in fields if name not in layout]
     if unknown:
-        raise SystemExit(f"unknown observation fields {unknown}; the fields are {list(layout)}")
+        raise ValueError(f"--{role}-fields: unknown observation fields {unknown}; the fields "
+                         f"are {list(layout)} (or all)")
     index = np.concatenate([np.arange(start, dtype=np.intp)[layout[name]] for name in fields])
     assert isinstance(env.observation_space, gymnasium.spaces.Box)
     space = gymnasium.spaces.Box(env.observation_space.low[index],
@@ -222,19 +329,29 @@ def train(args: Args, role: str, table: Any, run_dir: Path) -> tuple[Path, Curve
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv
+    from tqdm import tqdm
 
+    from dixit_ai.reporting import write_json
     from envs.learned import file_sha256
 
     torch.set_num_threads(args.threads)
     vec = DummyVecEnv([functools.partial(make_env, args, role, table, args.seed * 1000 + i)
                        for i in range(args.n_envs)])
     curve = Curve(role, args.curve_every)
+    bar = tqdm(total=args.total_timesteps, desc=f"training {role}", unit="step",
+               disable=args.no_progress, file=sys.stderr, dynamic_ncols=True, leave=False)
 
     class Log(BaseCallback):  # type: ignore[misc]
         def _on_step(self) -> bool:
             for info in self.locals["infos"]:  # the learner sits in seat 0
                 curve.observe(info, 0)
+            points = len(curve.rows)
             curve.point(self.num_timesteps)
+            if (bar.total or 0) < self.num_timesteps:  # sb3 finishes the last rollout
+                bar.total = self.num_timesteps
+            bar.update(self.num_timesteps - bar.n)
+            if len(curve.rows) > points:
+                bar.set_postfix_str(f"{CURVE_LABELS[role]} {curve.rows[-1]['metric']:.3f}")
             return True
 
     policy_kwargs = {"net_arch": [args.hidden, args.hidden]}
@@ -242,8 +359,11 @@ def train(args: Args, role: str, table: Any, run_dir: Path) -> tuple[Path, Curve
                         learning_rate=args.learning_rate, gamma=args.gamma, ent_coef=args.ent_coef,
                         policy_kwargs=policy_kwargs, seed=args.seed, device="cpu", verbose=0)
     started = time.perf_counter()
-    model.learn(total_timesteps=args.total_timesteps, callback=Log())
-    print(f"{role}: {args.total_timesteps} steps in {time.perf_counter() - started:.0f} s",
+    try:
+        model.learn(total_timesteps=args.total_timesteps, callback=Log())
+    finally:
+        bar.close()
+    print(f"{role}: {model.num_timesteps} steps in {time.perf_counter() - started:.0f} s",
           flush=True)
     path = run_dir / f"{role}.zip"
     model.save(str(path))
@@ -253,12 +373,14 @@ def train(args: Args, role: str, table: Any, run_dir: Path) -> tuple[Path, Curve
               "fields": role_fields(args, role), "stand_in_options": {}, "role": role,
               "policy": {"class": type(model.policy).__name__, "policy_kwargs": policy_kwargs},
               "sha256": file_sha256(path), "args": asdict(args)}
-    path.with_suffix(".json").write_text(json.dumps(config, indent=2), encoding="utf-8")
+    write_json(path.with_suffix(".json"), config)
     return path, curve
 
 
 def evaluate(args: Args, role: str, checkpoint: Path, table: Any) -> dict[str, Any]:
     """Held-out games: the role played by the checkpoint, the clip heuristic and random."""
+    from tqdm import tqdm
+
     from dixit_ai import play_game
     from dixit_ai.agents import RandomAgent, make_agent
     from envs.learned import PolicyAgent, RoleAgent, paired_interval, ratio_interval, role_metrics
@@ -273,6 +395,9 @@ def evaluate(args: Args, role: str, checkpoint: Path, table: Any) -> dict[str, A
     for opponent in args.eval_opponents:
         metrics: dict[str, list[dict[str, float]]] = {name: [] for name in deciders}
         started = time.perf_counter()
+        bar = tqdm(total=len(seeds) * len(deciders), desc=f"evaluating {role} vs {opponent}",
+                   unit="game", disable=args.no_progress, file=sys.stderr, dynamic_ncols=True,
+                   leave=False)
         for seed in seeds:
             for name, decider in deciders.items():
                 learner = RoleAgent(decider, EmbeddingAgent(table), phases, name=name)
@@ -282,6 +407,8 @@ def evaluate(args: Args, role: str, checkpoint: Path, table: Any) -> dict[str, A
                 record = play_game([learner, *others], edition=args.edition, deck=args.deck,
                                    seed=seed)
                 metrics[name].append(role_metrics(record, 0))
+                bar.update()
+        bar.close()
         cell: dict[str, Any] = {"games": len(seeds),
                                 "seconds": round(time.perf_counter() - started, 1)}
         for name, rows in metrics.items():
@@ -331,6 +458,7 @@ def plot(curves: dict[str, Curve], run_dir: Path) -> None:
     figure, axes = plt.subplots(1, len(curves), figsize=(5 * len(curves), 3.5), squeeze=False)
     labels = {"guesser": "guessing accuracy (last 500 votes)",
               "storyteller": "storyteller points per tell (last 500)"}
+
     for axis, (role, curve) in zip(axes[0], curves.items(), strict=True):
         axis.plot([r["timesteps"] for r in curve.rows], [r["metric"] for r in curve.rows])
         axis.set_xlabel("learner steps")
@@ -342,17 +470,27 @@ def plot(curves: dict[str, Curve], run_dir: Path) -> None:
 
 
 def main(argv: list[str] | Args | None = None) -> Path:
-    """Train, plot and evaluate (``argv``: command-line options or ``Args``); the run's folder."""
+    """Train, plot and evaluate (``argv``: command-line options or ``Args``); the run's folder.
+
+    Bad options are checked first (:func:`check_args`, then the embedder and the observation
+    fields): the error goes to stderr and the process exits 2, with no run folder.
+    """
     args = argv if isinstance(argv, Args) else parse(argv)
-    for role in args.roles:
-        if role not in ROLE_PHASES:
-            raise SystemExit(f"--roles takes guesser and/or storyteller, not {role!r}")
-    os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
-    from envs.vectors import load_vector_table
+    try:
+        check_args(args)
+        os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
+        from envs.vectors import load_vector_table
+
+        table = load_vector_table(args.embedder, args.deck)
+        check_fields(args, table)
+    except (ValueError, OSError, ImportError) as error:
+        # bad input (dixit_ai.cli.common.EXIT_USAGE): no run folder, nothing trained
+        print(f"error: {error}", file=sys.stderr, flush=True)
+        raise SystemExit(2) from None
+    from dixit_ai.reporting import write_json
 
     run_dir = Path(args.out) / f"{args.exp_name}__{args.seed}__{int(time.time())}"
     run_dir.mkdir(parents=True, exist_ok=True)
-    table = load_vector_table(args.embedder, args.deck)
     curves: dict[str, Curve] = {}
     evaluation: dict[str, Any] = {}
     for role in args.roles:
@@ -360,7 +498,7 @@ def main(argv: list[str] | Args | None = None) -> Path:
         if args.eval_games > 0:
             evaluation[role] = evaluate(args, role, checkpoint, table)
     plot(curves, run_dir)
-    (run_dir / "evaluation.json").write_text(json.dumps(evaluation, indent=2), encoding="utf-8")
+    write_json(run_dir / "evaluation.json", evaluation)  # an undefined interval is null
     print(f"wrote {run_dir}")
     return run_dir
 
