@@ -40,13 +40,17 @@ the shipped population file is made.
 from __future__ import annotations
 
 import csv
-import json
+import io
+import math
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from dixit_ai import GameRecord, read_records, write_records
+from dixit_ai.decks.cache import file_sha256
+from dixit_ai.reporting import write_json, write_text
 from models.players.calibration import (
     ece_by_voter,
     fit_correlation,
@@ -71,7 +75,14 @@ from models.players.experiments import play_table
 from models.players.guess_files import DEFAULT_CALIBRATION
 from models.players.panel_models import load_member_resources
 from models.players.population import DEFAULT_POPULATION_FILE
-from models.players.simulation import GuessModel
+from models.players.simulation import MIN_TEMPERATURE, GuessModel
+
+TEMPERATURE_SEARCH = (MIN_TEMPERATURE, 1.0)
+"""Where the guess model's temperature is searched (log scale); a fit at either end is warned
+about: the likelihood may still rise beyond it."""
+BIAS_GRID = (-4.0, 4.0)
+"""The first grid of :func:`~models.players.calibration.fit_guess_model`'s bias search (finer
+grids follow around the best point); a fitted bias at or beyond it is warned about."""
 
 
 @dataclass
@@ -114,15 +125,36 @@ class Args:
     iterations: int = field(default=3, metadata={"help": "--crossplay iterations"})
 
 
-def read_inputs(args: Args, overrides: dict[str, object]) -> list[GameRecord]:
-    """Check the options and read ``--records``, before anything is played or written.
+@dataclass
+class Inputs:
+    """What ``--records`` held, checked.
+
+    Attributes:
+        records: The records of every file, in order.
+        files: Per file: its path, SHA-256 and number of records (what the run was fitted on).
+        deck: The deck spec the similarities are computed on (``None``: no records; the played
+            games' ``--deck``).
+        deck_fingerprint: The fingerprint every record's deck carries (``None``: no records).
+    """
+
+    records: list[GameRecord]
+    files: list[dict[str, Any]]
+    deck: str | None
+    deck_fingerprint: str | None
+
+
+def read_inputs(args: Args, overrides: dict[str, object]) -> Inputs:
+    """Check the options and outputs and read ``--records``, before anything is played or
+    written.
 
     Returns:
-        The records of ``--records``.
+        The records of ``--records``, their files' hashes and their deck.
 
     Raises:
         ValueError: a value out of range, an unknown agent, edition or deck, a file that cannot
-            be read or holds no records, nothing to fit; the message names the flag and its limit.
+            be read or holds no records, records of more than one deck (or of another deck than
+            the games played here), an output that is a folder, nothing to fit; the message
+            names the flag and its limit.
     """
     if args.voters not in ("all", "other-models", "human"):
         raise ValueError(f"--voters must be all, other-models or human, not {args.voters!r}")
@@ -133,22 +165,124 @@ def read_inputs(args: Args, overrides: dict[str, object]) -> list[GameRecord]:
             raise ValueError("--crossplay needs --population with two members or more")
         if args.records:
             raise ValueError("--crossplay plays its own tables; it does not read --records")
+    check_outputs(args)
     if args.play_games or args.validate_games or args.crossplay:
         check_deck_option(args.deck)
     if (args.play_games or args.validate_games) and not args.crossplay:
         check_table_agents(args.edition, args.agents, args.deck, overrides)
     records: list[GameRecord] = []
+    files: list[dict[str, Any]] = []
+    by_file: list[tuple[str, list[GameRecord]]] = []
     for path in args.records:
         try:
             found = list(read_records(path))
+            digest = file_sha256(path)
         except OSError as error:
             raise ValueError(f"--records {path}: {error.strerror or error}") from None
         if not found and not args.play_games:
             raise ValueError(f"--records {path} holds no game records")
         records += found
+        files.append({"path": str(path), "sha256": digest, "games": len(found)})
+        by_file.append((str(path), found))
     if not args.crossplay and not records and not args.play_games:
         raise ValueError("no records: give --records FILE or --play-games N")
-    return records
+    deck, fingerprint = records_deck(by_file, args) if records else (None, None)
+    return Inputs(records, files, deck, fingerprint)
+
+
+def check_outputs(args: Args) -> None:
+    """Refuse an output path that cannot be written as a file (a folder, or a path under a
+    file), before anything is fitted.
+
+    Raises:
+        ValueError: the message names the flag and the path.
+    """
+    for flag, value in (("--out", args.out), ("--population-out", args.population_out)):
+        if not value:
+            continue
+        path = Path(value)
+        if path.is_dir():
+            raise ValueError(f"{flag} {value} is a folder: give the path of the file to write")
+        parent = next((p for p in path.parents if p.exists()), None)
+        if parent is not None and not parent.is_dir():
+            raise ValueError(f"{flag} {value}: {parent} is not a folder")
+
+
+def _deck_label(entry: dict[str, Any]) -> str:
+    fingerprint = entry.get("fingerprint")
+    name = entry.get("spec") or entry.get("name") or "an unnamed deck"
+    return f"{name} (fingerprint {str(fingerprint)[:12]})" if fingerprint else str(name)
+
+
+def records_deck(by_file: list[tuple[str, list[GameRecord]]], args: Args
+                 ) -> tuple[str, str | None]:
+    """The one deck the records were played with: its spec and fingerprint. The games played
+    here (``--play-games``, ``--deck``) must be of it too.
+
+    Every vote is scored on this deck's cards: a record of another deck would be read with the
+    wrong card ids.
+
+    Raises:
+        ValueError: records of more than one deck (naming each deck and its files), a record
+            without a deck, a deck given as card ids that ``--deck`` does not match, or a spec
+            that no longer loads to the recorded deck.
+    """
+    from dixit_ai.decks import load_deck
+
+    decks: dict[str, tuple[dict[str, Any], list[str]]] = {}
+    for path, found in by_file:
+        for record in found:
+            entry = record.header.get("deck")
+            if not isinstance(entry, dict) or not (entry.get("fingerprint") or entry.get("spec")):
+                raise ValueError(f"--records {path}: a record (seed {record.header.get('seed')}) "
+                                 "does not say which deck it was played with")
+            key = str(entry.get("fingerprint") or entry.get("spec"))
+            files = decks.setdefault(key, (entry, []))[1]
+            if path not in files:
+                files.append(path)
+    if args.play_games:
+        try:
+            played = load_deck(args.deck)
+        except (ValueError, OSError) as error:
+            raise ValueError(f"--deck {args.deck}: {error}") from None
+        entry = {"spec": played.source, "fingerprint": played.fingerprint}
+        decks.setdefault(played.fingerprint, (entry, []))[1].append(
+            f"--play-games (--deck {args.deck})")
+    if len(decks) > 1:
+        listed = "; ".join(f"{_deck_label(entry)} in {', '.join(files)}"
+                           for entry, files in decks.values())
+        raise ValueError(f"the records are of {len(decks)} decks: {listed}. A guess model is "
+                         "fitted on one deck's cards: give the records of one deck (fit each "
+                         "deck separately)")
+    ((entry, files),) = decks.values()
+    fingerprint = entry.get("fingerprint")
+    spec = entry.get("spec") or args.deck
+    try:
+        loaded = load_deck(spec)
+    except (ValueError, OSError) as error:
+        raise ValueError(f"--records {files[0]}: the records' deck {spec} does not load: "
+                         f"{error}") from None
+    if fingerprint and loaded.fingerprint != fingerprint:
+        how = ("the records name no deck spec (card ids), and --deck " if not entry.get("spec")
+               else "the deck spec ")
+        raise ValueError(f"--records {', '.join(files)}: {how}{spec} is deck "
+                         f"{loaded.fingerprint[:12]}, not the recorded {fingerprint[:12]}")
+    return spec, fingerprint
+
+
+def search_bound_warnings(model: GuessModel, fit_bias: bool) -> list[str]:
+    """Warnings for a fitted parameter at the end of its search range (the likelihood may
+    still rise beyond it: the estimate is a bound, not a maximum)."""
+    found = []
+    low, high = TEMPERATURE_SEARCH
+    for bound, side in ((low, "lower"), (high, "upper")):
+        if math.isclose(model.temperature, bound, rel_tol=1e-9):
+            found.append(f"the fitted temperature {model.temperature:.4g} is the {side} end of "
+                         f"its search range [{low:g}, {high:g}]: the estimate hit the bound")
+    if fit_bias and not BIAS_GRID[0] < model.bias < BIAS_GRID[1]:
+        found.append(f"the fitted bias {model.bias:.3f} is at or beyond the bias search grid "
+                     f"[{BIAS_GRID[0]:g}, {BIAS_GRID[1]:g}]: the estimate hit the bound")
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -162,10 +296,12 @@ def main(argv: list[str] | None = None) -> int:
         args.validate_games = min(args.validate_games, 1)
         overrides.update(vocabulary_size=300, n_simulations=16, pair_clues=0)
     try:
-        records = read_inputs(args, overrides)
+        inputs = read_inputs(args, overrides)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    records = inputs.records
+    settings = {"args": asdict(args), "agent_options": dict(overrides)}
     run = Path(args.runs_dir) / f"fit_calibration__{args.seed}__{int(time.time())}"
     if args.crossplay:
         run.mkdir(parents=True, exist_ok=True)
@@ -177,8 +313,11 @@ def main(argv: list[str] | None = None) -> int:
         run.mkdir(parents=True, exist_ok=True)
         write_records(run / "fit_games.jsonl", played)
         records += played
+        inputs.files.append({"path": str(run / "fit_games.jsonl"),
+                             "sha256": file_sha256(run / "fit_games.jsonl"),
+                             "games": len(played), "played_here": True})
 
-    deck = records[0].header["deck"].get("spec") or args.deck
+    deck = inputs.deck or args.deck
     size = 300 if args.smoke else None
     resources = load_member_resources(args.embedder, deck, vocabulary_size=size)
     fit_records, held_records = (records[0::2], records[1::2]) if len(records) > 1 else (
@@ -187,11 +326,20 @@ def main(argv: list[str] | None = None) -> int:
               "other-models": other_model_voters(resources.fingerprint)}[args.voters]
     observations = vote_observations(fit_records, resources.cards, resources.texts, voters)
     if not observations:
-        print(f"error: no votes to fit (--voters {args.voters}) in {len(fit_records)} game(s)",
-              file=sys.stderr)
+        held_note = (f"{len(held_records)} odd game(s) held out, not fitted" if held_records
+                     else "none held out")
+        print(f"error: no votes to fit (--voters {args.voters}) in the {len(fit_records)} "
+              f"fitted game(s) of {len(records)} ({held_note})", file=sys.stderr)
         return 2
     run.mkdir(parents=True, exist_ok=True)
-    model = fit_guess_model(observations, fit_bias=args.fit_bias)
+    model = fit_guess_model(observations, fit_bias=args.fit_bias,
+                            temperature_range=TEMPERATURE_SEARCH)
+    bound_warnings = search_bound_warnings(model, args.fit_bias)
+    for line in bound_warnings:
+        print(f"warning: {line}", file=sys.stderr)
+    search = {"temperature": list(TEMPERATURE_SEARCH),
+              "bias": list(BIAS_GRID) if args.fit_bias else [0.0, 0.0]}
+    deck_fingerprint = inputs.deck_fingerprint or load_deck_fingerprint(deck)
     correlation, between = fit_correlation(fit_records, resources.cards, resources.texts, model)
     if args.voters != "all":  # guessers of other minds: their noise is not shared
         correlation = 0.0
@@ -201,7 +349,8 @@ def main(argv: list[str] | None = None) -> int:
         "votes": len(observations), "rounds": sum(len(r.rounds) for r in records),
         "games": len(records), "fitted_games": len(fit_records),
         "held_out_games": len(held_records), "voters": args.voters,
-        "embedder": resources.fingerprint, "deck": deck,
+        "embedder": resources.fingerprint, "deck": deck, "deck_fingerprint": deck_fingerprint,
+        "inputs": inputs.files, **settings, "search": search, "warnings": bound_warnings,
         "fitted": {"temperature": model.temperature, "bias": model.bias,
                    "correlation": model.correlation, "correlation_evidence": between},
         "log_likelihood": {"fitted": log_likelihood(observations, model.temperature, model.bias),
@@ -210,7 +359,9 @@ def main(argv: list[str] | None = None) -> int:
     }
     out = Path(args.out) if args.out else run / "guess_model.json"
     notes = {"embedder": resources.fingerprint, "votes": len(observations), "deck": deck,
-             "voters": args.voters}
+             "deck_fingerprint": deck_fingerprint, "voters": args.voters,
+             "inputs": inputs.files, **settings, "search": search,
+             "warnings": bound_warnings}
     model.save(out, **notes)
     if args.write_default:
         model.save(DEFAULT_CALIBRATION, **notes)
@@ -273,13 +424,21 @@ def main(argv: list[str] | None = None) -> int:
         summary["ece_after"] = result.ece
         summary["validation_rounds"] = len(predicted)
         print(f"ECE after fitting: {result.ece:.3f} over {len(predicted)} rounds")
-        with open(run / "validation_rounds.csv", "w", newline="") as fh:
-            writer = csv.writer(fh)
-            writer.writerow(["predicted", "observed"])
-            writer.writerows(zip(predicted, observed, strict=True))
-    (run / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+        buffer = io.StringIO(newline="")
+        writer = csv.writer(buffer)
+        writer.writerow(["predicted", "observed"])
+        writer.writerows(zip(predicted, observed, strict=True))
+        write_text(run / "validation_rounds.csv", buffer.getvalue())
+    write_json(run / "summary.json", summary)
     print(f"run folder: {run}")
     return 0
+
+
+def load_deck_fingerprint(spec: str) -> str:
+    """The fingerprint of the deck ``spec`` loads (the games played here)."""
+    from dixit_ai.decks import load_deck
+
+    return load_deck(spec).fingerprint
 
 
 def _crossplay(args: Args, run: Path, overrides: dict[str, object]) -> int:
@@ -300,8 +459,9 @@ def _crossplay(args: Args, run: Path, overrides: dict[str, object]) -> int:
     print("\n".join(result.summary_lines()))
     summary = {"crossplay": True, "members": args.population, "games_per_member": games,
                "iterations": result.iterations, "validation": result.validation,
-               "population_file": str(out)}
-    (run / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+               "population_file": str(out), "args": asdict(args),
+               "agent_options": dict(overrides)}
+    write_json(run / "summary.json", summary)
     print(f"population guess models (leave-one-out cross-play) -> {out}")
     print(f"run folder: {run}")
     return 0

@@ -15,7 +15,8 @@ seeds, by the heuristic ``--baseline`` agent, the other four seats being ``clip-
 figure is the points per storytelling turn of that seat, with a 95% confidence interval of the
 paired per-game difference. Outputs under ``runs/train_storyteller__SEED__TIME/``: ``curve.csv``,
 ``curve.png``, ``policy.json`` (the checkpoint: ``make_agent("clip-greedy", policy=PATH)``) and
-``summary.json``.
+``summary.json``; the checkpoint and the summary record every setting (``args``, after
+``--smoke``, and the players' ``agent_options``) and the deck's fingerprint.
 
     python scripts/train_storyteller.py --games 150 --eval-games 60
     python scripts/train_storyteller.py --smoke
@@ -24,17 +25,20 @@ paired per-game difference. Outputs under ``runs/train_storyteller__SEED__TIME/`
 from __future__ import annotations
 
 import csv
-import json
+import io
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+from tqdm import tqdm
 
 from dixit_ai import play_game
 from dixit_ai.agents import make_agent
 from dixit_ai.match import game_seeds
+from dixit_ai.reporting import write_json, write_text
 from dixit_ai.rules import View
 from models.players import ClipAgent, LinearCluePolicy
 from models.players.cli import check_at_least, check_deck_option, check_positive, parse_args
@@ -108,11 +112,14 @@ def reinforce_step(policy, samples, baseline, learning_rate):  # type: ignore[no
     return float(np.linalg.norm(gradient))
 
 
-def storyteller_points(agent, seeds, deck, overrides):  # type: ignore[no-untyped-def]
-    """Points per storytelling turn of ``agent`` in one seat (rotating) among clip-greedy bots."""
+def storyteller_points(agent, seeds, deck, overrides,  # type: ignore[no-untyped-def]
+                       desc="held-out games"):
+    """Points per storytelling turn of ``agent`` in one seat (rotating) among clip-greedy bots
+    (a progress bar named ``desc`` on stderr)."""
     per_game = []
     others = [make_agent("clip-greedy", **{**overrides, "deck": deck}) for _ in range(4)]
-    for index, seed in enumerate(seeds):
+    for index, seed in enumerate(tqdm(seeds, desc=desc, unit="game", file=sys.stderr,
+                                      dynamic_ncols=True)):
         seat = index % 5
         table = [*others[:seat], agent, *others[seat:]]
         record = play_game(table, edition="refresh-2021", deck=deck, seed=seed)
@@ -157,8 +164,10 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.smoke:
         args.deck = overrides["deck"] = "dream:size=40"
+        args.vocabulary_size, args.simulations = 300, 8
         overrides.update(vocabulary_size=300, n_simulations=8, pair_clues=0)
         args.games, args.eval_games = 3, 2
+    settings = run_settings(args, overrides)
     run = Path(args.runs_dir) / f"{args.exp_name}__{args.seed}__{int(time.time())}"
     run.mkdir(parents=True, exist_ok=True)
     rng = np.random.default_rng(args.seed)
@@ -185,18 +194,23 @@ def main(argv: list[str] | None = None) -> int:
             print(f"game {game:4d}  points/tell {np.mean(rewards):.2f}  baseline {baseline:.2f}  "
                   f"|grad| {norm:.3f}  {time.time() - start:.0f} s")
     checkpoint = run / "policy.json"
-    policy.save(checkpoint, games=args.games, seed=args.seed, baseline=args.baseline)
-    with open(run / "curve.csv", "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(curve[0]))
-        writer.writeheader()
-        writer.writerows(curve)
+    policy.save(checkpoint, games=args.games, seed=args.seed, baseline=args.baseline,
+                **settings)
+    buffer = io.StringIO(newline="")
+    writer = csv.DictWriter(buffer, fieldnames=list(curve[0]))
+    writer.writeheader()
+    writer.writerows(curve)
+    write_text(run / "curve.csv", buffer.getvalue())
     plot_curve(curve, run / "curve.png")
 
     held_out = game_seeds(args.eval_seed, args.eval_games)
     learned = make_agent("clip-greedy", policy=str(checkpoint), **overrides)
     heuristic = make_agent(args.baseline, **overrides)
-    learned_points = storyteller_points(learned, held_out, args.deck, overrides)
-    heuristic_points = storyteller_points(heuristic, held_out, args.deck, overrides)
+    learned_points = storyteller_points(learned, held_out, args.deck, overrides,
+                                        "held-out games (learned policy)")
+    heuristic_points = storyteller_points(heuristic, held_out, args.deck, overrides,
+                                          f"held-out games ({args.baseline})")
+    learned_resources = learned.resources  # type: ignore[attr-defined]  # a ClipAgent
     both = ~np.isnan(learned_points) & ~np.isnan(heuristic_points)
     diff = learned_points[both] - heuristic_points[both]
     half = 1.96 * diff.std(ddof=1) / np.sqrt(len(diff)) if len(diff) > 1 else float("nan")
@@ -209,18 +223,30 @@ def main(argv: list[str] | None = None) -> int:
         "difference": float(diff.mean()) if len(diff) else float("nan"),
         "difference_ci95": [float(diff.mean() - half), float(diff.mean() + half)]
         if len(diff) else None,
+        **settings,
+        "vocabulary_clues": len(learned_resources.vocabulary.texts),
+        "embedder": learned_resources.fingerprint,
     }
     verdict = ("beats" if len(diff) > 1 and diff.mean() - half > 0 else
                "is beaten by" if len(diff) > 1 and diff.mean() + half < 0 else
                "is not distinguishable from")
     summary["verdict"] = f"the learned policy {verdict} {args.baseline}"
-    (run / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    write_json(run / "summary.json", summary)
     print(f"held-out ({int(both.sum())} games): learned {summary['learned_points_per_tell']:.3f} "
           f"vs {args.baseline} {summary['heuristic_points_per_tell']:.3f} points per storytelling "
           f"turn; difference {summary['difference']:+.3f}, 95% CI {summary['difference_ci95']}: "
           f"{summary['verdict']}")
     print(f"run folder: {run}")
     return 0
+
+
+def run_settings(args: Args, overrides: dict[str, object]) -> dict[str, Any]:
+    """What a run's numbers are recomputed from: every argument (after ``--smoke``), the clip
+    players' options and the deck's fingerprint."""
+    from dixit_ai.decks import load_deck
+
+    return {"args": asdict(args), "agent_options": dict(overrides),
+            "deck_fingerprint": load_deck(args.deck).fingerprint}
 
 
 def plot_curve(curve: list[dict[str, float]], path: Path) -> None:

@@ -92,9 +92,12 @@ class LinearCluePolicy:
         return int(rng.choice(len(probabilities), p=probabilities))
 
     def save(self, path: str | Path, **extra: object) -> None:
-        """Write the checkpoint (JSON: features, weights, shortlist, notes)."""
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(json.dumps({
+        """Write the checkpoint (JSON: features, weights, shortlist, notes), atomically (a
+        temporary file in the same folder, then a rename: a failed write leaves the old file,
+        never half of one)."""
+        from dixit_ai.reporting import write_text
+
+        write_text(path, json.dumps({
             "features": list(FEATURES), "weights": [float(w) for w in self.weights],
             "shortlist": self.shortlist, **extra}, indent=2) + "\n")
 

@@ -492,31 +492,65 @@ class PopulationFit:
         return GuessModel(float(entry["temperature"]), float(entry["bias"]), 0.0)
 
     def save(self, path: str | Path) -> None:
-        """Write the fit as JSON (the notes beside the members).
+        """Write the fit as JSON (the notes beside the members), atomically (a temporary file
+        in the same folder, then a rename: a failed write leaves the old file, never half of
+        one).
 
         Raises:
             ValueError: a note is named ``format`` or ``members``.
         """
+        from dixit_ai.reporting import write_json
+
         clash = {"format", "members"} & set(self.notes)
         if clash:
             raise ValueError(f"a population file's notes may not be named {sorted(clash)}")
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(json.dumps({"format": POPULATION_FORMAT, "members": self.members,
-                                          **self.notes}, indent=2) + "\n")
+        write_json(path, {"format": POPULATION_FORMAT, "members": self.members, **self.notes})
 
     @classmethod
     def load(cls, path: str | Path) -> PopulationFit:
         """Read a file written by :meth:`save`.
 
         Raises:
-            ValueError: not a population file.
+            ValueError: not a population file (not JSON, another format, no ``members``
+                object), or a member whose temperature is not a positive finite number or whose
+                bias is not finite; the message names the file (and the member).
         """
-        data = json.loads(Path(path).read_text())
-        if data.get("format") != POPULATION_FORMAT:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            raise ValueError(f"{path} is not a {POPULATION_FORMAT!r} file: not valid JSON "
+                             f"({error})") from None
+        if not isinstance(data, dict) or data.get("format") != POPULATION_FORMAT:
             raise ValueError(f"{path} is not a {POPULATION_FORMAT!r} file")
-        members = dict(data.pop("members"))
+        members = data.pop("members", None)
+        if not isinstance(members, dict):
+            raise ValueError(f"{path}: a {POPULATION_FORMAT!r} file needs a 'members' object, "
+                             f"not {members!r}")
+        for key, entry in members.items():
+            _check_member(path, key, entry)
         data.pop("format")
-        return cls(members, data)
+        return cls(dict(members), data)
+
+
+def _check_member(path: str | Path, key: str, entry: Any) -> None:
+    """Refuse a population file's member entry that no guess model can be made of.
+
+    Raises:
+        ValueError: the entry is not an object, or its temperature is not a positive finite
+            number or its bias not a finite number; the message names the file, the member,
+            the field and its value.
+    """
+    if not isinstance(entry, dict):
+        raise ValueError(f"{path}: member {key} is not an object: {entry!r}")
+    name = f"member {entry.get('name', key)} ({key})"
+    for field_name in ("temperature", "bias"):
+        value = entry.get(field_name)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValueError(f"{path}: {name} has no numeric {field_name}: {value!r}")
+    try:
+        GuessModel(float(entry["temperature"]), float(entry["bias"]), 0.0)
+    except ValueError as error:
+        raise ValueError(f"{path}: {name}: {error}") from None
 
 
 def load_population_fit(spec: str | Path | None) -> PopulationFit | None:

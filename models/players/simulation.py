@@ -45,6 +45,7 @@ import math
 import threading
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -75,8 +76,11 @@ class GuessModel:
     correlation: float = 1.0
 
     def __post_init__(self) -> None:
-        if not self.temperature > 0:
-            raise ValueError(f"temperature must be positive, not {self.temperature}")
+        if not 0 < self.temperature < math.inf:
+            raise ValueError(f"temperature must be a positive finite number, not "
+                             f"{self.temperature}")
+        if not math.isfinite(self.bias):
+            raise ValueError(f"bias must be a finite number, not {self.bias}")
         if not 0.0 <= self.correlation <= 1.0:
             raise ValueError(f"correlation must be in [0, 1], not {self.correlation}")
 
@@ -89,22 +93,50 @@ class GuessModel:
         return replace(self, temperature=self.temperature * temperature_scale(factor))
 
     def save(self, path: str | Path, **extra: object) -> None:
-        """Write the parameters (and ``extra`` notes) as JSON."""
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(json.dumps({**asdict(self), **extra}, indent=2) + "\n")
+        """Write the parameters (and ``extra`` notes) as JSON, atomically (a temporary file in
+        the same folder, then a rename: a failed write leaves the old file, never half of one).
+        """
+        from dixit_ai.reporting import write_json
+
+        write_json(path, {**asdict(self), **extra})
 
     @classmethod
     def load(cls, path: str | Path) -> GuessModel:
         """Read parameters written by :meth:`save` (other keys are ignored; a file without a
-        ``correlation`` gets the default, shared votes)."""
-        data = json.loads(Path(path).read_text())
-        return cls(float(data["temperature"]), float(data.get("bias", 0.0)),
-                   float(data.get("correlation", 1.0)))
+        ``correlation`` gets the default, shared votes).
+
+        Raises:
+            OSError: the file cannot be read.
+            ValueError: it is not a guess-model file (not JSON, no ``temperature``, another
+                kind of file such as a population fit) or a parameter is out of range (a
+                temperature not positive and finite, a bias not finite, a correlation outside
+                [0, 1]); the message names the file.
+        """
+        data = _read_guess_file(path)
+        if "temperature" not in data:
+            kind = (f"a {data['format']!r} file, " if isinstance(data.get("format"), str)
+                    else "")
+            raise ValueError(f"{path} is not a guess-model file: {kind}it has no 'temperature' "
+                             "key (a guess-model file holds temperature, bias and correlation)")
+        values = []
+        for key, default in (("temperature", None), ("bias", 0.0), ("correlation", 1.0)):
+            value = data.get(key, default)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ValueError(f"{path}: {key} must be a number, not {value!r}")
+            values.append(float(value))
+        try:
+            return cls(*values)
+        except ValueError as error:
+            raise ValueError(f"{path}: {error}") from None
 
     @staticmethod
     def fitted_for(path: str | Path) -> str | None:
-        """The embedder fingerprint a calibration file was fitted for (``None``: not said)."""
-        value = json.loads(Path(path).read_text()).get("embedder")
+        """The embedder fingerprint a calibration file was fitted for (``None``: not said).
+
+        Raises:
+            ValueError: the file does not hold a JSON object; the message names it.
+        """
+        value = _read_guess_file(path).get("embedder")
         return None if value is None else str(value)
 
     def vote_probabilities(self, sims: np.ndarray, storyteller_index: int | None = None
@@ -116,6 +148,24 @@ class GuessModel:
         logits -= logits.max()
         weights = np.exp(logits)
         return weights / weights.sum()
+
+
+def _read_guess_file(path: str | Path) -> dict[str, Any]:
+    """The JSON object in a guess-model file.
+
+    Raises:
+        ValueError: the file is not JSON or not an object; the message names it.
+    """
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path} is not a guess-model file: not valid JSON ({error})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path} is not a guess-model file: not UTF-8 text") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} is not a guess-model file: it holds a JSON "
+                         f"{type(data).__name__}, not an object")
+    return data
 
 
 def temperature_scale(value: object, what: str = "a temperature scale") -> float:
