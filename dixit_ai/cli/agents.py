@@ -1,54 +1,16 @@
-"""``dixit-ai agents``: list the registered agents, and whether each one's extra is installed."""
+"""``dixit-ai agents``: list the registered agents, and whether what each one needs is installed
+(its extra, and the packages its entry requires apart, as the panel members on mpnet do)."""
 
 from __future__ import annotations
 
 import argparse
-import re
-from importlib import metadata
 from typing import Any
 
 from dixit_ai.agents import list_agents
+from dixit_ai.agents.registry import AgentSpec, is_installed, missing_for_extra
 from dixit_ai.cli.common import EXIT_OK
 
-_REQUIREMENT = re.compile(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[([^\]]*)\])?")
-_EXTRA_MARKER = re.compile(r"""extra\s*==\s*["']([^"']+)["']""")
-
-
-def _normal(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def missing_for_extra(extra: str, *, distribution: str = "dixit-ai",
-                      seen: frozenset[str] = frozenset()) -> list[str] | None:
-    """The packages of ``distribution[extra]`` that are not installed (``[]``: all are), or
-    ``None`` when the distribution declares no such extra."""
-    try:
-        requirements = metadata.requires(distribution) or []
-    except metadata.PackageNotFoundError:
-        return None
-    declared = False
-    missing: list[str] = []
-    for text in requirements:
-        requirement, _, marker = text.partition(";")
-        wanted = _EXTRA_MARKER.search(marker)
-        if wanted is None or _normal(wanted.group(1)) != _normal(extra):
-            continue
-        declared = True
-        match = _REQUIREMENT.match(requirement)
-        if match is None:
-            continue
-        name, extras = match.group(1), match.group(2)
-        if _normal(name) == _normal(distribution):  # dixit-ai[models] inside dixit-ai[panel]
-            for inner in (extras or "").split(","):
-                if inner.strip() and inner.strip() not in seen:
-                    missing += missing_for_extra(inner.strip(), distribution=distribution,
-                                                 seen=seen | {extra}) or []
-            continue
-        try:
-            metadata.version(name)
-        except metadata.PackageNotFoundError:
-            missing.append(name)
-    return missing if declared else None
+__all__ = ["extra_status", "missing_for_extra", "register", "requirements_status", "run"]
 
 
 def extra_status(extra: str | None) -> str:
@@ -62,15 +24,29 @@ def extra_status(extra: str | None) -> str:
     return f"  [needs pip install 'dixit-ai[{extra}]'{what}]"
 
 
+def requirements_status(spec: AgentSpec) -> str:
+    """What ``dixit-ai agents`` says of everything an agent needs: its extra (as
+    :func:`extra_status`) and the packages its entry requires apart from it."""
+    status = extra_status(spec.extra)
+    if not spec.requires:
+        return status
+    missing = [name for name in spec.requires if not is_installed(name)]
+    count = f"{len(spec.requires)} other package{'s' if len(spec.requires) > 1 else ''}"
+    apart = (f"its {count} installed" if not missing else
+             f"needs {spec.requires_install}: missing {', '.join(missing)}")
+    return f"{status[:-1]}; {apart}]" if status else f"  [{apart}]"
+
+
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "agents", help="list the registered agents",
-        description="List the agents that can be made by name, and whether the extra each "
-                    "one needs is installed.")
+        description="List the agents that can be made by name, and whether what each one "
+                    "needs is installed: its extra, and the packages its entry requires apart "
+                    "from it (the panel members on all-mpnet-base-v2 need its split parts).")
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     for spec in list_agents():
-        print(f"{spec.name:<20} {spec.description}{extra_status(spec.extra)}")
+        print(f"{spec.name:<20} {spec.description}{requirements_status(spec)}")
     return EXIT_OK

@@ -182,10 +182,15 @@ def run(args: argparse.Namespace) -> int:
                          f"are {', '.join(config.tasks)}: add tell (--tasks ...,tell)")
     on_failure = args.on_failure or "forfeit"
     from dixit_ai.agents import prepare_agents
+    from dixit_ai.agents.registry import check_agent_requirements
     from models.base import progress_to
     from models.bench.run import BenchInterrupted
+    from models.players.panel import panel_agents
 
     try:
+        # Every agent and panel member has its packages, before anything is loaded or embedded.
+        check_agent_requirements([spec.name for spec in specs if spec.kind == "agent"]
+                                 + (panel_agents(config.panel) if config.panel else []))
         # One-time steps (loading a model, embedding the cards and clues) say what they do.
         prepare_agents([(spec.name, spec.kwargs) for spec in specs if spec.kind == "agent"],
                        deck=config.deck, progress=progress_line)
