@@ -44,7 +44,7 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "train",
         help="train models: align (default model), finetune (a CLIP on your cards), "
-        "export-openclip, calibration, storyteller",
+        "export-openclip, calibration, storyteller, rl (PPO players)",
         description=__doc__.split("\n\n")[0],
     )
     jobs = parser.add_subparsers(dest="train_job", metavar="JOB", required=True)
