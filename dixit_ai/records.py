@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from dixit_ai.files import atomic_writer
 from dixit_ai.rules import POINT_PARTS, RoundResult
 
 RECORD_FORMAT = 2
@@ -228,12 +229,23 @@ def _non_finite_field(value: Any, path: str = "", fields: bool = True) -> str | 
 
 
 def write_records(path: str | Path, records: Iterable[GameRecord], *, append: bool = False) -> int:
-    """Write records as JSON Lines; return how many were written."""
+    """Write records as JSON Lines; return how many were written.
+
+    Without ``append`` the file is replaced atomically (:func:`dixit_ai.files.atomic_writer`):
+    a record that cannot be written (:meth:`GameRecord.to_json` refuses a non-finite number)
+    leaves an existing file as it was. With ``append``, each record is serialised before its
+    line is added, so a refused record adds nothing.
+    """
     count = 0
-    with open(path, "a" if append else "w", encoding="utf-8") as out:
+    if append:
+        with open(path, "a", encoding="utf-8") as out:
+            for record in records:
+                out.write(record.to_json() + "\n")
+                count += 1
+        return count
+    with atomic_writer(path) as out:
         for record in records:
-            out.write(record.to_json())
-            out.write("\n")
+            out.write(record.to_json() + "\n")
             count += 1
     return count
 

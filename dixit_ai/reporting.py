@@ -14,7 +14,6 @@ import json
 import math
 import os
 import re
-import tempfile
 import textwrap
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -22,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from dixit_ai.files import atomic_writer
 
 __all__ = [
     "Interval",
@@ -196,18 +197,11 @@ def run_folder(kind: str, name: str, seed: int, *, root: str | os.PathLike[str] 
 
 
 def write_text(path: str | os.PathLike[str], text: str) -> Path:
-    """Write ``text`` atomically (a temporary file in the same folder, then a rename)."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+    """Write ``text`` atomically (:func:`dixit_ai.files.atomic_writer`: a temporary file in
+    the same folder, synced, then renamed over ``path``)."""
+    with atomic_writer(path) as handle:
+        handle.write(text)
+    return Path(path)
 
 
 def write_json(path: str | os.PathLike[str], data: Any) -> Path:

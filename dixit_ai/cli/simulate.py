@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 import time
+from contextlib import nullcontext
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import numpy as np
 from tqdm import tqdm
@@ -23,6 +22,7 @@ from dixit_ai.cli.common import (
     rule_argument,
 )
 from dixit_ai.decks import load_deck
+from dixit_ai.files import atomic_writer
 from dixit_ai.match import FailurePolicy, game_seeds, play_game
 from dixit_ai.records import GameRecord
 from dixit_ai.rules import EDITIONS, RuleSet
@@ -94,41 +94,25 @@ def run(args: argparse.Namespace) -> int:
     # The records stream into a temporary file beside --out, which replaces --out once every
     # game is written: a failure part-way (a record that cannot be serialised, an error, Ctrl-C)
     # removes it and leaves an existing file as it was.
-    out: TextIO | None = None
-    tmp: Path | None = None
     records: list[GameRecord] = []
     started = time.perf_counter()
     try:
-        seeds = game_seeds(args.seed, args.games)
-        for seed in tqdm(seeds, desc="games", unit="game", disable=args.no_progress,
-                         file=sys.stderr):
-            agents = [make_agent_for_deck(name, args.deck) for name in names]
-            record = play_game(agents, edition=args.edition, deck=deck, seed=seed,
-                               on_failure=on_failure, max_rounds=args.max_rounds,
-                               **overrides)
-            records.append(record)
-            if args.out:
-                line = record.to_json() + "\n"  # before the file: a failure creates nothing
-                if out is None:
-                    fd, name = tempfile.mkstemp(dir=args.out.parent,
-                                                prefix=f".{args.out.name}.", suffix=".tmp")
-                    tmp = Path(name)
-                    out = os.fdopen(fd, "w", encoding="utf-8", newline="")
-                out.write(line)
-        if out is not None and tmp is not None:
-            out.close()
-            os.replace(tmp, args.out)
-            tmp = None
+        with atomic_writer(args.out) if args.out else nullcontext() as out:
+            seeds = game_seeds(args.seed, args.games)
+            for seed in tqdm(seeds, desc="games", unit="game", disable=args.no_progress,
+                             file=sys.stderr):
+                agents = [make_agent_for_deck(name, args.deck) for name in names]
+                record = play_game(agents, edition=args.edition, deck=deck, seed=seed,
+                                   on_failure=on_failure, max_rounds=args.max_rounds,
+                                   **overrides)
+                records.append(record)
+                if out is not None:
+                    out.write(record.to_json() + "\n")
     except KeyboardInterrupt:
         if args.out:
             print(f"dixit-ai simulate: interrupted after {len(records)} of {args.games} "
                   f"game(s); {args.out} was not written", file=sys.stderr)
         raise
-    finally:
-        if out is not None:
-            out.close()
-        if tmp is not None:
-            tmp.unlink(missing_ok=True)
     elapsed = time.perf_counter() - started
     print_summary(records, elapsed, args, names)
     failures = print_failures(records)

@@ -17,10 +17,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import warnings
 from pathlib import Path
 from typing import Any
+
+from dixit_ai.files import atomic_writer
 
 CACHE_DIR_ENV = "DIXIT_AI_CACHE_DIR"
 
@@ -64,20 +65,8 @@ def write_atomically(path: Path, data: bytes) -> None:
     Raises:
         OSError: The folder or the file cannot be written.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp_name, path)
-    except BaseException:
-        try:
-            os.unlink(tmp_name)
-        except OSError:
-            pass
-        raise
+    with atomic_writer(path, "wb") as handle:
+        handle.write(data)
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> bool:

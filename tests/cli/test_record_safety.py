@@ -80,3 +80,7 @@ def test_simulate_replaces_the_file_once_every_game_is_written(tmp_path):
     for line in lines:
         replay_record(GameRecord.from_json(line))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pre.jsonl"]
+    # as readable as a file written by open() (a bare mkstemp file is owner-only)
+    from dixit_ai.files import _FILE_MODE
+
+    assert out.stat().st_mode & 0o777 == _FILE_MODE

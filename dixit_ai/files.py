@@ -1,0 +1,60 @@
+"""Writing a file so that a failure never leaves it half-written, for every layer above the rules.
+
+:func:`atomic_writer` is the one way the project replaces a file it may already hold (records,
+reports, fits, caches): the bytes go to a temporary file in the same folder, which is flushed and
+synced to disk, given the permissions a plain ``open(path, "w")`` would give (``0o666`` less the
+process's umask; :func:`tempfile.mkstemp` alone makes it owner-only), and only then renamed over
+``path`` (:func:`os.replace`, atomic on one file system). Anything that goes wrong inside the
+block (an error, Ctrl-C, a full disk) removes the temporary file and leaves ``path`` as it was.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+
+def _file_mode() -> int:
+    """``0o666`` less the umask, read once (reading it means setting it, which is not safe
+    while other threads create files)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+_FILE_MODE = _file_mode()
+
+
+@contextmanager
+def atomic_writer(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO[Any]]:
+    """A handle to write ``path`` in full; the file appears only when the block ends cleanly.
+
+    Args:
+        path: The file to write or replace; missing parent folders are created.
+        mode: ``"w"`` (text, UTF-8, newlines as written) or ``"wb"`` (bytes).
+
+    Raises:
+        ValueError: Another mode.
+        OSError: The folder or the file cannot be written (nothing is changed).
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_writer writes whole files: mode 'w' or 'wb', not {mode!r}")
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, _FILE_MODE)
+        handle: IO[Any] = (os.fdopen(fd, "wb") if mode == "wb"
+                           else os.fdopen(fd, "w", encoding="utf-8", newline=""))
+        with handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(name, target)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
