@@ -96,6 +96,11 @@ class Args:
                 "registry configures it (a name the bench uses itself is labelled "
                 "'NAME (registry)')"})
     seed: int = field(default=1000, metadata={"help": "seed of the held-out items"})
+    tell_cards: str = field(default="all", metadata={
+        "help": "the cards the storytellers' hands are dealt from: 'all', or one fixed half of "
+                "the deck ('half-a', 'half-b'): develop on one half, hold out on the other, so "
+                "that the held-out stories are not the development stories again (items of "
+                "two seeds tell mostly the same cards)"})
     decisions: int = field(default=15, metadata={"help": "storytelling decisions timed"})
     bootstrap: int = field(default=2000, metadata={"help": "bootstrap resamples"})
     out: str = field(default="runs", metadata={"help": "where run folders go"})
@@ -185,7 +190,8 @@ def storytellers(crowd: dict[str, Any], extra: dict[str, Any]) -> list[dict[str,
 
 
 def guess_figures(folder: Path, items: int, seed: int, resamples: int, panel: str,
-                  extra: dict[str, Any]) -> dict[str, dict[str, Interval]]:
+                  extra: dict[str, Any], tell_cards: str = "all"
+                  ) -> dict[str, dict[str, Interval]]:
     """Step 3: the default clip guesser on boards of each storyteller's told cards, and of the
     cards told by the panel members themselves (``panel-*`` agents telling on their own models:
     can the default guesser read other minds?); beside it, ``caption-reader`` (it reads the
@@ -202,7 +208,7 @@ def guess_figures(folder: Path, items: int, seed: int, resamples: int, panel: st
     _, records = read_run(folder)
     deck = load_deck("dream")
     sets = ItemSets(DeckFacts.of(deck), seed=seed, items=items, board_size=6,
-                    reference_deals=1)
+                    reference_deals=1, tell_cards=tell_cards)
     told: dict[str, list[tuple[int, int, str] | None]] = {}
     for r in records:
         if r["task"] == "tell":
@@ -260,6 +266,11 @@ def _mark(ok: bool) -> str:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
     refuse_bad_population_options(args.aim, args.temperature_scale, args.tolerance)
+    from models.bench.items import TELL_CARDS
+
+    if args.tell_cards not in TELL_CARDS:
+        raise SystemExit(f"error: --tell-cards must be one of {', '.join(TELL_CARDS)}, not "
+                         f"{args.tell_cards!r}")
     from dixit_ai.rules import RuleSet
     from models.bench import BenchConfig, run_bench
     from models.bench.analysis import read_run
@@ -291,7 +302,8 @@ def main(argv: list[str] | None = None) -> int:
     config = BenchConfig(models=storytellers(crowd, extra) + also,
                          tasks=["tell"], seed=args.seed, items=args.items,
                          reference_deals=args.deals, panel=args.panel,
-                         bootstrap=args.bootstrap, out=str(folder), name="panel")
+                         tell_cards=args.tell_cards, bootstrap=args.bootstrap,
+                         out=str(folder), name="panel")
     run = run_bench(config, progress=True, show=False)
     panel = run.results["tell"]["panel"]
     records = [r for r in read_run(run.folder)[1] if r["task"] == "tell"]
@@ -302,7 +314,9 @@ def main(argv: list[str] | None = None) -> int:
           f"(held out: {', '.join(first['held_out'])}); population: {args.population} (aim "
           f"{args.aim}, robustness {args.robustness}, temperatures x {args.temperature_scale}, "
           f"tolerance {args.tolerance}); "
-          f"{args.items} held-out items (seed {args.seed}) x {args.deals} deals")
+          f"{args.items} held-out items (seed {args.seed}, hands from "
+          f"{'every card' if args.tell_cards == 'all' else 'card ' + args.tell_cards}) x "
+          f"{args.deals} deals")
     print(f"clip-expected: as the registry configures it ({registry_crowd('clip-expected')}); "
           f"population-expected: expected points over --population ({args.population}, table "
           f"mix {args.table_mix})")
@@ -411,7 +425,7 @@ def main(argv: list[str] | None = None) -> int:
               f"caption-teller + {most - models['caption-teller'][which]['points'].estimate:.2f}")
 
     guesses = guess_figures(run.folder, args.items, args.seed, args.bootstrap, args.panel,
-                            extra)
+                            extra, args.tell_cards)
     chance = 1 / 6
     rows = [[m, g["default"], _mark(g["default"].estimate >= 2 * chance), g["caption-reader"]]
             for m, g in guesses.items()]

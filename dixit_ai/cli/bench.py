@@ -71,6 +71,10 @@ def register(subparsers: Any) -> None:
                              "names separated by commas (panel-sibling,lite2-mpnet); needs the "
                              "tell task. A storyteller that simulates with a member's model is "
                              "refused")
+    parser.add_argument("--tell-cards", default=None, choices=("all", "half-a", "half-b"),
+                        help="the cards the tell task deals the storytellers' hands from "
+                             "(default all): one fixed half of the deck, to develop a "
+                             "storyteller on one half's stories and hold it out on the other's")
     parser.add_argument("--device", default=None, help="cpu, cuda or auto (default: cpu)")
     parser.add_argument("--bootstrap", type=int, default=None,
                         help="bootstrap resamples per interval (default 2000)")
@@ -95,7 +99,8 @@ def register(subparsers: Any) -> None:
 
 RUN_ONLY = {"config": "--config", "models": "--models", "tasks": "--tasks", "seed": "--seed",
             "items": "--items", "name": "--name", "deck": "--deck", "board_size": "--board-size",
-            "reference": "--reference", "panel": "--panel", "device": "--device",
+            "reference": "--reference", "panel": "--panel", "tell_cards": "--tell-cards",
+            "device": "--device",
             "bootstrap": "--bootstrap", "on_failure": "--on-failure"}
 """The options of a new run, which ``--analyse`` refuses (it recomputes the run's own)."""
 
@@ -166,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
         "models": args.models, "tasks": args.tasks, "seed": args.seed, "items": args.items,
         "out": args.out, "name": args.name, "deck": args.deck, "board_size": args.board_size,
         "reference": args.reference, "device": args.device, "bootstrap": args.bootstrap,
-        "panel": args.panel,
+        "panel": args.panel, "tell_cards": args.tell_cards,
     }
     if args.config is not None:
         config = bench.load_bench_config(args.config, **overrides)

@@ -9,6 +9,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from models.bench.items import TELL_CARDS
+
 TASKS = ("guess", "decoy", "tell")
 """The benchmark's tasks, in the order they run."""
 
@@ -96,6 +98,10 @@ class BenchConfig:
         panel: A panel spec (:func:`models.players.panel.resolve_panel`: ``"panel"``, or
             member names) for the tell task against guessers on other models
             (:mod:`models.bench.panel`); ``None``: only the reference population.
+        tell_cards: The cards the tell task deals the storyteller's hands from: ``"all"``, or
+            one fixed half of the deck (``"half-a"``, ``"half-b"``;
+            :func:`models.bench.items.card_half`), to hold a storyteller out on stories it
+            was not developed on.
         device: Where embedders run (``cpu``, ``cuda``, ``auto``).
         bootstrap: Bootstrap resamples of every interval.
         out: The folder under which run folders are made.
@@ -111,6 +117,7 @@ class BenchConfig:
     reference: str = "default"
     reference_deals: int = 8
     panel: str | None = None
+    tell_cards: str = "all"
     device: str = "cpu"
     bootstrap: int = 2000
     out: str = "runs"
@@ -163,6 +170,9 @@ class BenchConfig:
         if self.panel is not None and not isinstance(self.panel, str):
             raise ValueError(f"panel must be text (a panel or member names), not "
                              f"{self.panel!r}")
+        if self.tell_cards not in TELL_CARDS:
+            raise ValueError(f"tell_cards must be one of {', '.join(TELL_CARDS)}, not "
+                             f"{self.tell_cards!r}")
         _check_int("items", self.items, 1)
         _check_int("seed", self.seed, 0)
         _check_int("board_size", self.board_size, 3, 7)

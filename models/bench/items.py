@@ -11,7 +11,11 @@
 * **decoy** items: a storyteller's card, a clue about it (one of its object names), the model's
   hand of 6 other cards, and the reference players' hands in ``reference_deals`` deals.
 * **tell** items: the storyteller's hand of 6 cards and the reference players' hands in
-  ``reference_deals`` deals.
+  ``reference_deals`` deals. With ``tell_cards`` ``"half-a"`` or ``"half-b"`` the storyteller's
+  hands are dealt from one half of the deck only (:func:`card_half`: a fixed split of the deck,
+  the same for every seed; the other players' hands still come from every other card), so that
+  a storyteller developed on one half's stories is held out on stories it never told: a seed
+  alone does not do that, since items of any two seeds tell mostly the same cards.
 
 Views for agents are built through the rules (:mod:`models.bench.tables`).
 """
@@ -35,6 +39,25 @@ TELL_TABLE = 5
 """Seats at a tell table: the storyteller under test and four reference players."""
 
 _CODES = {"guess": 1, "decoy": 2, "tell": 3, "story": 4}
+
+TELL_CARDS = ("all", "half-a", "half-b")
+"""Which cards tell items deal the storyteller's hands from (see the module's notes)."""
+
+
+def card_half(card_ids: Sequence[int], half: str) -> list[int]:
+    """One half of a deck's cards (``"half-a"``: the first ``n // 2`` of a fixed permutation of
+    the deck's order, ``"half-b"``: the rest), in deck order; the split depends on the deck
+    only, never on a run's seed.
+
+    Raises:
+        ValueError: ``half`` is not ``"half-a"`` or ``"half-b"``.
+    """
+    if half not in ("half-a", "half-b"):
+        raise ValueError(f"a card half is 'half-a' or 'half-b', not {half!r}")
+    order = np.random.default_rng(np.random.SeedSequence([2026, 12, 5])).permutation(
+        len(card_ids))
+    first = set(order[: len(card_ids) // 2].tolist())
+    return [card for i, card in enumerate(card_ids) if (i in first) == (half == "half-a")]
 
 
 def item_seed(seed: int, task: str, index: int, kind: str = "") -> np.random.SeedSequence:
@@ -116,16 +139,23 @@ class ItemSets:
     """Every item of one run (seeded); story boards are added once storytellers have told."""
 
     def __init__(self, facts: DeckFacts, *, seed: int, items: int, board_size: int,
-                 reference_deals: int) -> None:
+                 reference_deals: int, tell_cards: str = "all") -> None:
         self.facts = facts
         self.seed = seed
         self.items = items
         self.board_size = board_size
         self.reference_deals = reference_deals
+        if tell_cards not in TELL_CARDS:
+            raise ValueError(f"tell_cards must be one of {', '.join(TELL_CARDS)}, not "
+                             f"{tell_cards!r}")
+        self.tell_cards = tell_cards
         n = len(facts.card_ids)
         need = max(board_size + 1 + HAND_SIZE, HAND_SIZE * TELL_TABLE)
+        if tell_cards != "all":
+            need = max(need, 2 * HAND_SIZE)
         if n < need:
-            raise ValueError(f"the deck has {n} cards; the benchmark needs at least {need}")
+            raise ValueError(f"the deck has {n} cards; the benchmark needs at least {need}"
+                             + ("" if tell_cards == "all" else f" (tell_cards {tell_cards})"))
         self._boards = self._make_boards()
         self._row = {card: i for i, card in enumerate(facts.card_ids)}
 
@@ -223,13 +253,15 @@ class ItemSets:
         return out
 
     def tell_items(self) -> list[TellItem]:
-        """``items`` storyteller hands, with the reference players' deals."""
+        """``items`` storyteller hands (from ``tell_cards``), with the reference players'
+        deals (from every card not in the hand)."""
         ids = list(self.facts.card_ids)
+        told = ids if self.tell_cards == "all" else card_half(ids, self.tell_cards)
         rng = np.random.default_rng(np.random.SeedSequence([self.seed, 13]))
         out = []
         for index in range(self.items):
-            picked = rng.choice(len(ids), size=HAND_SIZE, replace=False)
-            hand = tuple(ids[int(k)] for k in picked)
+            picked = rng.choice(len(told), size=HAND_SIZE, replace=False)
+            hand = tuple(told[int(k)] for k in picked)
             pool = [c for c in ids if c not in hand]
             out.append(TellItem(index, hand, self._deals(rng, pool, TELL_TABLE - 1)))
         return out

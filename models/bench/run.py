@@ -200,7 +200,8 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
     deck = load_deck(config.deck)
     facts = DeckFacts.of(deck)
     item_sets = ItemSets(facts, seed=config.seed, items=config.items,
-                         board_size=config.board_size, reference_deals=config.reference_deals)
+                         board_size=config.board_size, reference_deals=config.reference_deals,
+                         tell_cards=config.tell_cards)
     rules = RuleSet.edition(EDITION)
 
     with InferenceTimer() as timer:
