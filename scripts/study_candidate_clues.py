@@ -72,6 +72,9 @@ class Args:
     deals: int = field(default=4, metadata={"help": "deals of the panel's hands per item"})
     simulations: int = field(default=256, metadata={"help": "simulated deals per item"})
     seed: int = field(default=1000, metadata={"help": "seed of the items"})
+    tell_cards: str = field(default="all", metadata={
+        "help": "the cards the hands are dealt from: 'all', or one fixed half of the deck "
+                "('half-a', 'half-b'; see models.bench.items.card_half)"})
     bootstrap: int = field(default=2000, metadata={"help": "bootstrap resamples"})
     oracle: bool = field(default=False, metadata={
         "help": "also the held-out oracle: the clue nearest each target on half the deals, "
@@ -123,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     rules = RuleSet.edition("refresh-2021")
     points = storyteller_points_by_finders(rules, 5, 4)
     items = ItemSets(DeckFacts.of(deck), seed=args.seed, items=args.items, board_size=6,
-                     reference_deals=args.deals).tell_items()
+                     reference_deals=args.deals, tell_cards=args.tell_cards).tell_items()
     rng = np.random.default_rng([args.seed, 31])
     chosen: dict[str, dict[float, list[tuple[float, dict[str, float]]]]] = {
         "self": {t: [] for t in TARGETS}, "population": {t: [] for t in TARGETS}}
