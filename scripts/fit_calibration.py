@@ -7,7 +7,10 @@ likelihood (:func:`models.players.calibration.fit_guess_model`), writes the para
 ``--out`` (players load ``models/data/guess_model.json`` by default), and draws the reliability
 diagram (predicted vs observed guess rate, ECE in the title) of the records' predictions. With
 ``--validate-games N`` it then plays N fresh games with the fitted model and draws the diagram of
-their predictions: the calibration after fitting.
+their predictions: the calibration after fitting. Every file it writes (guess model and
+population fit) records the voters whose votes it was fitted on (``voter_models``: each one's
+embedder fingerprint and agent name): a storyteller using it is not held out from a panel
+member among them (:func:`models.bench.panel.check_held_out`).
 
     python scripts/fit_calibration.py --records runs/games.jsonl
     python scripts/fit_calibration.py --play-games 40 --validate-games 40 --write-default
@@ -58,11 +61,11 @@ from models.players.calibration import (
     fit_population,
     human_voters,
     log_likelihood,
+    observations_and_voters,
     other_model_voters,
     plot_reliability,
     predictions_of,
     reliability,
-    vote_observations,
     vote_predictions,
 )
 from models.players.cli import (
@@ -75,7 +78,7 @@ from models.players.experiments import play_table
 from models.players.guess_files import DEFAULT_CALIBRATION
 from models.players.panel_models import load_member_resources
 from models.players.population import DEFAULT_POPULATION_FILE
-from models.players.simulation import MIN_TEMPERATURE, GuessModel
+from models.players.simulation import MIN_TEMPERATURE, VOTERS_KEY, GuessModel
 
 TEMPERATURE_SEARCH = (MIN_TEMPERATURE, 1.0)
 """Where the guess model's temperature is searched (log scale); a fit at either end is warned
@@ -324,7 +327,8 @@ def main(argv: list[str] | None = None) -> int:
         records, [])
     voters = {"all": None, "human": human_voters,
               "other-models": other_model_voters(resources.fingerprint)}[args.voters]
-    observations = vote_observations(fit_records, resources.cards, resources.texts, voters)
+    observations, voter_models = observations_and_voters(fit_records, resources.cards,
+                                                         resources.texts, voters)
     if not observations:
         held_note = (f"{len(held_records)} odd game(s) held out, not fitted" if held_records
                      else "none held out")
@@ -348,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = {
         "votes": len(observations), "rounds": sum(len(r.rounds) for r in records),
         "games": len(records), "fitted_games": len(fit_records),
-        "held_out_games": len(held_records), "voters": args.voters,
+        "held_out_games": len(held_records), "voters": args.voters, VOTERS_KEY: voter_models,
         "embedder": resources.fingerprint, "deck": deck, "deck_fingerprint": deck_fingerprint,
         "inputs": inputs.files, **settings, "search": search, "warnings": bound_warnings,
         "fitted": {"temperature": model.temperature, "bias": model.bias,
@@ -360,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out) if args.out else run / "guess_model.json"
     notes = {"embedder": resources.fingerprint, "votes": len(observations), "deck": deck,
              "deck_fingerprint": deck_fingerprint, "voters": args.voters,
-             "inputs": inputs.files, **settings, "search": search,
+             VOTERS_KEY: voter_models, "inputs": inputs.files, **settings, "search": search,
              "warnings": bound_warnings}
     model.save(out, **notes)
     if args.write_default:

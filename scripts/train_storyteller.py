@@ -194,8 +194,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"game {game:4d}  points/tell {np.mean(rewards):.2f}  baseline {baseline:.2f}  "
                   f"|grad| {norm:.3f}  {time.time() - start:.0f} s")
     checkpoint = run / "policy.json"
+    # Every reward came from the votes of self-play learners on one model: the voters a panel's
+    # held-out check reads (models.bench.panel.check_held_out).
+    learner = ClipAgent(name="learner", **overrides).resources.fingerprint  # type: ignore[arg-type]
     policy.save(checkpoint, games=args.games, seed=args.seed, baseline=args.baseline,
-                **settings)
+                voter_models=[{"fingerprint": learner, "name": "learner"}], **settings)
     buffer = io.StringIO(newline="")
     writer = csv.DictWriter(buffer, fieldnames=list(curve[0]))
     writer.writeheader()

@@ -519,6 +519,8 @@ class HttpAgent:
             "temperature": self.temperature, "max_retries": self.max_retries,
             "timeout": self.timeout, "json_mode": self.json_mode,
             "image_size": self.image_size, "image_format": self.image_format, "seed": self.seed,
+            # no embedder simulated, no file fitted here (the panel's held-out check)
+            "simulation_embedders": [], "simulation_fits": [],
         }
 
     # ------------------------------------------------------------------ asking the model

@@ -89,4 +89,6 @@ class RandomAgent:
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "class": "RandomAgent",
-                "second_vote_rate": self.second_vote_rate, "pass_rate": self.pass_rate}
+                "second_vote_rate": self.second_vote_rate, "pass_rate": self.pass_rate,
+                # it simulates nobody and was fitted on nothing (the panel's held-out check)
+                "simulation_embedders": [], "simulation_fits": []}

@@ -557,7 +557,8 @@ def report(results: dict[str, Any], plots: dict[str, str], timing: dict[str, Any
         if task in plots and task not in shown:
             shown.add(task)
             lines += [f"![{task}]({plots[task]})", ""]
-        if task == "tell" and "calibration" in plots:
+        if task == "tell" and "calibration" in plots and "calibration" not in shown:
+            shown.add("calibration")  # once, under the first tell table
             lines += [f"![calibration]({plots['calibration']})", ""]
         if title.startswith("tell against the panel (") and "crossplay" in plots:
             lines += [f"![cross-play]({plots['crossplay']})", ""]

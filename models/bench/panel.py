@@ -14,10 +14,16 @@ with four members or more every table has four different minds, and every member
 seat. The same boards are played again with the last seat taken by a **random player** (a random
 hand card, a random legal vote; seeded).
 
-**Held out.** A storyteller must not simulate with a panel member's model when it is evaluated
-against that member: :func:`check_held_out` compares the embedder fingerprints the storyteller's
-``describe()`` names (``simulation_embedders``) with the members', and refuses the run. The
-report lists, per storyteller, the members it was evaluated against (all of them: held out).
+**Held out.** A storyteller must not simulate with a panel member's model, nor with parameters
+fitted on a member's votes, when it is evaluated against that member. Its ``describe()`` says
+both: ``simulation_embedders``, the embedder fingerprints its simulation uses (``[]``: none), and
+``simulation_fits``, every fitted file its decisions use (a guess model, a population fit, a
+policy checkpoint: ``{"kind", "file", "voters"}``, ``voters`` as the file records them under
+``voter_models``, :data:`models.players.simulation.VOTERS_KEY`; ``[]``: none).
+:func:`check_held_out` refuses the run when either names a member's fingerprint, when a file
+does not record its voters (it cannot be told held out), or when the storyteller does not say
+(a description without either key). The records and the report list, per storyteller, the
+members it was checked against (all of them: held out).
 """
 
 from __future__ import annotations
@@ -32,6 +38,61 @@ from dixit_ai.rules import RuleSet, score_round
 TABLE_GUESSERS = 4
 EDITION = "refresh-2021"
 """The rules the panel's rounds are scored by."""
+
+
+_DECLARE = {"simulation_embedders": "which models its simulation uses",
+            "simulation_fits": "which fitted files (guess models, population fits, policies) "
+                               "its decisions use"}
+"""What a storyteller's ``describe()`` must say for the held-out check."""
+
+
+def check_held_out(label: str, description: dict[str, Any],
+                   members: Sequence[tuple[str, str]]) -> list[str]:
+    """The names of ``members`` (``(name, embedder fingerprint)``) a storyteller is held out
+    from: every one of them, or an error (see the module docstring).
+
+    Raises:
+        ValueError: the description has no ``simulation_embedders`` or no ``simulation_fits``
+            list, the storyteller simulates with a member's model, a fitted file it uses was
+            fitted on a member's votes, or a fitted file does not record its voters; the
+            message names the storyteller, the members and the file.
+    """
+    for key, what in _DECLARE.items():
+        if not isinstance(description.get(key), list):
+            raise ValueError(
+                f"storyteller {label!r} does not say {what} (its describe() has no {key!r} "
+                f"list: {description.get(key)!r}): it cannot be checked held out from the "
+                f"panel. An agent declares {key}=[] when it uses none")
+    used: list[Any] = description["simulation_embedders"]
+    fits: list[Any] = description["simulation_fits"]
+    by_fingerprint: dict[str, list[str]] = {}
+    for name, fingerprint in members:
+        by_fingerprint.setdefault(str(fingerprint), []).append(str(name))
+    shared = [n for f in used for n in by_fingerprint.get(str(f), [])]
+    if shared:
+        raise ValueError(
+            f"storyteller {label!r} simulates with the model of panel member(s) "
+            f"{', '.join(dict.fromkeys(shared))}: it may not be evaluated against them. Take "
+            "them out of the panel or out of its population")
+    for fit in fits:
+        what = (f"its {fit.get('kind', 'fitted')} file {fit.get('file')}"
+                if isinstance(fit, dict) else repr(fit))
+        voters = fit.get("voters") if isinstance(fit, dict) else None
+        if not isinstance(voters, list):
+            raise ValueError(
+                f"storyteller {label!r} uses {what}, which does not record which voters it was "
+                "fitted on ('voter_models'): it cannot be checked held out from the panel. Refit "
+                "it (scripts/fit_calibration.py records them), or add to it the voters whose "
+                'votes fitted it: "voter_models": [{"fingerprint": EMBEDDER FINGERPRINT, '
+                '"name": AGENT NAME}, ...]')
+        learned = [n for v in voters if isinstance(v, dict)
+                   for n in by_fingerprint.get(str(v.get("fingerprint")), [])]
+        if learned:
+            raise ValueError(
+                f"storyteller {label!r} uses {what}, fitted on votes of panel member(s) "
+                f"{', '.join(dict.fromkeys(learned))}: it may not be evaluated against them. "
+                "Take them out of the panel, or use a fit without their votes")
+    return [str(name) for name, _ in members]
 
 
 class PanelTable:
@@ -64,22 +125,16 @@ class PanelTable:
                             for m, f in zip(self.members, self.fingerprints, strict=True)]}
 
     def check_held_out(self, label: str, description: dict[str, Any]) -> list[str]:
-        """The members a storyteller is evaluated against (every member: held out).
+        """The members a storyteller is evaluated against (every member: held out), by
+        :func:`check_held_out`.
 
         Raises:
-            ValueError: the storyteller's simulation uses a member's model, or it does not
-                say which models its simulation uses.
+            ValueError: the storyteller's simulation uses a member's model or a file fitted on
+                a member's votes, a fitted file it uses does not record its voters, or it does
+                not say which models and fitted files its simulation uses.
         """
-        used = description.get("simulation_embedders")
-        if used is None:
-            used = [description["embedder"]] if description.get("embedder") else []
-        shared = [n for n, f in zip(self.names, self.fingerprints, strict=True) if f in used]
-        if shared:
-            raise ValueError(
-                f"storyteller {label!r} simulates with the model of panel member(s) "
-                f"{', '.join(shared)}: it may not be evaluated against them. Take them out of "
-                "the panel or out of its population")
-        return list(self.names)
+        return check_held_out(label, description,
+                              list(zip(self.names, self.fingerprints, strict=True)))
 
     def _similarities(self, member: int, clue: str, cards: Sequence[int]) -> np.ndarray:
         return np.asarray(self.resources[member].clue_similarities(clue, list(cards)),

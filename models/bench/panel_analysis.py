@@ -59,7 +59,7 @@ def panel_results(header: dict[str, Any], rows: Sequence[dict[str, Any]],
         target = next((r["target"] for r in cells if r["target"] is not None), None)
         told = [r.get("card") for r in played]
         entry: dict[str, Any] = {"target": target, "n": len(cells),
-                                 "held_out": played[0].get("held_out", names),
+                                 "held_out": _held_out(played),
                                  "members": {},
                                  "stories": {"cards": len(set(told)),
                                              "card_clues": len({(r.get("card"), r.get("clue"))
@@ -104,6 +104,29 @@ def panel_results(header: dict[str, Any], rows: Sequence[dict[str, Any]],
         entry["against_itself"] = interval(selfplay)
         out["models"][model] = entry
     return out
+
+
+def _held_out(played: Sequence[dict[str, Any]]) -> list[str] | None:
+    """The members every one of a storyteller's stories was checked held out from (the
+    records' ``held_out``); ``None``: some record was never checked (it has no such field), and
+    nothing is claimed for it."""
+    lists = [r.get("held_out") for r in played]
+    checked = [x for x in lists if isinstance(x, list)]
+    if not checked or len(checked) < len(lists):
+        return None
+    return [str(n) for n in checked[0] if all(n in x for x in checked[1:])]
+
+
+def held_out_text(entry: dict[str, Any], members: Sequence[str]) -> str:
+    """What a storyteller's panel figures say of held-out members: each one named, or ``not
+    checked`` (records without the field)."""
+    held = entry.get("held_out")
+    if held is None:
+        return "not checked"
+    if not held:
+        return "none"
+    every = set(held) >= set(members)
+    return ("all: " if every else "only: ") + ", ".join(held)
 
 
 def ece_over_turns(rows: Sequence[dict[str, Any]], names: Sequence[str],
@@ -217,6 +240,10 @@ def panel_tables(panel: dict[str, Any]) -> list[tuple[str, list[str], list[list[
                ["storyteller", "target", "observed (pooled)", "success", "points / turn",
                 "ECE (pooled)", "success, 1 random", "points, 1 random",
                 "observed against itself"], rows)]
+    rows = [[m, held_out_text(models[m], names)] for m in order]
+    tables.append(("tell against the panel: the members each storyteller was held out from "
+                   "(neither simulated nor in a fit it uses; checked before it told)",
+                   ["storyteller", "held out"], rows))
     rows = [[m, *[models[m]["members"][n]["observed"] for n in names]] for m in order]
     tables.append(("tell against the panel: observed guess rate per member (95% CI)",
                    ["storyteller", *names], rows))

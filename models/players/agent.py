@@ -36,12 +36,17 @@ from models.players.guess_files import DEFAULT_CALIBRATION as DEFAULT_CALIBRATIO
 from models.players.guess_files import (
     CalibrationMismatchWarning as CalibrationMismatchWarning,
 )
-from models.players.guess_files import check_calibration_embedder, load_guess_model, resolve_path
+from models.players.guess_files import (
+    calibration_path,
+    check_calibration_embedder,
+    load_guess_model,
+    resolve_path,
+)
 from models.players.guesser import ClipGuesser
 from models.players.panel_models import load_member_resources
 from models.players.policy import LinearCluePolicy
 from models.players.resources import PlayerResources, single_threaded
-from models.players.simulation import GuessModel, temperature_scale
+from models.players.simulation import GuessModel, fitted_file_voters, temperature_scale
 from models.players.storyteller import ClipStoryteller, Mode, StoryDecision
 from models.players.table_reading import TableBelief, read_table
 from models.players.teller_reading import StorytellerReader, load_reader
@@ -212,6 +217,7 @@ class ClipAgent:
         self._revealed: dict[int, Any] = {}
         self._evidence: dict[int, Any] = {}
         self._population: list[tuple[PlayerResources, GuessModel]] | None = None
+        self._fits: list[dict[str, Any]] | None = None
         self.avoid_repeats = avoid_repeats
         self.infer_hands = infer_hands
         self.seed = seed
@@ -291,6 +297,32 @@ class ClipAgent:
             return [self.resources.fingerprint]
         members = self.population_members or []
         return list(dict.fromkeys(r.fingerprint for r, _ in members))
+
+    def simulation_fits(self) -> list[dict[str, Any]]:
+        """Every fitted file this storyteller's decisions use, with the voters it records it
+        was fitted on (``voter_models``; ``None``: it does not say): its calibration, its
+        population fit (with a population) and its policy checkpoint, as ``{"kind", "file",
+        "voters"}`` (:func:`models.bench.panel.check_held_out` reads them).
+
+        Raises:
+            ValueError: a file's record of voters is malformed; the message names the file.
+        """
+        if self._fits is None:
+            from models.players.population import population_fit_path
+
+            files: list[tuple[str, str, Any]] = []
+            path = calibration_path(self._calibration_arg)
+            if path is not None:
+                shown = path.name if self._calibration_arg == "default" else str(path)
+                files.append(("calibration", shown, path))
+            fit = population_fit_path(self.population_calibration) if self.population else None
+            if fit is not None:
+                files.append(("population", str(self.population_calibration), fit))
+            if self.policy_path:
+                files.append(("policy", str(self.policy_path), resolve_path(self.policy_path)))
+            self._fits = [{"kind": kind, "file": shown, "voters": fitted_file_voters(where)}
+                          for kind, shown, where in files]
+        return [dict(fit) for fit in self._fits]
 
     def _generator(self) -> np.random.Generator:
         if self.rng is None:
@@ -478,6 +510,7 @@ class ClipAgent:
             "reading_decoys": self.reading_decoys if self.read_storytellers else None,
             "reading_embeds": self.reading_embeds if self.read_storytellers else None,
             "simulation_embedders": self.simulation_embedders(),
+            "simulation_fits": self.simulation_fits(),
             "seed": self.seed,
         }
 

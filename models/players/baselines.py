@@ -57,7 +57,7 @@ class _RuleTeller(ClipAgent):
     def describe(self) -> dict[str, Any]:
         out = super().describe()
         out.update(storyteller=self.kind, mode=self.kind, target_guess_rate=None,
-                   simulation_embedders=[])
+                   simulation_embedders=[], simulation_fits=[])
         return out
 
 

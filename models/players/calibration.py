@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from dixit_ai.reporting import Interval, bootstrap, cluster_numbers
-from models.players.simulation import MIN_TEMPERATURE, GuessModel
+from models.players.simulation import MIN_TEMPERATURE, VOTERS_KEY, GuessModel
 
 
 @dataclass(frozen=True)
@@ -111,6 +111,34 @@ def vote_observations(records: Iterable[Any], card_vectors: Any, text_vectors: A
     return [obs for record in records
             for obs, _ in _observations_with_seats(record, card_vectors, text_vectors, voters,
                                                    rounds)]
+
+
+def observations_and_voters(records: Iterable[Any], card_vectors: Any, text_vectors: Any,
+                            voters: VoterFilter | None = None,
+                            rounds: RoundFilter | None = None
+                            ) -> tuple[list[VoteObservation], list[dict[str, Any]]]:
+    """:func:`vote_observations`, and the voters whose votes they are: ``{"fingerprint"`` (the
+    seat's embedder, ``None`` for a person or an agent on none), ``"name"}`` each once, sorted;
+    what a fitted file records as :data:`~models.players.simulation.VOTERS_KEY`."""
+    observations: list[VoteObservation] = []
+    seen: set[tuple[str, str]] = set()
+    by: list[dict[str, Any]] = []
+    for record in records:
+        agents = record.header.get("agents", [])
+        models = seat_embedders(record)
+        for obs, seat in _observations_with_seats(record, card_vectors, text_vectors, voters,
+                                                  rounds):
+            observations.append(obs)
+            fingerprint = models[seat] if seat < len(models) else None
+            entry = agents[seat] if seat < len(agents) else None
+            name = str(entry.get("name", "?")) if isinstance(entry, dict) else "?"
+            key = (str(fingerprint) if fingerprint is not None else "", name)
+            if key not in seen:
+                seen.add(key)
+                by.append({"fingerprint": None if fingerprint is None else str(fingerprint),
+                           "name": name})
+    by.sort(key=lambda v: (v["fingerprint"] or "", v["name"]))
+    return observations, by
 
 
 def _pack(observations: Sequence[VoteObservation]) -> tuple[np.ndarray, ...]:
@@ -491,7 +519,8 @@ def fit_population(records: Sequence[Any], members: Sequence[tuple[str, Any]], *
 
     Returns:
         ``(PopulationFit, notes)``; members without a vote by another model are left out and
-        named in ``notes["unfitted"]``.
+        named in ``notes["unfitted"]``; ``notes["voter_models"]`` names every voter whose votes
+        were fitted (:func:`observations_and_voters`).
 
     Raises:
         ValueError: no member could be fitted.
@@ -500,10 +529,12 @@ def fit_population(records: Sequence[Any], members: Sequence[tuple[str, Any]], *
 
     fitted: dict[str, dict[str, Any]] = {}
     unfitted = []
+    everyone: dict[tuple[str, str], dict[str, Any]] = {}
     for name, resources in members:
         keep = other_model_voters(resources.fingerprint)
-        observations = vote_observations(records, resources.cards, resources.texts, keep,
-                                         unsimulated_voters if held_out else None)
+        observations, by = observations_and_voters(records, resources.cards, resources.texts,
+                                                   keep, unsimulated_voters if held_out else None)
+        everyone.update({(v["fingerprint"] or "", v["name"]): v for v in by})
         if not observations:
             unfitted.append(name)
             continue
@@ -516,5 +547,6 @@ def fit_population(records: Sequence[Any], members: Sequence[tuple[str, Any]], *
                          "in these records: play cross-play games (members at one table)")
     notes = {"games": len(records), "unfitted": unfitted, "fit_bias": fit_bias,
              "fitted_on": "votes of guessers whose embedder differs from the member's"
-             + (" and that the round's storyteller did not simulate" if held_out else "")}
+             + (" and that the round's storyteller did not simulate" if held_out else ""),
+             VOTERS_KEY: [everyone[k] for k in sorted(everyone)]}
     return PopulationFit(fitted, notes), notes

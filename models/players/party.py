@@ -167,7 +167,9 @@ class PartyAgent:
                 "vocabulary": {"name": resources.vocabulary.name,
                                "size": len(resources.vocabulary)},
                 "focal_clues": self.focal_clues, "focal_cards": self.focal_cards,
-                "temperature": self.temperature, "seed": self.seed}
+                "temperature": self.temperature, "seed": self.seed,
+                # its popularity estimate reads others' picks in its own embedding
+                "simulation_embedders": [resources.fingerprint], "simulation_fits": []}
 
 
 def prepare(*, progress: Callable[[str], None] | None = None, **agent_options: Any

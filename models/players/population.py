@@ -31,7 +31,13 @@ from typing import Any
 
 import numpy as np
 
-from models.players.simulation import MIN_TEMPERATURE, GuessModel, SimulationResult
+from models.players.simulation import (
+    MIN_TEMPERATURE,
+    VOTERS_KEY,
+    GuessModel,
+    SimulationResult,
+    voter_models,
+)
 
 POPULATION_FORMAT = "dixit-ai population v1"
 DEFAULT_POPULATION_FILE = Path(__file__).resolve().parents[1] / "data" / "population.json"
@@ -473,11 +479,19 @@ class PopulationFit:
 
     Attributes:
         members: ``{fingerprint: {"name", "temperature", "bias", "votes"}}``.
-        notes: What they were fitted on.
+        notes: What they were fitted on; ``voter_models``
+            (:data:`~models.players.simulation.VOTERS_KEY`): the voters whose votes fitted
+            them.
     """
 
     members: dict[str, dict[str, Any]]
     notes: dict[str, Any]
+
+    @property
+    def voters(self) -> list[dict[str, Any]] | None:
+        """The voters whose votes the members were fitted on (``None``: the fit does not
+        say)."""
+        return voter_models(self.notes, "population fit")
 
     def model_for(self, fingerprint: str, fallback: GuessModel, name: str = "") -> GuessModel:
         """The fitted guess model of a member (``fallback`` when it was not fitted, with a
@@ -512,8 +526,9 @@ class PopulationFit:
 
         Raises:
             ValueError: not a population file (not JSON, another format, no ``members``
-                object), or a member whose temperature is not a positive finite number or whose
-                bias is not finite; the message names the file (and the member).
+                object), a member whose temperature is not a positive finite number or whose
+                bias is not finite, or a record of voters (``voter_models``) that is not a list
+                of ``{"fingerprint", "name"}``; the message names the file (and the member).
         """
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -528,6 +543,8 @@ class PopulationFit:
                              f"not {members!r}")
         for key, entry in members.items():
             _check_member(path, key, entry)
+        if VOTERS_KEY in data:
+            data[VOTERS_KEY] = voter_models(data, path)
         data.pop("format")
         return cls(dict(members), data)
 
@@ -553,6 +570,14 @@ def _check_member(path: str | Path, key: str, entry: Any) -> None:
         raise ValueError(f"{path}: {name}: {error}") from None
 
 
+def population_fit_path(spec: str | Path | None) -> Path | None:
+    """The file a population fit spec names: a name of :data:`SHIPPED_POPULATION_FILES`, a
+    path, or ``None``: none."""
+    if spec is None:
+        return None
+    return Path(SHIPPED_POPULATION_FILES.get(spec, spec) if isinstance(spec, str) else spec)
+
+
 def load_population_fit(spec: str | Path | None) -> PopulationFit | None:
     """A name of :data:`SHIPPED_POPULATION_FILES`, a path, or ``None``: none.
 
@@ -560,9 +585,9 @@ def load_population_fit(spec: str | Path | None) -> PopulationFit | None:
         FileNotFoundError: the file is missing (a shipped one too: the install is broken; it
             was taken for no fit, and the storyteller silently simulated other minds).
     """
-    if spec is None:
+    path = population_fit_path(spec)
+    if path is None:
         return None
-    path = SHIPPED_POPULATION_FILES.get(spec, spec) if isinstance(spec, str) else spec
     if not Path(path).is_file():
         raise FileNotFoundError(f"population fit {spec!r}: {path} is missing"
                                 + (" (it ships with dixit-ai: reinstall the package)"

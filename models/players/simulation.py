@@ -150,6 +150,55 @@ class GuessModel:
         return weights / weights.sum()
 
 
+VOTERS_KEY = "voter_models"
+"""The key of a fitted file (a guess model, a population fit, a policy checkpoint) that names the
+voters whose votes it was fitted on: a list of ``{"fingerprint": embedder fingerprint or null (a
+person, an agent on no embedder), "name": the voter's agent name}``. A storyteller whose
+simulation uses a file fitted on a panel member's votes is not held out from that member
+(:func:`models.bench.panel.check_held_out`)."""
+
+
+def voter_models(data: dict[str, Any], path: str | Path) -> list[dict[str, Any]] | None:
+    """The voters a fitted file's JSON object (``data``, read from ``path``) records under
+    :data:`VOTERS_KEY` (``None``: the file does not say).
+
+    Raises:
+        ValueError: the record is not a list of objects with a ``fingerprint`` (text or null)
+            and a ``name`` (text); the message names the file and the entry.
+    """
+    if VOTERS_KEY not in data:
+        return None
+    entries = data[VOTERS_KEY]
+    if not isinstance(entries, list):
+        raise ValueError(f"{path}: {VOTERS_KEY} must be a list of voters "
+                         f'({{"fingerprint", "name"}}), not {entries!r}')
+    for entry in entries:
+        fingerprint = entry.get("fingerprint", 0) if isinstance(entry, dict) else 0
+        if (not isinstance(entry, dict) or not isinstance(entry.get("name"), str)
+                or not (fingerprint is None or isinstance(fingerprint, str))):
+            raise ValueError(f"{path}: {VOTERS_KEY} entry {entry!r} is not a voter: it needs a "
+                             '"fingerprint" (the embedder fingerprint, or null) and a "name"')
+    return [{"fingerprint": e["fingerprint"], "name": e["name"]} for e in entries]
+
+
+def fitted_file_voters(path: str | Path) -> list[dict[str, Any]] | None:
+    """The voters any fitted JSON file (a guess model, a population fit, a policy checkpoint)
+    records it was fitted on (:func:`voter_models`; ``None``: it does not say).
+
+    Raises:
+        OSError: the file cannot be read.
+        ValueError: not a JSON object, or a malformed record; the message names the file.
+    """
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path} is not a fitted file: not valid JSON ({error})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"{path} is not a fitted file: it holds a JSON "
+                         f"{type(data).__name__}, not an object")
+    return voter_models(data, path)
+
+
 def _read_guess_file(path: str | Path) -> dict[str, Any]:
     """The JSON object in a guess-model file.
 
