@@ -9,6 +9,13 @@ three tables:
 - ``panel``: the four panel members (``--panel``), none of them simulated by the storytellers;
 - ``mirror``: four ``clip-greedy`` players (copies of the default model).
 
+**Held out.** The random and panel tables' guessers are panel members: before any game, every
+storyteller is checked against them (:func:`models.bench.panel.check_held_out`), and one that
+simulates a member's model, uses a file fitted on a member's votes, or does not say what it
+simulates is refused (exit 2). The members each storyteller was held out from are printed and
+written to ``--json`` (``held_out``). The mirror table is home ground by design: its copies are
+not held out.
+
 Every storyteller plays the very same games (the same seeds and seating, the test seat moving
 round the table game by game), so differences are paired by game. For each (table,
 storyteller): points per storytelling turn of the test seat and success (some but not all
@@ -30,6 +37,7 @@ per storytelling turn, per storyteller and table); ``--json`` writes the figures
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,6 +101,32 @@ def _agent(name: str, smoke: bool, key: str) -> Any:
             extra.update(n_simulations=16, pair_clues=0)
         _agents[name, key] = make_agent(entry, **extra)
     return _agents[name, key]
+
+
+HELD_OUT_TABLES = ("random", "panel")
+"""The tables whose guessers are panel members: storytellers must be held out from them."""
+
+
+def held_out(names: list[str], panel: list[str], smoke: bool) -> dict[str, list[str]]:
+    """The panel members each storyteller is held out from (every member, or an error).
+
+    Raises:
+        ValueError: a member's agent names no embedder (no model to compare), or a storyteller
+            is not held out (:func:`models.bench.panel.check_held_out`: it simulates a member's
+            model, uses a file fitted on a member's votes, or does not say).
+    """
+    from models.bench.panel import check_held_out
+
+    members = []
+    for member in panel:
+        fingerprint = _agent(member, smoke, "check").describe().get("embedder")
+        if not isinstance(fingerprint, str):
+            raise ValueError(f"panel member {member!r} names no embedder in its describe(): "
+                             "the held-out check compares the storytellers' models with the "
+                             "members' by fingerprint")
+        members.append((member, fingerprint))
+    return {name: check_held_out(name, _agent(name, smoke, "check").describe(), members)
+            for name in names}
 
 
 def play_one(task: tuple[str, str, int, int, list[str], bool]) -> dict[str, Any]:
@@ -173,6 +207,13 @@ def main(argv: list[str] | None = None) -> int:
         raise ValueError(f"--panel needs four members, not {len(panel)}: {panel}")
     for table in tables:
         seating(table, 0, panel)  # an unknown table fails before any game
+    checked: dict[str, list[str]] | None = None
+    if any(t in HELD_OUT_TABLES for t in tables):
+        try:
+            checked = held_out(names, panel, args.smoke)
+        except ValueError as error:
+            print(f"error: {error}", file=sys.stderr)
+            return 2
     folder = Path(args.out) / f"study_table_reading__{args.seed}__{int(time.time())}"
     folder.mkdir(parents=True, exist_ok=True)
     seeds = game_seeds(args.seed, args.games)
@@ -180,10 +221,18 @@ def main(argv: list[str] | None = None) -> int:
              for i in range(args.games)]
     print(f"{len(tasks)} games: tables {tables}, storytellers {names}, seed {args.seed}, "
           f"{args.workers} workers; records in {folder}")
+    if checked is None:
+        print("held out: not checked (no table of panel members)")
+    else:
+        print("held out: every storyteller checked against the panel members, none simulated by "
+              "it nor in a fit it uses:")
+        for name, members in checked.items():
+            print(f"  {name}: held out from {', '.join(members)}")
     start = time.perf_counter()
     results = run_games(play_one, tasks, workers=args.workers, records=folder / "games.jsonl")
 
-    figures: dict[str, Any] = {"seed": args.seed, "games": args.games, "panel": panel}
+    figures: dict[str, Any] = {"seed": args.seed, "games": args.games, "panel": panel,
+                               "held_out": checked}
     base = "caption-teller"
     for table in tables:
         rows = []
