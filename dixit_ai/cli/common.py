@@ -60,8 +60,9 @@ def failure_lines(records: Iterable[Any], *, limit: int = FAILURES_SHOWN) -> lis
     """One line per agent failure in ``records`` (game records), the first ``limit`` of them,
     then a count of the rest.
 
-    Each line names the game (its position and seed), the seat and its agent, the round, the
-    phase, what the runner did and the reason.
+    Each line names the game (its position and seed), the seat and its agent, the round
+    (counted from 1, as the game's own prompts and reports count them; a record's ``round``
+    field counts from 0), the phase, what the runner did and the reason.
     """
     lines: list[str] = []
     total = 0
@@ -77,7 +78,7 @@ def failure_lines(records: Iterable[Any], *, limit: int = FAILURES_SHOWN) -> lis
             name = (agents[failure.seat].get("name", "?")
                     if failure.seat < len(agents) else "?")
             lines.append(f"  {game} (seed {record.header.get('seed')}), seat {failure.seat} "
-                         f"({name}), round {failure.round}, {failure.phase}: {failure.error}: "
+                         f"({name}), round {failure.round + 1}, {failure.phase}: {failure.error}: "
                          f"{failure.reason} [{failure.penalty}]")
     if total > limit:
         lines.append(f"  ... and {total - limit} more (every failure is in the records)")
