@@ -125,7 +125,10 @@ def parse(argv: list[str] | None = None) -> Args:
         if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and isinstance(
                 nxt, ast.Expr) and isinstance(nxt.value, ast.Constant):
             docs[node.target.id] = str(nxt.value.value)
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    from models.players.cli import SCRIPT_PROG
+
+    parser = argparse.ArgumentParser(prog=SCRIPT_PROG.get(), description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     defaults = Args()
     for name, value in asdict(defaults).items():
         flag = "--" + name.replace("_", "-")

@@ -85,13 +85,9 @@ def register(subparsers: Any) -> None:
 
 def run_rl(args: argparse.Namespace) -> int:
     """Run ``train rl``: ``scripts/train_rl.py``'s ``main`` with the options that follow."""
-    import runpy
+    from models.players.cli import run_script
 
-    from models.players.cli import script_path
-
-    runpy.run_path(str(script_path("train_rl.py")), run_name="dixit_ai_script")["main"](
-        list(args.script_args))
-    return 0
+    return run_script("train_rl.py", "dixit-ai train rl", list(args.script_args))
 
 
 def add_align_arguments(parser: argparse.ArgumentParser) -> None:

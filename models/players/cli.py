@@ -15,6 +15,7 @@ The jobs run the scripts' ``main`` with the options that follow the job's name.
 from __future__ import annotations
 
 import argparse
+import contextvars
 import dataclasses
 import math
 import runpy
@@ -36,8 +37,14 @@ SMOKE_AGENT_OPTIONS: dict[str, Any] = {"n_simulations": 16, "pair_clues": 0,
 changing."""
 
 
+SCRIPT_PROG: contextvars.ContextVar[str | None] = contextvars.ContextVar("script_prog",
+                                                                       default=None)
+"""The command a script runs as (``dixit-ai train calibration``), for its usage line; ``None``
+when it runs as itself (``fit_calibration.py``)."""
+
+
 def _parser_for(cls: type, description: str) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(description=description,
+    parser = argparse.ArgumentParser(prog=SCRIPT_PROG.get(), description=description,
                                      formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     add_arguments(parser, cls)
     return parser
@@ -188,12 +195,22 @@ def register_train_commands(subparsers: Any) -> None:
         parser = subparsers.add_parser(command, help=summary, description=summary,
                                        add_help=False, prefix_chars="+")
         parser.add_argument("script_args", nargs=argparse.REMAINDER)
-        parser.set_defaults(players_job=_runner(script))
+        parser.set_defaults(players_job=_runner(script, command))
 
 
-def _runner(script: str) -> Any:
+def run_script(script: str, prog: str, argv: list[str]) -> int:
+    """Run ``scripts/<script>``'s ``main(argv)`` as the command ``prog`` (its usage and help
+    name ``prog``, not ``dixit-ai`` or the script's file)."""
+    token = SCRIPT_PROG.set(prog)
+    try:
+        return int(_script_main(script)(argv) or 0)
+    finally:
+        SCRIPT_PROG.reset(token)
+
+
+def _runner(script: str, command: str) -> Any:
     def run(args: argparse.Namespace) -> int:
-        return int(_script_main(script)(list(args.script_args)) or 0)
+        return run_script(script, f"dixit-ai train {command}", list(args.script_args))
 
     return run
 

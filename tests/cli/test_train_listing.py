@@ -7,6 +7,8 @@ import argparse
 import re
 from pathlib import Path
 
+import pytest
+
 from dixit_ai.cli import build_parser
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -34,3 +36,16 @@ def test_readme_commands_table_names_every_train_job():
                if line.startswith("| `dixit-ai train "))
     for job in train_jobs():
         assert re.search(rf"[ /]{re.escape(job)}[ /`]", row.split("|")[1]), (job, row)
+
+
+@pytest.mark.parametrize("job", ["calibration", "storyteller", "rl"])
+def test_each_script_job_s_help_names_its_command(job, capsys):
+    """The scripts behind these jobs named 'dixit-ai' (the process) in their usage line."""
+    from dixit_ai.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["train", job, "--help"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: dixit-ai train {job} [-h]")
+    assert "(default: " in out
