@@ -55,6 +55,7 @@ from dixit_ai import GameRecord, read_records, write_records
 from dixit_ai.decks.cache import file_sha256
 from dixit_ai.reporting import write_json, write_text
 from models.players.calibration import (
+    BIAS_GRID,
     ece_by_voter,
     fit_correlation,
     fit_guess_model,
@@ -83,9 +84,6 @@ from models.players.simulation import MIN_TEMPERATURE, VOTERS_KEY, GuessModel
 TEMPERATURE_SEARCH = (MIN_TEMPERATURE, 1.0)
 """Where the guess model's temperature is searched (log scale); a fit at either end is warned
 about: the likelihood may still rise beyond it."""
-BIAS_GRID = (-4.0, 4.0)
-"""The first grid of :func:`~models.players.calibration.fit_guess_model`'s bias search (finer
-grids follow around the best point); a fitted bias at or beyond it is warned about."""
 
 
 @dataclass

@@ -163,6 +163,11 @@ def log_likelihood(observations: Sequence[VoteObservation] | tuple[np.ndarray, .
     return float(np.mean(logits[np.arange(len(chosen)), chosen] - log_norm))
 
 
+BIAS_GRID = (-4.0, 4.0)
+"""The bounds of :func:`fit_guess_model`'s first bias grid (finer grids search around the best
+point; a fit at a bound is warned about by ``scripts/fit_calibration.py``)."""
+
+
 def fit_guess_model(observations: Sequence[VoteObservation], *, fit_bias: bool = True,
                     temperature_range: tuple[float, float] = (MIN_TEMPERATURE, 1.0)) -> GuessModel:
     """The maximum-likelihood guess model for the observed votes.
@@ -180,7 +185,7 @@ def fit_guess_model(observations: Sequence[VoteObservation], *, fit_bias: bool =
     packed = _pack(observations)
     low, high = np.log(temperature_range[0]), np.log(temperature_range[1])
     log_t = np.linspace(low, high, 41)
-    biases = np.linspace(-4.0, 4.0, 33) if fit_bias else np.zeros(1)
+    biases = np.linspace(*BIAS_GRID, 33) if fit_bias else np.zeros(1)
     best = (-np.inf, 0.0, 0.0)
     for _ in range(3):  # a grid, then two finer grids around the best point
         for lt in log_t:
