@@ -96,6 +96,10 @@ class Args:
                 "registry configures it (a name the bench uses itself is labelled "
                 "'NAME (registry)')"})
     seed: int = field(default=1000, metadata={"help": "seed of the held-out items"})
+    deck: str = field(default="dream", metadata={
+        "help": "the deck the items are dealt from and every player reads (a deck spec): "
+                "another dream seed (dream:seed=7001) holds out every card and story, as long "
+                "as no model was trained on that seed (see models.family)"})
     tell_cards: str = field(default="all", metadata={
         "help": "the cards the storytellers' hands are dealt from: 'all', or one fixed half of "
                 "the deck ('half-a', 'half-b'): develop on one half, hold out on the other, so "
@@ -190,7 +194,7 @@ def storytellers(crowd: dict[str, Any], extra: dict[str, Any]) -> list[dict[str,
 
 
 def guess_figures(folder: Path, items: int, seed: int, resamples: int, panel: str,
-                  extra: dict[str, Any], tell_cards: str = "all"
+                  extra: dict[str, Any], tell_cards: str = "all", deck_spec: str = "dream"
                   ) -> dict[str, dict[str, Interval]]:
     """Step 3: the default clip guesser on boards of each storyteller's told cards, and of the
     cards told by the panel members themselves (``panel-*`` agents telling on their own models:
@@ -206,7 +210,7 @@ def guess_figures(folder: Path, items: int, seed: int, resamples: int, panel: st
     from models.players.resources import load_resources
 
     _, records = read_run(folder)
-    deck = load_deck("dream")
+    deck = load_deck(deck_spec)
     sets = ItemSets(DeckFacts.of(deck), seed=seed, items=items, board_size=6,
                     reference_deals=1, tell_cards=tell_cards)
     told: dict[str, list[tuple[int, int, str] | None]] = {}
@@ -215,7 +219,7 @@ def guess_figures(folder: Path, items: int, seed: int, resamples: int, panel: st
             told.setdefault(r["model"], []).append(
                 None if r["clue"] is None else (r["item"], r["card"], r["clue"]))
     for member in resolve_panel(panel):
-        told[f"{member.name} (telling)"] = tell_stories(member.name, sets, seed, **extra)
+        told[f"{member.name} (telling)"] = tell_stories(member.name, sets, seed, deck=deck, **extra)
     guessers = {"default": load_resources("default", deck),
                 "caption-reader": load_member_resources("caption-reader", deck)}
     return reading_matrix(sets, told, guessers, seed=seed, resamples=resamples)
@@ -303,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
                          tasks=["tell"], seed=args.seed, items=args.items,
                          reference_deals=args.deals, panel=args.panel,
                          tell_cards=args.tell_cards, bootstrap=args.bootstrap,
-                         out=str(folder), name="panel")
+                         deck=args.deck, out=str(folder), name="panel")
     run = run_bench(config, progress=True, show=False)
     panel = run.results["tell"]["panel"]
     records = [r for r in read_run(run.folder)[1] if r["task"] == "tell"]
@@ -425,7 +429,7 @@ def main(argv: list[str] | None = None) -> int:
               f"caption-teller + {most - models['caption-teller'][which]['points'].estimate:.2f}")
 
     guesses = guess_figures(run.folder, args.items, args.seed, args.bootstrap, args.panel,
-                            extra, args.tell_cards)
+                            extra, args.tell_cards, args.deck)
     chance = 1 / 6
     rows = [[m, g["default"], _mark(g["default"].estimate >= 2 * chance), g["caption-reader"]]
             for m, g in guesses.items()]

@@ -129,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     stories = {}
     for teller in tqdm(tellers, desc="tellers telling", unit="teller", disable=args.smoke):
         kwargs = extra if teller.startswith(("clip-", "panel-")) else {}
-        stories[teller] = tell_stories(teller, sets, args.seed, **kwargs)
+        stories[teller] = tell_stories(teller, sets, args.seed, deck=deck, **kwargs)
     with (folder / "stories.jsonl").open("w") as out:
         for teller, told in stories.items():
             for story in told:

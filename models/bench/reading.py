@@ -27,20 +27,22 @@ Story = tuple[int, int, str] | None
 """``(item index, card, clue)`` of one told story, or ``None`` where the teller told nothing."""
 
 
-def tell_stories(teller: str, sets: Any, seed: int, **kwargs: Any) -> list[Story]:
+def tell_stories(teller: str, sets: Any, seed: int, *, deck: Any = "dream",
+                 **kwargs: Any) -> list[Story]:
     """``teller`` (a registry agent name) tells on every tell item of ``sets`` (an
-    :class:`~models.bench.items.ItemSets`), on the item's first deal, seeded per item.
+    :class:`~models.bench.items.ItemSets`), on the item's first deal, seeded per item; an agent
+    that reads a deck reads ``deck`` (the deck ``sets`` was dealt from).
 
     Raises:
         Whatever the agent raises: a teller that cannot decide is not skipped.
     """
-    from dixit_ai.agents import make_agent
+    from dixit_ai.agents import make_agent_for_deck
     from dixit_ai.rules import RuleSet, observe
     from models.bench.tables import round_start
 
     rules = RuleSet.edition("refresh-2021")
     ids = [int(c) for c in sets.facts.card_ids]
-    agent = make_agent(teller, **kwargs)
+    agent = make_agent_for_deck(teller, deck, **kwargs)
     stories: list[Story] = []
     for item in sets.tell_items():
         state = round_start(rules, [item.hand, *item.deals[0]], ids)
