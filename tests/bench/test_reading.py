@@ -55,16 +55,20 @@ def test_a_teller_that_cannot_decide_is_not_skipped(sets, monkeypatch):
 
     with pytest.raises(ValueError, match="no agent named 'no-such-agent'"):
         tell_stories("no-such-agent", sets, seed=0)
-    monkeypatch.setattr(dixit_ai.agents, "make_agent", lambda name, **kw: CrashingTeller())
+    monkeypatch.setattr(dixit_ai.agents, "make_agent_for_deck",
+                        lambda name, deck, **kw: CrashingTeller())
     with pytest.raises(RuntimeError, match="no idea"):
         tell_stories("crashing", sets, seed=0)
 
 
 def test_real_tellers_tell_every_item_and_the_plot_is_written(sets, tmp_path):
-    stories = tell_stories("caption-teller", sets, seed=0)
+    stories = tell_stories("caption-teller", sets, seed=0, deck=BENCH_DECK)
     assert len(stories) == sets.items and all(s is not None for s in stories)
     hands = {item.index: item.hand for item in sets.tell_items()}
     assert all(story[1] in hands[story[0]] for story in stories if story is not None)
+    # The teller reads the items' deck: its captions, not the default deck's of the same ids.
+    deck = load_deck(BENCH_DECK)
+    assert all(story[2] == deck.captions(story[1])[0] for story in stories if story is not None)
     matrix = reading_matrix(sets, {"caption-teller": stories}, {"blind": Blind()},
                             resamples=200)
     plot_reading_matrix(tmp_path / "m.png", matrix, "test")
