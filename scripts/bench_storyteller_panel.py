@@ -89,6 +89,9 @@ class Args:
     fit_games: int = field(default=16, metadata={
         "help": "leave-one-out cross-play games per member and iteration"})
     fit_iterations: int = field(default=3, metadata={"help": "cross-play iterations"})
+    unseen_minds: str = field(default="", metadata={
+        "help": "an unseen-minds map (scripts/fit_unseen_minds.py) the population storyteller "
+                "aims and predicts by in target mode (its population@T rows)"})
     population_file: str = field(default="", metadata={
         "help": "a fitted population file instead of fitting (step 1 skipped)"})
     also: str = field(default="", metadata={
@@ -173,16 +176,19 @@ def registry_crowd(name: str) -> str:
             f"calibration: {kwargs.get('population_calibration')}")
 
 
-def storytellers(crowd: dict[str, Any], extra: dict[str, Any]) -> list[dict[str, Any]]:
+def storytellers(crowd: dict[str, Any], extra: dict[str, Any],
+                 aimed: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """The bench's model entries: self-tuned and population storytellers (``crowd``: their
-    population options), the registry's ``clip-expected`` (only ``extra``: never the bench's
+    population options; ``aimed``: the target-mode population storytellers' own, such as an
+    unseen-minds map), the registry's ``clip-expected`` (only ``extra``: never the bench's
     population, so that its row is the agent users run), and baselines."""
     models = []
     for target in TARGETS:
         models.append({"name": "clip-greedy", "label": f"self@{target}",
                        "kwargs": {"target_guess_rate": target, **extra}})
         models.append({"name": "clip-greedy", "label": f"population@{target}",
-                       "kwargs": {"target_guess_rate": target, **crowd, **extra}})
+                       "kwargs": {"target_guess_rate": target, **crowd, **(aimed or {}),
+                                  **extra}})
     models.append({"name": "clip-expected-self", "label": "clip-expected-self",
                    "kwargs": extra})
     models.append({"name": "clip-expected", "label": "clip-expected", "kwargs": dict(extra)})
@@ -225,7 +231,8 @@ def guess_figures(folder: Path, items: int, seed: int, resamples: int, panel: st
     return reading_matrix(sets, told, guessers, seed=seed, resamples=resamples)
 
 
-def time_decisions(crowd: dict[str, Any], n: int) -> dict[str, dict[str, float]]:
+def time_decisions(crowd: dict[str, Any], n: int, aimed: dict[str, Any] | None = None
+                   ) -> dict[str, dict[str, float]]:
     """Median wall and CPU milliseconds of a storytelling decision: target 0.5 (``clip-greedy``)
     and expected points (``clip-expected-self``), each simulating itself (``self``,
     ``expected-self``) and the population (``population``, ``expected-population``), and the
@@ -238,7 +245,7 @@ def time_decisions(crowd: dict[str, Any], n: int) -> dict[str, dict[str, float]]
     rules = RuleSet.edition("refresh-2021")
     out = {}
     for label, name, kwargs in (("self", "clip-greedy", {}),
-                                ("population", "clip-greedy", crowd),
+                                ("population", "clip-greedy", {**crowd, **(aimed or {})}),
                                 ("expected-self", "clip-expected-self", {}),
                                 ("expected-population", "clip-expected-self", crowd),
                                 ("expected-reading", "clip-reader", crowd),
@@ -303,7 +310,8 @@ def main(argv: list[str] | None = None) -> int:
              "robustness": args.robustness, "table_mix": args.table_mix, "aim": args.aim,
              "population_temperature_scale": args.temperature_scale,
              "tolerance": args.tolerance}
-    config = BenchConfig(models=storytellers(crowd, extra) + also,
+    aimed = {"unseen_minds": args.unseen_minds} if args.unseen_minds else {}
+    config = BenchConfig(models=storytellers(crowd, extra, aimed) + also,
                          tasks=["tell"], seed=args.seed, items=args.items,
                          reference_deals=args.deals, panel=args.panel,
                          tell_cards=args.tell_cards, bootstrap=args.bootstrap,
@@ -317,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\npanel: {', '.join(names)}; every storyteller was evaluated against all of them "
           f"(held out: {', '.join(first['held_out'])}); population: {args.population} (aim "
           f"{args.aim}, robustness {args.robustness}, temperatures x {args.temperature_scale}, "
-          f"tolerance {args.tolerance}); "
+          f"tolerance {args.tolerance}, unseen-minds map {args.unseen_minds or 'none'}); "
           f"{args.items} held-out items (seed {args.seed}, hands from "
           f"{'every card' if args.tell_cards == 'all' else 'card ' + args.tell_cards}) x "
           f"{args.deals} deals")
@@ -329,6 +337,8 @@ def main(argv: list[str] | None = None) -> int:
                                "robustness": args.robustness,
                                "temperature_scale": args.temperature_scale,
                                "tolerance": args.tolerance, "items": args.items,
+                               "unseen_minds": args.unseen_minds or None, "deck": args.deck,
+                               "tell_cards": args.tell_cards,
                                "seed": args.seed, "targets": {}}
     for kind in ("self", "population"):
         rows = []
@@ -441,7 +451,7 @@ def main(argv: list[str] | None = None) -> int:
     figures["default_guesser_top1"] = {m: g["default"] for m, g in guesses.items()}
     figures["ground_truth_top1"] = {m: g["caption-reader"] for m, g in guesses.items()}
 
-    timing = time_decisions(crowd, args.decisions)
+    timing = time_decisions(crowd, args.decisions, aimed)
     figures["decision_ms"] = timing
     print(f"storytelling decision (median of {args.decisions}; target <= 150 ms with the "
           f"population), load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores:")

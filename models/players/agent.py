@@ -101,6 +101,11 @@ class ClipAgent:
             would count it twice. ``clip-calibrated`` uses 0.5, chosen on development items
             (README).
         robustness: See :class:`ClipStoryteller`.
+        unseen_minds: With a population in target mode: a file
+            (:mod:`models.players.unseen_minds`, ``scripts/fit_unseen_minds.py``) mapping the
+            storyteller's predictions to the rates minds it did not simulate find; it aims and
+            predicts by it. The map is refused unless fitted for this storyteller's population,
+            population fit, temperature scale, aim, tolerance, robustness and table mix.
         aim: See :class:`ClipStoryteller` (``"each"`` or ``"rms"``: in target mode, every
             member's rate).
         table_mix: See :class:`ClipStoryteller`.
@@ -154,6 +159,7 @@ class ClipAgent:
         population_calibration: str | None = "default",
         population_temperature_scale: float = 1.0,
         robustness: float = 0.0,
+        unseen_minds: str | None = None,
         aim: str = "mean",
         table_mix: float = 0.0,
         read_table: bool = False,
@@ -194,6 +200,15 @@ class ClipAgent:
         self.population_calibration = population_calibration
         self.population_temperature_scale = temperature_scale(
             population_temperature_scale, f"{name}: population_temperature_scale")
+        self.unseen_minds_path = unseen_minds
+        if unseen_minds is not None:
+            from models.players.unseen_minds import UnseenMindMap
+
+            if not self.population or mode != "target":
+                raise ValueError(f"{name}: unseen_minds corrects a population storyteller in "
+                                 f"target mode (population={population!r}, mode={mode!r})")
+            self.storyteller.unseen_minds = UnseenMindMap.load(resolve_path(unseen_minds))
+            self.storyteller.unseen_minds.check_settings(self.unseen_minds_settings(), name)
         if read_table and not self.population:
             raise ValueError(f"{name}: read_table needs a population of minds to tell apart "
                              "(population=...)")
@@ -291,6 +306,22 @@ class ClipAgent:
                 embed=self.reading_embeds)
         return self._reader
 
+    def unseen_minds_settings(self) -> dict[str, Any]:
+        """The settings an unseen-minds map must have been fitted under to serve this
+        storyteller (:data:`models.players.unseen_minds.SETTINGS`)."""
+        from models.players.population import population_fit_path
+        from models.players.unseen_minds import file_sha256
+
+        fit = population_fit_path(self.population_calibration) if self.population else None
+        story = self.storyteller
+        return {"population": ",".join(n if isinstance(n, str) else n.fingerprint
+                                       for n in self.population or []),
+                "population_calibration_sha256": (file_sha256(fit) if fit is not None
+                                                  and fit.is_file() else None),
+                "population_temperature_scale": self.population_temperature_scale,
+                "aim": story.aim, "tolerance": story.tolerance,
+                "robustness": story.robustness, "table_mix": story.table_mix}
+
     def simulation_embedders(self) -> list[str]:
         """Fingerprints of every embedder this storyteller's simulation uses."""
         if not self.population:
@@ -320,6 +351,9 @@ class ClipAgent:
                 files.append(("population", str(self.population_calibration), fit))
             if self.policy_path:
                 files.append(("policy", str(self.policy_path), resolve_path(self.policy_path)))
+            if self.unseen_minds_path:
+                files.append(("unseen-minds", str(self.unseen_minds_path),
+                              resolve_path(self.unseen_minds_path)))
             self._fits = [{"kind": kind, "file": shown, "voters": fitted_file_voters(where)}
                           for kind, shown, where in files]
         return [dict(fit) for fit in self._fits]
@@ -499,6 +533,7 @@ class ClipAgent:
             "population": self.population,
             "population_temperature_scale": self.population_temperature_scale,
             "robustness": story.robustness,
+            "unseen_minds": self.unseen_minds_path,
             "aim": story.aim,
             "table_mix": story.table_mix,
             "read_table": self.read_table,

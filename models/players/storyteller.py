@@ -39,6 +39,7 @@ from models.players.simulation import (
     storyteller_points_by_finders,
 )
 from models.players.table_reading import TableBelief
+from models.players.unseen_minds import UnseenMindMap
 from models.players.vocabulary import HEAD_CATEGORIES, MODIFIER_CATEGORIES, compose_pair
 
 Mode = Literal["target", "expected_points"]
@@ -114,6 +115,11 @@ class ClipStoryteller:
             is one member (:func:`models.players.population.assignment`), for a storyteller
             that does not know whether it faces different minds or copies of one (a clue that
             one member always finds scores nothing at a table of that member).
+        unseen_minds: With a population in ``"target"`` mode: what its predictions mean at a
+            table of minds it did not simulate (:class:`~models.players.unseen_minds.
+            UnseenMindMap`, fitted by leave-one-mind-out telling). The simulated minds are
+            aimed at the prediction the map takes to the target, and the recorded prediction
+            is the map's (the simulated one stays in the notes). ``None``: none.
     """
 
     mode: Mode = "target"
@@ -132,6 +138,7 @@ class ClipStoryteller:
     robustness: float = 0.0
     table_mix: float = 0.0
     aim: str = "mean"
+    unseen_minds: UnseenMindMap | None = None
     _pair_cache: dict[int, list[str]] = field(default_factory=dict, repr=False)
     _masks: tuple[Any, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
@@ -149,6 +156,17 @@ class ClipStoryteller:
         check_aim(self.aim)
         if not self.tolerance >= 0:
             raise ValueError(f"tolerance must be at least 0, not {self.tolerance}")
+        if self.unseen_minds is not None and self.mode != "target":
+            raise ValueError("an unseen-minds map corrects the guess rate aimed at in 'target' "
+                             f"mode; this storyteller's mode is {self.mode!r}")
+
+    @property
+    def aimed_rate(self) -> float:
+        """The guess rate the simulated minds are aimed at: the target, or with an unseen-minds
+        map the prediction it takes to the target."""
+        if self.unseen_minds is None:
+            return self.target_guess_rate
+        return self.unseen_minds.aim(self.target_guess_rate)[0]
 
     def pair_candidates(self, resources: PlayerResources, card: int,
                         card_vector: np.ndarray) -> list[str]:
@@ -333,7 +351,7 @@ class ClipStoryteller:
         if self.mode != "target" or self.aim == "mean" or not isinstance(result,
                                                                          PopulationResult):
             return None
-        return result.member_gap(self.target_guess_rate, self.aim, by_seat=True)
+        return result.member_gap(self.aimed_rate, self.aim, by_seat=True)
 
     def _order(self, rate: np.ndarray, points: np.ndarray, allowed: np.ndarray,
                spread: np.ndarray | None = None, best: float = 1.0,
@@ -347,7 +365,7 @@ class ClipStoryteller:
             if spread is not None and self.robustness > 0:
                 points = points - self.robustness * best * spread
             return np.argsort(-points, axis=None, kind="stable")
-        distance = np.abs(rate - self.target_guess_rate) if member_gap is None else member_gap
+        distance = np.abs(rate - self.aimed_rate) if member_gap is None else member_gap
         if spread is not None and self.robustness > 0:
             distance = distance + self.robustness * spread
         gap = np.where(allowed, distance, np.inf)
@@ -399,6 +417,10 @@ class ClipStoryteller:
         else:
             rates = result.guess_rate[cards, clues]
             values = result.expected_points[cards, clues]
+        simulated = None
+        if self.unseen_minds is not None:  # what the prediction means among unsimulated minds
+            simulated = rates
+            rates = np.asarray(self.unseen_minds(rates))
         summary = [{
             "card": hand[int(c)], "clue": texts[int(k)],
             "guess_rate": round(float(r), 4), "expected_points": round(float(v), 4),
@@ -413,6 +435,10 @@ class ClipStoryteller:
             "candidates": int(result.guess_rate.size),
             "runner_ups": summary[1:],
         }
+        if simulated is not None and self.unseen_minds is not None:
+            aimed, reachable = self.unseen_minds.aim(self.target_guess_rate)
+            info["unseen_minds"] = {"aimed_at": round(aimed, 4), "reachable": reachable,
+                                    "simulated_guess_rate": round(float(simulated[0]), 4)}
         return StoryDecision(hand[int(cards[0])], texts[int(clues[0])], float(rates[0]),
                              float(values[0]), info, features, chosen)
 
