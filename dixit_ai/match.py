@@ -10,6 +10,11 @@ failure is recorded (seat, round, phase, reason) and, by ``on_failure``, the gam
 (``"abort"``, the default; the record's status is ``"aborted"``) or the rules-defined fallback
 move is made in the seat's name and the seat (or its team) scores nothing that round
 (``"forfeit"``, recorded in the round's ``forfeits``).
+
+Ctrl-C while an agent decides stops the game whatever the policy: :func:`play_game` raises
+:class:`GameInterrupted` (a ``KeyboardInterrupt``), which carries the record of the game so far
+(status ``"aborted"``, the seat's failure with error ``"KeyboardInterrupt"``) for a caller that
+keeps it, as ``dixit-ai play`` does.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from dixit_ai.agents import (
     make_agent,
     make_agent_for_deck,
 )
-from dixit_ai.records import RECORD_FORMAT, Failure, GameRecord, RoundRecord
+from dixit_ai.records import RECORD_FORMAT, Failure, GameRecord, RoundRecord, Status
 from dixit_ai.rules import (
     Action,
     Announce,
@@ -53,6 +58,23 @@ _PLAY, _VOTE, _RED = Phase.PLAY, Phase.VOTE, Phase.RED
 FailurePolicy = Literal["abort", "forfeit"]
 FORFEIT_CLUE = "(forfeit)"
 """The clue of a storyteller's forfeited turn."""
+
+
+class GameInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a game while an agent decided; :attr:`record` is the game so far.
+
+    A ``KeyboardInterrupt``, so that a caller that stops on Ctrl-C still stops; one that keeps
+    partial games reads the record (status ``"aborted"``, whose last failure names the seat,
+    round and phase, with error ``"KeyboardInterrupt"``): its rounds replay.
+    """
+
+    def __init__(self, record: GameRecord) -> None:
+        last = record.failures[-1].reason if record.failures else "interrupted (Ctrl-C)"
+        super().__init__(last)
+        self.record = record
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (self.record,)
 
 
 def game_streams(seed: int, n_players: int) -> list[np.random.SeedSequence]:
@@ -206,6 +228,7 @@ def play_game(
 
     Raises:
         ValueError: bad rules, player count, deck, seed or policy (nothing is played).
+        GameInterrupted: Ctrl-C while an agent decided; it carries the record so far.
     """
     if on_failure not in ("abort", "forfeit"):
         raise ValueError(f"on_failure must be 'abort' or 'forfeit', not {on_failure!r}")
@@ -234,9 +257,19 @@ def play_game(
                            max_rounds=max_rounds)
     rounds: list[RoundRecord] = []
     failures: list[Failure] = []
-    status: Literal["complete", "aborted", "truncated"] = "complete"
+    status: Status = "complete"
     notes: dict[str, Any] = {}
     prediction: float | None = None
+
+    def game_record(status: Status) -> GameRecord:
+        return GameRecord(
+            header=header,
+            rounds=rounds,
+            final_scores=list(state.scores),
+            winners=list(state.winners) if status == "complete" else [],
+            status=status,
+            failures=failures,
+        )
 
     while not state.is_over:
         if max_rounds is not None and state.round >= max_rounds:
@@ -248,6 +281,16 @@ def play_game(
         try:
             returned, seat_notes, guess = decide(players[seat], observe(state, seat))
             next_state = apply_action(state, returned, rng)
+        except KeyboardInterrupt as interrupt:
+            # ``state`` is still the one before this decision, consistent with ``rounds``.
+            name = getattr(players[seat], "name", type(players[seat]).__name__)
+            failures.append(Failure(
+                seat=seat, round=state.round, phase=phase.value,
+                reason=f"seat {seat}: interrupted (Ctrl-C) while {name} decided",
+                error="KeyboardInterrupt",
+                action=None if returned is None else repr(returned), penalty="abort",
+            ))
+            raise GameInterrupted(game_record("aborted")) from interrupt
         except Exception as error:
             failures.append(Failure(
                 seat=seat, round=state.round, phase=phase.value, reason=str(error),
@@ -268,14 +311,7 @@ def play_game(
             rounds.append(round_record(state, prediction, notes))
             notes, prediction = {}, None
 
-    return GameRecord(
-        header=header,
-        rounds=rounds,
-        final_scores=list(state.scores),
-        winners=list(state.winners) if status == "complete" else [],
-        status=status,
-        failures=failures,
-    )
+    return game_record(status)
 
 
 def record_header(rules: RuleSet, n_players: int, seed: int, deck_entry: dict[str, Any],

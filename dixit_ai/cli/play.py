@@ -3,8 +3,8 @@
 Each ``human`` seat is a person at this terminal (:class:`dixit_ai.agents.human.HumanAgent`); the
 other seats are registry agents. The cards each person is shown are listed with their captions and
 drawn to ``hand.png`` and ``board.png`` in the images folder. The game's record is written at the
-end (also when someone quits, with ``quit``, Ctrl-D or Ctrl-C at a prompt: the record then says
-so; Ctrl-C exits 130), atomically, and ``dixit-ai replay`` checks it.
+end (also when someone quits, with ``quit``, Ctrl-D or Ctrl-C, at a prompt or while a bot decides:
+the record then says so; Ctrl-C exits 130), atomically, and ``dixit-ai replay`` checks it.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from dixit_ai.cli.common import (
     rule_argument,
 )
 from dixit_ai.decks import load_deck
-from dixit_ai.match import play_game
+from dixit_ai.match import GameInterrupted, play_game
 from dixit_ai.reporting import write_text
 from dixit_ai.rules import EDITIONS, RuleSet
 
@@ -108,7 +108,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"Card pictures go to {args.images}/ (hand.png, board.png). Type 'quit' to leave.")
     agents = make_seat_agents(seats, args.deck, images=args.images, deck=deck)
     prepare_images(args.images)  # made once the agents are: a failure before leaves no folder
-    record = play_game(agents, edition=args.edition, deck=deck, seed=seed, **overrides)
+    try:
+        record = play_game(agents, edition=args.edition, deck=deck, seed=seed, **overrides)
+        interrupted = False
+    except GameInterrupted as stop:  # Ctrl-C while a bot decided: the game so far is kept
+        record, interrupted = stop.record, True
 
     people = [agent for agent in agents if isinstance(agent, HumanAgent)]
     if record.rounds and people and people[0].shown_round < record.rounds[-1].round:
@@ -125,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
     print_failures([record])
     write_text(out, record.to_json() + "\n")  # atomically: a failure leaves no partial file
     print(f"Record: {out} (check it with `dixit-ai replay {out}`)")
-    if any(person.interrupted for person in people):
+    if interrupted or any(person.interrupted for person in people):
         print("dixit-ai play: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     return EXIT_OK if record.status == "complete" else EXIT_FAILED
