@@ -1,18 +1,29 @@
 """Fit what a population storyteller's predictions mean among minds it did not simulate.
 
-For each member ``m`` of ``--leave-out`` (a population member with a ``panel-m`` guesser in the
-registry), the storyteller simulates the population without ``m``, with a population fit made
-without ``m``'s votes (``--leave-out-fits``, one file per member, e.g. from ``fit_calibration.py
---crossplay --population`` the others), and tells at every target of ``--targets`` on the tell
-items (``--seed``, ``--deck``, ``--tell-cards``); ``m``'s guessers play the decoys and vote on real
-boards (the panel tell task, :mod:`models.bench.panel`, with a panel of ``m`` alone). The
-unseen-minds map (:class:`models.players.unseen_minds.UnseenMindMap`) is the isotonic regression
-of ``m``'s rate on the storyteller's prediction, over every turn of every member left out (each
-turn weighted by its votes). It is written with the settings of the storyteller it serves (the
+Two kinds of unseen mind ``m``, each a ``panel-m`` guesser of the registry:
+
+- ``--outside``: a mind outside the population (and outside the panel the storyteller will be
+  evaluated against, which the map must not know): the storyteller itself, exactly as configured
+  (``--population``, ``--population-file`` and the rest), tells; ``m`` votes. Its population fit
+  must not have been fitted on ``m``'s votes.
+- ``--leave-out``: a member of the population: the storyteller simulates the population without
+  ``m``, with a population fit made without ``m``'s votes (``--leave-out-fits``, one file per
+  member, e.g. from ``fit_calibration.py --crossplay --population`` the others). That
+  storyteller differs from the one the map serves (one member fewer, other fitted
+  temperatures): check on development items that its map transfers.
+
+The storyteller tells at every target of ``--targets`` on the tell items (``--seed``, ``--deck``,
+``--tell-cards``); ``m``'s guessers play the decoys and vote on real boards (the panel tell task,
+:mod:`models.bench.panel`, with a panel of ``m`` alone). The unseen-minds map
+(:class:`models.players.unseen_minds.UnseenMindMap`) is the isotonic regression of ``m``'s rate on
+the storyteller's prediction, over every turn of every unseen mind (each turn weighted by its
+votes). It is written with the settings of the storyteller it serves (the
 whole population, its fit, the temperature scale, aim, tolerance, robustness and table mix), the
 voters whose votes made it (the members left out, and those of the leave-out fits), and the run
 folders, whose records recompute it. No panel member outside the population is used.
 
+    python scripts/fit_unseen_minds.py --outside default-zeroshot --temperature-scale 0.25 \\
+        --out runs/unseen_default_zeroshot.json
     python scripts/fit_unseen_minds.py --leave-out lite1-minilm,lite1-mpnet \\
         --leave-out-fits runs/pop_without_minilm.json,runs/pop_without_mpnet.json \\
         --out models/data/unseen_minds_calibrated.json
@@ -46,9 +57,13 @@ class Args:
     tolerance: float = field(default=0.0, metadata={"help": "that storyteller's tolerance"})
     robustness: float = field(default=0.0, metadata={"help": "that storyteller's robustness"})
     table_mix: float = field(default=0.0, metadata={"help": "that storyteller's table mix"})
-    leave_out: str = field(default="lite1-minilm,lite1-mpnet", metadata={
-        "help": "the members left out one at a time, comma-separated (each needs a panel-NAME "
-                "registry guesser)"})
+    outside: str = field(default="", metadata={
+        "help": "minds outside the population that vote on the storyteller's own clues, "
+                "comma-separated (each a panel-NAME registry guesser; never a member of the "
+                "panel the storyteller will be measured against)"})
+    leave_out: str = field(default="", metadata={
+        "help": "population members left out one at a time, comma-separated (each needs a "
+                "panel-NAME registry guesser and a --leave-out-fits file)"})
     leave_out_fits: str = field(default="", metadata={
         "help": "one population fit per member left out, comma-separated, in the same order, "
                 "each made without that member's votes"})
@@ -78,20 +93,18 @@ def _settings(args: Args) -> dict[str, Any]:
     return settings
 
 
-def tell_against(member: str, fit: str, args: Args, targets: list[float],
+def tell_against(member: str, population: str, fit: str, args: Args, targets: list[float],
                  extra: dict[str, Any]) -> tuple[Path, list[dict[str, Any]]]:
-    """The storyteller without ``member`` tells at every target; ``member`` votes. The run
-    folder and its tell records."""
+    """A storyteller simulating ``population`` (fitted by ``fit``) tells at every target;
+    ``member`` votes. The run folder and its tell records."""
     from models.bench import BenchConfig, run_bench
     from models.bench.analysis import read_run
 
-    names = [m.strip() for m in args.population.split(",") if m.strip()]
-    others = ",".join(n for n in names if n != member)
-    crowd = {"population": others, "population_calibration": fit,
+    crowd = {"population": population, "population_calibration": fit,
              "population_temperature_scale": args.temperature_scale, "aim": args.aim,
              "tolerance": args.tolerance, "robustness": args.robustness,
              "table_mix": args.table_mix}
-    models = [{"name": "clip-greedy", "label": f"without-{member}@{t}",
+    models = [{"name": "clip-greedy", "label": f"{member}@{t}",
                "kwargs": {"target_guess_rate": t, **crowd, **extra}} for t in targets]
     config = BenchConfig(models=models, tasks=["tell"], seed=args.seed, items=args.items,
                          reference_deals=args.deals, panel=f"panel-{member}", deck=args.deck,
@@ -124,29 +137,43 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"error: --targets must be two or more numbers in [0, 1], not "
                          f"{args.targets!r}")
     names = [m.strip() for m in args.population.split(",") if m.strip()]
+    outside = [m.strip() for m in args.outside.split(",") if m.strip()]
     left = [m.strip() for m in args.leave_out.split(",") if m.strip()]
     fits = [f.strip() for f in args.leave_out_fits.split(",") if f.strip()]
-    if not left or len(fits) != len(left):
+    if not outside and not left:
+        raise SystemExit("error: name the unseen minds: --outside (minds outside the "
+                         "population) or --leave-out (members left out one at a time)")
+    if len(fits) != len(left):
         raise SystemExit(f"error: --leave-out-fits needs one population fit per member left out "
                          f"({len(left)}: {left}), not {len(fits)}")
+    if len(set(outside + left)) != len(outside + left):
+        raise SystemExit(f"error: an unseen mind is named twice: {outside + left}")
+    jobs: list[tuple[str, str, str]] = []  # (unseen mind, storyteller's population, its fit)
+    for m in outside:
+        if m in names:
+            raise SystemExit(f"error: --outside {m!r} is a member of --population ({names}): "
+                             "leave it out instead (--leave-out)")
+        jobs.append((m, args.population, args.population_file))
     for m, fit in zip(left, fits, strict=True):
         if m not in names or m in ("self", "copy"):
             raise SystemExit(f"error: --leave-out {m!r} is not a member of --population "
                              f"({names}) with a model of its own")
+        jobs.append((m, ",".join(n for n in names if n != m), fit))
+    for m, _, fit in jobs:
         try:
             fingerprint = _member_fingerprint(m, args)
         except ValueError as error:
-            raise SystemExit(f"error: --leave-out {m!r}: {error}") from None
+            raise SystemExit(f"error: unseen mind {m!r}: {error}") from None
         path = population_fit_path(fit)
         if path is None or not path.is_file():
-            raise SystemExit(f"error: leave-out fit {fit!r} for {m} is not a file")
+            raise SystemExit(f"error: population fit {fit!r} for {m} is not a file")
         fit_voters = fitted_file_voters(path)
         if fit_voters is None:
             raise SystemExit(f"error: {fit} does not record the voters it was fitted on "
                              f"({VOTERS_KEY!r})")
         if any(v.get("fingerprint") == fingerprint for v in fit_voters):
-            raise SystemExit(f"error: {fit} was fitted on {m}'s votes: a leave-out fit must be "
-                             f"made without them")
+            raise SystemExit(f"error: {fit} was fitted on {m}'s votes: the storyteller that "
+                             f"{m} votes on must be fitted without them")
     extra: dict[str, Any] = {}
     if args.smoke:
         args.items, args.deals = 3, 2
@@ -157,16 +184,16 @@ def main(argv: list[str] | None = None) -> int:
     observed: list[float] = []
     weights: list[float] = []
     voters: list[dict[str, Any]] = []
-    paths = {m: Path(str(population_fit_path(f))) for m, f in zip(left, fits, strict=True)}
+    paths = {m: Path(str(population_fit_path(f))) for m, _, f in jobs}
     runs: list[str] = []
     rows = []
-    for m, fit in zip(left, fits, strict=True):
-        print(f"telling without {m} (fit {fit}); {m} votes")
-        folder, records = tell_against(m, fit, args, targets, extra)
+    for m, population, fit in jobs:
+        print(f"telling with {population} (fit {fit}); {m} votes")
+        folder, records = tell_against(m, population, fit, args, targets, extra)
         runs.append(str(folder))
         key = f"panel-{m}"
         for target in targets:
-            turns = [r for r in records if r["model"] == f"without-{m}@{target}"
+            turns = [r for r in records if r["model"] == f"{m}@{target}"
                      and r.get("panel") and r["panel"]["seen"].get(key)]
             found = sum(r["panel"]["found"][key] for r in turns)
             seen = sum(r["panel"]["seen"][key] for r in turns)
@@ -183,14 +210,15 @@ def main(argv: list[str] | None = None) -> int:
     unique = list({(v["fingerprint"], v["name"]): v for v in voters}.values())
     fitted = UnseenMindMap.fit(predicted, observed, weights, settings=settings, meta={
         VOTERS_KEY: unique,
-        "left_out": left, "leave_out_fits": {m: {"file": f, "sha256": file_sha256(paths[m])}
-                                             for m, f in zip(left, fits, strict=True)},
+        "outside": outside, "left_out": left,
+        "storytellers": {m: {"population": p, "fit": f, "fit_sha256": file_sha256(paths[m])}
+                         for m, p, f in jobs},
         "targets": targets, "items": args.items, "deals": args.deals, "seed": args.seed,
         "deck": args.deck, "tell_cards": args.tell_cards, "turns": len(predicted),
         "runs": runs, "arguments": asdict(args), "command": " ".join(sys.argv),
         "seconds": round(time.time() - started, 1)})
-    print_table("the storyteller without the member: its prediction and the member's rate",
-                ["left out", "target", "turns", "predicted (mean)", "the member found"], rows,
+    print_table("the storyteller's prediction and the unseen mind's rate",
+                ["unseen mind", "target", "turns", "predicted (mean)", "the member found"], rows,
                 digits=3)
     grid = [0.0, 0.1, 0.25, 0.4, 0.5, 0.6, 0.75, 0.9, 1.0]
     print_table("the map: predicted -> the rate an unsimulated mind finds",

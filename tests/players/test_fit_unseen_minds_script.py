@@ -54,7 +54,24 @@ def test_smoke_writes_a_map_that_records_its_voters_and_serves_its_storyteller(t
     assert agent.storyteller.unseen_minds is not None  # type: ignore[attr-defined]
 
 
+def test_a_mind_outside_the_population_votes_on_the_storyteller_itself(tmp_path):
+    out = tmp_path / "map.json"
+    assert _main()(["--smoke", "--outside", "default-zeroshot", "--temperature-scale", "0.25",
+                    "--targets", "0.25,0.75", "--out", str(out),
+                    "--runs-dir", str(tmp_path / "runs")]) == 0
+    fitted = UnseenMindMap.load(out)
+    assert fitted.meta["outside"] == ["default-zeroshot"] and fitted.meta["left_out"] == []
+    assert fitted.meta["storytellers"]["default-zeroshot"]["population"] == (
+        "self,lite1-minilm,lite1-mpnet,lite1-zeroshot")
+    assert fitted.settings["population_temperature_scale"] == 0.25
+    assert {v["name"] for v in fitted.meta["voter_models"]} >= {"panel-default-zeroshot"}
+
+
 @pytest.mark.parametrize("argv, message", [
+    (["--out", "X"], "name the unseen minds"),
+    (["--outside", "lite1-minilm", "--out", "X"], "is a member of --population"),
+    (["--outside", "default-zeroshot", "--leave-out", "default-zeroshot", "--leave-out-fits",
+      "wide", "--out", "X"], "named twice"),
     (["--leave-out", "lite1-minilm"], "--out FILE is required"),
     (["--leave-out", "lite1-minilm", "--out", "X"], "one population fit per member"),
     (["--leave-out", "lite2-mpnet", "--leave-out-fits", "F", "--out", "X"],
