@@ -7,21 +7,40 @@ import argparse
 from typing import Any
 
 from dixit_ai.agents import list_agents
-from dixit_ai.agents.registry import AgentSpec, is_installed, missing_for_extra
+from dixit_ai.agents.registry import (
+    DISTRIBUTION,
+    AgentSpec,
+    declared_extras,
+    missing_for_extra,
+    unmet,
+)
 from dixit_ai.cli.common import EXIT_OK
 
 __all__ = ["extra_status", "missing_for_extra", "register", "requirements_status", "run"]
 
 
+def _listed(missing: list[str]) -> str:
+    """The first few of ``missing``, and how many more there are."""
+    more = f" and {len(missing) - 4} more" if len(missing) > 4 else ""
+    return ", ".join(missing[:4]) + more
+
+
 def extra_status(extra: str | None) -> str:
-    """What ``dixit-ai agents`` says of an agent's extra: installed, or what to install."""
+    """What ``dixit-ai agents`` says of an agent's extra: installed, what to install (the
+    packages missing, or installed at a version the extra does not allow), an extra the
+    installed ``dixit-ai`` does not declare, or that nothing could be checked."""
     if not extra:
         return ""
     missing = missing_for_extra(extra)
     if missing == []:
-        return f"  [dixit-ai[{extra}] installed]"
-    what = f": missing {', '.join(missing[:4])}" if missing else ""
-    return f"  [needs pip install 'dixit-ai[{extra}]'{what}]"
+        return f"  [{DISTRIBUTION}[{extra}] installed]"
+    if missing:
+        return f"  [needs pip install '{DISTRIBUTION}[{extra}]': missing {_listed(missing)}]"
+    extras = declared_extras()
+    if extras is None:
+        return f"  [{DISTRIBUTION}[{extra}] not checked: {DISTRIBUTION} is not installed]"
+    return (f"  [{DISTRIBUTION}[{extra}]: the installed {DISTRIBUTION} declares no such extra "
+            f"(it has {', '.join(sorted(extras))}): misspelt, or reinstall]")
 
 
 def requirements_status(spec: AgentSpec) -> str:
@@ -30,7 +49,7 @@ def requirements_status(spec: AgentSpec) -> str:
     status = extra_status(spec.extra)
     if not spec.requires:
         return status
-    missing = [name for name in spec.requires if not is_installed(name)]
+    missing = list(dict.fromkeys(item for r in spec.requires for item in unmet(r)))
     count = f"{len(spec.requires)} other package{'s' if len(spec.requires) > 1 else ''}"
     apart = (f"its {count} installed" if not missing else
              f"needs {spec.requires_install}: missing {', '.join(missing)}")
