@@ -14,8 +14,9 @@ closed or cut off mid-answer, no chat completion) is retried as often, then rais
 :class:`EndpointError` (:class:`EndpointTimeout` for a timeout).
 The match runner records that failure; the agent never substitutes a move of its own.
 
-Limits on one request: ``timeout`` is a wall-clock deadline over the whole request (connecting,
-sending, waiting and reading the answer), not a limit on each socket read, so an endpoint that
+Limits on one request: ``timeout`` is a wall-clock deadline over the whole request (looking up
+the name, connecting to each of its addresses, sending, waiting, and reading the answer, an error
+response's too), not a limit on each socket read, so an endpoint that
 drips its answer a byte at a time fails at ``timeout`` like a silent one; an answer larger than
 :data:`MAX_RESPONSE_BYTES` (4 MiB) is an :class:`EndpointError`, refused from its
 ``Content-Length`` or as soon as that many bytes have arrived. Redirects are never followed (the
@@ -108,10 +109,12 @@ class _Deadline:
 
     It shuts down its own duplicate of the socket's descriptor (the same connection), closed by
     :meth:`finish`, so it never touches a descriptor that the request closed and the process
-    reused."""
+    reused. Before there is a socket, :meth:`connect` bounds the name lookup and each address's
+    connect by the time left."""
 
     def __init__(self, seconds: float) -> None:
         self.expired = False
+        self._end = time.monotonic() + seconds
         self._done = False
         self._sockets: list[socket.socket] = []
         self._lock = threading.Lock()
@@ -119,12 +122,73 @@ class _Deadline:
         self._timer.daemon = True
         self._timer.start()
 
+    def left(self) -> float:
+        """Seconds until the deadline (``0.0`` once it has passed)."""
+        return max(0.0, self._end - time.monotonic())
+
+    def connect(self, address: tuple[str, int], timeout: Any = None,
+                source_address: tuple[str, int] | None = None) -> socket.socket:
+        """:func:`socket.create_connection` within the deadline: the name lookup waits at most
+        the time left, and each address's connect is watched and given the time left."""
+        host, port = address[0], address[1]
+        last: OSError | None = None
+        for family, kind, protocol, _, where in self._resolve(host, port):
+            if not self.left():
+                break
+            sock = socket.socket(family, kind, protocol)
+            try:
+                sock.settimeout(self.left())  # the deadline also shuts a pending connect down
+                if source_address:
+                    sock.bind(source_address)
+                self.watch(sock)
+                sock.connect(where)
+            except OSError as error:
+                sock.close()
+                last = error
+                continue
+            return sock
+        if not self.left() or self.expired:
+            raise TimeoutError(f"connecting to {host}:{port} took longer than the deadline")
+        raise last or OSError(f"no address found for {host}")
+
+    def _resolve(self, host: str, port: int) -> list[Any]:
+        """``getaddrinfo``, waiting at most the time left: a lookup cannot be cancelled, so a
+        slow one goes on in a daemon thread (until the resolver's own timeout) while the
+        request fails at its deadline. A numeric address needs no lookup and no thread."""
+        try:
+            return socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM, 0,
+                                      socket.AI_NUMERICHOST)
+        except socket.gaierror:
+            pass
+        found: list[Any] = []
+        failed: list[OSError] = []
+        done = threading.Event()
+
+        def lookup() -> None:
+            try:
+                found.extend(socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM))
+            except OSError as error:
+                failed.append(error)
+            finally:
+                done.set()
+
+        threading.Thread(target=lookup, name=f"resolve {host}", daemon=True).start()
+        if not done.wait(self.left()):
+            raise TimeoutError(f"looking up {host} took longer than the deadline")
+        if failed:
+            raise failed[0]
+        return found
+
     def watch(self, sock: socket.socket) -> socket.socket:
         """Shut ``sock``'s connection down at the deadline (at once if it has passed)."""
         with self._lock:
             if self._done:
                 return sock
-            duplicate = sock.dup()
+            try:
+                duplicate = sock.dup()
+            except OSError:  # out of descriptors: the socket is not left open either
+                sock.close()
+                raise
             self._sockets.append(duplicate)
             if self.expired:
                 self._shutdown(duplicate)
@@ -167,8 +231,7 @@ class _Watched(http.client.HTTPConnection):
 
     def __init__(self, *args: Any, deadline: _Deadline, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._create_connection = (  # what HTTPConnection.connect connects with, watched
-            lambda *a, **k: deadline.watch(socket.create_connection(*a, **k)))
+        self._create_connection = deadline.connect  # what HTTPConnection.connect connects with
 
 
 class _WatchedHTTPS(_Watched, http.client.HTTPSConnection):
@@ -305,7 +368,8 @@ class HttpAgent:
             ``None`` sends no key. The key itself is never stored in a config or a record.
         deck: The game's deck (a spec such as ``"dream"`` or a ``Deck``): card images come
             from it.
-        timeout: Seconds one request may take in all: a wall-clock deadline over connecting,
+        timeout: Seconds one request may take in all: a wall-clock deadline over the name
+            lookup, connecting,
             sending, waiting and reading the whole answer (an answer dripped slowly fails at
             it too), raising :class:`EndpointTimeout`. The response body is also limited to
             :data:`MAX_RESPONSE_BYTES`, and a redirect is refused, never followed.
@@ -344,8 +408,10 @@ class HttpAgent:
     ) -> None:
         if not str(base_url).startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, not {base_url!r}")
-        if timeout <= 0:
-            raise ValueError(f"timeout must be positive, not {timeout}")
+        if (isinstance(timeout, bool) or not isinstance(timeout, int | float)
+                or not 0 < timeout <= threading.TIMEOUT_MAX):  # NaN is refused here too
+            raise ValueError(f"timeout must be a positive number of seconds, at most "
+                             f"{threading.TIMEOUT_MAX:g}, not {timeout!r}")
         if max_retries < 0:
             raise ValueError(f"max_retries must be at least 0, not {max_retries}")
         if concurrency < 1:
@@ -597,6 +663,12 @@ class HttpAgent:
                 try:  # the body is read inside: a connection cut off mid-body is caught too
                     with _opener().open(request, timeout=self.timeout) as response:
                         raw = self._read_capped(response)
+                except urllib.error.HTTPError as error:  # its body is read within the deadline
+                    try:
+                        failure = self._endpoint_error(error, url)
+                    finally:
+                        error.close()
+                    raise failure from None
                 finally:
                     deadline.finish()
                 if deadline.expired:  # a shut-down socket may read as a (short) end of body
