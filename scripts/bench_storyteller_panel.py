@@ -113,6 +113,11 @@ class Args:
     out: str = field(default="runs", metadata={"help": "where run folders go"})
     json: str = field(default="", metadata={"help": "also write the figures to this file"})
     smoke: bool = field(default=False, metadata={"help": "tiny budget (seconds), for CI"})
+    analyse: str = field(default="", metadata={
+        "help": "a run folder of this bench (its bench__panel__... folder): every figure again "
+                "from its records, with the settings it was run with (no telling, no timing; "
+                "the panel members' own stories of the guess table are told again, seeded); "
+                "only --json and --bootstrap may be given with it"})
 
 
 def fit_population_file(members: list[str], games: int, iterations: int, folder: Path,
@@ -225,7 +230,8 @@ def guess_figures(folder: Path, items: int, seed: int, resamples: int, panel: st
             told.setdefault(r["model"], []).append(
                 None if r["clue"] is None else (r["item"], r["card"], r["clue"]))
     for member in resolve_panel(panel):
-        told[f"{member.name} (telling)"] = tell_stories(member.name, sets, seed, deck=deck, **extra)
+        told[f"{member.name} (telling)"] = tell_stories(member.name, sets, seed, deck=deck,
+                                                        **extra)
     guessers = {"default": load_resources("default", deck),
                 "caption-reader": load_member_resources("caption-reader", deck)}
     return reading_matrix(sets, told, guessers, seed=seed, resamples=resamples)
@@ -274,9 +280,65 @@ def _mark(ok: bool) -> str:
     return "yes" if ok else "NO"
 
 
+ANALYSE_OPTIONS = ("analyse", "json", "bootstrap")
+"""The options ``--analyse`` takes; every other one is the run's own."""
+
+
+def restore_args(args: Args) -> tuple[Args, list[dict[str, Any]], dict[str, Any]]:
+    """``--analyse``: the settings a run folder was run with (its ``bench.json``), its
+    ``--also`` entries and its clip players' extra options.
+
+    Raises:
+        SystemExit: another option given beside ``--analyse``, or not a run folder of this
+            bench (no ``bench.json``, or no ``population@`` storytellers in it).
+    """
+    import json
+
+    given = [name for name in vars(args) if name not in ANALYSE_OPTIONS
+             and getattr(args, name) != getattr(Args(), name)]
+    if given:
+        raise SystemExit(f"error: --analyse recomputes a run with its own settings; it takes "
+                         f"only --json and --bootstrap, not --{given[0].replace('_', '-')}")
+    path = Path(args.analyse) / "bench.json"
+    if not path.is_file():
+        raise SystemExit(f"error: --analyse {args.analyse}: no bench.json there (give the "
+                         "bench__panel__... folder of a run)")
+    config = json.loads(path.read_text(encoding="utf-8"))["config"]
+    entries = {m["label"]: m for m in config["models"]}
+    crowd = entries.get("population@0.5", {}).get("kwargs")
+    if crowd is None:
+        raise SystemExit(f"error: --analyse {args.analyse}: not a run of this bench (no "
+                         "population@0.5 storyteller)")
+    extra = dict(entries["clip-expected"]["kwargs"])
+    try:
+        restored = _restored(args, config, crowd)
+    except KeyError as error:
+        raise SystemExit(f"error: --analyse {args.analyse}: its bench.json does not say "
+                         f"{error} (a run of an older version of this bench)") from None
+    taken = {e["label"] for e in storytellers({}, {})}
+    also = [{"name": m["name"], "label": m["label"], "kwargs": m["kwargs"]}
+            for m in config["models"] if m["label"] not in taken]
+    restored.also = ",".join(m["name"] for m in also)
+    return restored, also, extra
+
+
+def _restored(args: Args, config: dict[str, Any], crowd: dict[str, Any]) -> Args:
+    return Args(
+        panel=config["panel"], population=crowd["population"],
+        robustness=crowd["robustness"], aim=crowd["aim"],
+        temperature_scale=crowd["population_temperature_scale"],
+        table_mix=crowd["table_mix"], tolerance=crowd["tolerance"], items=config["items"],
+        deals=config["reference_deals"], population_file=crowd["population_calibration"],
+        unseen_minds=crowd.get("unseen_minds", ""), seed=config["seed"],
+        deck=config.get("deck", "dream"), tell_cards=config.get("tell_cards", "all"),
+        bootstrap=args.bootstrap, json=args.json, analyse=args.analyse)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
     refuse_bad_population_options(args.aim, args.temperature_scale, args.tolerance)
+    if args.analyse:
+        args, also_run, extra_run = restore_args(args)
     from models.bench.items import TELL_CARDS
 
     if args.tell_cards not in TELL_CARDS:
@@ -292,33 +354,49 @@ def main(argv: list[str] | None = None) -> int:
         paired_difference,
     )
 
-    extra: dict[str, Any] = {}
-    if args.smoke:
-        args.items, args.deals, args.fit_games, args.decisions = 3, 2, 1, 2
-        args.fit_iterations = 1
-        args.bootstrap = 200
-        extra = dict(SMOKE_AGENT_OPTIONS)
-    also = also_entries([n.strip() for n in args.also.split(",") if n.strip()], extra)
-    folder = Path(args.out) / f"bench_storyteller_panel__{args.seed}__{int(time.time())}"
-    folder.mkdir(parents=True, exist_ok=True)
     members = [m.strip() for m in args.population.split(",") if m.strip()]
-    fitted = [m for m in members if m != "copy"]  # a copy keeps the storyteller's calibration
-    population_file = args.population_file or str(
-        fit_population_file(fitted, args.fit_games, args.fit_iterations, folder, args.smoke))
-
-    crowd = {"population": args.population, "population_calibration": population_file,
-             "robustness": args.robustness, "table_mix": args.table_mix, "aim": args.aim,
-             "population_temperature_scale": args.temperature_scale,
-             "tolerance": args.tolerance}
     aimed = {"unseen_minds": args.unseen_minds} if args.unseen_minds else {}
-    config = BenchConfig(models=storytellers(crowd, extra, aimed) + also,
-                         tasks=["tell"], seed=args.seed, items=args.items,
-                         reference_deals=args.deals, panel=args.panel,
-                         tell_cards=args.tell_cards, bootstrap=args.bootstrap,
-                         deck=args.deck, out=str(folder), name="panel")
-    run = run_bench(config, progress=True, show=False)
-    panel = run.results["tell"]["panel"]
-    records = [r for r in read_run(run.folder)[1] if r["task"] == "tell"]
+    crowd: dict[str, Any]
+    extra: dict[str, Any]
+    also: list[dict[str, Any]]
+    if args.analyse:
+        from models.bench.analysis import analyse
+
+        run_folder = Path(args.analyse)
+        try:
+            results = analyse(run_folder, show=False)
+        except ValueError as error:
+            raise SystemExit(f"error: --analyse {args.analyse}: {error}") from None
+        crowd = {"population": args.population,
+                 "population_calibration": args.population_file}
+        also, extra = also_run, extra_run
+    else:
+        extra = {}
+        if args.smoke:
+            args.items, args.deals, args.fit_games, args.decisions = 3, 2, 1, 2
+            args.fit_iterations = 1
+            args.bootstrap = 200
+            extra = dict(SMOKE_AGENT_OPTIONS)
+        also = also_entries([n.strip() for n in args.also.split(",") if n.strip()], extra)
+        folder = Path(args.out) / f"bench_storyteller_panel__{args.seed}__{int(time.time())}"
+        folder.mkdir(parents=True, exist_ok=True)
+        fitted = [m for m in members if m != "copy"]  # a copy keeps its own calibration
+        population_file = args.population_file or str(
+            fit_population_file(fitted, args.fit_games, args.fit_iterations, folder,
+                                args.smoke))
+        crowd = {"population": args.population, "population_calibration": population_file,
+                 "robustness": args.robustness, "table_mix": args.table_mix, "aim": args.aim,
+                 "population_temperature_scale": args.temperature_scale,
+                 "tolerance": args.tolerance}
+        config = BenchConfig(models=storytellers(crowd, extra, aimed) + also,
+                             tasks=["tell"], seed=args.seed, items=args.items,
+                             reference_deals=args.deals, panel=args.panel,
+                             tell_cards=args.tell_cards, bootstrap=args.bootstrap,
+                             deck=args.deck, out=str(folder), name="panel")
+        run = run_bench(config, progress=True, show=False)
+        run_folder, results = run.folder, run.results
+    panel = results["tell"]["panel"]
+    records = [r for r in read_run(run_folder)[1] if r["task"] == "tell"]
     names = panel["members"]
     models = panel["models"]
     first = next(iter(models.values()))
@@ -438,7 +516,7 @@ def main(argv: list[str] | None = None) -> int:
               f"independently: success {best:.3f}, {most:.2f} points (p = {at:.3f}); "
               f"caption-teller + {most - models['caption-teller'][which]['points'].estimate:.2f}")
 
-    guesses = guess_figures(run.folder, args.items, args.seed, args.bootstrap, args.panel,
+    guesses = guess_figures(run_folder, args.items, args.seed, args.bootstrap, args.panel,
                             extra, args.tell_cards, args.deck)
     chance = 1 / 6
     rows = [[m, g["default"], _mark(g["default"].estimate >= 2 * chance), g["caption-reader"]]
@@ -451,13 +529,17 @@ def main(argv: list[str] | None = None) -> int:
     figures["default_guesser_top1"] = {m: g["default"] for m, g in guesses.items()}
     figures["ground_truth_top1"] = {m: g["caption-reader"] for m, g in guesses.items()}
 
-    timing = time_decisions(crowd, args.decisions, aimed)
-    figures["decision_ms"] = timing
-    print(f"storytelling decision (median of {args.decisions}; target <= 150 ms with the "
-          f"population), load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores:")
-    for label, figure in timing.items():
-        print(f"  {label}: {figure['wall_ms']:.0f} ms wall / {figure['cpu_ms']:.0f} ms CPU")
-    print(f"run folder: {run.folder}")
+    if args.analyse:
+        print("storytelling decisions: not timed (--analyse recomputes the records' figures)")
+    else:
+        timing = time_decisions(crowd, args.decisions, aimed)
+        figures["decision_ms"] = timing
+        print(f"storytelling decision (median of {args.decisions}; target <= 150 ms with the "
+              f"population), load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} "
+              "cores:")
+        for label, figure in timing.items():
+            print(f"  {label}: {figure['wall_ms']:.0f} ms wall / {figure['cpu_ms']:.0f} ms CPU")
+    print(f"run folder: {run_folder}")
     if args.json:
         write_json(args.json, figures)
     return 0

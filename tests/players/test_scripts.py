@@ -227,7 +227,8 @@ def test_bench_storyteller_panel_smoke(tmp_path, monkeypatch, capsys):
     assert "population@0.5" in figures["targets"]
     printed = capsys.readouterr().out
     assert "held out: panel-default-zeroshot" in printed
-    assert "(aim rms, robustness 0.5, temperatures x 0.5, tolerance 0.0)" in printed
+    assert ("(aim rms, robustness 0.5, temperatures x 0.5, tolerance 0.0, unseen-minds map "
+            "none)") in printed
     assert "clip-expected: as the registry configures it (population: copy,self," in printed
     # Beside each points table, what guessers alike would allow at most.
     assert figures["panel:ceiling"]["success"] == pytest.approx(0.875)
@@ -253,6 +254,21 @@ def test_bench_storyteller_panel_smoke(tmp_path, monkeypatch, capsys):
     assert 1 <= target["stories"]["cards"] <= target["stories"]["card_clues"] <= figures["items"]
     assert set(target["by_card"]) == {"panel-default-zeroshot", "pooled"}
     assert "points_minus_caption_teller_by_card" in figures["panel:clip-expected"]
+    # --analyse: every figure again from the run's records, with its own settings.
+    folder = next(tmp_path.glob("bench_storyteller_panel__*/bench__*"))
+    again = tmp_path / "again.json"
+    run_script("bench_storyteller_panel.py", ["--analyse", str(folder), "--json", str(again),
+                                              "--bootstrap", "200"], monkeypatch)
+    recomputed = json.loads(again.read_text())
+    assert "decision_ms" not in recomputed
+    assert recomputed == {k: v for k, v in figures.items() if k != "decision_ms"}
+    for argv, message in ((["--analyse", str(folder), "--items", "5"],
+                           "takes only --json and --bootstrap, not --items"),
+                          (["--analyse", str(tmp_path)], "no bench.json there")):
+        monkeypatch.setattr(sys, "argv", ["bench_storyteller_panel.py", *argv])
+        with pytest.raises(SystemExit, match=message):
+            runpy.run_path(str(REPO / "scripts" / "bench_storyteller_panel.py"),
+                           run_name="__main__")
 
 
 def test_bench_storyteller_panel_rows_say_which_storyteller_they_are():
