@@ -204,6 +204,30 @@ def write_text(path: str | os.PathLike[str], text: str) -> Path:
     return Path(path)
 
 
+def save_figure(figure: Any, path: str | os.PathLike[str], **savefig: Any) -> Path:
+    """Save a matplotlib ``figure`` to ``path`` atomically: the one way the project writes a
+    figure (through :func:`dixit_ai.files.atomic_writer`; a save that fails part-way, or
+    Ctrl-C, leaves an existing file as it was and no temporary file).
+
+    Args:
+        figure: A matplotlib ``Figure`` (it is neither closed nor changed).
+        path: The file; missing parent folders are made.
+        **savefig: What ``Figure.savefig`` takes (``dpi=...``); ``format`` defaults to the
+            name's suffix (``.png``: PNG).
+
+    Raises:
+        ValueError: ``path`` has no suffix and no ``format`` is given (nothing is written).
+    """
+    target = Path(path)
+    file_format = savefig.pop("format", None) or target.suffix.lstrip(".")
+    if not file_format:
+        raise ValueError(f"save_figure {target}: no format (give the file a suffix such as "
+                         "'.png', or format=)")
+    with atomic_writer(target, "wb") as handle:
+        figure.savefig(handle, format=file_format, **savefig)
+    return target
+
+
 def write_json(path: str | os.PathLike[str], data: Any) -> Path:
     """Write ``data`` as indented JSON, atomically; NaN is written as null."""
     return write_text(path, json.dumps(_json_safe(data), indent=2, sort_keys=False) + "\n")
@@ -365,9 +389,7 @@ def plot_intervals(path: str | os.PathLike[str], labels: Sequence[str],
     if k > 1 or reference is not None:
         ax.legend(loc="best", fontsize="small")
     fig.tight_layout()
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(target, dpi=120)
+    target = save_figure(fig, path, dpi=120)
     plt.close(fig)
     return target
 

@@ -458,6 +458,8 @@ def plot(curves: dict[str, Curve], run_dir: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from dixit_ai.reporting import save_figure
+
     figure, axes = plt.subplots(1, len(curves), figsize=(5 * len(curves), 3.5), squeeze=False)
     labels = {"guesser": "guessing accuracy (last 500 votes)",
               "storyteller": "storyteller points per tell (last 500)"}
@@ -468,7 +470,7 @@ def plot(curves: dict[str, Curve], run_dir: Path) -> None:
         axis.set_ylabel(labels[role])
         axis.set_title(f"MaskablePPO {role} vs embedding opponents")
     figure.tight_layout()
-    figure.savefig(run_dir / "curve.png", dpi=100)
+    save_figure(figure, run_dir / "curve.png", dpi=100)
     plt.close(figure)
 
 

@@ -38,7 +38,7 @@ from tqdm import tqdm
 from dixit_ai import play_game
 from dixit_ai.agents import make_agent
 from dixit_ai.match import game_seeds
-from dixit_ai.reporting import write_json, write_text
+from dixit_ai.reporting import save_figure, write_json, write_text
 from dixit_ai.rules import View
 from models.players import ClipAgent, LinearCluePolicy
 from models.players.cli import check_at_least, check_deck_option, check_positive, parse_args
@@ -273,7 +273,7 @@ def plot_curve(curve: list[dict[str, float]], path: Path) -> None:
     ax.set_title("REINFORCE clue-choice policy (5-player refresh-2021 self-play)")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 

@@ -35,6 +35,7 @@ from dixit_ai.reporting import (
     mean_interval,
     plot_intervals,
     print_table,
+    save_figure,
     write_csv,
     write_json,
     write_text,
@@ -443,7 +444,7 @@ def plot_calibration(path: Path, tell: dict[str, Any]) -> Path | None:
     ax.grid(alpha=0.3)
     ax.legend(loc="upper left", fontsize="small")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)
     return path
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from dixit_ai.reporting import Interval, draw_rate_matrix
+from dixit_ai.reporting import Interval, draw_rate_matrix, save_figure
 
 CALIBRATION_BINS = 10
 SELF_COLUMN = "against itself (reference)"
@@ -283,7 +283,7 @@ def write_panel_plots(folder: Path, panel: dict[str, Any]) -> dict[str, str]:
                  "storytellers)", fontsize=9)
     fig.colorbar(image, ax=ax, fraction=0.03)
     fig.tight_layout()
-    fig.savefig(folder / "panel_crossplay.png", dpi=120)
+    save_figure(fig, folder / "panel_crossplay.png", dpi=120)
     plt.close(fig)
     plots["crossplay"] = "panel_crossplay.png"
     for model, entry in models.items():
@@ -309,7 +309,7 @@ def write_panel_plots(folder: Path, panel: dict[str, Any]) -> dict[str, str]:
         ax.legend(loc="upper left", fontsize="x-small")
         fig.tight_layout()
         file = f"panel_reliability__{_slug(model)}.png"
-        fig.savefig(folder / file, dpi=110)
+        save_figure(fig, folder / file, dpi=110)
         plt.close(fig)
         plots[f"reliability:{model}"] = file
     return plots

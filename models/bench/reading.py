@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from dixit_ai.reporting import Interval, draw_rate_matrix, mean_interval
+from dixit_ai.reporting import Interval, draw_rate_matrix, mean_interval, save_figure
 
 CHANCE = 1 / 6
 """Top-1 by chance on the boards of told cards (the card and five distractors)."""
@@ -91,7 +91,7 @@ def plot_reading_matrix(path: Any, matrix: Mapping[str, Mapping[str, Interval]],
     ax.set_title(title, fontsize=9)
     fig.colorbar(image, ax=ax, fraction=0.03, label=f"top-1 (chance {CHANCE:.3f})")
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from dixit_ai.reporting import Interval, bootstrap, cluster_numbers
+from dixit_ai.reporting import Interval, bootstrap, cluster_numbers, save_figure
 from models.players.simulation import MIN_TEMPERATURE, VOTERS_KEY, GuessModel
 
 
@@ -401,7 +401,7 @@ def plot_reliability(result: Reliability, path: Any, title: str) -> bool:
     ax.set_title(f"{title}\nECE = {result.ece:.3f} ({int(result.counts.sum())} rounds)")
     ax.legend(loc="upper left", fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
     return True
 
