@@ -276,6 +276,15 @@ def time_decisions(crowd: dict[str, Any], n: int, aimed: dict[str, Any] | None =
     return out
 
 
+def _correlation(figures: dict[str, Any]) -> str:
+    """The story correlation a calibrated storyteller was drawn at, and the moment estimate
+    where it lay outside [0, 1] (predictions off story by story)."""
+    used, raw = figures["correlation_used"], figures["story_correlation"]
+    if raw == used or raw != raw:
+        return f"{used:.2f}"
+    return f"{used:.2f} (moment estimate {raw:.2f}: the predictions are off story by story)"
+
+
 def _mark(ok: bool) -> str:
     return "yes" if ok else "NO"
 
@@ -453,7 +462,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"clue) as measured, and with independent votes:\n  " + "\n  ".join(
                       f"{n} {v['by_card']}" + ("" if v["ece"] <= 0.10 else " (> 0.10)")
                       + f"; calibrated {v['calibrated']} at correlation "
-                      f"{v['story_correlation']:.2f}, {v['calibrated_independent'].estimate:.3f} "
+                      + _correlation(v) + f", {v['calibrated_independent'].estimate:.3f} "
                       f"independent ({v['cards']} cards, {v['stories']} stories, {v['turns']} "
                       f"turns)" for n, v in over.items() if v is not None))
         checked = [observed_means[TARGETS.index(t)] for t in CHECKED]

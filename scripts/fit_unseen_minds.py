@@ -249,6 +249,8 @@ def _plot(fitted: Any, predicted: list[float], observed: list[float], weights: l
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from dixit_ai.reporting import save_figure
+
     x, y, w = (np.asarray(v) for v in (predicted, observed, weights))
     bins = np.linspace(0, 1, 11)
     which = np.clip(np.digitize(x, bins) - 1, 0, 9)
@@ -266,7 +268,7 @@ def _plot(fitted: Any, predicted: list[float], observed: list[float], weights: l
     ax.set_title("minds the storyteller did not simulate")
     ax.legend(loc="upper left")
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
 
 

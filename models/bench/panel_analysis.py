@@ -164,15 +164,17 @@ def ece_over_turns(rows: Sequence[dict[str, Any]], names: Sequence[str],
         by_card = ece_interval(predicted, observed, clusters=cards, bins=CALIBRATION_BINS,
                                n_resamples=resamples, seed=seed)
         rho = story_correlation(predicted, observed, votes, stories)
+        # A moment estimate: beyond [0, 1] where the predictions are off story by story; the
+        # calibrated storyteller's votes are drawn at the nearest correlation there is.
+        used = 0.0 if math.isnan(rho) else min(1.0, max(0.0, rho))
         draws = max(2, resamples // 2)
         out[name] = {
             "ece": by_card.estimate, "by_card": by_card,
             "calibrated_independent": calibrated_ece(predicted, votes, bins=CALIBRATION_BINS,
                                                      draws=draws, seed=seed),
-            "story_correlation": rho,
+            "story_correlation": rho, "correlation_used": used,
             "calibrated": calibrated_ece(
-                predicted, votes, clusters=stories,
-                correlation=0.0 if math.isnan(rho) else min(1.0, max(0.0, rho)),
+                predicted, votes, clusters=stories, correlation=used,
                 bins=CALIBRATION_BINS, draws=draws, seed=seed),
             "turns": len(turns), "cards": len(set(cards)), "stories": len(set(stories))}
     return out

@@ -108,8 +108,16 @@ def test_ece_over_turns_gives_intervals_over_cards_and_a_calibrated_floor():
     assert over["a"]["story_correlation"] == pytest.approx(1.0)
     assert over["a"]["calibrated"].estimate > independent.estimate
     assert over["a"]["stories"] == 3
+    assert over["a"]["correlation_used"] == 1.0
     nobody = ece_over_turns(rows, header_names, ["absent"], seed=0, resamples=50)
     assert nobody == {"a": None, "b": None, "pooled": None}
+    # Predicted 0.2 and found every time: the moment estimate (0.8 ** 2 / 0.2 / 0.8 = 4) is no
+    # correlation; the calibrated teller is drawn at 1, and the figures say both.
+    off = [{**_record("teller@0.5", i, 0.2, {"a": 2, "b": 2}, 0.0), "card": i % 3}
+           for i in range(12)]
+    under = ece_over_turns(off, header_names, ["teller@0.5"], seed=0, resamples=200)
+    assert under["a"]["story_correlation"] == pytest.approx(4.0)
+    assert under["a"]["correlation_used"] == 1.0
 
 
 def _success_by_the_rules(p: float, random_chance: float, random_seat: bool) -> float:
