@@ -7,9 +7,9 @@ import argparse
 from typing import Any
 
 from dixit_ai.agents import list_agents
-from dixit_ai.agents.registry import (
+from dixit_ai.agents.registry import AgentSpec
+from dixit_ai.agents.requirements import (
     DISTRIBUTION,
-    AgentSpec,
     declared_extras,
     missing_for_extra,
     unmet,

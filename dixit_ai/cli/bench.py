@@ -187,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
                          f"are {', '.join(config.tasks)}: add tell (--tasks ...,tell)")
     on_failure = args.on_failure or "forfeit"
     from dixit_ai.agents import prepare_agents
-    from dixit_ai.agents.registry import check_agent_requirements
+    from dixit_ai.agents.requirements import check_agent_requirements
     from models.base import progress_to
     from models.bench.run import BenchInterrupted
     from models.players.panel import panel_agents

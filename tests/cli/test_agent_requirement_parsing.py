@@ -15,13 +15,11 @@ import pytest
 from packaging.requirements import Requirement
 
 from dixit_ai.agents import registry
-from dixit_ai.agents.registry import (
+from dixit_ai.agents.registry import list_agents, load_agent_configs, register_agent
+from dixit_ai.agents.requirements import (
     check_agent_requirements,
-    list_agents,
-    load_agent_configs,
     missing_for_extra,
     missing_packages,
-    register_agent,
 )
 from dixit_ai.cli import main
 from dixit_ai.cli.agents import extra_status, requirements_status

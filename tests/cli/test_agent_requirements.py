@@ -12,12 +12,8 @@ from importlib import metadata
 
 import pytest
 
-from dixit_ai.agents.registry import (
-    agent_spec,
-    check_agent_requirements,
-    load_agent_configs,
-    missing_packages,
-)
+from dixit_ai.agents.registry import agent_spec, load_agent_configs
+from dixit_ai.agents.requirements import check_agent_requirements, missing_packages
 from dixit_ai.cli import main
 from dixit_ai.cli.common import EXIT_USAGE
 
