@@ -38,6 +38,8 @@ member's votes on one story go together), so a reader sees whether a miss is mis
     python scripts/bench_storyteller_panel.py
     python scripts/bench_storyteller_panel.py --items 60 --json runs/panel.json
     python scripts/bench_storyteller_panel.py --also clip-reader,clip-population-expected
+    python scripts/bench_storyteller_panel.py --deck dream:seed=7001   # every card held out
+    python scripts/bench_storyteller_panel.py --analyse runs/bench_storyteller_panel__*/bench__*
     python scripts/bench_storyteller_panel.py --smoke
 """
 
