@@ -40,11 +40,9 @@ def _interrupt_at(prompt_number: int):
     return fake_input
 
 
-@pytest.mark.parametrize("prompt_number", [1, 4])
-def test_ctrl_c_in_play_writes_the_record_then_exits_interrupted(
-        tmp_path, monkeypatch, capsys, prompt_number):
-    """Ctrl-C at a prompt lost the game: KeyboardInterrupt went past the record."""
-    monkeypatch.setattr("builtins.input", _interrupt_at(prompt_number))
+def _play_interrupted(tmp_path, capsys) -> GameRecord:
+    """``dixit-ai play`` with a person and three random bots, interrupted: it exits 130, says
+    where the record went, and the record is an aborted game with no winners."""
     out = tmp_path / "game.json"
     status = main(["play", "--seats", "human,random,random,random", "--seed", "3",
                    "--images", str(tmp_path / "cards"), "--out", str(out)])
@@ -54,11 +52,20 @@ def test_ctrl_c_in_play_writes_the_record_then_exits_interrupted(
     assert f"Record: {out}" in captured.out
     record = GameRecord.from_json(out.read_text())
     assert record.status == "aborted" and record.winners == []
+    return record
+
+
+@pytest.mark.parametrize("prompt_number", [1, 4])
+def test_ctrl_c_in_play_writes_the_record_then_exits_interrupted(
+        tmp_path, monkeypatch, capsys, prompt_number):
+    """Ctrl-C at a prompt lost the game: KeyboardInterrupt went past the record."""
+    monkeypatch.setattr("builtins.input", _interrupt_at(prompt_number))
+    record = _play_interrupted(tmp_path, capsys)
     (failure,) = record.failures
     assert failure.seat == 0 and failure.error == "HumanQuit"
     assert "interrupted (Ctrl-C)" in failure.reason
     replay_record(record)  # raises on any mismatch
-    assert main(["replay", str(out)]) == 0
+    assert main(["replay", str(tmp_path / "game.json")]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cards", "game.json"]
 
 
@@ -140,22 +147,14 @@ def test_ctrl_c_while_a_bot_decides_writes_the_record_then_exits_interrupted(
         return agents
 
     monkeypatch.setattr(play_command, "make_seat_agents", seats_with_an_interrupted_bot)
-    out = tmp_path / "game.json"
-    status = main(["play", "--seats", "human,random,random,random", "--seed", "3",
-                   "--images", str(tmp_path / "cards"), "--out", str(out)])
-    captured = capsys.readouterr()
-    assert status == EXIT_INTERRUPTED
-    assert "dixit-ai play: interrupted" in captured.err
-    assert f"Record: {out}" in captured.out
-    record = GameRecord.from_json(out.read_text())
-    assert record.status == "aborted" and record.winners == []
+    record = _play_interrupted(tmp_path, capsys)
     assert len(record.rounds) == rounds
     (failure,) = record.failures
     assert failure.seat == 1 and failure.error == "KeyboardInterrupt"
     assert failure.phase == method and failure.round == rounds and failure.penalty == "abort"
     assert "interrupted (Ctrl-C)" in failure.reason
     replay_record(record)  # the rounds played so far replay
-    assert main(["replay", str(out)]) == 0
+    assert main(["replay", str(tmp_path / "game.json")]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cards", "game.json"]
 
 
