@@ -77,8 +77,8 @@ def _canonical(name: str) -> str:
 
 
 def _requirement(text: str) -> Any:
-    """``text`` as a ``packaging`` requirement (``packaging`` comes with matplotlib, a core
-    dependency); ``ValueError`` naming it when it is no PEP 508 requirement."""
+    """``text`` as a ``packaging`` requirement (``packaging>=22``, a core dependency);
+    ``ValueError`` naming it when it is no PEP 508 requirement."""
     from packaging.requirements import InvalidRequirement, Requirement
 
     try:
