@@ -84,7 +84,8 @@ def register(subparsers: Any) -> None:
                       help="a tournament file (configs/tournaments/*.yaml); the options below "
                            "override it")
     what.add_argument("--agents", default=None,
-                      help="comma-separated registry names (dixit-ai agents lists them); "
+                      help="comma-separated registry names (dixit-ai agents lists them), in "
+                           "any order (the set decides the games, not the order); "
                            "LABEL=NAME enters one agent under another label; panel:SPEC "
                            "enters the members of a guesser panel (panel:panel-heldout)")
     what.add_argument("--panel", default=None, metavar="SPEC",

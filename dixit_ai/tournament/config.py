@@ -272,7 +272,13 @@ def load_config(path: str | os.PathLike[str]) -> TournamentConfig:
 
 
 def differences(a: TournamentConfig, b: TournamentConfig) -> list[str]:
-    """The fields in which two configs differ, as ``key: a != b`` lines."""
+    """The fields in which two configs differ, as ``key: a != b`` lines.
+
+    The agents are compared as a set of entries (by label): the order they are listed in
+    decides no game (see :func:`~dixit_ai.tournament.schedule.make_schedule`).
+    """
     left, right = a.to_dict(), b.to_dict()
+    for side in (left, right):
+        side["agents"] = sorted(side["agents"], key=lambda entry: str(entry["label"]))
     return [f"{f.name}: {left[f.name]!r} != {right[f.name]!r}"
             for f in fields(TournamentConfig) if left[f.name] != right[f.name]]

@@ -26,15 +26,15 @@ from dixit_ai.tournament.report import (
     write_report,
 )
 from dixit_ai.tournament.runner import Backend, GamePlayer, check_backend, play_games
-from dixit_ai.tournament.schedule import ScheduledGame, make_schedule
+from dixit_ai.tournament.schedule import SCHEDULE_VERSION, ScheduledGame, make_schedule
 from dixit_ai.tournament.store import (
     CONFIG_FILE,
     GAMES_FILE,
     GamesWriter,
     check_same_config,
     check_scheduled,
-    read_config,
     read_games,
+    read_run_config,
     write_config,
 )
 from dixit_ai.tournament.store import (
@@ -71,10 +71,11 @@ class TournamentRun:
         return self.folder / GAMES_FILE
 
 
-def schedule_of(config: TournamentConfig) -> list[ScheduledGame]:
-    """The schedule of ``config``'s games."""
+def schedule_of(config: TournamentConfig, version: int = SCHEDULE_VERSION
+                ) -> list[ScheduledGame]:
+    """The schedule of ``config``'s games (``version``: a run's own schedule version)."""
     return make_schedule(config.labels, seats=config.players, n_games=config.games,
-                         seed=config.seed)
+                         seed=config.seed, version=version)
 
 
 def check_ready(config: TournamentConfig) -> None:
@@ -128,7 +129,9 @@ def run_tournament(
         out: The folder under which a new run folder is made.
         resume: A run folder to continue instead (its config must equal ``config``, except for
             more games: the tournament is then extended with the next games of its schedule,
-            as one longer run would have played them).
+            as one longer run would have played them). The agents may be listed in another
+            order and the deck spelt another way (``dream`` for ``dream:size=84,seed=0``): the
+            run goes on with its own config and its own schedule version.
         workers: Processes that play (local: this one and ``workers - 1`` spawned) or Ray
             actors; 1 plays in this process only.
         backend: ``"local"`` or ``"ray"``.
@@ -153,20 +156,25 @@ def run_tournament(
     """
     check_ready(config)
     check_backend(backend, workers, address)
-    schedule = schedule_of(config)
     if resume is not None:
         folder = Path(resume)
-        before = read_config(folder)
+        before, version = read_run_config(folder)
         extend = config.games > before.games
         # More games extend the tournament with the next games of the same schedule: a
         # schedule's first games do not depend on how many follow (see make_schedule).
-        check_same_config(replace(before, games=config.games) if extend else before, config,
-                          folder)
+        target = replace(before, games=config.games) if extend else before
+        check_same_config(target, config, folder)
+        # The run's own config (its agents' order, its deck's spelling) and schedule version
+        # go on: what was given only equals it.
+        config = target
+        schedule = schedule_of(config, version)
         stored = read_games(folder, schedule, repair=True)
         if extend:
             chosen = on_failure_chosen or stored_choice(folder)
-            write_config(folder, config, schedule, on_failure_chosen=chosen or None)
+            write_config(folder, config, schedule, on_failure_chosen=chosen or None,
+                         version=version)
     else:
+        schedule = schedule_of(config)
         folder = run_folder("tournament", config.name, config.seed, root=out)
         write_config(folder, config, schedule, on_failure_chosen=on_failure_chosen)
         stored = read_games(folder, schedule)
@@ -227,8 +235,8 @@ def read_run_records(folder: str | Path, *, allow_partial: bool = False
         ValueError: not a run folder, or a record file that cannot be trusted
             (:class:`~dixit_ai.jsonl.RecordFileError`).
     """
-    config = read_config(folder)
-    schedule = schedule_of(config)
+    config, version = read_run_config(folder)
+    schedule = schedule_of(config, version)
     seen: set[int] = set()
 
     def parse(text: str) -> GameRecord:

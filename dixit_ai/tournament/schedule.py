@@ -1,7 +1,10 @@
 """The schedule: which agents sit where in every game, and which deal each game plays.
 
 A schedule is computed from ``(agents, seats, n_games, seed)`` alone, so every worker, every
-backend and every resumed run agrees on it. It is made of *deals*, each of ``seats`` games:
+backend and every resumed run agrees on it. Only the *set* of agents counts, not the order in
+which they are listed: they are drawn in the order of their labels (sorted), so ``a,b,c`` and
+``c,a,b`` play the same games, hence get the same ratings. It is made of *deals*, each of
+``seats`` games:
 
 - **Duplicate deals.** The games of one deal share one seed, hence one deal of the cards (and the
   same rules stream): the luck of the deal is the same for everyone and cancels out of the
@@ -42,8 +45,14 @@ import numpy as np
 
 from dixit_ai.match import game_seeds
 
-SCHEDULE_VERSION = 1
-"""Bumped whenever the same inputs would give a different schedule."""
+SCHEDULE_VERSION = 2
+"""Bumped whenever the same inputs would give a different schedule. Version 1 drew the tables
+from the agents in the order they were listed (so listing them in another order played other
+games); version 2 draws them from the agents sorted by label."""
+
+SCHEDULE_VERSIONS = (1, 2)
+"""The versions :func:`make_schedule` can still compute (a run keeps its own version: a run
+started with version 1 is resumed, extended and analysed with version 1's schedule)."""
 
 _DRAW_STREAM = 0x7A6C
 """Mixed into the tournament seed for the table draws' generator (the deals use ``seed``)."""
@@ -114,19 +123,27 @@ def _pair(a: str, b: str) -> tuple[str, str]:
 
 
 def make_schedule(agents: Sequence[str], *, seats: int, n_games: int,
-                  seed: int) -> list[ScheduledGame]:
+                  seed: int, version: int = SCHEDULE_VERSION) -> list[ScheduledGame]:
     """The tournament's games, in order (see the module docstring).
 
     Args:
-        agents: Distinct agent labels (at least two).
+        agents: Distinct agent labels (at least two), in any order.
         seats: Players per game.
         n_games: Games in the tournament.
         seed: The tournament's seed (non-negative).
+        version: The schedule's version (see :data:`SCHEDULE_VERSION`); an earlier one only to
+            continue a run that was started with it.
 
     Raises:
-        ValueError: fewer than two agents, a repeated label, or a non-positive count.
+        ValueError: fewer than two agents, a repeated label, a non-positive count, or a version
+            that is not one of :data:`SCHEDULE_VERSIONS`.
     """
-    agents = list(agents)
+    if version not in SCHEDULE_VERSIONS:
+        raise ValueError(f"schedule version {version!r} is unknown to this version of dixit-ai "
+                         f"(it computes versions {', '.join(map(str, SCHEDULE_VERSIONS))})")
+    # Version 2 on: the agents' order is canonical (by label), so the order they were listed in
+    # decides nothing. Version 1 kept the order given.
+    agents = sorted(agents) if version >= 2 else list(agents)
     if len(agents) < 2:
         raise ValueError(f"a schedule needs at least 2 agents, got {len(agents)}")
     if len(set(agents)) != len(agents):
@@ -149,9 +166,9 @@ def make_schedule(agents: Sequence[str], *, seats: int, n_games: int,
     return games
 
 
-def schedule_fingerprint(games: Sequence[ScheduledGame]) -> str:
-    """A SHA-256 of the schedule (version, and every game's seed and seats)."""
-    payload = json.dumps([SCHEDULE_VERSION, [g.to_dict() for g in games]],
+def schedule_fingerprint(games: Sequence[ScheduledGame], version: int = SCHEDULE_VERSION) -> str:
+    """A SHA-256 of the schedule (its version, and every game's seed and seats)."""
+    payload = json.dumps([version, [g.to_dict() for g in games]],
                          separators=(",", ":"))
     return hashlib.sha256(payload.encode()).hexdigest()
 

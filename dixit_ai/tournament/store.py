@@ -18,7 +18,7 @@ import datetime as _dt
 import json
 import os
 from collections.abc import Container
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -28,6 +28,7 @@ from dixit_ai.reporting import write_json
 from dixit_ai.tournament.config import TournamentConfig, differences
 from dixit_ai.tournament.schedule import (
     SCHEDULE_VERSION,
+    SCHEDULE_VERSIONS,
     ScheduledGame,
     make_schedule,
     schedule_fingerprint,
@@ -56,17 +57,19 @@ class StoredGames:
 
 
 def write_config(folder: Path, config: TournamentConfig, schedule: list[ScheduledGame], *,
-                 on_failure_chosen: bool | None = None) -> Path:
-    """Write ``config.json``: the config, the schedule's fingerprint and the versions.
+                 on_failure_chosen: bool | None = None,
+                 version: int = SCHEDULE_VERSION) -> Path:
+    """Write ``config.json``: the config, the schedule's version and fingerprint, the versions.
 
     ``on_failure_chosen`` records whether the user chose the failure policy (rather than taking
-    the default), so that a resumed run exits as the first one would have.
+    the default), so that a resumed run exits as the first one would have. ``version`` is the
+    schedule's (a run extended keeps the version it was started with).
     """
     data: dict[str, Any] = {
         "kind": RUN_KIND,
         "config": config.to_dict(),
-        "schedule": {"version": SCHEDULE_VERSION, "games": len(schedule),
-                     "fingerprint": schedule_fingerprint(schedule)},
+        "schedule": {"version": version, "games": len(schedule),
+                     "fingerprint": schedule_fingerprint(schedule, version)},
         "versions": {"dixit-ai": __version__},
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     }
@@ -86,11 +89,23 @@ def on_failure_chosen(folder: str | os.PathLike[str]) -> bool:
 
 
 def read_config(folder: str | os.PathLike[str]) -> TournamentConfig:
-    """The config of a run folder, checked against its schedule fingerprint.
+    """The config of a run folder, checked against its schedule fingerprint (see
+    :func:`read_run_config`)."""
+    return read_run_config(folder)[0]
+
+
+def read_run_config(folder: str | os.PathLike[str]) -> tuple[TournamentConfig, int]:
+    """The config of a run folder and its schedule's version, checked against its schedule
+    fingerprint.
+
+    A run keeps the schedule version it was started with: a run of version 1 (whose tables
+    were drawn in the order its agents were listed) is resumed, extended and analysed with
+    version 1's schedule, never with games of another schedule.
 
     Raises:
-        ResumeError: no folder, no ``config.json``, not a tournament's, or a schedule that this
-            version of dixit-ai would compute differently.
+        ResumeError: no folder, no ``config.json``, not a tournament's, a schedule version this
+            version of dixit-ai does not compute, or a schedule that it would compute
+            differently.
     """
     path = Path(folder)
     if not path.is_dir():
@@ -105,27 +120,80 @@ def read_config(folder: str | os.PathLike[str]) -> TournamentConfig:
     if not isinstance(data, dict) or data.get("kind") != RUN_KIND:
         raise ResumeError(f"{config_path}: not a tournament's config")
     config = TournamentConfig.from_dict(data["config"], source=str(config_path))
-    stored = data.get("schedule", {}).get("fingerprint")
+    schedule_data = data.get("schedule")
+    if not isinstance(schedule_data, dict):
+        schedule_data = {}
+    version = schedule_data.get("version")
+    if (not isinstance(version, int) or isinstance(version, bool)
+            or version not in SCHEDULE_VERSIONS):
+        raise ResumeError(
+            f"{config_path}: schedule version {version!r} is not one this version of dixit-ai "
+            f"computes ({', '.join(map(str, SCHEDULE_VERSIONS))}); finish the run with the "
+            "version that started it")
     schedule = make_schedule(config.labels, seats=config.players, n_games=config.games,
-                             seed=config.seed)
-    if stored != schedule_fingerprint(schedule):
+                             seed=config.seed, version=version)
+    if schedule_data.get("fingerprint") != schedule_fingerprint(schedule, version):
         raise ResumeError(
             f"{config_path}: its schedule differs from the one this version of dixit-ai "
-            f"computes from the same config (schedule version {SCHEDULE_VERSION}); "
+            f"computes from the same config (schedule version {version}); "
             "finish it with the version that started it")
-    return config
+    return config, version
 
 
 def check_same_config(stored: TournamentConfig, given: TournamentConfig, folder: Path) -> None:
     """Refuse to resume ``folder`` (run with ``stored``) as another tournament (``given``).
 
+    The agents are compared as a set (the order they are listed in decides nothing: the run
+    plays its own schedule), and the decks by what they are (:func:`same_deck`): ``dream`` and
+    ``dream:size=84,seed=0`` are one deck.
+
     Raises:
-        ResumeError: the configs differ (the message lists how).
+        ResumeError: the configs differ (the message lists how, a deck by its spec and what
+            the spec stands for).
     """
-    diff = differences(stored, given)
+    deck_line = None
+    if stored.deck != given.deck:
+        same, canonical = same_deck(stored.deck, given.deck)
+        if same:
+            given = replace(given, deck=stored.deck)
+        else:
+            deck_line = (f"deck: {stored.deck!r} ({canonical[0]}) != "
+                         f"{given.deck!r} ({canonical[1]})")
+    diff = [deck_line if line.startswith("deck:") and deck_line else line
+            for line in differences(stored, given)]
     if diff:
         raise ResumeError(f"{folder} holds another tournament; differences (stored != given): "
                           + "; ".join(diff))
+
+
+def same_deck(first: str, second: str) -> tuple[bool, tuple[str, str]]:
+    """Whether two deck specs name the same deck, and what each stands for.
+
+    Two specs name the same deck when they load to the same canonical spec (``Deck.source``:
+    ``dream`` is ``dream:size=84,seed=0``; a folder is its resolved path); the typed strings
+    do not matter. A spec that cannot be loaded is the same deck only as the same string.
+
+    Returns:
+        ``(same, (what first is, what second is))``: each a canonical spec, or why it cannot be
+        loaded.
+    """
+    if first == second:
+        return True, (first, second)
+    from dixit_ai.decks import load_deck
+
+    canonical: list[str | None] = []
+    shown: list[str] = []
+    for spec in (first, second):
+        try:
+            source = load_deck(spec).source
+        except (ValueError, OSError) as error:  # DeckError is a ValueError
+            canonical.append(None)
+            shown.append(f"cannot be loaded: {error}")
+        else:
+            canonical.append(source)
+            shown.append(source)
+    same = canonical[0] is not None and canonical[0] == canonical[1]
+    return same, (shown[0], shown[1])
 
 
 def read_games(folder: str | os.PathLike[str], schedule: list[ScheduledGame], *,

@@ -9,6 +9,7 @@ import pytest
 
 from dixit_ai.tournament import make_schedule
 from dixit_ai.tournament.schedule import (
+    SCHEDULE_VERSION,
     balance_period,
     pair_counts,
     schedule_fingerprint,
@@ -81,6 +82,29 @@ def test_the_schedule_depends_on_its_inputs_alone():
     other = make_schedule(AGENTS[:4], seats=5, n_games=40, seed=10)
     assert other != first and schedule_fingerprint(other) != schedule_fingerprint(first)
     assert [g.index for g in first] == list(range(40))
+
+
+@pytest.mark.parametrize(("n_agents", "seats"), [(2, 3), (3, 4), (4, 5), (5, 5), (7, 5)])
+def test_the_order_the_agents_are_listed_in_changes_no_game(n_agents, seats):
+    agents = ["zeta", "b=random", "Alpha", "mu", "c", "beta-2", "_x"][:n_agents]
+    first = make_schedule(agents, seats=seats, n_games=seats * 9 + 1, seed=4)
+    for order in itertools.islice(itertools.permutations(agents), 1, 24):
+        games = make_schedule(list(order), seats=seats, n_games=seats * 9 + 1, seed=4)
+        assert games == first
+        assert schedule_fingerprint(games) == schedule_fingerprint(first)
+
+
+def test_version_1_keeps_the_order_given_for_the_runs_it_started():
+    """Version 1 drew the tables in the order listed: runs started with it keep that schedule
+    (and its fingerprint), while version 2 is the same for every order."""
+    assert SCHEDULE_VERSION == 2
+    orders = [["c", "a", "b", "d"], ["a", "b", "c", "d"], ["d", "c", "b", "a"]]
+    old = [make_schedule(order, seats=5, n_games=20, seed=3, version=1) for order in orders]
+    assert old[0] != old[1] and old[1] != old[2]  # the gap version 2 closes
+    assert old[1] == make_schedule(orders[2], seats=5, n_games=20, seed=3)  # sorted = v2
+    assert schedule_fingerprint(old[1], 1) != schedule_fingerprint(old[1])
+    with pytest.raises(ValueError, match=r"schedule version 3 is unknown .*versions 1, 2"):
+        make_schedule(orders[0], seats=5, n_games=20, seed=3, version=3)
 
 
 def test_an_incomplete_last_deal_is_cut_short():
