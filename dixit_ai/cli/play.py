@@ -16,9 +16,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from dixit_ai.agents import agent_spec, make_agent_for_deck
+from dixit_ai.agents import make_agent_for_deck
 from dixit_ai.agents.base import Agent
 from dixit_ai.agents.human import HumanAgent
+from dixit_ai.agents.requirements import check_agent_requirements
 from dixit_ai.cli.common import (
     EXIT_FAILED,
     EXIT_INTERRUPTED,
@@ -89,14 +90,14 @@ def run(args: argparse.Namespace) -> int:
     if HUMAN not in seats:
         raise ValueError("--seats needs at least one 'human' seat "
                          "(use `dixit-ai simulate` for games among bots)")
+    # Every bot's entry exists and its packages are installed, before anything is loaded, made,
+    # embedded, drawn or asked: unknown names and missing packages are named here (exit 2).
+    check_agent_requirements(name for name in seats if name != HUMAN)
     if args.seed is not None and args.seed < 0:
         raise ValueError(f"--seed must be non-negative, not {args.seed}")
     overrides = dict(args.rule)
     rules = RuleSet.edition(args.edition, **overrides)
     rules.check_players(len(seats))
-    for name in seats:
-        if name != HUMAN:
-            agent_spec(name)  # unknown names fail before anything is loaded
     deck = load_deck(args.deck)
     rules.check_deck(len(seats), len(deck.card_ids))
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)

@@ -13,6 +13,7 @@ import numpy as np
 from tqdm import tqdm
 
 from dixit_ai.agents import make_agent_for_deck, prepare_agents
+from dixit_ai.agents.requirements import check_agent_requirements
 from dixit_ai.cli.common import (
     EXIT_OK,
     check_out_file,
@@ -78,6 +79,9 @@ def run(args: argparse.Namespace) -> int:
         names *= args.players
     if len(names) != args.players:
         raise ValueError(f"--agents names {len(names)} agents for {args.players} players")
+    # Every agent's entry exists and its packages are installed, before the deck is loaded or
+    # anything prepared: unknown names and missing packages are named here (exit 2).
+    check_agent_requirements(names)
     chosen = args.on_failure is not None
     on_failure: FailurePolicy = args.on_failure or "abort"
     overrides = dict(args.rule)
