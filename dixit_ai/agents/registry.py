@@ -124,6 +124,18 @@ def register_agent(
     """
     if name in _REGISTRY and not overwrite:
         raise ValueError(f"an agent named {name!r} is already registered")
+    spec = _checked_spec(name, entry_point, description=description, extra=extra,
+                         prepare=prepare, requires=requires, requires_install=requires_install,
+                         kwargs=kwargs)
+    _REGISTRY[name] = spec
+    return spec
+
+
+def _checked_spec(name: str, entry_point: str, *, description: str, extra: str | None,
+                  prepare: str | None, requires: Iterable[str], requires_install: str | None,
+                  kwargs: Mapping[str, Any]) -> AgentSpec:
+    """The entry :func:`register_agent` registers, once checked, without registering it
+    (``ValueError`` as :func:`register_agent` says, except for a name already taken)."""
     for what, point in (("entry point", entry_point), ("prepare", prepare)):
         if point is None:
             continue
@@ -131,11 +143,9 @@ def register_agent(
         if not module or not attr:
             raise ValueError(f"{what} {point!r} must look like 'package.module:attr'")
     needed = checked_requirements(name, extra, requires, requires_install)
-    spec = AgentSpec(name, entry_point, dict(kwargs), description, extra,
+    return AgentSpec(name, entry_point, dict(kwargs), description, extra,
                      None if prepare is None else str(prepare), needed,
                      None if requires_install is None else str(requires_install))
-    _REGISTRY[name] = spec
-    return spec
 
 
 def agent_config_dirs() -> list[Path]:
@@ -149,48 +159,72 @@ def load_agent_configs(folder: str | os.PathLike[str], *, overwrite: bool = Fals
                        ) -> list[AgentSpec]:
     """Register every agent YAML file (``*.yaml``) of ``folder``; return the new entries.
 
-    Names already registered are skipped unless ``overwrite``.
+    All or nothing: every file is read and checked before any is registered, so a bad file
+    leaves the registry as it was (no entry of the folder is registered). Names already
+    registered are skipped unless ``overwrite``; of two files of the folder with the same
+    name, the first (by file name) is registered, or the last with ``overwrite``.
 
     Raises:
-        ValueError: a file is not a mapping with ``name`` and ``entry_point`` (the message names
-            the file).
+        ValueError: a file cannot be read or is not YAML, or is not a mapping with ``name`` and
+            ``entry_point``, or has a key no entry has, or an entry :func:`register_agent` would
+            refuse (the message names the file).
     """
-    yaml = importlib.import_module("yaml")  # PyYAML (a core dependency) ships no type stubs
+    specs = [_read_agent_file(path) for path in sorted(Path(folder).glob("*.yaml"))]
     added = []
-    for path in sorted(Path(folder).glob("*.yaml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        if not isinstance(data, dict) or "name" not in data or "entry_point" not in data:
-            raise ValueError(f"{path}: an agent file needs at least 'name' and 'entry_point'")
-        unknown = sorted(set(data) - {"name", "entry_point", "description", "extra", "kwargs",
-                                      "prepare", "requires", "requires_install"})
-        if unknown:
-            raise ValueError(f"{path}: unknown key(s) {', '.join(unknown)}")
-        name = str(data["name"])
-        if name in _REGISTRY and not overwrite:
+    for spec in specs:
+        if spec.name in _REGISTRY and not overwrite:
             continue
-        requires = data.get("requires") or []
-        if not isinstance(requires, list):
-            raise ValueError(f"{path}: requires must be a list of distribution names, not "
-                             f"{requires!r}")
-        try:
-            added.append(register_agent(
-                name, str(data["entry_point"]), description=str(data.get("description", "")),
-                extra=data.get("extra"), overwrite=overwrite, prepare=data.get("prepare"),
-                requires=requires, requires_install=data.get("requires_install"),
-                **dict(data.get("kwargs") or {})))
-        except ValueError as error:
-            raise ValueError(f"{path}: {error}") from None
+        _REGISTRY[spec.name] = spec
+        added.append(spec)
     return added
 
 
+_FILE_KEYS = frozenset({"name", "entry_point", "description", "extra", "kwargs", "prepare",
+                        "requires", "requires_install"})
+
+
+def _read_agent_file(path: Path) -> AgentSpec:
+    """The entry the agent YAML file ``path`` describes, checked but not registered
+    (``ValueError`` naming the file, as :func:`load_agent_configs` says)."""
+    yaml = importlib.import_module("yaml")  # PyYAML (a core dependency) ships no type stubs
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        raise ValueError(f"{path}: cannot be read as an agent file ({error})") from None
+    if not isinstance(data, dict) or "name" not in data or "entry_point" not in data:
+        raise ValueError(f"{path}: an agent file needs at least 'name' and 'entry_point'")
+    unknown = sorted(map(str, set(data) - _FILE_KEYS))
+    if unknown:
+        raise ValueError(f"{path}: unknown key(s) {', '.join(unknown)}")
+    requires = data.get("requires") or []
+    if not isinstance(requires, list):
+        raise ValueError(f"{path}: requires must be a list of distribution names, not "
+                         f"{requires!r}")
+    kwargs = data.get("kwargs") or {}
+    if not isinstance(kwargs, dict) or not all(isinstance(key, str) for key in kwargs):
+        raise ValueError(f"{path}: kwargs must be a mapping of keyword names to values, not "
+                         f"{kwargs!r}")
+    try:
+        return _checked_spec(
+            str(data["name"]), str(data["entry_point"]),
+            description=str(data.get("description", "")), extra=data.get("extra"),
+            prepare=data.get("prepare"), requires=requires,
+            requires_install=data.get("requires_install"), kwargs=kwargs)
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+
+
 def _ensure_configs() -> None:
+    """Read the configuration folders once. A bad file raises (naming it) at every lookup until
+    it is mended, rather than once: the lookups after it would otherwise see a registry without
+    that folder's entries and the later folders' (the shipped ones among them)."""
     global _CONFIGS_LOADED
     if _CONFIGS_LOADED:
         return
-    _CONFIGS_LOADED = True
     for folder in agent_config_dirs():
         if folder.is_dir():
-            load_agent_configs(folder)
+            load_agent_configs(folder)  # a folder read before stays; its names are skipped
+    _CONFIGS_LOADED = True
 
 
 def agent_spec(name: str) -> AgentSpec:

@@ -1,0 +1,97 @@
+"""A folder of agent files is registered all or nothing: every file is read and checked before any
+is registered, so a bad file raises (naming it) and leaves the registry as it was, and the
+configuration folders read at the first lookup are read again at the next while one is bad."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dixit_ai.agents import registry
+from dixit_ai.agents.registry import agent_spec, load_agent_configs
+
+RANDOM = "dixit_ai.agents.random_agent:RandomAgent"
+
+
+@pytest.fixture(autouse=True)
+def own_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test registers into a copy of the registry (the shipped entries read), restored
+    after it."""
+    registry.list_agents()
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+
+
+def agent_file(folder: Path, file: str, name: str, extra_lines: str = "") -> None:
+    (folder / file).write_text(f"name: {name}\nentry_point: {RANDOM}\n{extra_lines}")
+
+
+BAD_FILES = {
+    "no entry point": ("name: folder-test-b\n", "needs at least 'name' and 'entry_point'"),
+    "not YAML": ("name: [folder-test-b\n", "cannot be read as an agent file"),
+    "unknown key": (f"name: folder-test-b\nentry_point: {RANDOM}\nkwarg: {{}}\n",
+                    "unknown key"),
+    "kwargs a list": (f"name: folder-test-b\nentry_point: {RANDOM}\nkwargs: [1, 2]\n",
+                      "kwargs must be a mapping"),
+    "malformed entry point": ("name: folder-test-b\nentry_point: nocolon\n",
+                              "must look like 'package.module:attr'"),
+    "requires without its command": (
+        f"name: folder-test-b\nentry_point: {RANDOM}\nrequires: [some-package]\n",
+        "requires and requires_install go together"),
+}
+
+
+@pytest.mark.parametrize("bad", list(BAD_FILES))
+def test_a_bad_file_registers_nothing_of_its_folder(tmp_path, bad):
+    text, said = BAD_FILES[bad]
+    agent_file(tmp_path, "a.yaml", "folder-test-a")  # read before the bad file
+    (tmp_path / "b.yaml").write_text(text)
+    agent_file(tmp_path, "c.yaml", "folder-test-c")  # read after it
+    before = dict(registry._REGISTRY)
+    with pytest.raises(ValueError, match=rf"b\.yaml: .*{said}"):
+        load_agent_configs(tmp_path)
+    assert registry._REGISTRY == before
+    for name in ("folder-test-a", "folder-test-b", "folder-test-c"):
+        with pytest.raises(ValueError, match="no agent named"):
+            agent_spec(name)
+
+
+def test_the_folder_once_mended_registers_every_file(tmp_path):
+    agent_file(tmp_path, "a.yaml", "folder-test-a")
+    (tmp_path / "b.yaml").write_text("name: folder-test-b\n")
+    with pytest.raises(ValueError, match=r"b\.yaml"):
+        load_agent_configs(tmp_path)
+    agent_file(tmp_path, "b.yaml", "folder-test-b", "kwargs: {second_vote_rate: 0.0}\n")
+    added = load_agent_configs(tmp_path)
+    assert [spec.name for spec in added] == ["folder-test-a", "folder-test-b"]
+    assert agent_spec("folder-test-b").kwargs == {"second_vote_rate": 0.0}
+
+
+def test_names_taken_and_names_twice_in_a_folder_keep_their_rules(tmp_path):
+    agent_file(tmp_path, "a.yaml", "random", "description: not the code's\n")
+    agent_file(tmp_path, "b.yaml", "folder-test-twice", "description: first\n")
+    agent_file(tmp_path, "c.yaml", "folder-test-twice", "description: second\n")
+    added = load_agent_configs(tmp_path)
+    assert [spec.description for spec in added] == ["first"]
+    assert agent_spec("random").description != "not the code's"
+    added = load_agent_configs(tmp_path, overwrite=True)
+    assert [spec.description for spec in added] == ["not the code's", "first", "second"]
+    assert agent_spec("folder-test-twice").description == "second"
+
+
+def test_a_bad_configured_folder_is_named_at_every_lookup(tmp_path, monkeypatch):
+    """A bad file in a ``DIXIT_AI_AGENT_CONFIGS`` folder is named at the first lookup and at
+    every later one (not a registry without the shipped agents), until it is mended."""
+    monkeypatch.setattr(registry, "_REGISTRY", {"random": registry._REGISTRY["random"]})
+    monkeypatch.setattr(registry, "_CONFIGS_LOADED", False)
+    monkeypatch.setenv(registry.CONFIG_DIRS_VARIABLE, str(tmp_path))
+    agent_file(tmp_path, "a.yaml", "folder-test-a")
+    (tmp_path / "b.yaml").write_text("name: folder-test-b\n")
+    for _ in range(2):
+        with pytest.raises(ValueError, match=r"b\.yaml: an agent file needs"):
+            agent_spec("clip-greedy")
+    assert "folder-test-a" not in registry._REGISTRY
+    agent_file(tmp_path, "b.yaml", "folder-test-b")
+    assert agent_spec("clip-greedy").entry_point == "models.players:ClipAgent"
+    assert agent_spec("folder-test-a").name == "folder-test-a"
+    assert agent_spec("folder-test-b").name == "folder-test-b"
