@@ -370,6 +370,7 @@ def train(args: Args, role: str, table: Any, run_dir: Path) -> tuple[Path, Curve
           flush=True)
     path = run_dir / f"{role}.zip"
     model.save(str(path))
+    normalise_checkpoint(path)
     # What PolicyAgent rebuilds the policy from (it reads only the zip's weights, never the
     # pickled "data"), and the zip's hash it checks.
     config = {"env": env_config(args, role), "learner_phases": list(ROLE_PHASES[role]),
@@ -378,6 +379,47 @@ def train(args: Args, role: str, table: Any, run_dir: Path) -> tuple[Path, Curve
               "sha256": file_sha256(path), "args": asdict(args)}
     write_json(path.with_suffix(".json"), config)
     return path, curve
+
+
+ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
+"""The date of every entry of a written checkpoint (torch's own .pth entries carry it already)."""
+
+
+def normalise_checkpoint(path: Path) -> None:
+    """Rewrite sb3's zip at ``path`` so that identical runs write identical bytes.
+
+    Two runs with the same options and seed learn the same weights (``policy.pth`` and the
+    optimizer's state are byte-identical), but sb3's zip differed: the entries ``data``,
+    ``_stable_baselines3_version`` and ``system_info.txt`` are dated at the save, and ``data``
+    holds ``start_time`` (the wall clock, ns) and readable reprs of the policy and buffer classes'
+    methods with memory addresses (``<function ... at 0x7f...>``; sb3 reads only their
+    ``:serialized:`` value). Every entry is rewritten, in sb3's order and with its compression,
+    dated ``ZIP_EPOCH``; ``start_time`` becomes 0 (``learn`` sets it again) and the addresses are
+    dropped. ``MaskablePPO.load`` and :class:`envs.learned.PolicyAgent` load the result.
+    """
+    import re
+    import zipfile
+
+    with zipfile.ZipFile(path) as archive:
+        entries = [(info, archive.read(info)) for info in archive.infolist()]
+    temporary = path.with_name(path.name + ".tmp")
+    with zipfile.ZipFile(temporary, "w") as archive:
+        for info, content in entries:
+            if info.filename == "data":
+                data = json.loads(content)
+                if "start_time" in data:
+                    data["start_time"] = 0
+                for value in data.values():
+                    if isinstance(value, dict) and ":serialized:" in value:
+                        for key, text in value.items():
+                            if key != ":serialized:" and isinstance(text, str):
+                                value[key] = re.sub(r" at 0x[0-9a-fA-F]+", "", text)
+                content = json.dumps(data, indent=4).encode()
+            fixed = zipfile.ZipInfo(info.filename, date_time=ZIP_EPOCH)
+            fixed.compress_type, fixed.create_system = info.compress_type, 3
+            fixed.external_attr = 0o644 << 16
+            archive.writestr(fixed, content)
+    os.replace(temporary, path)
 
 
 def evaluate(args: Args, role: str, checkpoint: Path, table: Any) -> dict[str, Any]:
