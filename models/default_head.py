@@ -159,9 +159,11 @@ class AlignmentHead:
 
     @classmethod
     def load(cls, path: str | Path) -> AlignmentHead:
-        """Read a head written by :meth:`save` (no pickle is involved).
+        """Read a head written by :meth:`save` (no pickle is involved); the shipped head is
+        checked against its pinned SHA-256 (:func:`read_head_file`).
 
         Raises:
+            WeightsChecksumError: The shipped head differs from its pin.
             EmbedderLoadError: The file is missing, unreadable (truncated, empty, not an
                 ``.npz``, pickled arrays), not a default head, or of the wrong shapes.
         """
@@ -230,13 +232,27 @@ def read_head_file(path: str | Path, expected_format: str) -> AlignmentHead:
     """The head in ``path`` if it is a readable head file of ``expected_format`` (its shapes
     are the caller's to check).
 
+    A shipped head (one of ``models/weights/``) is checked against its pinned SHA-256 first
+    (:func:`models.weight_files.read_head_bytes`); a head of the user's own is not pinned.
+
     Raises:
+        WeightsChecksumError: A shipped head differs from its pin (the file and both digests
+            are named).
         EmbedderLoadError: One line naming the file: it cannot be read (truncated, empty, not an
             ``.npz``, a missing array, pickled arrays, bad metadata), or it is of another format.
     """
+    from models.weight_files import read_head_bytes
+
     path = Path(path)
     try:
-        loaded = np.load(path, allow_pickle=False)
+        # read once: a shipped head's bytes are checked against its pin (a mismatch raises
+        # WeightsChecksumError, naming both digests), and what is parsed is what was checked
+        raw = read_head_bytes(path)
+    except OSError as error:
+        raise EmbedderLoadError(
+            f"{path} is not a readable dixit-ai head file: {_why_unreadable(error)}") from None
+    try:
+        loaded = np.load(io.BytesIO(raw), allow_pickle=False)
         if not isinstance(loaded, np.lib.npyio.NpzFile):
             raise ValueError("it is a single array, not an .npz archive")
         with loaded as data:

@@ -20,7 +20,8 @@
   arbitrary places, so far from its training data the embedding is the zero-shot one.
 
 Both towers' files are checked against pinned SHA-256 digests when they are loaded (every file
-that ``from_pretrained`` reads, for MiniLM). Nothing is
+that ``from_pretrained`` reads, for MiniLM), and so is the committed head (a head passed by path
+is the user's and is not pinned). Nothing is
 downloaded and nothing is trained at run time.
 
 Creating a :class:`DefaultEmbedder` needs no torch: its fingerprint is made of pinned digests and
@@ -88,9 +89,14 @@ TEXT_MAX_TOKENS = 128
 _lock = threading.Lock()
 
 
+#: The committed alignment head's file name under ``models/weights/``; its SHA-256 is pinned in
+#: :data:`models.weight_files.SHIPPED_HEAD_SHA256` and checked whenever it is loaded.
+DEFAULT_HEAD_FILE = "default_head.npz"
+
+
 def default_head_path() -> Path:
     """Path of the committed alignment head (``models/weights/default_head.npz``)."""
-    return Path(str(resources.files("models") / "weights" / "default_head.npz"))
+    return weight_files.shipped_weights_dir() / DEFAULT_HEAD_FILE
 
 
 def _package_file(package_dir: str, relative: str, install: str) -> Path:

@@ -32,20 +32,22 @@ name                   what it is
 =====================  =====================================================================
 
 Towers come from pinned PyPI packages and are checked against pinned SHA-256 digests
-(:mod:`models.towers`); creating an embedder loads no torch (the fingerprint is made of those
-digests and the head file's hash): towers load the first time something must be embedded.
+(:mod:`models.towers`), and so are the committed heads
+(:data:`models.weight_files.SHIPPED_HEAD_SHA256`); creating an embedder loads no torch (the
+fingerprint is made of those digests and the head file's hash): towers load the first time
+something must be embedded.
 """
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from models import weight_files
 from models.base import Embedder, EmbedderError, EmbedderLoadError, fingerprint_of
 
 FAMILY_HEAD_FORMAT = "dixit-ai family head v1"
@@ -64,7 +66,8 @@ class MemberSpec:
         image_tower: Image tower name (:data:`models.towers.IMAGE_TOWERS`), or ``None``.
         text_tower: Text tower name (:data:`models.towers.TEXT_TOWERS`).
         head_file: Its head under ``models/weights/`` (for ``zero-shot``: the head whose class-name
-            table it uses), or ``None``.
+            table it uses), or ``None``; its SHA-256 is pinned in
+            :data:`models.weight_files.SHIPPED_HEAD_SHA256` and checked whenever it is loaded.
         card: Its model card under ``models/weights/``.
         train_flags: The training script's flags that make it (``--member NAME`` sets them).
         summary: One line on what it is.
@@ -132,7 +135,7 @@ FAMILY_NAMES = tuple(MEMBERS)
 
 def weights_dir() -> Path:
     """``models/weights`` (where heads and model cards are committed)."""
-    return Path(str(resources.files("models") / "weights"))
+    return weight_files.shipped_weights_dir()
 
 
 def member(name: str) -> MemberSpec:
@@ -158,9 +161,12 @@ def save_head(head: Any, path: str | Path, *, member_name: str, image_tower: str
 
 
 def load_head(path: str | Path, *, image_tower: str, text_tower: str) -> Any:
-    """Read a family head, checking its towers and shapes against the member's.
+    """Read a family head, checking its towers and shapes against the member's; a shipped head
+    (``models/weights/``) is checked against its pinned SHA-256 first, a head passed by path
+    from elsewhere is not pinned.
 
     Raises:
+        WeightsChecksumError: A shipped head differs from its pin (file and digests named).
         EmbedderLoadError: The file is missing, unreadable (truncated, empty, not an ``.npz``,
             pickled arrays), not a family head, for other towers, or of the wrong shapes.
     """

