@@ -15,7 +15,7 @@ T = TypeVar("T")
 CLUE_WORDS: tuple[str, ...] = (
     "dream", "journey", "silence", "echo", "longing", "lighthouse", "labyrinth", "lullaby",
     "mirror", "storm", "secret", "dawn", "midnight", "wonder", "memory", "balance", "escape",
-    "home", "curiosity", "solitude", "harvest", "tide", "whisper", "carnival", "ashes",
+    "home", "curiosity", "solitude", "harvest", "tide", "whisper", "carnival", "ember",
     "childhood", "treasure", "shadow", "bloom", "frost", "gravity", "voyage",
 )
 """The small word list a random storyteller draws its clue from."""

@@ -80,6 +80,16 @@ def test_shipped_embeddings_are_for_the_default_embedder_and_cover_its_players()
     assert len(images) == 84
 
 
+def test_every_clue_a_random_storyteller_tells_is_shipped() -> None:
+    """The quick start's tournament seats a random player beside clip bots: its clues must be
+    in the shipped vectors, or a fresh install loads the model to embed one ("ashes" did)."""
+    from dixit_ai.agents.random_agent import CLUE_WORDS
+
+    keys = [text_key(w) for w in CLUE_WORDS]
+    found = shipped.shipped_vectors(default_fingerprint(), "texts", keys)
+    assert [w for w, k in zip(CLUE_WORDS, keys, strict=True) if k not in found] == []
+
+
 def test_a_damaged_shipped_file_is_refused_with_a_warning(tmp_path: Path) -> None:
     folder = tmp_path / "fake-fp"
     vector = np.ones(4, dtype=np.float32) / 2
