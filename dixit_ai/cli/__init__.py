@@ -8,6 +8,7 @@ input, named in the message; nothing written) or 130 (interrupted): see
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -23,7 +24,7 @@ from dixit_ai.cli import (
     tournament,
     train,
 )
-from dixit_ai.cli.common import EXIT_INTERRUPTED, EXIT_USAGE, plain
+from dixit_ai.cli.common import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE, plain
 
 SUBCOMMANDS = (simulate, replay, deck, agents, train, cache, play, serve, bench, tournament)
 
@@ -63,12 +64,26 @@ def _version() -> str:
     return f"dixit-ai {__version__}"
 
 
+def _silence_stdout() -> None:
+    """Point standard output at the null device: its reader is gone, and Python would report
+    the unflushed rest as another broken pipe when it exits."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no file descriptor (a test's captured stream)
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     parser = build_parser()
     args = parser.parse_args(argv)  # --help exits 0, a usage error 2 (argparse's SystemExit)
     try:
         status: int = args.func(args)
+        sys.stdout.flush()  # a reader gone away is found here, not at the interpreter's exit
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
         print(f"dixit-ai {args.command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -66,6 +66,8 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    for spec in list_agents():
-        print(f"{spec.name:<20} {spec.description}{requirements_status(spec)}")
+    specs = list_agents()
+    width = max((len(spec.name) for spec in specs), default=0)
+    for spec in specs:
+        print(f"{spec.name:<{width}}  {spec.description}{requirements_status(spec)}")
     return EXIT_OK

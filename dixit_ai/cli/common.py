@@ -8,7 +8,9 @@ Exit statuses (the same for every command):
   stopped;
 - ``2`` (:data:`EXIT_USAGE`): bad input (an option, a file, a record, a missing extra); the
   message names it and nothing was written;
-- ``130`` (:data:`EXIT_INTERRUPTED`): interrupted (Ctrl-C).
+- ``130`` (:data:`EXIT_INTERRUPTED`): interrupted (Ctrl-C);
+- ``141`` (:data:`EXIT_BROKEN_PIPE`): the reader of its output went away (``| head``); it stops
+  quietly, as a command killed by SIGPIPE would.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
 
 FAILURES_SHOWN = 5
 """How many agent failures a command prints one by one before giving only their count."""
