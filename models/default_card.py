@@ -83,6 +83,9 @@ and clue texts share one 384-d space, offline.
   training cards), 0 from {gate_high:.2f}, linear in between. Photographs lie far beyond, so
   their embedding is the ImageNet zero-shot one; emoji-like illustrations keep part of the
   trained path.{snap}
+- Pin: the SHA-256 of `{path.name}` is pinned in `models/weight_files.py`
+  (`SHIPPED_HEAD_SHA256`) and checked at every load, so a changed file is refused; retraining
+  it with the command below prints the new hash, which must then replace the pin.
 
 **Training data.** {metrics['train_cards']} procedurally generated dream cards (dream deck seeds
 {args.train_seeds}, {args.train_cards} cards each; the default deck is seed 0, evaluation seeds

@@ -149,6 +149,9 @@ offline.
   {text.model} alone.
 - Head (`{path.name}`, {path.stat().st_size / 1e6:.2f} MB; a linear map {image.feature_dim} ->
   {text.dim}): `normalise(g * normalise(W f + b){blend}{gate}.
+- Pin: the SHA-256 of `{path.name}` is pinned in `models/weight_files.py`
+  (`SHIPPED_HEAD_SHA256`) and checked at every load, so a changed file is refused; retraining
+  it with the command below prints the new hash, which must then replace the pin.
 
 **Training data.** {train_cards} procedurally generated dream cards (dream deck seeds
 {args.train_seeds}, {args.train_cards} cards each; disjoint from the default model's training
