@@ -400,10 +400,11 @@ def normalise_checkpoint(path: Path) -> None:
     import re
     import zipfile
 
+    from dixit_ai.files import atomic_writer
+
     with zipfile.ZipFile(path) as archive:
         entries = [(info, archive.read(info)) for info in archive.infolist()]
-    temporary = path.with_name(path.name + ".tmp")
-    with zipfile.ZipFile(temporary, "w") as archive:
+    with atomic_writer(path, "wb") as handle, zipfile.ZipFile(handle, "w") as archive:
         for info, content in entries:
             if info.filename == "data":
                 data = json.loads(content)
@@ -419,7 +420,6 @@ def normalise_checkpoint(path: Path) -> None:
             fixed.compress_type, fixed.create_system = info.compress_type, 3
             fixed.external_attr = 0o644 << 16
             archive.writestr(fixed, content)
-    os.replace(temporary, path)
 
 
 def evaluate(args: Args, role: str, checkpoint: Path, table: Any) -> dict[str, Any]:
