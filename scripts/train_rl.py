@@ -8,14 +8,15 @@ of :mod:`envs.policies`. Each role is trained alone (``learner_phases``): the se
 decisions are the embedding stand-in's. sb3-contrib's ``MaskablePPO`` reads the env's
 ``action_masks()``.
 
-Writes, under ``runs/{exp_name}__{seed}__{time}/``: ``{role}.zip`` + ``{role}.json`` (a checkpoint
-that :class:`envs.learned.PolicyAgent` loads: the ``.json`` holds the environment, the policy's
-``policy_kwargs`` and the zip's SHA-256; only the zip's weights are read), ``curve.csv`` and
-``curve.png`` (the learning curve: the learner's guessing accuracy and storyteller points over
-training), and
-``evaluation.json``: held-out seeds, the learner's role played by the checkpoint, by the clip
-heuristics (``clip-greedy`` votes; ``clip-expected-self`` tells) and by ``random``, everything else
-equal, against embedding, clip-greedy and random opponents, with paired 95% intervals.
+Writes, under ``runs/{exp_name}__{seed}__{time}/`` (a new folder: ``-2``, ``-3``, ... added to
+the name when a run started in the same second has it): ``{role}.zip`` + ``{role}.json`` (a
+checkpoint that :class:`envs.learned.PolicyAgent` loads: the ``.json`` holds the environment, the
+policy's ``policy_kwargs`` and the zip's SHA-256; only the zip's weights are read), ``curve.csv``
+and ``curve.png`` (the learning curve: the learner's guessing accuracy and storyteller points over
+training), and ``evaluation.json``: held-out seeds, the learner's role played by the checkpoint,
+by the clip heuristics (``clip-greedy`` votes; ``clip-expected-self`` tells) and by ``random``,
+everything else equal, against embedding, clip-greedy and random opponents, with paired 95%
+intervals.
 
 Every option is checked before the run's folder is made or anything is trained (bad input exits
 2, naming the option). Progress bars (training steps, evaluation games) go to stderr
@@ -54,7 +55,8 @@ class Args:
     """Arguments (each field is a ``--flag``)."""
 
     exp_name: str = "train_rl"
-    """the run's name (its folder is ``runs/{exp_name}__{seed}__{time}``)"""
+    """the run's name (its folder is ``runs/{exp_name}__{seed}__{time}``, ``-2``, ``-3``, ...
+    added when a run started in the same second took the name)"""
     seed: int = 1
     """seed of training (games, network initialisation)"""
     roles: list[str] = field(default_factory=lambda: ["guesser", "storyteller"])
@@ -516,11 +518,38 @@ def plot(curves: dict[str, Curve], run_dir: Path) -> None:
     plt.close(figure)
 
 
+def new_run_dir(out: str | os.PathLike[str], exp_name: str, seed: int, *,
+                now: float | None = None) -> Path:
+    """Make and return the run's folder, ``{out}/{exp_name}__{seed}__{time}`` (``time``: whole
+    seconds, ``now`` or the clock), never one that exists: a run started in the same second
+    takes ``...-2``, then ``-3``, ... Each name is tried with one exclusive ``mkdir``, so two
+    processes never share a folder.
+
+    Raises:
+        ValueError: ``--out`` is not a folder, or cannot hold one (the reason named).
+    """
+    root = Path(out)
+    if root.exists() and not root.is_dir():
+        raise ValueError(f"--out {out}: not a folder")
+    base = root / f"{exp_name}__{seed}__{int(time.time() if now is None else now)}"
+    path, n = base, 1
+    while True:
+        try:
+            path.mkdir(parents=True)
+            return path
+        except FileExistsError:  # another run's folder (or anything else) has this name
+            n += 1
+            path = base.with_name(f"{base.name}-{n}")
+        except OSError as error:
+            raise ValueError(f"--out {out}: cannot make the run's folder {path.name} "
+                             f"({error.strerror or error})") from None
+
+
 def main(argv: list[str] | Args | None = None) -> Path:
     """Train, plot and evaluate (``argv``: command-line options or ``Args``); the run's folder.
 
-    Bad options are checked first (:func:`check_args`, then the embedder and the observation
-    fields): the error goes to stderr and the process exits 2, with no run folder.
+    Bad options are checked first (:func:`check_args`, then the embedder, the observation
+    fields and ``--out``): the error goes to stderr and the process exits 2, with no run folder.
     """
     args = argv if isinstance(argv, Args) else parse(argv)
     try:
@@ -530,14 +559,13 @@ def main(argv: list[str] | Args | None = None) -> Path:
 
         table = load_vector_table(args.embedder, args.deck)
         check_fields(args, table)
+        run_dir = new_run_dir(args.out, args.exp_name, args.seed)  # the last check: --out
     except (ValueError, OSError, ImportError) as error:
         # bad input (dixit_ai.cli.common.EXIT_USAGE): no run folder, nothing trained
         print(f"error: {error}", file=sys.stderr, flush=True)
         raise SystemExit(2) from None
     from dixit_ai.reporting import write_json
 
-    run_dir = Path(args.out) / f"{args.exp_name}__{args.seed}__{int(time.time())}"
-    run_dir.mkdir(parents=True, exist_ok=True)
     curves: dict[str, Curve] = {}
     evaluation: dict[str, Any] = {}
     for role in args.roles:
