@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -12,11 +13,13 @@ from typing import Any
 
 from tqdm import tqdm
 
+from dixit_ai.decks import Deck
 from dixit_ai.jsonl import JsonlRecords, read_jsonl
 from dixit_ai.records import GameRecord
 from dixit_ai.reporting import DEFAULT_RESAMPLES, run_folder
 from dixit_ai.tournament.analysis import RATING_RESAMPLES, TournamentResults, analyse
 from dixit_ai.tournament.config import TournamentConfig
+from dixit_ai.tournament.deck_check import check_run_deck, deck_identity, read_run_deck
 from dixit_ai.tournament.report import (
     RATINGS_PLOT,
     REPORT_MD,
@@ -78,9 +81,12 @@ def schedule_of(config: TournamentConfig, version: int = SCHEDULE_VERSION
                          seed=config.seed, version=version)
 
 
-def check_ready(config: TournamentConfig) -> None:
+def check_ready(config: TournamentConfig) -> Deck:
     """Validate ``config``, its agents' keyword arguments and its deck before any game (no
     model is loaded, nothing is written).
+
+    Returns:
+        The deck, loaded.
 
     Raises:
         ValueError: see :meth:`TournamentConfig.validate`; a keyword argument an agent does not
@@ -102,6 +108,7 @@ def check_ready(config: TournamentConfig) -> None:
 
     deck = load_deck(config.deck)
     config.ruleset().check_deck(config.players, len(deck.card_ids))
+    return deck
 
 
 def run_tournament(
@@ -131,7 +138,9 @@ def run_tournament(
             more games: the tournament is then extended with the next games of its schedule,
             as one longer run would have played them). The agents may be listed in another
             order and the deck spelt another way (``dream`` for ``dream:size=84,seed=0``): the
-            run goes on with its own config and its own schedule version.
+            run goes on with its own config and its own schedule version. The deck's content
+            must be the run's own (a folder deck's images and captions unchanged; see
+            :mod:`~dixit_ai.tournament.deck_check`).
         workers: Processes that play (local: this one and ``workers - 1`` spawned) or Ray
             actors; 1 plays in this process only.
         backend: ``"local"`` or ``"ray"``.
@@ -146,15 +155,18 @@ def run_tournament(
         announce: Called with (run folder, games already recorded, games in the schedule)
             before any game is played.
         log: Called with one line per one-time step before play (loading a model, embedding
-            the deck's cards and the clue vocabulary), with counts and timings.
+            the deck's cards and the clue vocabulary), with counts and timings, and with a
+            warning when a resumed run's deck cannot be checked (else that warning is issued
+            with :func:`warnings.warn`).
         on_failure_chosen: Recorded in ``config.json``: whether the user chose the failure
             policy (the command line's exit status depends on it).
 
     Raises:
         ValueError: a bad config, or a folder that cannot be resumed
-            (:class:`~dixit_ai.tournament.store.ResumeError`).
+            (:class:`~dixit_ai.tournament.store.ResumeError`: among others, a deck whose
+            content is not the one the run was started on).
     """
-    check_ready(config)
+    deck = check_ready(config)
     check_backend(backend, workers, address)
     if resume is not None:
         folder = Path(resume)
@@ -168,15 +180,25 @@ def run_tournament(
         # go on: what was given only equals it.
         config = target
         schedule = schedule_of(config, version)
+        recorded = read_run_deck(folder)
+        # A run started before config.json kept the deck is checked against its records.
+        warning = check_run_deck(folder, recorded, deck, records=() if recorded is not None
+                                 else read_games(folder, schedule).lines.values())
+        if warning is not None:
+            if log is not None:
+                log(warning)
+            else:
+                warnings.warn(warning, stacklevel=2)
         stored = read_games(folder, schedule, repair=True)
         if extend:
             chosen = on_failure_chosen or stored_choice(folder)
             write_config(folder, config, schedule, on_failure_chosen=chosen or None,
-                         version=version)
+                         version=version, deck=deck_identity(deck))
     else:
         schedule = schedule_of(config)
         folder = run_folder("tournament", config.name, config.seed, root=out)
-        write_config(folder, config, schedule, on_failure_chosen=on_failure_chosen)
+        write_config(folder, config, schedule, on_failure_chosen=on_failure_chosen,
+                     deck=deck_identity(deck))
         stored = read_games(folder, schedule)
     pending = [game for game in schedule if game.index not in stored.lines]
     if stop_after is not None:

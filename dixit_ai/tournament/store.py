@@ -58,18 +58,22 @@ class StoredGames:
 
 def write_config(folder: Path, config: TournamentConfig, schedule: list[ScheduledGame], *,
                  on_failure_chosen: bool | None = None,
-                 version: int = SCHEDULE_VERSION) -> Path:
-    """Write ``config.json``: the config, the schedule's version and fingerprint, the versions.
+                 version: int = SCHEDULE_VERSION,
+                 deck: dict[str, Any] | None = None) -> Path:
+    """Write ``config.json``: the config, the schedule's version and fingerprint, the deck's
+    content, the versions.
 
     ``on_failure_chosen`` records whether the user chose the failure policy (rather than taking
     the default), so that a resumed run exits as the first one would have. ``version`` is the
-    schedule's (a run extended keeps the version it was started with).
+    schedule's (a run extended keeps the version it was started with). ``deck`` is the deck's
+    content (:func:`dixit_ai.tournament.deck_check.deck_identity`), checked on resume.
     """
     data: dict[str, Any] = {
         "kind": RUN_KIND,
         "config": config.to_dict(),
         "schedule": {"version": version, "games": len(schedule),
                      "fingerprint": schedule_fingerprint(schedule, version)},
+        **({"deck": deck} if deck is not None else {}),
         "versions": {"dixit-ai": __version__},
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     }
