@@ -10,19 +10,26 @@ panel plays and votes on real boards (the panel tell task, :mod:`models.bench.pa
 each member's observed rate and the pooled one at each target, and the worst gap. Across decks:
 the mean of the per-deck rates with a 95% t-interval over decks (decks are the units: the items
 of one deck share its cards), and on how many decks each target was met (every member and the
-pooled rate within 0.10). Run folders keep the records; ``--json`` writes the figures.
+pooled rate within 0.10). The ECE of the storyteller's predictions over all its turns, per
+member and pooled: per deck, and over every deck's turns together, beside what a perfectly
+calibrated storyteller would show on the same turns (one deck's turns alone are near that noise
+floor). Run folders keep the records; ``--json`` writes the figures, and ``--analyse`` that file
+recomputes every figure from the run folders it names.
 
     python scripts/study_decks.py
     python scripts/study_decks.py --deck-seeds 7002,7003,7004,7005 --temperature-scale 0.25
     python scripts/study_decks.py --smoke
+    python scripts/study_decks.py --analyse decks.json
 """
 
 from __future__ import annotations
 
+import json
 import math
 import statistics
 import time
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from dixit_ai.reporting import Interval, print_table, write_json
@@ -30,6 +37,8 @@ from models.players.cli import SMOKE_AGENT_OPTIONS, parse_args, refuse_bad_popul
 
 WITHIN = 0.10
 """How near the target every member's and the pooled rate must be for a deck to meet it."""
+ECE_WITHIN = 0.10
+"""The issue's bound on the ECE over all turns, per member and pooled."""
 
 
 @dataclass
@@ -54,6 +63,9 @@ class Args:
     runs_dir: str = field(default="runs", metadata={"help": "where the run folders go"})
     json: str = field(default="", metadata={"help": "also write the figures to this file"})
     smoke: bool = field(default=False, metadata={"help": "tiny budget (seconds), for CI"})
+    analyse: str = field(default="", metadata={
+        "help": "recompute an earlier study's figures from its run folders: its --json file "
+                "(takes only --json beside it)"})
 
 
 def seen_seeds() -> set[int]:
@@ -117,30 +129,46 @@ def over_decks(values: list[float]) -> Interval:
     return Interval(mean, max(0.0, mean - half), min(1.0, mean + half))
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(Args, argv, __doc__.split("\n\n")[0])
-    refuse_bad_population_options(args.aim, args.temperature_scale, args.tolerance)
-    decks = deck_specs(args.deck_seeds, args.deck_size)
-    try:
-        targets = [float(t) for t in args.targets.split(",") if t.strip()]
-    except ValueError:
-        raise SystemExit(f"error: --targets must be numbers in [0, 1], not {args.targets!r}"
-                         ) from None
-    if not targets or any(not 0 <= t <= 1 for t in targets):
-        raise SystemExit(f"error: --targets must be numbers in [0, 1], not {args.targets!r}")
+def deck_rates(results: dict[str, Any], targets: list[float]
+               ) -> tuple[list[str], dict[str, dict[str, float]]]:
+    """A run's panel members, and each member's and the pooled observed rate per target."""
+    panel = results["tell"]["panel"]
+    names = list(panel["members"])
+    return names, {str(t): {n: panel["models"][f"population@{t}"]["members"][n]["observed"]
+                            .estimate for n in [*names, "pooled"]} for t in targets}
+
+
+def ece_figures(rows_by_deck: dict[str, list[dict[str, Any]]], names: list[str],
+                targets: list[float], *, seed: int, resamples: int) -> dict[str, Any]:
+    """The ECE of the storyteller's predictions over all its turns (every target), against
+    each member's and the pooled observed rate: per deck, and over every deck's turns together
+    (a card is then the deck's card: the decks' card numbers are not the same cards).
+
+    Each entry is :func:`models.bench.panel_analysis.ece_over_turns`'s (the ECE with its
+    interval over the cards told, and what a perfectly calibrated storyteller would show on the
+    same turns from the votes' noise alone)."""
+    from models.bench.panel_analysis import ece_over_turns
+
+    labels = [f"population@{t}" for t in targets]
+    out: dict[str, Any] = {"per_deck": {}, "all_decks": None}
+    pooled: list[dict[str, Any]] = []
+    for deck, rows in rows_by_deck.items():
+        out["per_deck"][deck] = ece_over_turns(rows, names, labels, seed=seed,
+                                               resamples=resamples)
+        pooled += [{**r, "card": f"{deck}#{r['card']}"} for r in rows]
+    out["all_decks"] = ece_over_turns(pooled, names, labels, seed=seed, resamples=resamples)
+    return out
+
+
+def run_decks(args: Args, decks: list[str], targets: list[float]) -> dict[str, str]:
+    """Play every deck's items (one bench run per deck); the run folders by deck."""
     from models.bench import BenchConfig, run_bench
 
-    extra: dict[str, Any] = {}
-    if args.smoke:
-        args.items, args.deals = 3, 2
-        extra = dict(SMOKE_AGENT_OPTIONS)
+    extra: dict[str, Any] = dict(SMOKE_AGENT_OPTIONS) if args.smoke else {}
     crowd = {"population": args.population, "population_calibration": args.population_file,
              "population_temperature_scale": args.temperature_scale, "aim": args.aim,
              "tolerance": args.tolerance, "robustness": args.robustness}
-    started = time.time()
-    per_deck: dict[str, dict[str, dict[str, float]]] = {}
     runs: dict[str, str] = {}
-    names: list[str] = []
     for deck in decks:
         print(f"deck {deck}: {args.items} items x {len(targets)} targets")
         models = [{"name": "clip-greedy", "label": f"population@{t}",
@@ -150,13 +178,76 @@ def main(argv: list[str] | None = None) -> int:
                              out=args.runs_dir, name="decks")
         run = run_bench(config, progress=True, show=False)
         runs[deck] = str(run.folder)
-        panel = run.results["tell"]["panel"]
-        names = list(panel["members"])
-        per_deck[deck] = {
-            str(t): {n: panel["models"][f"population@{t}"]["members"][n]["observed"].estimate
-                     for n in [*names, "pooled"]} for t in targets}
+    return runs
+
+
+ANALYSE_OPTIONS = ("analyse", "json")
+"""The options ``--analyse`` takes; every other one is the study's own."""
+
+
+def restore(args: Args, argv: list[str] | None) -> tuple[Args, dict[str, str]]:
+    """``--analyse``: the arguments and run folders of an earlier study (its ``--json`` file).
+
+    Raises:
+        SystemExit: another option beside ``--analyse``, or a file that is not a study's
+            figures.
+    """
+    given = [a.split("=")[0][2:].replace("-", "_") for a in (argv or []) if a.startswith("--")]
+    others = sorted(set(given) - set(ANALYSE_OPTIONS))
+    if others:
+        raise SystemExit(f"error: --analyse recomputes a study with its own settings; it takes "
+                         f"only --json beside it, not --{', --'.join(others)}")
+    path = Path(args.analyse)
+    try:
+        earlier = json.loads(path.read_text())
+        arguments, runs = earlier["arguments"], earlier["runs"]
+        restored = Args(**{k: v for k, v in arguments.items() if k in Args.__dataclass_fields__})
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise SystemExit(f"error: --analyse {path}: not the figures of a study_decks run "
+                         f"(its --json file): {error}") from None
+    restored.analyse, restored.json = args.analyse, args.json
+    return restored, {str(k): str(v) for k, v in runs.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(Args, argv, __doc__.split("\n\n")[0])
+    runs: dict[str, str] | None = None
+    if args.analyse:
+        args, runs = restore(args, argv)
+    refuse_bad_population_options(args.aim, args.temperature_scale, args.tolerance)
+    decks = deck_specs(args.deck_seeds, args.deck_size)
+    try:
+        targets = [float(t) for t in args.targets.split(",") if t.strip()]
+    except ValueError:
+        raise SystemExit(f"error: --targets must be numbers in [0, 1], not {args.targets!r}"
+                         ) from None
+    if not targets or any(not 0 <= t <= 1 for t in targets):
+        raise SystemExit(f"error: --targets must be numbers in [0, 1], not {args.targets!r}")
+    if args.smoke:
+        args.items, args.deals = 3, 2
+    from models.bench.analysis import compute, read_run
+
+    started = time.time()
+    if runs is None:
+        runs = run_decks(args, decks, targets)
+    elif sorted(runs) != sorted(decks):
+        raise SystemExit(f"error: --analyse {args.analyse}: its run folders are of the decks "
+                         f"{sorted(runs)}, its arguments name {sorted(decks)}")
+    per_deck: dict[str, dict[str, dict[str, float]]] = {}
+    rows_by_deck: dict[str, list[dict[str, Any]]] = {}
+    names: list[str] = []
+    resamples = 2000
+    for deck in decks:
+        try:
+            header, records = read_run(runs[deck])
+        except ValueError as error:
+            raise SystemExit(f"error: deck {deck}: {error}") from None
+        resamples = int(header["config"]["bootstrap"])
+        names, per_deck[deck] = deck_rates(compute(header, records), targets)
+        rows_by_deck[deck] = [r for r in records if r["task"] == "tell"]
     figures: dict[str, Any] = {"arguments": asdict(args), "decks": decks, "runs": runs,
                                "per_deck": per_deck, "across": {}, "met": {}}
+    shown = [n.removeprefix("panel-") for n in names]
     rows = []
     for deck in decks:
         for t in targets:
@@ -166,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
                          "yes" if worst <= WITHIN else "NO"])
     print_table(f"observed guess rate against the panel, per deck (every member and pooled "
                 f"within {WITHIN} of the target: met)",
-                ["deck", "target", *names, "pooled", "worst gap", "met"], rows, digits=2,
+                ["deck", "target", *shown, "pooled", "worst gap", "met"], rows, digits=2,
                 min_width=140)
     summary: list[list[Any]] = []
     for t in targets:
@@ -179,7 +270,22 @@ def main(argv: list[str] | None = None) -> int:
         summary.append([f"{t:.2f}", *[across[n] for n in [*names, "pooled"]],
                         f"{met} of {len(decks)}"])
     print_table(f"across {len(decks)} decks: mean of the per-deck rates (95% t-interval over "
-                "decks)", ["target", *names, "pooled", "decks met"], summary, digits=2,
+                "decks)", ["target", *shown, "pooled", "decks met"], summary, digits=2,
+                min_width=140)
+    ece = ece_figures(rows_by_deck, names, targets, seed=args.seed, resamples=resamples)
+    figures["ece"] = ece
+    ece_rows: list[list[Any]] = []
+    for deck, entry in [*ece["per_deck"].items(), ("all decks", ece["all_decks"])]:
+        found = [entry[n] for n in [*names, "pooled"]]
+        worst = max((c["ece"] for c in found if c), default=math.nan)
+        ece_rows.append([deck, "this storyteller", *[c["by_card"] if c else None for c in found],
+                         "yes" if worst <= ECE_WITHIN else "NO"])
+        ece_rows.append(["", "calibrated would show",
+                         *[c["calibrated"] if c else None for c in found], ""])
+    print_table(f"ECE over all turns (every target), per member and pooled, 95% interval over the "
+                f"cards told (every member and pooled <= {ECE_WITHIN}: met); below each, what a "
+                "perfectly calibrated storyteller would show on the same turns from the votes' "
+                "noise alone", ["deck", "", *shown, "pooled", "met"], ece_rows, digits=3,
                 min_width=140)
     figures["seconds"] = round(time.time() - started, 1)
     print(f"{figures['seconds']:.0f} s; run folders: {', '.join(runs.values())}")

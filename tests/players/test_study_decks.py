@@ -56,3 +56,55 @@ def test_smoke_reads_every_deck_and_writes_its_figures(study, tmp_path, monkeypa
     for deck, folder in figures["runs"].items():  # the records name the deck they were dealt
         header = json.loads((Path(folder) / "bench.json").read_text())
         assert header["config"]["deck"] == deck
+
+
+def _rows(deck_offset: float, cards: list[int]) -> list[dict]:
+    """Tell records of one deck: a storyteller predicting 0.5 whom member a finds at
+    ``0.5 + deck_offset``."""
+    rows = []
+    for i, card in enumerate(cards):
+        found = 1 if (i % 4) < round(4 * (0.5 + deck_offset)) else 0
+        rows.append({"task": "tell", "model": "population@0.5", "card": card, "clue": f"c{i}",
+                     "predicted": 0.5,
+                     "panel": {"found": {"a": found}, "seen": {"a": 1}}})
+    return rows
+
+
+def test_ece_over_every_deck_counts_each_decks_cards_apart(study):
+    rows = {"deck-1": _rows(0.0, [1, 2, 3, 4] * 5), "deck-2": _rows(0.25, [1, 2, 3, 4] * 5)}
+    ece = study["ece_figures"](rows, ["a"], [0.5], seed=0, resamples=200)
+    assert ece["per_deck"]["deck-1"]["a"]["cards"] == 4
+    # card 1 of one deck is not card 1 of the other: eight cards in all
+    assert ece["all_decks"]["a"]["cards"] == 8 and ece["all_decks"]["a"]["turns"] == 40
+    assert ece["per_deck"]["deck-1"]["a"]["ece"] == pytest.approx(0.0)
+    assert ece["per_deck"]["deck-2"]["a"]["ece"] == pytest.approx(0.25)
+    assert ece["all_decks"]["a"]["ece"] == pytest.approx(0.125)
+
+
+def test_analyse_recomputes_a_study_from_its_run_folders(study, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    out = tmp_path / "decks.json"
+    assert study["main"](["--smoke", "--deck-seeds", "7002,7003", "--deck-size", "40",
+                          "--panel", "panel-sibling", "--population", "self,lite1-minilm",
+                          "--population-file", "default", "--targets", "0.25,0.75",
+                          "--runs-dir", str(tmp_path / "runs"), "--json", str(out)]) == 0
+    first = json.loads(out.read_text())
+    assert set(first["ece"]["per_deck"]) == set(first["decks"])
+    assert set(first["ece"]["all_decks"]) == {"panel-sibling", "pooled"}
+    capsys.readouterr()
+    again = tmp_path / "again.json"
+    assert study["main"](["--analyse", str(out), "--json", str(again)]) == 0
+    assert "ECE over all turns" in capsys.readouterr().out
+    second = json.loads(again.read_text())
+    for key in ("decks", "runs", "per_deck", "across", "met", "ece"):
+        assert second[key] == first[key], key
+    with pytest.raises(SystemExit, match="takes only --json"):
+        study["main"](["--analyse", str(out), "--items", "5"])
+    (tmp_path / "bad.json").write_text("{}")
+    with pytest.raises(SystemExit, match="not the figures of a study_decks run"):
+        study["main"](["--analyse", str(tmp_path / "bad.json")])
+    torn = dict(first, runs={first["decks"][0]: str(tmp_path / "nowhere"),
+                             first["decks"][1]: first["runs"][first["decks"][1]]})
+    (tmp_path / "torn.json").write_text(json.dumps(torn))
+    with pytest.raises(SystemExit, match="not a benchmark run folder"):
+        study["main"](["--analyse", str(tmp_path / "torn.json")])
