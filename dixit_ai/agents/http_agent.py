@@ -34,6 +34,8 @@ Configured by a YAML file in ``configs/agents/`` (see ``http-example.yaml``)::
 
 Standard library only (``urllib``): no extra dependency. Requests to one endpoint are limited to
 ``concurrency`` in flight at once across every agent of the process (a semaphore per base URL).
+The prompts and the checks of the answers are in :mod:`dixit_ai.agents.http_protocol`, the
+request's deadline and limits in :mod:`dixit_ai.agents.http_transport`.
 """
 
 from __future__ import annotations
@@ -43,18 +45,26 @@ import http.client
 import io
 import json
 import os
-import re
 import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from dixit_ai.agents.base import Announcement, Choice, Story
+from dixit_ai.agents.http_protocol import (
+    InvalidAnswerError,
+    Question,
+    announce_question,
+    parse_answer,
+    play_question,
+    red_token_question,
+    tell_question,
+    vote_question,
+)
 from dixit_ai.agents.http_transport import (
     MAX_RESPONSE_BYTES,
     Deadline,
@@ -65,7 +75,7 @@ from dixit_ai.agents.http_transport import (
     endpoint_semaphore,
     opener,
 )
-from dixit_ai.rules import CLUE_KINDS, IllegalAction, View, check_clue
+from dixit_ai.rules import View
 
 __all__ = [
     "MAX_RESPONSE_BYTES",
@@ -77,97 +87,7 @@ __all__ = [
     "parse_answer",
 ]
 
-class InvalidAnswerError(HttpAgentError):
-    """The model gave no valid answer within its retries (the match runner records it).
-
-    Attributes:
-        attempts: Requests made.
-        answers: The raw text of every answer, in order.
-        reasons: Why each answer was refused.
-    """
-
-    def __init__(self, message: str, *, attempts: int, answers: Sequence[str],
-                 reasons: Sequence[str]) -> None:
-        super().__init__(message)
-        self.attempts = attempts
-        self.answers = list(answers)
-        self.reasons = list(reasons)
-
-
-
-_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
-
-
-def parse_answer(text: str) -> dict[str, Any]:
-    """The JSON object that is a model's whole answer (a Markdown code fence around it, and
-    nothing else, is tolerated).
-
-    An object inside other text ("I cannot see the images; I would answer {"card": 1}") is
-    refused, never extracted: it is as likely a quoted example or a refusal as a decision.
-
-    Raises:
-        ValueError: the answer is not one JSON object alone (the message says why).
-    """
-    fenced = _FENCE.match(text)
-    body = fenced.group(1) if fenced else text.strip()
-    try:
-        data = json.loads(body)
-    except json.JSONDecodeError as error:
-        if body.startswith(("{", "[")):
-            raise ValueError(f"the answer is not valid JSON ({error.msg})") from None
-        if "{" in body:
-            raise ValueError("the answer has a JSON object inside other text; answer with the "
-                             "JSON object alone") from None
-        raise ValueError("the answer is not a JSON object") from None
-    if not isinstance(data, dict):
-        raise ValueError(f"the answer must be a JSON object, not {type(data).__name__}")
-    return data
-
-
-def _checked_clue(view: View, data: dict[str, Any]) -> tuple[str, str | None]:
-    """The answer's clue (stripped) and kind, checked by the rules; an unknown kind is dropped."""
-    clue = data.get("clue")
-    kind = data.get("clue_kind")
-    if kind is not None and kind not in CLUE_KINDS:
-        kind = None
-    try:
-        check_clue(view.rules, clue, kind, view.seat)
-    except IllegalAction as error:
-        raise ValueError(str(error)) from None
-    assert isinstance(clue, str)
-    return clue.strip(), kind
-
-
-def _label(value: Any, count: int, what: str) -> int:
-    """A 1-based card label from an answer field, checked to be in ``1..count``."""
-    if isinstance(value, bool) or not isinstance(value, int | str):
-        raise ValueError(f"{what} must be an integer from 1 to {count}, not {value!r}")
-    if isinstance(value, str) and not value.strip().isdigit():
-        raise ValueError(f"{what} must be an integer from 1 to {count}, not {value!r}")
-    label = int(value)
-    if not 1 <= label <= count:
-        raise ValueError(f"{what} {label} is not between 1 and {count}")
-    return label
-
-
-SYSTEM_PROMPT = (
-    "You are playing the board game Dixit. Each round the storyteller picks a card from their "
-    "hand and says a clue about it; the other players each add a card of theirs that fits the "
-    "clue; the cards are shuffled face up and everyone but the storyteller votes for the card "
-    "they think is the storyteller's. The storyteller scores only if some, but not all, players "
-    "find their card. Cards are shown as numbered images. Always answer with one JSON object "
-    "and nothing else."
-)
-
-PARTY_SYSTEM_PROMPT = (
-    "You are playing Dixit Party, a coordination game. Each round the storyteller says a clue "
-    "before looking at their hand; then every player, the storyteller included, plays a card "
-    "that fits it; the cards are shuffled face up and everyone votes for the image they think "
-    "most players will choose (one's own card allowed). A player scores the number of players "
-    "who voted for the same image (at most 5), nothing if alone on it, and nothing if it is the "
-    "image the storyteller puts the red token on. Cards are shown as numbered images. Always "
-    "answer with one JSON object and nothing else."
-)
+T = TypeVar("T")
 
 
 class HttpAgent:
@@ -264,130 +184,25 @@ class HttpAgent:
         self.rng = rng
 
     def tell(self, view: View) -> Story:
-        hand = list(view.hand)
-        prompt = (
-            "You are the storyteller. Your hand is shown below. Choose one card and give a "
-            "clue (a word, a phrase or a sentence) so that some, but not all, of the other "
-            "players find it. Answer as JSON: "
-            '{"card": <the number of your card>, "clue": "<your clue>"}.'
-        )
-
-        def check(data: dict[str, Any]) -> Story:
-            label = _label(data.get("card"), len(hand), "card")
-            clue, kind = _checked_clue(view, data)
-            return Story(card=hand[label - 1], clue=clue, clue_kind=kind)
-
-        story, info = self._decide(prompt, [("Your card", c) for c in hand], check)
-        return Story(card=story.card, clue=story.clue, clue_kind=story.clue_kind, info=info)
+        (card, clue, kind), info = self._decide(tell_question(view))
+        return Story(card=card, clue=clue, clue_kind=kind, info=info)
 
     def play(self, view: View) -> Choice:
-        if view.clue is None:
-            raise ValueError("play() needs the clue")
-        hand, count = list(view.hand), view.cards_to_play
-        if count == 1:
-            ask = 'Answer as JSON: {"card": <the number of the card you play>}.'
-        else:
-            ask = (f'Answer as JSON: {{"cards": [<{count} different card numbers>]}}.')
-        prompt = (f"The storyteller's clue is: \"{view.clue}\". Your hand is shown below. Play "
-                  f"{count} card{'s' if count > 1 else ''} from your hand that the other "
-                  f"players may mistake for the storyteller's. {ask}")
-        if view.is_party:
-            prompt = (f"The clue is: \"{view.clue}\". Your hand is shown below. Play the card "
-                      f"you think most players will see in the clue. {ask}")
-
-        def check(data: dict[str, Any]) -> tuple[int, ...]:
-            if count == 1:
-                return (hand[_label(data.get("card"), len(hand), "card") - 1],)
-            labels = data.get("cards")
-            if not isinstance(labels, list) or len(labels) != count:
-                raise ValueError(f"'cards' must be a list of {count} card numbers")
-            picked = [_label(v, len(hand), "card") for v in labels]
-            if len(set(picked)) != count:
-                raise ValueError("the same card was named twice")
-            return tuple(hand[k - 1] for k in picked)
-
-        cards, info = self._decide(prompt, [("Your card", c) for c in hand], check,
-                                   party=view.is_party)
+        cards, info = self._decide(play_question(view))
         return Choice(cards, info)
 
     def vote(self, view: View) -> Choice:
-        if view.clue is None or not view.board:
-            raise ValueError("vote() needs the clue and the board")
-        board = list(view.board)
-        own = set(view.team_positions)
-        legal = view.legal_vote_positions()
-        notes = ""
-        if own:
-            mine = ", ".join(str(p + 1) for p in sorted(own))
-            notes = f" Card(s) {mine} are yours (or your team's): you may not vote for them."
-        ask = 'Answer as JSON: {"card": <the number of the card you vote for>}.'
-        if view.max_votes > 1:
-            ask = ('Answer as JSON: {"card": <number>} for one vote, or {"cards": [<number>, '
-                   '<number>]} to vote for two different cards.')
-        prompt = (f"The storyteller's clue is: \"{view.clue}\". The board is shown below. Vote "
-                  f"for the card you think is the storyteller's.{notes} {ask}")
-        if view.is_party:
-            prompt = (f"The clue is: \"{view.clue}\". The board is shown below. Vote for the "
-                      "image you think most players will vote for (your own card is allowed). "
-                      f"{ask}")
-
-        def check(data: dict[str, Any]) -> tuple[int, ...]:
-            if "cards" in data and view.max_votes > 1:
-                values = data["cards"]
-                if not isinstance(values, list) or not 1 <= len(values) <= view.max_votes:
-                    raise ValueError(f"'cards' must list 1 to {view.max_votes} card numbers")
-            else:
-                values = [data.get("card")]
-            positions = [_label(v, len(board), "card") - 1 for v in values]
-            if len(set(positions)) != len(positions):
-                raise ValueError("the same card was named twice")
-            for position in positions:
-                if position not in legal:
-                    raise ValueError(f"card {position + 1} is your own: you may not vote for it")
-            return tuple(positions)
-
-        positions, info = self._decide(prompt, [("Card", c) for c in board], check,
-                                       party=view.is_party)
+        positions, info = self._decide(vote_question(view))
         return Choice(positions, info)
 
     def announce(self, view: View) -> Announcement:
         """Dixit Party: the storyteller's clue, asked before any card is shown (no image)."""
-        if not view.is_party:
-            raise ValueError("announce() is a Dixit Party decision; this game is not Party")
-        prompt = (
-            "You are the storyteller. Say a clue now, before looking at your hand (no card is "
-            "shown): a word, a phrase or a sentence that most players will picture the same "
-            'way. Answer as JSON: {"clue": "<your clue>"}.'
-        )
-
-        def check(data: dict[str, Any]) -> tuple[str, str | None]:
-            return _checked_clue(view, data)
-
-        (clue, kind), info = self._decide(prompt, [], check, party=True)
+        (clue, kind), info = self._decide(announce_question(view))
         return Announcement(clue=clue, clue_kind=kind, info=info)
 
     def red_token(self, view: View) -> Choice:
         """Dixit Party: the storyteller's red token on one board image (its voters score 0)."""
-        legal = view.legal_red_positions()
-        if not legal:
-            raise ValueError("red_token() needs the red phase and the storyteller's seat")
-        board = list(view.board)
-        mine = ", ".join(str(p + 1) for p in view.my_positions)
-        yours = f" (card {mine} is yours)" if mine else ""
-        prompt = (
-            f"The clue was: \"{view.clue}\". The board is shown below{yours}. "
-            "As the storyteller, put the red token on one image: whoever voted for it scores "
-            "nothing this round. Answer as JSON: "
-            '{"card": <the number of the image>}.'
-        )
-
-        def check(data: dict[str, Any]) -> tuple[int, ...]:
-            position = _label(data.get("card"), len(board), "card") - 1
-            if position not in legal:
-                raise ValueError(f"card {position + 1} may not take the red token")
-            return (position,)
-
-        positions, info = self._decide(prompt, [("Card", c) for c in board], check, party=True)
+        positions, info = self._decide(red_token_question(view))
         return Choice(positions, info)
 
     def describe(self) -> dict[str, Any]:
@@ -405,15 +220,14 @@ class HttpAgent:
 
     # ------------------------------------------------------------------ asking the model
 
-    def _decide(self, prompt: str, cards: Sequence[tuple[str, int]], check: Any, *,
-                party: bool = False) -> tuple[Any, dict[str, Any]]:
+    def _decide(self, question: Question[T]) -> tuple[T, dict[str, Any]]:
         """Ask, check, and ask again with the reason, until valid or out of retries."""
-        content: list[dict[str, Any]] = [{"type": "text", "text": prompt}]
-        for k, (caption, card) in enumerate(cards, start=1):
+        content: list[dict[str, Any]] = [{"type": "text", "text": question.prompt}]
+        for k, (caption, card) in enumerate(question.cards, start=1):
             content.append({"type": "text", "text": f"{caption} {k}:"})
             content.append({"type": "image_url", "image_url": {"url": self._image_url(card)}})
         messages: list[dict[str, Any]] = [
-            {"role": "system", "content": PARTY_SYSTEM_PROMPT if party else SYSTEM_PROMPT},
+            {"role": "system", "content": question.system_prompt},
             {"role": "user", "content": content},
         ]
         answers: list[str] = []
@@ -428,7 +242,7 @@ class HttpAgent:
                 continue
             answers.append(text)
             try:
-                decision = check(parse_answer(text))
+                decision = question.check(parse_answer(text))
             except ValueError as error:
                 reasons.append(str(error))
                 messages = [*messages, {"role": "assistant", "content": text}, {
