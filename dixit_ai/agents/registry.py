@@ -39,8 +39,12 @@ version the extra does not allow counts as missing, and an extra the installed `
 not declare is refused): :func:`check_agent_arguments` and :func:`prepare_agents` call it first,
 so a tournament or a benchmark stops before it loads a model or embeds anything.
 
-An entry registered in code, or found in an earlier folder, wins over a later file of the same
-name. :func:`load_agent_configs` reads a folder explicitly.
+Names: within one folder, two files of the same ``name`` are an error (naming both files; nothing
+of that folder is registered). Across folders, the first entry of a name is kept and later files
+of that name are skipped: an entry registered in code (``random``) wins over every file, and a
+file in a ``DIXIT_AI_AGENT_CONFIGS`` folder wins over a file of the same name in a later folder,
+the shipped ``configs/agents/`` among them (so a folder of one's own can redefine a shipped
+``clip-*`` agent, but not ``random``). :func:`load_agent_configs` reads a folder explicitly.
 
 >>> agent = make_agent("random", second_vote_rate=0.0)
 >>> agent.name, agent.second_vote_rate
@@ -161,15 +165,26 @@ def load_agent_configs(folder: str | os.PathLike[str], *, overwrite: bool = Fals
 
     All or nothing: every file is read and checked before any is registered, so a bad file
     leaves the registry as it was (no entry of the folder is registered). Names already
-    registered are skipped unless ``overwrite``; of two files of the folder with the same
-    name, the first (by file name) is registered, or the last with ``overwrite``.
+    registered (in code, or by a folder read before) are skipped unless ``overwrite``.
 
     Raises:
         ValueError: a file cannot be read or is not YAML, or is not a mapping with ``name`` and
             ``entry_point``, or has a key no entry has, or an entry :func:`register_agent` would
-            refuse (the message names the file).
+            refuse (the message names the file); or two files of the folder have the same
+            ``name`` (the message names the name and both files).
     """
-    specs = [_read_agent_file(path) for path in sorted(Path(folder).glob("*.yaml"))]
+    paths = sorted(Path(folder).glob("*.yaml"))
+    specs = [_read_agent_file(path) for path in paths]
+    first: dict[str, Path] = {}
+    twice = []
+    for path, spec in zip(paths, specs, strict=True):
+        if spec.name in first:
+            twice.append(f"{path}: agent name {spec.name!r} is also defined by "
+                         f"{first[spec.name].name} in the same folder")
+        first.setdefault(spec.name, path)
+    if twice:
+        raise ValueError("; ".join(twice) + " (names must be unique in a folder of agent "
+                         "files; nothing of the folder is registered)")
     added = []
     for spec in specs:
         if spec.name in _REGISTRY and not overwrite:

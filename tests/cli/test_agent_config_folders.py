@@ -4,6 +4,7 @@ configuration folders read at the first lookup are read again at the next while 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -67,16 +68,49 @@ def test_the_folder_once_mended_registers_every_file(tmp_path):
     assert agent_spec("folder-test-b").kwargs == {"second_vote_rate": 0.0}
 
 
-def test_names_taken_and_names_twice_in_a_folder_keep_their_rules(tmp_path):
-    agent_file(tmp_path, "a.yaml", "random", "description: not the code's\n")
+@pytest.mark.parametrize("overwrite", [False, True])
+def test_two_files_of_one_name_in_a_folder_are_refused_naming_both(tmp_path, overwrite):
+    agent_file(tmp_path, "a.yaml", "folder-test-a")
     agent_file(tmp_path, "b.yaml", "folder-test-twice", "description: first\n")
     agent_file(tmp_path, "c.yaml", "folder-test-twice", "description: second\n")
+    before = dict(registry._REGISTRY)
+    with pytest.raises(ValueError, match=r"c\.yaml: agent name 'folder-test-twice' is also "
+                                         r"defined by b\.yaml in the same folder .*nothing of "
+                                         r"the folder is registered"):
+        load_agent_configs(tmp_path, overwrite=overwrite)
+    assert registry._REGISTRY == before
+
+
+def test_a_name_already_registered_is_skipped_unless_overwrite(tmp_path):
+    agent_file(tmp_path, "a.yaml", "random", "description: not the code's\n")
+    agent_file(tmp_path, "b.yaml", "folder-test-b")
     added = load_agent_configs(tmp_path)
-    assert [spec.description for spec in added] == ["first"]
+    assert [spec.name for spec in added] == ["folder-test-b"]
     assert agent_spec("random").description != "not the code's"
     added = load_agent_configs(tmp_path, overwrite=True)
-    assert [spec.description for spec in added] == ["not the code's", "first", "second"]
-    assert agent_spec("folder-test-twice").description == "second"
+    assert [spec.name for spec in added] == ["random", "folder-test-b"]
+    assert agent_spec("random").description == "not the code's"
+
+
+def test_across_configured_folders_the_first_entry_of_a_name_wins(tmp_path, monkeypatch):
+    """The folders of ``DIXIT_AI_AGENT_CONFIGS`` are read in order, then the shipped one: a
+    name's first entry is kept. So a folder of one's own redefines a shipped ``clip-*`` agent,
+    but an agent registered in code (``random``) wins over any file."""
+    monkeypatch.setattr(registry, "_REGISTRY", {"random": registry._REGISTRY["random"]})
+    monkeypatch.setattr(registry, "_CONFIGS_LOADED", False)
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    agent_file(first, "x.yaml", "folder-test-both", "description: first\n")
+    agent_file(first, "clip.yaml", "clip-greedy", "description: my own\n")
+    agent_file(second, "y.yaml", "folder-test-both", "description: second\n")
+    agent_file(second, "random.yaml", "random", "description: a file's\n")
+    monkeypatch.setenv(registry.CONFIG_DIRS_VARIABLE, os.pathsep.join(map(str, (first, second))))
+    assert agent_spec("folder-test-both").description == "first"
+    assert agent_spec("clip-greedy").description == "my own"
+    assert agent_spec("clip-greedy").entry_point == RANDOM
+    assert agent_spec("random").description != "a file's"
+    assert agent_spec("clip-expected").entry_point == "models.players:ClipAgent"  # shipped
 
 
 def test_a_bad_configured_folder_is_named_at_every_lookup(tmp_path, monkeypatch):
