@@ -29,7 +29,6 @@ Every option is checked before the run's folder is made or anything is trained (
 
 from __future__ import annotations
 
-import csv
 import functools
 import json
 import math
@@ -41,6 +40,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+# What a run writes (its folder, curve and checkpoints' bytes) lives in envs.training_run; the
+# names stay this script's too (ZIP_EPOCH re-exported as it was defined here).
+from envs.training_run import ZIP_EPOCH as ZIP_EPOCH
+from envs.training_run import Curve, new_run_dir, normalise_checkpoint, plot
 
 ROLE_PHASES = {"guesser": ("vote",), "storyteller": ("tell",)}
 CURVE_LABELS = {"guesser": "accuracy", "storyteller": "points/tell"}
@@ -301,33 +305,6 @@ def make_env(args: Args, role: str, table: Any, seed: int) -> Any:
     return wrapped
 
 
-class Curve:
-    """The learning curve: the learner's role outcomes, read from each finished round."""
-
-    def __init__(self, role: str, every: int) -> None:
-        self.role, self.every = role, every
-        self.rows: list[dict[str, float]] = []
-        self.window: list[float] = []
-        self.next_point = every
-
-    def observe(self, info: dict[str, Any], seat: int) -> None:
-        """Record the learner's role outcomes in the rounds scored during a step."""
-        for result in info.get("rounds", ()):
-            if self.role == "storyteller" and result.storyteller == seat:
-                self.window.append(float(result.points[seat]))
-            elif self.role == "guesser" and result.storyteller != seat:
-                for position in result.votes[seat]:
-                    self.window.append(float(result.board_owner[position] == result.storyteller))
-
-    def point(self, steps: int) -> None:
-        """A point of the curve once ``every`` more steps were taken."""
-        if steps >= self.next_point and self.window:
-            recent = self.window[-500:]
-            self.rows.append({"timesteps": steps, "metric": float(np.mean(recent)),
-                              "decisions": float(len(recent))})
-            self.next_point += self.every
-
-
 def train(args: Args, role: str, table: Any, run_dir: Path) -> tuple[Path, Curve]:
     """Train ``role``; return its checkpoint and curve."""
     import torch
@@ -381,47 +358,6 @@ def train(args: Args, role: str, table: Any, run_dir: Path) -> tuple[Path, Curve
               "sha256": file_sha256(path), "args": asdict(args)}
     write_json(path.with_suffix(".json"), config)
     return path, curve
-
-
-ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
-"""The date of every entry of a written checkpoint (torch's own .pth entries carry it already)."""
-
-
-def normalise_checkpoint(path: Path) -> None:
-    """Rewrite sb3's zip at ``path`` so that identical runs write identical bytes.
-
-    Two runs with the same options and seed learn the same weights (``policy.pth`` and the
-    optimizer's state are byte-identical), but sb3's zip differed: the entries ``data``,
-    ``_stable_baselines3_version`` and ``system_info.txt`` are dated at the save, and ``data``
-    holds ``start_time`` (the wall clock, ns) and readable reprs of the policy and buffer classes'
-    methods with memory addresses (``<function ... at 0x7f...>``; sb3 reads only their
-    ``:serialized:`` value). Every entry is rewritten, in sb3's order and with its compression,
-    dated ``ZIP_EPOCH``; ``start_time`` becomes 0 (``learn`` sets it again) and the addresses are
-    dropped. ``MaskablePPO.load`` and :class:`envs.learned.PolicyAgent` load the result.
-    """
-    import re
-    import zipfile
-
-    from dixit_ai.files import atomic_writer
-
-    with zipfile.ZipFile(path) as archive:
-        entries = [(info, archive.read(info)) for info in archive.infolist()]
-    with atomic_writer(path, "wb") as handle, zipfile.ZipFile(handle, "w") as archive:
-        for info, content in entries:
-            if info.filename == "data":
-                data = json.loads(content)
-                if "start_time" in data:
-                    data["start_time"] = 0
-                for value in data.values():
-                    if isinstance(value, dict) and ":serialized:" in value:
-                        for key, text in value.items():
-                            if key != ":serialized:" and isinstance(text, str):
-                                value[key] = re.sub(r" at 0x[0-9a-fA-F]+", "", text)
-                content = json.dumps(data, indent=4).encode()
-            fixed = zipfile.ZipInfo(info.filename, date_time=ZIP_EPOCH)
-            fixed.compress_type, fixed.create_system = info.compress_type, 3
-            fixed.external_attr = 0o644 << 16
-            archive.writestr(fixed, content)
 
 
 def evaluate(args: Args, role: str, checkpoint: Path, table: Any) -> dict[str, Any]:
@@ -488,63 +424,6 @@ def evaluate(args: Args, role: str, checkpoint: Path, table: Any) -> dict[str, A
     return results
 
 
-def plot(curves: dict[str, Curve], run_dir: Path) -> None:
-    """``curve.csv`` and ``curve.png``."""
-    with open(run_dir / "curve.csv", "w", newline="", encoding="utf-8") as out:
-        writer = csv.writer(out)
-        writer.writerow(["role", "timesteps", "metric", "decisions"])
-        for role, curve in curves.items():
-            for row in curve.rows:
-                writer.writerow([role, int(row["timesteps"]), f"{row['metric']:.4f}",
-                                 int(row["decisions"])])
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from dixit_ai.reporting import save_figure
-
-    figure, axes = plt.subplots(1, len(curves), figsize=(5 * len(curves), 3.5), squeeze=False)
-    labels = {"guesser": "guessing accuracy (last 500 votes)",
-              "storyteller": "storyteller points per tell (last 500)"}
-
-    for axis, (role, curve) in zip(axes[0], curves.items(), strict=True):
-        axis.plot([r["timesteps"] for r in curve.rows], [r["metric"] for r in curve.rows])
-        axis.set_xlabel("learner steps")
-        axis.set_ylabel(labels[role])
-        axis.set_title(f"MaskablePPO {role} vs embedding opponents")
-    figure.tight_layout()
-    save_figure(figure, run_dir / "curve.png", dpi=100)
-    plt.close(figure)
-
-
-def new_run_dir(out: str | os.PathLike[str], exp_name: str, seed: int, *,
-                now: float | None = None) -> Path:
-    """Make and return the run's folder, ``{out}/{exp_name}__{seed}__{time}`` (``time``: whole
-    seconds, ``now`` or the clock), never one that exists: a run started in the same second
-    takes ``...-2``, then ``-3``, ... Each name is tried with one exclusive ``mkdir``, so two
-    processes never share a folder.
-
-    Raises:
-        ValueError: ``--out`` is not a folder, or cannot hold one (the reason named).
-    """
-    root = Path(out)
-    if root.exists() and not root.is_dir():
-        raise ValueError(f"--out {out}: not a folder")
-    base = root / f"{exp_name}__{seed}__{int(time.time() if now is None else now)}"
-    path, n = base, 1
-    while True:
-        try:
-            path.mkdir(parents=True)
-            return path
-        except FileExistsError:  # another run's folder (or anything else) has this name
-            n += 1
-            path = base.with_name(f"{base.name}-{n}")
-        except OSError as error:
-            raise ValueError(f"--out {out}: cannot make the run's folder {path.name} "
-                             f"({error.strerror or error})") from None
-
-
 def main(argv: list[str] | Args | None = None) -> Path:
     """Train, plot and evaluate (``argv``: command-line options or ``Args``); the run's folder.
 
@@ -559,7 +438,10 @@ def main(argv: list[str] | Args | None = None) -> Path:
 
         table = load_vector_table(args.embedder, args.deck)
         check_fields(args, table)
-        run_dir = new_run_dir(args.out, args.exp_name, args.seed)  # the last check: --out
+        try:  # the last check: --out
+            run_dir = new_run_dir(args.out, args.exp_name, args.seed)
+        except ValueError as error:
+            raise ValueError(f"--out {error}") from None
     except (ValueError, OSError, ImportError) as error:
         # bad input (dixit_ai.cli.common.EXIT_USAGE): no run folder, nothing trained
         print(f"error: {error}", file=sys.stderr, flush=True)
