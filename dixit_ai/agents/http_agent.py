@@ -33,7 +33,8 @@ Configured by a YAML file in ``configs/agents/`` (see ``http-example.yaml``)::
       api_key_env: OPENAI_API_KEY     # the key is read from this variable, never stored
 
 Standard library only (``urllib``): no extra dependency. Requests to one endpoint are limited to
-``concurrency`` in flight at once across every agent of the process (a semaphore per base URL).
+``concurrency`` in flight at once across every agent of the process (a semaphore per base URL;
+an agent asking a different limit there, while one holding the first lives, is refused).
 The prompts and the checks of the answers are in :mod:`dixit_ai.agents.http_protocol`, the
 request's deadline and limits in :mod:`dixit_ai.agents.http_transport`.
 """
@@ -109,7 +110,10 @@ class HttpAgent:
             :data:`MAX_RESPONSE_BYTES`, and a redirect is refused, never followed.
         max_retries: Further requests after an invalid answer or a failed request (so at most
             ``1 + max_retries`` requests per decision).
-        concurrency: Requests in flight at once to this endpoint, across the process.
+        concurrency: Requests in flight at once to this endpoint, across the process: one
+            limit per ``base_url``, so every agent of the process on it must give the same
+            (a different one is refused with a ``ValueError`` while an agent holding the
+            first lives).
         temperature: Sampling temperature sent with each request.
         max_tokens: Upper bound on the answer's length.
         json_mode: Send ``response_format: {"type": "json_object"}`` (turn off for servers that
@@ -176,6 +180,8 @@ class HttpAgent:
         """Requests sent so far (for benchmarks)."""
         self.request_seconds = 0.0
         """Seconds spent waiting for responses so far."""
+        # Last: a refused limit leaves no agent holding the endpoint.
+        self._slots = endpoint_semaphore(self, self.base_url, self.concurrency)
 
     # ------------------------------------------------------------------ the protocol
 
@@ -283,7 +289,7 @@ class HttpAgent:
         url = f"{self.base_url}/chat/completions"
         request = DeadlineRequest(url, data=json.dumps(body).encode("utf-8"),
                                    headers=self._headers(), method="POST")
-        with endpoint_semaphore(self.base_url, self.concurrency):
+        with self._slots:
             start = time.perf_counter()
             self.requests += 1
             request.deadline = deadline = Deadline(self.timeout)

@@ -6,11 +6,13 @@ none), connecting to each address (each gets the time left), sending, waiting an
 answer, an error response's body too: when it passes, the connection is shut down, which ends
 whatever it was blocked on. Redirects are refused (the API key would go to the address they
 name), answers are capped at :data:`MAX_RESPONSE_BYTES`, and requests to one endpoint are limited
-by a process-wide semaphore per base URL (:func:`endpoint_semaphore`). Standard library only.
+by a process-wide semaphore per base URL (:func:`endpoint_semaphore`: one limit per endpoint, a
+second agent asking another is refused). Standard library only.
 """
 
 from __future__ import annotations
 
+import gc
 import http.client
 import socket
 import threading
@@ -18,6 +20,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import weakref
 from typing import Any
 
 MAX_RESPONSE_BYTES = 4 * 1024 * 1024
@@ -204,13 +207,53 @@ def opener() -> urllib.request.OpenerDirector:
                                        _DeadlineHTTPSHandler)
 
 
-_semaphores: dict[str, threading.BoundedSemaphore] = {}
-_semaphores_lock = threading.Lock()
+class _Endpoint:
+    """One endpoint's limit, its semaphore, and the living agents that hold it."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.semaphore = threading.BoundedSemaphore(limit)
+        self.holders: weakref.WeakSet[object] = weakref.WeakSet()
 
 
-def endpoint_semaphore(base_url: str, concurrency: int) -> threading.BoundedSemaphore:
-    """The process-wide semaphore of one endpoint (created with the first agent's limit)."""
-    with _semaphores_lock:
-        if base_url not in _semaphores:
-            _semaphores[base_url] = threading.BoundedSemaphore(concurrency)
-        return _semaphores[base_url]
+_endpoints: dict[str, _Endpoint] = {}
+_endpoints_lock = threading.Lock()
+
+
+def _claim(holder: object, base_url: str, concurrency: int) -> tuple[_Endpoint, bool]:
+    """The endpoint, and whether ``holder`` now holds it (not when held at another limit)."""
+    with _endpoints_lock:
+        endpoint = _endpoints.get(base_url)
+        if endpoint is None or not endpoint.holders:  # no living agent holds a limit there
+            endpoint = _endpoints[base_url] = _Endpoint(concurrency)
+        elif endpoint.limit != concurrency:
+            return endpoint, False
+        endpoint.holders.add(holder)
+        return endpoint, True
+
+
+def endpoint_semaphore(holder: object, base_url: str,
+                       concurrency: int) -> threading.BoundedSemaphore:
+    """The process-wide semaphore of one endpoint, held by ``holder`` (an agent) while it lives.
+
+    ``concurrency`` is the requests in flight to ``base_url`` at once across the process, so
+    it is one number per endpoint: every living agent on it must give the same (agents made
+    again with the same settings share it); once none lives, the endpoint takes a new limit.
+
+    Raises:
+        ValueError: another living agent holds the endpoint at a different limit (nothing is
+            changed).
+    """
+    endpoint, held = _claim(holder, base_url, concurrency)
+    if not held:  # an agent in a reference cycle may be dead but not yet collected
+        gc.collect()
+        endpoint, held = _claim(holder, base_url, concurrency)
+    if held:
+        return endpoint.semaphore
+    holders = len(endpoint.holders)
+    raise ValueError(
+        f"{base_url}: concurrency {concurrency} asked, but {endpoint.limit} is already in force "
+        f"there (held by {holders} other agent{'s' if holders != 1 else ''} of this process); "
+        "concurrency is the requests in flight to an endpoint across the process, so every "
+        f"agent on it must give the same: set concurrency to {endpoint.limit} here, or give "
+        "all of them the new one")

@@ -1,0 +1,92 @@
+"""What the HTTP agent's endpoint settings mean across agents: ``concurrency`` is one limit per
+endpoint for the whole process, so a second agent asking another limit there is refused."""
+
+from __future__ import annotations
+
+import gc
+import re
+import threading
+from http.server import BaseHTTPRequestHandler
+
+import numpy as np
+import pytest
+
+from dixit_ai.agents.http_agent import HttpAgent
+from dixit_ai.rules import observe
+from tests.bench.helpers import BENCH_DECK
+from tests.bench.test_http_agent import vote_state
+from tests.bench.test_http_agent_limits import VALID, send, serving, voter
+
+
+def on(base_url: str, concurrency: int) -> HttpAgent:
+    return HttpAgent(base_url=base_url, model="busy", deck=BENCH_DECK, timeout=5,
+                     max_retries=0, image_size=48, concurrency=concurrency)
+
+
+def test_a_second_limit_on_one_endpoint_is_refused_naming_both() -> None:
+    url = "http://127.0.0.1:9/v1-concurrency-refused"
+    first = on(url, 2)
+    message = (f"{url}: concurrency 3 asked, but 2 is already in force there (held by "
+               "1 other agent of this process)")
+    with pytest.raises(ValueError, match=re.escape(message)):
+        on(url, 3)
+    with pytest.raises(ValueError, match="concurrency 3 asked"):  # the trailing slash too
+        on(url + "/", 3)
+    again = on(url, 2)  # recreated with the same settings: accepted, one limit shared
+    with pytest.raises(ValueError, match=re.escape("(held by 2 other agents")):
+        on(url, 1)
+    assert first.concurrency == again.concurrency == 2
+    assert on(url.replace("9", "10"), 3).concurrency == 3  # another endpoint, its own limit
+
+
+def voting(players: list[HttpAgent]) -> list[BaseException]:
+    """Every player votes at once, each in its own thread; the exceptions they raised."""
+    state, seat = vote_state()
+    view = observe(state, seat)
+    failures: list[BaseException] = []
+
+    def run(player: HttpAgent) -> None:
+        player.reset(seat=seat, rng=np.random.default_rng(0))
+        try:
+            player.vote(view)
+        except Exception as error:
+            failures.append(error)
+
+    threads = [threading.Thread(target=run, args=(player,)) for player in players]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return failures
+
+
+def test_the_refused_agent_changes_nothing_and_a_freed_endpoint_takes_a_new_limit() -> None:
+    lock = threading.Lock()
+    in_flight = [0, 0]  # now, most
+    arrived: list[threading.Barrier] = []
+
+    def answer(handler: BaseHTTPRequestHandler, stop: threading.Event) -> None:
+        with lock:
+            in_flight[0] += 1
+            in_flight[1] = max(in_flight)
+        if arrived:  # answer none before all the barrier's parties are in flight
+            arrived[0].wait(timeout=10)
+        else:
+            stop.wait(0.05)
+        with lock:
+            in_flight[0] -= 1
+        send(handler, VALID)
+
+    with serving(answer) as server:
+        keep = voter(server.base_url, concurrency=2)
+        with pytest.raises(ValueError, match="2 is already in force"):
+            voter(server.base_url, concurrency=5)
+        assert not voting([keep, *(voter(server.base_url, concurrency=2) for _ in range(5))])
+        assert len(server.requests) == 6 and in_flight[1] <= 2  # still 2, not 5
+        del keep
+        gc.collect()
+        # No agent holds the old limit now: 3 agents at 3 are all in flight at once (the
+        # server answers none before the third arrives; under a limit of 2 it would not).
+        arrived.append(threading.Barrier(3))
+        assert not voting([voter(server.base_url, concurrency=3) for _ in range(3)])
+        assert len(server.requests) == 9
