@@ -57,6 +57,9 @@ class Args:
     panel: str = field(default=("panel-lite2-mpnet,panel-imagenet-zeroshot,panel-caption-reader,"
                                 "panel-sibling"), metadata={"help": "the panel (a panel spec)"})
     targets: str = field(default="0.25,0.5,0.75", metadata={"help": "the targets it tells at"})
+    also: str = field(default="", metadata={
+        "help": "registry storytellers to play on the same items, comma-separated (their points "
+                "are compared with caption-teller's, which then plays too)"})
     items: int = field(default=100, metadata={"help": "tell items per deck"})
     deals: int = field(default=4, metadata={"help": "deals of the panel's hands per item"})
     seed: int = field(default=1000, metadata={"help": "seed of the items"})
@@ -160,8 +163,10 @@ def ece_figures(rows_by_deck: dict[str, list[dict[str, Any]]], names: list[str],
     return out
 
 
-def run_decks(args: Args, decks: list[str], targets: list[float]) -> dict[str, str]:
-    """Play every deck's items (one bench run per deck); the run folders by deck."""
+def run_decks(args: Args, decks: list[str], targets: list[float],
+              also: list[tuple[str, bool]]) -> dict[str, str]:
+    """Play every deck's items (one bench run per deck; ``also``: the registry storytellers
+    beside the population, each with whether it is a clip player); the run folders by deck."""
     from models.bench import BenchConfig, run_bench
 
     extra: dict[str, Any] = dict(SMOKE_AGENT_OPTIONS) if args.smoke else {}
@@ -173,12 +178,84 @@ def run_decks(args: Args, decks: list[str], targets: list[float]) -> dict[str, s
         print(f"deck {deck}: {args.items} items x {len(targets)} targets")
         models = [{"name": "clip-greedy", "label": f"population@{t}",
                    "kwargs": {"target_guess_rate": t, **crowd, **extra}} for t in targets]
+        models += [{"name": name, "label": name, "kwargs": dict(extra) if clip else {}}
+                   for name, clip in also]
         config = BenchConfig(models=models, tasks=["tell"], seed=args.seed, items=args.items,
                              reference_deals=args.deals, panel=args.panel, deck=deck,
                              out=args.runs_dir, name="decks")
         run = run_bench(config, progress=True, show=False)
         runs[deck] = str(run.folder)
     return runs
+
+
+BASELINE = "caption-teller"
+"""The storyteller every ``--also`` storyteller's points are compared with (it says its card's
+caption: it knows the ground truth)."""
+
+
+def also_storytellers(names: str) -> list[tuple[str, bool]]:
+    """``--also``: registry storytellers, each with whether it is a clip player (the smoke
+    budget is theirs only); ``caption-teller`` is added where it is missing.
+
+    Raises:
+        SystemExit: a name not registered (the message lists the registered ones), or named
+            twice.
+    """
+    from dixit_ai.agents.registry import agent_spec
+
+    listed = [n.strip() for n in names.split(",") if n.strip()]
+    if len(set(listed)) != len(listed):
+        raise SystemExit(f"error: --also names a storyteller twice: {names!r}")
+    if listed and BASELINE not in listed:
+        listed.append(BASELINE)
+    out = []
+    for name in listed:
+        try:
+            spec = agent_spec(name)
+        except ValueError as error:
+            raise SystemExit(f"error: --also: {error}") from None
+        out.append((name, spec.entry_point == "models.players:ClipAgent"))
+    return out
+
+
+def points_figures(results_by_deck: dict[str, dict[str, Any]], names: list[str], *, seed: int,
+                   resamples: int) -> dict[str, Any]:
+    """Success and points per storytelling turn of the storytellers ``names`` with four panel
+    guessers (``panel``) and with three and a random player (``random``): per deck, and over
+    every deck's items, with the paired difference to ``caption-teller`` over the same items
+    (95% bootstrap over items, and over the cards each told: a card told in many hands is not
+    new evidence; a card is the deck's card)."""
+    from models.bench.panel_analysis import paired_difference
+
+    out: dict[str, Any] = {}
+    for which, key in (("panel", "points_values"), ("random", "random_points_values")):
+        table: dict[str, Any] = {}
+        for name in names:
+            mine: list[float] = []
+            base: list[float] = []
+            cards: list[str] = []
+            per_deck: dict[str, float] = {}
+            for deck, results in results_by_deck.items():
+                models = results["tell"]["panel"]["models"]
+                entry, other = models[name], models[BASELINE]
+                theirs = dict(zip(other["items"], other[key], strict=True))
+                told = dict(zip(entry["items"], entry["told_cards"], strict=True))
+                points = dict(zip(entry["items"], entry[key], strict=True))
+                shared = [i for i in entry["items"] if i in theirs]
+                mine += [points[i] for i in shared]
+                base += [theirs[i] for i in shared]
+                cards += [f"{deck}#{told[i]}" for i in shared]
+                per_deck[deck] = statistics.fmean(points[i] for i in shared)
+            cell: dict[str, Any] = {
+                "points": statistics.fmean(mine), "per_deck": per_deck, "items": len(mine)}
+            if name != BASELINE:
+                cell["minus_baseline"] = paired_difference(mine, base, seed=seed,
+                                                           resamples=resamples)
+                cell["minus_baseline_by_card"] = paired_difference(
+                    mine, base, seed=seed, resamples=resamples, clusters=cards)
+            table[name] = cell
+        out[which] = table
+    return out
 
 
 ANALYSE_OPTIONS = ("analyse", "json")
@@ -228,13 +305,15 @@ def main(argv: list[str] | None = None) -> int:
     from models.bench.analysis import compute, read_run
 
     started = time.time()
+    also = also_storytellers(args.also)
     if runs is None:
-        runs = run_decks(args, decks, targets)
+        runs = run_decks(args, decks, targets, also)
     elif sorted(runs) != sorted(decks):
         raise SystemExit(f"error: --analyse {args.analyse}: its run folders are of the decks "
                          f"{sorted(runs)}, its arguments name {sorted(decks)}")
     per_deck: dict[str, dict[str, dict[str, float]]] = {}
     rows_by_deck: dict[str, list[dict[str, Any]]] = {}
+    results_by_deck: dict[str, dict[str, Any]] = {}
     names: list[str] = []
     resamples = 2000
     for deck in decks:
@@ -243,7 +322,8 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as error:
             raise SystemExit(f"error: deck {deck}: {error}") from None
         resamples = int(header["config"]["bootstrap"])
-        names, per_deck[deck] = deck_rates(compute(header, records), targets)
+        results_by_deck[deck] = compute(header, records)
+        names, per_deck[deck] = deck_rates(results_by_deck[deck], targets)
         rows_by_deck[deck] = [r for r in records if r["task"] == "tell"]
     figures: dict[str, Any] = {"arguments": asdict(args), "decks": decks, "runs": runs,
                                "per_deck": per_deck, "across": {}, "met": {}}
@@ -287,6 +367,22 @@ def main(argv: list[str] | None = None) -> int:
                 "perfectly calibrated storyteller would show on the same turns from the votes' "
                 "noise alone", ["deck", "", *shown, "pooled", "met"], ece_rows, digits=3,
                 min_width=140)
+    if also:
+        labels = [name for name, _ in also]
+        figures["points"] = points_figures(results_by_deck, labels, seed=args.seed,
+                                           resamples=resamples)
+        for which, title in (("panel", "four panel guessers"),
+                             ("random", "three panel guessers and one random player")):
+            table = figures["points"][which]
+            print_table(
+                f"against {title}: points per storytelling turn per deck, over every deck's "
+                f"items, and minus {BASELINE} (paired items; 95% bootstrap over items, and over "
+                f"the cards told)", ["storyteller", *[d.split("seed=")[-1] for d in decks],
+                                     "all decks", f"minus {BASELINE}", "over cards told"],
+                [[name, *[table[name]["per_deck"][d] for d in decks], table[name]["points"],
+                  table[name].get("minus_baseline", "-"),
+                  table[name].get("minus_baseline_by_card", "-")] for name in labels],
+                digits=2, min_width=140)
     figures["seconds"] = round(time.time() - started, 1)
     print(f"{figures['seconds']:.0f} s; run folders: {', '.join(runs.values())}")
     if args.json:

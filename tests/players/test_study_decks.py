@@ -34,6 +34,8 @@ def test_t_quantiles_and_the_interval_over_decks(study):
     (["--deck-seeds", "x"], "whole numbers"),
     (["--deck-size", "30"], "at least 40 cards"),
     (["--targets", "0.5,2"], r"numbers in \[0, 1\]"),
+    (["--also", "no-such-teller"], "--also: .*no-such-teller"),
+    (["--also", "object-teller,object-teller"], "names a storyteller twice"),
 ])
 def test_bad_input_is_refused_before_any_run(study, tmp_path, argv, message):
     with pytest.raises(SystemExit, match=message):
@@ -87,8 +89,17 @@ def test_analyse_recomputes_a_study_from_its_run_folders(study, tmp_path, monkey
     assert study["main"](["--smoke", "--deck-seeds", "7002,7003", "--deck-size", "40",
                           "--panel", "panel-sibling", "--population", "self,lite1-minilm",
                           "--population-file", "default", "--targets", "0.25,0.75",
+                          "--also", "object-teller",
                           "--runs-dir", str(tmp_path / "runs"), "--json", str(out)]) == 0
     first = json.loads(out.read_text())
+    # caption-teller joins as the baseline; the difference is over the same items
+    assert set(first["points"]["random"]) == {"object-teller", "caption-teller"}
+    teller = first["points"]["panel"]["object-teller"]
+    base = first["points"]["panel"]["caption-teller"]
+    assert teller["items"] == base["items"] == 6
+    assert teller["minus_baseline"]["estimate"] == pytest.approx(
+        teller["points"] - base["points"])
+    assert "minus_baseline" not in base
     assert set(first["ece"]["per_deck"]) == set(first["decks"])
     assert set(first["ece"]["all_decks"]) == {"panel-sibling", "pooled"}
     capsys.readouterr()
