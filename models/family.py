@@ -202,6 +202,47 @@ def load_head(path: str | Path, *, image_tower: str, text_tower: str) -> Any:
     return head
 
 
+def report_shipped_head(path: str | Path) -> None:
+    """After a head is written to ``path``: when it is a shipped head (under ``models/weights/``
+    and pinned in ``models/weight_files.py`` ``SHIPPED_HEAD_SHA256``, which every load of it
+    checks), print its path and SHA-256 and, when the pin differs, the line of
+    ``models/weight_files.py`` to change and what to change it to. A head written elsewhere is
+    the user's own, not pinned: nothing is printed."""
+    from dixit_ai.decks.cache import file_sha256
+    from models import weight_files
+
+    path = Path(path)
+    pin = weight_files.shipped_head_pin(path)
+    if pin is None:
+        return
+    actual = file_sha256(path)
+    if actual == pin:
+        print(f"shipped head {path}: SHA-256 {actual}, as pinned in models/weight_files.py "
+              "SHIPPED_HEAD_SHA256")
+        return
+    where, line = pin_line(path.name, pin)
+    print(f"shipped head {path}: new SHA-256 {actual}\n"
+          f"its pin differs ({pin}), and every load of this head is refused until the pin is "
+          f"updated: in {where}, change the line\n{line}\nto\n{line.replace(pin, actual)}\n"
+          "and commit the head and the pin together.")
+
+
+def pin_line(name: str, pin: str) -> tuple[str, str]:
+    """Where the pin of the shipped head ``name`` is (``models/weight_files.py:LINE``) and that
+    line as it is written there (as it would be, if the source cannot be read)."""
+    from models import weight_files
+
+    written = f'    "{name}": "{pin}",'
+    try:
+        lines = Path(weight_files.__file__).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return "models/weight_files.py", written
+    for number, line in enumerate(lines, start=1):
+        if f'"{name}"' in line and pin in line:
+            return f"models/weight_files.py:{number}", line
+    return "models/weight_files.py", written
+
+
 # -------------------------------------------------------------------------------- embedders
 
 

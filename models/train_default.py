@@ -14,7 +14,8 @@ Reads top to bottom:
 5. evaluate on held-out dream cards (and the photo set), next to the text-only oracle and
    ImageNet zero-shot;
 6. write ``runs/<exp>__<seed>__<time>/`` (config, loss history, every board, metrics) and, with
-   ``--write-head``, the head and its model card under ``models/weights/``.
+   ``--write-head``, the head and its model card under ``models/weights/``, and print the head's
+   new SHA-256 with the line of ``models/weight_files.py`` that pins it, to be updated.
 
 Examples::
 
@@ -260,6 +261,7 @@ def run(args: Args) -> int:
         photo_set_path,
         score_boards,
     )
+    from models.family import report_shipped_head
 
     torch.set_num_threads(args.threads or max(1, min(os.cpu_count() or 1, 8)))
     torch.manual_seed(args.seed)
@@ -397,11 +399,12 @@ def run(args: Args) -> int:
     (run_dir / "metrics.json").write_text(json.dumps(metrics, indent=1))
     print(format_table(metrics))
 
-    # 6. The head and its model card.
+    # 6. The head and its model card (and, for a shipped head, its new SHA-256 to pin).
     if args.member and (args.write_head or args.head_path):
         from models.family_card import write_member
 
-        write_member(args, head, metrics, run_name, train_seeds, len(data.features))
+        report_shipped_head(write_member(args, head, metrics, run_name, train_seeds,
+                                         len(data.features)))
         return 0
     if args.write_head or args.head_path:
         path = Path(args.head_path) if args.head_path else default_head_path()
@@ -421,6 +424,7 @@ def run(args: Args) -> int:
         if not args.head_path:
             card = render_model_card(args, metrics, run_name, path)
             (path.parent / "MODEL_CARD.md").write_text(card, encoding="utf-8")
+        report_shipped_head(path)
     return 0
 
 

@@ -4,10 +4,10 @@ digests; a head the user passes by path is not pinned."""
 
 from __future__ import annotations
 
-import argparse
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from dixit_ai.decks.cache import file_sha256
@@ -15,7 +15,6 @@ from models import family, weight_files
 from models.base import WeightsChecksumError
 from models.default_head import AlignmentHead
 from models.default_model import DEFAULT_HEAD_FILE, DefaultEmbedder, default_head_path
-from scripts import train_default_model
 
 REAL_WEIGHTS = weight_files.shipped_weights_dir()
 
@@ -104,29 +103,60 @@ def test_a_changed_shipped_family_head_is_refused(name: str, fake_weights: Path,
     family.load_head(mine, image_tower=spec.image_tower, text_tower=spec.text_tower)
 
 
-def _align_args(**given: object) -> argparse.Namespace:
-    values: dict[str, object] = {"model": None, "member": "", "write_head": False,
-                                 "head_path": ""}
-    return argparse.Namespace(**(values | given))
+def _tiny_head(seed: int) -> AlignmentHead:
+    """A small head (4-d text space, 6-d features, 3 classes): only its bytes matter here."""
+    rng = np.random.default_rng(seed)
+    return AlignmentHead(
+        weight=rng.normal(size=(4, 6)).astype(np.float32), bias=np.zeros(4, np.float32),
+        feature_mean=np.zeros(6, np.float32), feature_std=np.ones(6, np.float32),
+        class_embeddings=rng.normal(size=(3, 4)).astype(np.float32), blend=1.0,
+        zero_shot_temperature=1.0, metadata={"run": f"tiny-{seed}"})
 
 
-def test_the_training_script_says_when_a_shipped_head_needs_a_new_pin(
+def test_writing_a_shipped_head_prints_its_path_hash_and_the_pin_line_to_change(
         fake_weights: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     shipped = fake_weights / "lite1_mpnet_head.npz"
-    shipped.write_bytes(_changed((REAL_WEIGHTS / shipped.name).read_bytes()))
-    train_default_model.report_shipped_head(_align_args(member="lite1-mpnet", write_head=True))
+    family.save_head(_tiny_head(1), shipped, member_name="lite1-mpnet", image_tower="lite1",
+                     text_tower="mpnet")
+    family.report_shipped_head(shipped)
     out = capsys.readouterr().out
-    assert f"new SHA-256 {file_sha256(shipped)}" in out
-    assert weight_files.SHIPPED_HEAD_SHA256[shipped.name] in out
-    assert "Update the pin" in out
+    new, pin = file_sha256(shipped), weight_files.SHIPPED_HEAD_SHA256[shipped.name]
+    assert f"shipped head {shipped}: new SHA-256 {new}" in out
+    source = Path(weight_files.__file__).read_text().splitlines()
+    number = source.index(f'    "{shipped.name}": "{pin}",') + 1
+    assert f"in models/weight_files.py:{number}, change the line\n" in out
+    assert (f'\n    "{shipped.name}": "{pin}",\nto\n    "{shipped.name}": "{new}",\n'
+            in out)
 
-    default = fake_weights / DEFAULT_HEAD_FILE
+    default = fake_weights / DEFAULT_HEAD_FILE  # the head as pinned: said so, nothing to do
     shutil.copyfile(REAL_WEIGHTS / DEFAULT_HEAD_FILE, default)
-    train_default_model.report_shipped_head(_align_args(write_head=True))
-    assert "as pinned" in capsys.readouterr().out
+    family.report_shipped_head(default)
+    assert capsys.readouterr().out == (
+        f"shipped head {default}: SHA-256 {weight_files.SHIPPED_HEAD_SHA256[default.name]}, "
+        "as pinned in models/weight_files.py SHIPPED_HEAD_SHA256\n")
 
-    mine = tmp_path / "head.npz"  # a head written elsewhere: nothing to pin, nothing said
-    mine.write_bytes(default.read_bytes())
-    train_default_model.report_shipped_head(_align_args(head_path=str(mine)))
-    train_default_model.report_shipped_head(_align_args(model="hf:/x", write_head=True))
+    mine = tmp_path / DEFAULT_HEAD_FILE  # a head written elsewhere: not pinned, nothing said
+    _tiny_head(2).save(mine)
+    family.report_shipped_head(mine)
+    family.report_shipped_head(fake_weights / "other_head.npz")
     assert capsys.readouterr().out == ""
+
+
+@pytest.mark.slow
+def test_train_align_write_head_prints_the_new_pin(fake_weights: Path, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]):
+    """``dixit-ai train align --write-head`` (as ``scripts/train_default_model.py``, which runs
+    the same code) ends by printing the written head's SHA-256 and the pin line to change."""
+    from dixit_ai.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["train", "align", "--smoke", "--threads", "1", "--runs-dir", "runs",
+                 "--write-head"]) == 0
+    written = fake_weights / DEFAULT_HEAD_FILE
+    out = capsys.readouterr().out
+    assert (fake_weights / "MODEL_CARD.md").is_file()
+    assert out.count(f"shipped head {written}: new SHA-256 {file_sha256(written)}\n") == 1
+    pin = weight_files.SHIPPED_HEAD_SHA256[DEFAULT_HEAD_FILE]
+    assert f'    "{DEFAULT_HEAD_FILE}": "{file_sha256(written)}",' in out
+    assert f'    "{DEFAULT_HEAD_FILE}": "{pin}",' in out
