@@ -22,6 +22,10 @@ drips its answer a byte at a time fails at ``timeout`` like a silent one; an ans
 ``Content-Length`` or as soon as that many bytes have arrived. Redirects are never followed (the
 API key would go to the new address, which would choose the move): a 3xx response is an
 :class:`EndpointError` naming the address it points to, to be set as ``base_url`` if trusted.
+The API key is sent only over https, or over plain http to a loopback host (127.0.0.0/8,
+``::1``, ``localhost``), which is always reached directly, never through a proxy from the
+environment: an ``api_key_env`` with a plain-http ``base_url`` elsewhere is refused when the agent
+is made, unless ``allow_insecure_key: true`` says to send it in clear text anyway.
 
 Configured by a YAML file in ``configs/agents/`` (see ``http-example.yaml``)::
 
@@ -73,6 +77,7 @@ from dixit_ai.agents.http_transport import (
     EndpointError,
     EndpointTimeout,
     HttpAgentError,
+    check_key_transport,
     endpoint_semaphore,
     opener,
 )
@@ -123,6 +128,11 @@ class HttpAgent:
         seed: Sent as the request's ``seed`` where given (servers that honour it answer
             reproducibly).
         extra_body: More fields for every request body (server-specific options).
+        allow_insecure_key: Send the API key over plain http to a host that is not loopback
+            (in clear text, to the network and to any proxy on the way). Without it such a
+            ``base_url`` with an ``api_key_env`` is refused: a key is sent only over https,
+            or over http to 127.0.0.0/8, ``::1`` or ``localhost``, which are always reached
+            directly, never through a proxy from the environment.
     """
 
     def __init__(
@@ -143,6 +153,7 @@ class HttpAgent:
         image_format: str = "PNG",
         seed: int | None = None,
         extra_body: dict[str, Any] | None = None,
+        allow_insecure_key: bool = False,
     ) -> None:
         if not str(base_url).startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, not {base_url!r}")
@@ -156,6 +167,11 @@ class HttpAgent:
             raise ValueError(f"concurrency must be at least 1, not {concurrency}")
         if image_format.upper() not in ("PNG", "JPEG"):
             raise ValueError(f"image_format must be PNG or JPEG, not {image_format!r}")
+        if not isinstance(allow_insecure_key, bool):  # "false" from a config is not False
+            raise ValueError(f"allow_insecure_key must be true or false, not "
+                             f"{allow_insecure_key!r}")
+        check_key_transport(str(base_url).rstrip("/"), sends_key=bool(api_key_env),
+                            allow_insecure_key=allow_insecure_key)
         self.name = name
         self.base_url = str(base_url).rstrip("/")
         self.model = model
@@ -171,6 +187,7 @@ class HttpAgent:
         self.image_format = image_format.upper()
         self.seed = seed
         self.extra_body = dict(extra_body or {})
+        self.allow_insecure_key = allow_insecure_key
         self.seat = -1
         self.rng: np.random.Generator | None = None
         self._deck: Any = None
@@ -295,7 +312,7 @@ class HttpAgent:
             request.deadline = deadline = Deadline(self.timeout)
             try:
                 try:  # the body is read inside: a connection cut off mid-body is caught too
-                    with opener().open(request, timeout=self.timeout) as response:
+                    with opener(self.base_url).open(request, timeout=self.timeout) as response:
                         raw = self._read_capped(response)
                 except urllib.error.HTTPError as error:  # its body is read within the deadline
                     try:

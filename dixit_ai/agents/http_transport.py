@@ -5,15 +5,18 @@ A request's deadline covers looking up the name (at most the time left; a numeri
 none), connecting to each address (each gets the time left), sending, waiting and reading the
 answer, an error response's body too: when it passes, the connection is shut down, which ends
 whatever it was blocked on. Redirects are refused (the API key would go to the address they
-name), answers are capped at :data:`MAX_RESPONSE_BYTES`, and requests to one endpoint are limited
-by a process-wide semaphore per base URL (:func:`endpoint_semaphore`: one limit per endpoint, a
-second agent asking another is refused). Standard library only.
+name), answers are capped at :data:`MAX_RESPONSE_BYTES`, an API key goes only where
+:data:`KEY_RULE` allows (:func:`check_key_transport`; a loopback host is never reached through a
+proxy), and requests to one endpoint are limited by a process-wide semaphore per base URL
+(:func:`endpoint_semaphore`: one limit per endpoint, a second agent asking another is refused).
+Standard library only.
 """
 
 from __future__ import annotations
 
 import gc
 import http.client
+import ipaddress
 import socket
 import threading
 import time
@@ -200,11 +203,54 @@ class _NoRedirects(urllib.request.HTTPRedirectHandler):
         return None
 
 
-def opener() -> urllib.request.OpenerDirector:
-    """urllib's usual opener (proxies from the environment included), with no redirects and
-    the request's deadline on its connections."""
-    return urllib.request.build_opener(_NoRedirects, _DeadlineHTTPHandler,
-                                       _DeadlineHTTPSHandler)
+def is_loopback(host: str | None) -> bool:
+    """Whether ``host`` (a URL's host name) is this machine's loopback: ``localhost``, an
+    address in 127.0.0.0/8, or ``::1`` (IPv4-mapped too). Other names that may resolve there
+    are not counted: what a resolver answers is not known before connecting."""
+    if not host:
+        return False
+    if host.lower() == "localhost":
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped.is_loopback
+    return address.is_loopback
+
+
+KEY_RULE = ("an API key is sent only over https, or over plain http to a loopback host "
+            "(127.0.0.0/8, ::1, localhost), which is reached without a proxy")
+"""Where :func:`check_key_transport` lets an API key go."""
+
+
+def check_key_transport(base_url: str, *, sends_key: bool, allow_insecure_key: bool) -> None:
+    """Refuse a key that would cross the network (or reach a proxy) in clear text.
+
+    Raises:
+        ValueError: ``base_url`` is plain http to a host that is not loopback, a key is to be
+            sent, and ``allow_insecure_key`` was not given.
+    """
+    parts = urllib.parse.urlsplit(base_url)
+    if (not sends_key or allow_insecure_key or parts.scheme.lower() == "https"
+            or is_loopback(parts.hostname)):
+        return
+    raise ValueError(
+        f"{base_url}: {KEY_RULE}; this one would travel in clear text over the network (and "
+        "to any proxy on the way). Use https://, or set allow_insecure_key: true (the "
+        "allow_insecure_key=True argument) to send it anyway")
+
+
+def opener(base_url: str) -> urllib.request.OpenerDirector:
+    """urllib's usual opener, with no redirects and the request's deadline on its
+    connections; proxies come from the environment (``*_proxy``, ``no_proxy``) except for a
+    loopback host, always reached directly (a proxy would get a plain-http request, its API
+    key included, in clear text, and could not reach this machine's loopback anyway)."""
+    handlers: list[Any] = [_NoRedirects, _DeadlineHTTPHandler, _DeadlineHTTPSHandler]
+    if is_loopback(urllib.parse.urlsplit(base_url).hostname):
+        handlers.append(urllib.request.ProxyHandler({}))
+    return urllib.request.build_opener(*handlers)
 
 
 class _Endpoint:

@@ -1,5 +1,7 @@
-"""What the HTTP agent's endpoint settings mean across agents: ``concurrency`` is one limit per
-endpoint for the whole process, so a second agent asking another limit there is refused."""
+"""What the HTTP agent's endpoint settings mean: ``concurrency`` is one limit per endpoint for the
+whole process, so a second agent asking another limit there is refused; an API key is sent only
+over https, or over plain http to a loopback host reached without a proxy, unless the agent is
+told ``allow_insecure_key``."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from dixit_ai.agents.http_agent import HttpAgent
 from dixit_ai.rules import observe
 from tests.bench.helpers import BENCH_DECK
 from tests.bench.test_http_agent import vote_state
-from tests.bench.test_http_agent_limits import VALID, send, serving, voter
+from tests.bench.test_http_agent_limits import KEY, VALID, Server, send, serving, vote, voter
 
 
 def on(base_url: str, concurrency: int) -> HttpAgent:
@@ -90,3 +92,68 @@ def test_the_refused_agent_changes_nothing_and_a_freed_endpoint_takes_a_new_limi
         arrived.append(threading.Barrier(3))
         assert not voting([voter(server.base_url, concurrency=3) for _ in range(3)])
         assert len(server.requests) == 9
+
+
+# ---------------------------------------------------------------------- the API key in clear text
+
+
+RULE = ("an API key is sent only over https, or over plain http to a loopback host (127.0.0.0/8, "
+        "::1, localhost)")
+
+
+@pytest.mark.parametrize("url", ["http://example.com/v1", "http://10.0.0.7:8000/v1",
+                                 "http://0.0.0.0:8000/v1", "http://localhost.example.com/v1"])
+def test_a_key_over_plain_http_to_another_host_is_refused(url: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(f"{url}: {RULE}")) as error:
+        HttpAgent(base_url=url, model="m", api_key_env="DIXIT_TEST_KEY")
+    assert "allow_insecure_key" in str(error.value)
+    opted_in = HttpAgent(base_url=url, model="m", api_key_env="DIXIT_TEST_KEY",
+                         allow_insecure_key=True)  # said explicitly: accepted
+    assert opted_in.allow_insecure_key
+    with pytest.raises(ValueError, match="allow_insecure_key must be true or false, not 'no'"):
+        HttpAgent(base_url=url, model="m", api_key_env="DIXIT_TEST_KEY",
+                  allow_insecure_key="no")  # type: ignore[arg-type]
+    HttpAgent(base_url=url, model="m")  # no key, no secret to protect
+    HttpAgent(base_url=url.replace("http://", "https://"), model="m",
+              api_key_env="DIXIT_TEST_KEY")
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "127.8.9.10", "localhost", "LocalHost", "[::1]"])
+def test_a_key_over_plain_http_to_a_loopback_host_is_accepted(host: str) -> None:
+    HttpAgent(base_url=f"http://{host}:9/v1", model="m", api_key_env="DIXIT_TEST_KEY")
+
+
+def through_a_proxy(monkeypatch: pytest.MonkeyPatch, proxy: Server) -> None:
+    """Every proxy variable urllib reads, all pointing at ``proxy``, and no exception."""
+    for name in ("no_proxy", "NO_PROXY", "REQUEST_METHOD"):
+        monkeypatch.delenv(name, raising=False)
+    for name in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy",
+                 "ALL_PROXY"):
+        monkeypatch.setenv(name, f"http://127.0.0.1:{proxy.port}")
+    monkeypatch.setenv("DIXIT_TEST_KEY", KEY)
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])
+def test_a_loopback_endpoint_is_reached_without_the_proxy(monkeypatch: pytest.MonkeyPatch,
+                                                          host: str) -> None:
+    with serving(lambda handler, stop: send(handler, VALID)) as proxy, \
+            serving(lambda handler, stop: send(handler, VALID)) as server:
+        through_a_proxy(monkeypatch, proxy)
+        url = server.base_url.replace("127.0.0.1", host)
+        assert vote(voter(url, api_key_env="DIXIT_TEST_KEY")).items == (0,)
+        assert proxy.requests == []  # the key never went to the proxy in clear text
+        assert server.requests == [("POST", "/v1/chat/completions", f"Bearer {KEY}")]
+
+
+def test_another_host_over_plain_http_still_goes_through_the_proxy(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Proxies are honoured where no key travels in clear: only loopback skips them."""
+    with serving(lambda handler, stop: send(handler, VALID)) as proxy:
+        through_a_proxy(monkeypatch, proxy)
+        assert vote(voter("http://dixit-endpoint.invalid/v1")).items == (0,)
+        opted_in = voter("http://dixit-endpoint.invalid/v1", api_key_env="DIXIT_TEST_KEY",
+                         allow_insecure_key=True)  # the clear text it was told to accept
+        assert vote(opted_in).items == (0,)
+        assert proxy.requests == [
+            ("POST", "http://dixit-endpoint.invalid/v1/chat/completions", None),
+            ("POST", "http://dixit-endpoint.invalid/v1/chat/completions", f"Bearer {KEY}")]
