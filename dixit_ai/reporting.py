@@ -15,6 +15,7 @@ import math
 import os
 import re
 import textwrap
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,7 @@ __all__ = [
     "draw_rate_matrix",
     "markdown_table",
     "mean_interval",
+    "new_run_dir",
     "plot_intervals",
     "print_table",
     "run_folder",
@@ -182,18 +184,48 @@ _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 
 def run_folder(kind: str, name: str, seed: int, *, root: str | os.PathLike[str] = "runs",
                when: _dt.datetime | None = None) -> Path:
-    """Create and return ``ROOT/<kind>__<name>__<seed>__<UTC time>/`` (never an existing one)."""
+    """Create and return ``ROOT/<kind>__<name>__<seed>__<UTC time>/`` (never an existing one:
+    ``-2``, ``-3``, ... as :func:`new_run_dir`).
+
+    Raises:
+        ValueError: ``root`` is not a folder, or cannot hold one (``root`` and the reason named).
+    """
     stamp = (when or _dt.datetime.now(_dt.UTC)).strftime("%Y%m%dT%H%M%SZ")
     slug = _SLUG.sub("-", name).strip("-") or "run"
-    base = Path(root) / f"{kind}__{slug}__{seed}__{stamp}"
+    return _new_folder(root, f"{kind}__{slug}__{seed}__{stamp}")
+
+
+def new_run_dir(out: str | os.PathLike[str], exp_name: str, seed: int, *,
+                now: float | None = None) -> Path:
+    """Make and return a script's run folder, ``{out}/{exp_name}__{seed}__{time}`` (``time``:
+    whole seconds since the epoch, ``now`` or ``time.time()``, as CleanRL names its runs), never
+    one that exists: a run started in the same second takes ``...-2``, then ``-3``, ...
+
+    Raises:
+        ValueError: ``out`` is not a folder, or cannot hold one (``out`` and the reason named).
+    """
+    return _new_folder(out, f"{exp_name}__{seed}__{int(time.time() if now is None else now)}")
+
+
+def _new_folder(root: str | os.PathLike[str], name: str) -> Path:
+    """Make ``root/name`` (and ``root``'s missing parents), or the first of ``name-2``,
+    ``name-3``, ... that does not exist. Each name is tried with one exclusive ``mkdir``, so two
+    runs (two processes) never share a folder, whatever their clocks say."""
+    folder = Path(root)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{root}: not a folder")
+    base = folder / name
     path, n = base, 1
     while True:
         try:
-            path.mkdir(parents=True, exist_ok=False)
+            path.mkdir(parents=True)
             return path
-        except FileExistsError:
+        except FileExistsError:  # another run's folder (or anything else) has this name
             n += 1
             path = base.with_name(f"{base.name}-{n}")
+        except OSError as error:
+            raise ValueError(f"{root}: cannot make the run's folder {path.name} "
+                             f"({error.strerror or error})") from None
 
 
 def write_text(path: str | os.PathLike[str], text: str) -> Path:

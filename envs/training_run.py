@@ -2,7 +2,8 @@
 checkpoints' bytes (:class:`envs.learned.PolicyAgent` reads the checkpoints).
 
 - :func:`new_run_dir`: the run's own new folder, ``{out}/{exp_name}__{seed}__{time}`` (``-2``,
-  ``-3``, ... when a run started in the same second has the name);
+  ``-3``, ... when a run started in the same second has the name), the one every script's run
+  folder is made by (:func:`dixit_ai.reporting.new_run_dir`, named here too);
 - :class:`Curve` and :func:`plot`: the learner's outcomes over training, ``curve.csv`` and
   ``curve.png``;
 - :func:`normalise_checkpoint`: sb3's zip rewritten so that identical runs write identical bytes.
@@ -12,9 +13,7 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import re
-import time
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -22,35 +21,9 @@ from typing import Any
 import numpy as np
 
 from dixit_ai.files import atomic_writer
+from dixit_ai.reporting import new_run_dir
 
 __all__ = ["ZIP_EPOCH", "Curve", "new_run_dir", "normalise_checkpoint", "plot"]
-
-
-def new_run_dir(out: str | os.PathLike[str], exp_name: str, seed: int, *,
-                now: float | None = None) -> Path:
-    """Make and return the run's folder, ``{out}/{exp_name}__{seed}__{time}`` (``time``: whole
-    seconds, ``now`` or the clock), never one that exists: a run started in the same second
-    takes ``...-2``, then ``-3``, ... Each name is tried with one exclusive ``mkdir``, so two
-    processes never share a folder.
-
-    Raises:
-        ValueError: ``out`` is not a folder, or cannot hold one (``out`` and the reason named).
-    """
-    root = Path(out)
-    if root.exists() and not root.is_dir():
-        raise ValueError(f"{out}: not a folder")
-    base = root / f"{exp_name}__{seed}__{int(time.time() if now is None else now)}"
-    path, n = base, 1
-    while True:
-        try:
-            path.mkdir(parents=True)
-            return path
-        except FileExistsError:  # another run's folder (or anything else) has this name
-            n += 1
-            path = base.with_name(f"{base.name}-{n}")
-        except OSError as error:
-            raise ValueError(f"{out}: cannot make the run's folder {path.name} "
-                             f"({error.strerror or error})") from None
 
 
 class Curve:

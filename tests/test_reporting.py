@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import json
 import math
+import re
+import time
 
 import numpy as np
 import pytest
@@ -14,6 +17,7 @@ from dixit_ai.reporting import (
     bootstrap,
     markdown_table,
     mean_interval,
+    new_run_dir,
     plot_intervals,
     print_table,
     run_folder,
@@ -134,6 +138,46 @@ def test_run_folder_never_reuses_a_folder(tmp_path):
     assert first != second and first.is_dir() and second.is_dir()
     assert first.name.startswith("bench__my-model-x__3__")
 
+
+SECOND = 1_700_000_000
+
+
+def test_runs_started_in_the_same_second_get_folders_of_their_own(tmp_path, monkeypatch):
+    """``new_run_dir`` names a script's run ``{out}/{exp_name}__{seed}__{time}`` and takes the
+    next free ``-2``, ``-3``, ... past anything in the way (a folder of another run, a file)."""
+    monkeypatch.setattr(time, "time", lambda: SECOND + 0.75)
+    first = new_run_dir(tmp_path / "runs", "study", 3)
+    (first / "games.jsonl").write_text("the first run's")
+    second = new_run_dir(tmp_path / "runs", "study", 3)
+    (tmp_path / "runs" / f"study__3__{SECOND}-3").write_text("a file")
+    fourth = new_run_dir(tmp_path / "runs", "study", 3)
+    assert [first.name, second.name, fourth.name] == [
+        f"study__3__{SECOND}", f"study__3__{SECOND}-2", f"study__3__{SECOND}-4"]
+    assert second.is_dir() and not list(second.iterdir()) and fourth.is_dir()
+    assert (first / "games.jsonl").read_text() == "the first run's"
+    assert new_run_dir(tmp_path, "x", 0, now=SECOND - 1.5).name == f"x__0__{SECOND - 2}"
+
+
+def test_run_folder_takes_the_next_free_name_in_the_same_second(tmp_path):
+    when = dt.datetime(2026, 12, 5, 16, 20, 0, tzinfo=dt.UTC)
+    made = [run_folder("bench", "m", 1, root=tmp_path, when=when) for _ in range(3)]
+    assert [p.name for p in made] == ["bench__m__1__20261205T162000Z",
+                                      "bench__m__1__20261205T162000Z-2",
+                                      "bench__m__1__20261205T162000Z-3"]
+
+
+@pytest.mark.parametrize("make", [
+    lambda root: new_run_dir(root, "study", 3),
+    lambda root: run_folder("bench", "m", 1, root=root)])
+def test_a_root_that_is_a_file_is_refused_and_left_alone(make, tmp_path):
+    root = tmp_path / "runs"
+    root.write_text("not a folder")
+    with pytest.raises(ValueError, match=f"^{re.escape(str(root))}: not a folder$"):
+        make(root)
+    below = re.escape(str(root / "below"))
+    with pytest.raises(ValueError, match=f"^{below}: cannot make the run's folder .+ \\(Not a "):
+        make(root / "below")
+    assert root.read_text() == "not a folder" and [p.name for p in tmp_path.iterdir()] == ["runs"]
 
 def test_files_and_tables(tmp_path, capsys):
     rows = [{"agent": "a|b", "rate": 0.5, "ci": Interval(0.5, 0.4, 0.6)},
