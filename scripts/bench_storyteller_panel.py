@@ -55,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from dixit_ai.reporting import Interval, print_table, write_json
+from dixit_ai.reporting import Interval, new_run_dir, print_table, write_json
 from models.players.cli import SMOKE_AGENT_OPTIONS, parse_args, refuse_bad_population_options
 
 TARGETS = (0.1, 0.25, 0.5, 0.75, 0.9)
@@ -389,8 +389,10 @@ def main(argv: list[str] | None = None) -> int:
             args.bootstrap = 200
             extra = dict(SMOKE_AGENT_OPTIONS)
         also = also_entries([n.strip() for n in args.also.split(",") if n.strip()], extra)
-        folder = Path(args.out) / f"bench_storyteller_panel__{args.seed}__{int(time.time())}"
-        folder.mkdir(parents=True, exist_ok=True)
+        try:  # a folder of its own, even beside a run started in the same second
+            folder = new_run_dir(args.out, "bench_storyteller_panel", args.seed)
+        except ValueError as error:
+            raise SystemExit(f"error: --out {error}") from None
         fitted = [m for m in members if m != "copy"]  # a copy keeps its own calibration
         population_file = args.population_file or str(
             fit_population_file(fitted, args.fit_games, args.fit_iterations, folder,

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from dixit_ai import write_records
+from dixit_ai.reporting import new_run_dir
 from models.players.calibration import plot_reliability, reliability
 from models.players.cli import (
     SMOKE_AGENT_OPTIONS,
@@ -86,8 +87,11 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    run = Path(args.runs_dir) / f"eval_players__{args.seed}__{int(time.time())}"
-    run.mkdir(parents=True, exist_ok=True)
+    try:  # a folder of its own, even beside a run started in the same second
+        run = new_run_dir(args.runs_dir, "eval_players", args.seed)
+    except ValueError as error:
+        print(f"error: --runs-dir {error}", file=sys.stderr)
+        return 2
     start = time.time()
     records = play_table(args.agents, min_rounds=args.rounds, seed=args.seed,
                          edition=args.edition, deck=args.deck, overrides=overrides)

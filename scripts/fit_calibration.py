@@ -53,7 +53,7 @@ from typing import Any
 
 from dixit_ai import GameRecord, read_records, write_records
 from dixit_ai.decks.cache import file_sha256
-from dixit_ai.reporting import write_json, write_text
+from dixit_ai.reporting import new_run_dir, write_json, write_text
 from models.players.calibration import (
     BIAS_GRID,
     ece_by_voter,
@@ -193,11 +193,16 @@ def read_inputs(args: Args, overrides: dict[str, object]) -> Inputs:
 
 def check_outputs(args: Args) -> None:
     """Refuse an output path that cannot be written as a file (a folder, or a path under a
-    file), before anything is fitted.
+    file), or a ``--runs-dir`` that cannot hold the run's folder (a file, or a path under one),
+    before anything is played or fitted.
 
     Raises:
         ValueError: the message names the flag and the path.
     """
+    runs = Path(args.runs_dir)
+    existing = next((p for p in (runs, *runs.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        raise ValueError(f"--runs-dir {args.runs_dir}: {existing} is not a folder")
     for flag, value in (("--out", args.out), ("--population-out", args.population_out)):
         if not value:
             continue
@@ -207,6 +212,12 @@ def check_outputs(args: Args) -> None:
         parent = next((p for p in path.parents if p.exists()), None)
         if parent is not None and not parent.is_dir():
             raise ValueError(f"{flag} {value}: {parent} is not a folder")
+
+
+def new_run(args: Args, started: float) -> Path:
+    """Make the run's own folder, ``RUNS_DIR/fit_calibration__SEED__TIME`` (``TIME``: the second
+    ``started``; ``-2``, ``-3``, ... when a run started in the same second has the name)."""
+    return new_run_dir(args.runs_dir, "fit_calibration", args.seed, now=started)
 
 
 def _deck_label(entry: dict[str, Any]) -> str:
@@ -303,15 +314,16 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     records = inputs.records
     settings = {"args": asdict(args), "agent_options": dict(overrides)}
-    run = Path(args.runs_dir) / f"fit_calibration__{args.seed}__{int(time.time())}"
+    # The run is named by the second it started; its folder (its own, even beside a run started
+    # in the same second) is made when its first file is written.
+    started, run = time.time(), None
     if args.crossplay:
-        run.mkdir(parents=True, exist_ok=True)
-        return _crossplay(args, run, overrides)
+        return _crossplay(args, new_run(args, started), overrides)
 
     if args.play_games:
         played = play_table(args.agents, n_games=args.play_games, seed=args.seed,
                             edition=args.edition, deck=args.deck, overrides=overrides)
-        run.mkdir(parents=True, exist_ok=True)
+        run = new_run(args, started)
         write_records(run / "fit_games.jsonl", played)
         records += played
         inputs.files.append({"path": str(run / "fit_games.jsonl"),
@@ -333,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: no votes to fit (--voters {args.voters}) in the {len(fit_records)} "
               f"fitted game(s) of {len(records)} ({held_note})", file=sys.stderr)
         return 2
-    run.mkdir(parents=True, exist_ok=True)
+    run = run or new_run(args, started)
     model = fit_guess_model(observations, fit_bias=args.fit_bias,
                             temperature_range=TEMPERATURE_SEARCH)
     bound_warnings = search_bound_warnings(model, args.fit_bias)

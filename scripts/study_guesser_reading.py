@@ -26,12 +26,17 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from dixit_ai.reporting import mean_interval, plot_intervals, print_table, write_json
+from dixit_ai.reporting import (
+    mean_interval,
+    new_run_dir,
+    plot_intervals,
+    print_table,
+    write_json,
+)
 from models.players.cli import SMOKE_AGENT_OPTIONS, parse_args
 from models.players.experiments import run_games
 
@@ -157,8 +162,10 @@ def main(argv: list[str] | None = None) -> int:
         check_held_out(_agent(guesser, args.smoke, "test"),
                        [_agent(t, args.smoke, f"seat{i}") for i, t in enumerate(tellers)],
                        tellers)
-    folder = Path(args.out) / f"study_guesser_reading__{args.seed}__{int(time.time())}"
-    folder.mkdir(parents=True, exist_ok=True)
+    try:  # a folder of its own, even beside a run started in the same second
+        folder = new_run_dir(args.out, "study_guesser_reading", args.seed)
+    except ValueError as error:
+        raise SystemExit(f"--out {error}") from None
     seeds = game_seeds(args.seed, args.games)
     tasks = [(g, i, seeds[i], tellers, args.smoke) for g in guessers for i in range(args.games)]
     print(f"{len(tasks)} games: guessers {guessers}, tellers {tellers}, seed {args.seed}, "

@@ -40,12 +40,17 @@ from __future__ import annotations
 import sys
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from dixit_ai.reporting import mean_interval, plot_intervals, print_table, write_json
+from dixit_ai.reporting import (
+    mean_interval,
+    new_run_dir,
+    plot_intervals,
+    print_table,
+    write_json,
+)
 from models.players.cli import parse_args
 from models.players.experiments import run_games
 
@@ -214,8 +219,11 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as error:
             print(f"error: {error}", file=sys.stderr)
             return 2
-    folder = Path(args.out) / f"study_table_reading__{args.seed}__{int(time.time())}"
-    folder.mkdir(parents=True, exist_ok=True)
+    try:  # a folder of its own, even beside a run started in the same second
+        folder = new_run_dir(args.out, "study_table_reading", args.seed)
+    except ValueError as error:
+        print(f"error: --out {error}", file=sys.stderr)
+        return 2
     seeds = game_seeds(args.seed, args.games)
     tasks = [(t, s, i, seeds[i], panel, args.smoke) for t in tables for s in names
              for i in range(args.games)]

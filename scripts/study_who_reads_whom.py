@@ -23,10 +23,9 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from dixit_ai.reporting import print_table, write_json
+from dixit_ai.reporting import new_run_dir, print_table, write_json
 from models.players.cli import SMOKE_AGENT_OPTIONS, parse_args
 
 TELLERS = ("clip-greedy", "panel-sibling", "panel-default-zeroshot", "panel-lite2-mpnet",
@@ -123,8 +122,10 @@ def main(argv: list[str] | None = None) -> int:
     deck = load_deck("dream")
     sets = ItemSets(DeckFacts.of(deck), seed=args.seed, items=args.items, board_size=6,
                     reference_deals=1)
-    folder = Path(args.out) / f"study_who_reads_whom__{args.seed}__{int(time.time())}"
-    folder.mkdir(parents=True, exist_ok=True)
+    try:  # a folder of its own, even beside a run started in the same second
+        folder = new_run_dir(args.out, "study_who_reads_whom", args.seed)
+    except ValueError as error:
+        raise SystemExit(f"--out {error}") from None
     start = time.perf_counter()
     stories = {}
     for teller in tqdm(tellers, desc="tellers telling", unit="teller", disable=args.smoke):

@@ -38,7 +38,7 @@ from tqdm import tqdm
 from dixit_ai import play_game
 from dixit_ai.agents import make_agent
 from dixit_ai.match import game_seeds
-from dixit_ai.reporting import save_figure, write_json, write_text
+from dixit_ai.reporting import new_run_dir, save_figure, write_json, write_text
 from dixit_ai.rules import View
 from models.players import ClipAgent, LinearCluePolicy
 from models.players.cli import check_at_least, check_deck_option, check_positive, parse_args
@@ -168,8 +168,11 @@ def main(argv: list[str] | None = None) -> int:
         overrides.update(vocabulary_size=300, n_simulations=8, pair_clues=0)
         args.games, args.eval_games = 3, 2
     settings = run_settings(args, overrides)
-    run = Path(args.runs_dir) / f"{args.exp_name}__{args.seed}__{int(time.time())}"
-    run.mkdir(parents=True, exist_ok=True)
+    try:  # a folder of its own, even beside a run started in the same second
+        run = new_run_dir(args.runs_dir, args.exp_name, args.seed)
+    except ValueError as error:
+        print(f"error: --runs-dir {error}", file=sys.stderr)
+        return 2
     rng = np.random.default_rng(args.seed)
 
     policy = LinearCluePolicy(np.zeros(len(FEATURES)), shortlist=args.shortlist, greedy=False)
