@@ -34,7 +34,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 BATCHES = (1, 8, 32, 64)
@@ -199,8 +198,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"default model, fresh process to the first image and text embedded: {wall:.2f} s "
               f"wall (import torch {torch_s:.2f} s; Python's start and exit are the rest of "
               f"{wall - inside:.2f} s)")
-    run_dir = Path(args.runs_dir) / f"bench_embed__0__{int(time.time())}"
-    run_dir.mkdir(parents=True, exist_ok=True)
+    from dixit_ai.reporting import new_run_dir
+
+    try:  # a folder of its own, even beside a run started in the same second
+        run_dir = new_run_dir(args.runs_dir, "bench_embed", 0)
+    except ValueError as error:
+        parser.error(f"--runs-dir {error}")
     (run_dir / "bench.json").write_text(json.dumps(results, indent=1))
     print(f"record: {run_dir}")
     return 0

@@ -16,8 +16,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import time
-from pathlib import Path
 
 import numpy as np
 
@@ -39,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     from PIL import Image
 
     from dixit_ai.decks import load_deck
+    from dixit_ai.reporting import new_run_dir
     from models import embed_deck, load_embedder
     from models.evaluation import (
         caption_retrieval,
@@ -49,8 +48,10 @@ def main(argv: list[str] | None = None) -> int:
         score_boards,
     )
 
-    run_dir = Path(args.runs_dir) / f"eval_embedder__{args.seed}__{int(time.time())}"
-    run_dir.mkdir(parents=True, exist_ok=True)
+    try:  # a folder of its own, even beside a run started in the same second
+        run_dir = new_run_dir(args.runs_dir, "eval_embedder", args.seed)
+    except ValueError as error:
+        parser.error(f"--runs-dir {error}")
     embedder = load_embedder(args.model, device=args.device)
     deck = load_deck(f"dream:size={args.cards},seed={args.deck_seed}")
     vectors = embed_deck(embedder, deck, progress=True)

@@ -1,0 +1,102 @@
+"""Every run of a model script writes into a folder of its own.
+
+``eval_embedder.py`` and ``bench_embed.py`` named their run folder
+``{runs_dir}/{name}__{seed}__{int(time.time())}`` and made it with ``exist_ok=True``: two runs
+started in the same second wrote into one folder. They now make it with
+:func:`dixit_ai.reporting.new_run_dir` (``-2``, ``-3``, ... on a collision), the name's format
+unchanged. The clock stands still; the models' work is stubbed (the scripts' smoke tests run it).
+"""
+
+from __future__ import annotations
+
+import json
+import runpy
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("torch")
+
+REPO = Path(__file__).resolve().parents[2]
+SECOND = 1_700_000_000
+
+
+class Stop(Exception):
+    """The work after the run folder was reached."""
+
+
+def stop(*args: Any, **kwargs: Any) -> Any:
+    raise Stop
+
+
+@pytest.fixture
+def same_second(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every run starts in the same second (the clock stands still a quarter past it)."""
+    monkeypatch.setattr(time, "time", lambda: SECOND + 0.25)
+
+
+def script_main(name: str) -> Any:
+    return runpy.run_path(str(REPO / "scripts" / name), run_name="dixit_ai_script")["main"]
+
+
+def folders(where: Path) -> list[str]:
+    return sorted(p.name for p in where.iterdir())
+
+
+def test_eval_embedder(tmp_path, same_second, monkeypatch):
+    import models
+
+    monkeypatch.setattr(models, "load_embedder", stop)  # the first work in the run folder
+    for _ in range(2):
+        with pytest.raises(Stop):
+            script_main("eval_embedder.py")(["--runs-dir", str(tmp_path), "--seed", "7"])
+    assert folders(tmp_path) == [f"eval_embedder__7__{SECOND}", f"eval_embedder__7__{SECOND}-2"]
+
+
+def test_bench_embed(tmp_path, same_second, monkeypatch):
+    """Its folder is made last, once everything is timed: the timings are stubbed, each run
+    times differently, and each keeps its own ``bench.json``."""
+    import models
+
+    monkeypatch.setattr(models, "load_embedder", lambda *a, **k: object())
+    monkeypatch.setattr(models, "embed_deck", lambda *a, **k: None)
+    for run in (1, 2):
+        main = script_main("bench_embed.py")
+        row = {"harness_per_s": float(run), "raw_per_s": 1.0, "harness_over_raw": 1.0,
+               "unlimited_over_raw": 1.0, "tower_per_s": 1.0}
+        main.__globals__["bench_images"] = lambda _e, _i, batch, _r, row=row: {"batch": batch,
+                                                                                **row}
+        main.__globals__["bench_texts"] = lambda _e, _t, batch, _r, row=row: {"batch": batch,
+                                                                               **row}
+        main.__globals__["timed"] = lambda *a, **k: 1.0
+        assert main(["--runs-dir", str(tmp_path), "--smoke"]) == 0
+    first, second = f"bench_embed__0__{SECOND}", f"bench_embed__0__{SECOND}-2"
+    assert folders(tmp_path) == [first, second]
+    for run, name in enumerate((first, second), start=1):
+        record = json.loads((tmp_path / name / "bench.json").read_text())
+        assert record["images"][0]["harness_per_s"] == run
+
+
+@pytest.mark.parametrize("script", ["eval_embedder.py", "bench_embed.py"])
+def test_a_runs_dir_that_is_a_file_is_refused(script, tmp_path, monkeypatch, capsys):
+    """A file as ``--runs-dir``: a usage error (exit 2) naming it, the file left alone."""
+    import models
+
+    monkeypatch.setattr(models, "load_embedder", lambda *a, **k: object())
+    monkeypatch.setattr(models, "embed_deck", lambda *a, **k: None)
+    main = script_main(script)
+    row = {"harness_per_s": 1.0, "raw_per_s": 1.0, "harness_over_raw": 1.0,
+           "unlimited_over_raw": 1.0, "tower_per_s": 1.0}
+    main.__globals__["bench_images"] = lambda _e, _i, batch, _r: {"batch": batch, **row}
+    main.__globals__["bench_texts"] = lambda _e, _t, batch, _r: {"batch": batch, **row}
+    main.__globals__["timed"] = lambda *a, **k: 1.0
+    out = tmp_path / "runs"
+    out.write_text("a file")
+    with pytest.raises(SystemExit) as done:
+        main(["--runs-dir", str(out), "--smoke"])
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert f"--runs-dir {out}: not a folder" in err and "Traceback" not in err
+    assert out.read_text() == "a file" and folders(tmp_path) == ["runs"]
