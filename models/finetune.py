@@ -238,6 +238,7 @@ def run(args: FinetuneArgs) -> int:
     from tqdm.auto import tqdm
 
     from dixit_ai.decks import load_deck
+    from dixit_ai.reporting import new_run_dir
     from models._torch_utils import resolve_device
     from models.base import fingerprint_of
 
@@ -257,10 +258,6 @@ def run(args: FinetuneArgs) -> int:
     deck = load_deck(args.deck)
     cards, captions, skipped = captioned_cards(deck, args.deck)
     train, held = split_cards(len(cards), args.eval_fraction, args.seed)
-    out = Path(args.out) if args.out else (
-        Path(args.runs_dir) / f"{args.exp_name}__{args.seed}__{int(time.time())}"
-    )
-
     torch.manual_seed(args.seed)
     model = TrainableModel(args.model, device)
     images = {}
@@ -275,6 +272,12 @@ def run(args: FinetuneArgs) -> int:
         steps=args.steps, learning_rate=args.learning_rate, weight_decay=args.weight_decay,
         warmup=args.warmup,
     )
+    # --out, or a folder of the run's own (-2, -3, ... beside a run started in the same second),
+    # made once the model and the settings are known good
+    try:
+        out = Path(args.out) if args.out else new_run_dir(args.runs_dir, args.exp_name, args.seed)
+    except ValueError as error:
+        raise FinetuneError(f"--runs-dir {error}") from None
     print(f"fine-tuning {args.model} on {args.deck}: {len(train)} training cards, {len(held)} "
           f"held out ({skipped} without captions skipped); mode {args.mode}, "
           f"{tuner.trained_count:,} of {tuner.total_count:,} weights train; "

@@ -6,6 +6,7 @@ tiny transformers CLIP and SigLIP of conftest) keep every run to a few seconds.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -150,6 +151,38 @@ def test_openclip_run_saves_a_checkpoint_the_backend_loads(tiny_openclip, card_f
     run(_args(name, card_folder, again))
     assert (again / "history.csv").read_text() == (out / "history.csv").read_text()
 
+
+
+def test_two_runs_in_the_same_second_save_into_two_folders(tiny_openclip, card_folder, tmp_path,
+                                                           monkeypatch):
+    """Without --out a run saves into ``RUNS_DIR/EXP_NAME__SEED__TIME``; that folder was made
+    with ``exist_ok=True``, so a second run started in the same second saved its model over the
+    first's. Each run now has its own (``-2``, ``-3``, ... on a collision), made before training
+    and named in the run's first line."""
+    import time
+
+    monkeypatch.setattr(time, "time", lambda: 1_700_000_000.25)
+    name = f"openclip:local-dir:{tiny_openclip}"
+    for steps in (1, 2):
+        settings = _args(name, card_folder, tmp_path, runs_dir=str(tmp_path), exp_name="tune",
+                         steps=steps)
+        assert run(dataclasses.replace(settings, out="")) == 0
+    first, second = tmp_path / "tune__0__1700000000", tmp_path / "tune__0__1700000000-2"
+    assert sorted(tmp_path.iterdir()) == [first, second]
+    for folder, steps in ((first, 1), (second, 2)):  # each run's model and card its own
+        card = json.loads((folder / "finetune_card.json").read_text())
+        assert card["load_with"] == [f"openclip:local-dir:{folder}"]
+        assert len((folder / "history.csv").read_text().splitlines()) == steps + 1
+
+
+def test_a_runs_dir_that_is_a_file_is_refused(tiny_openclip, card_folder, tmp_path):
+    runs = tmp_path / "runs"
+    runs.write_text("a file")
+    settings = _args(f"openclip:local-dir:{tiny_openclip}", card_folder, tmp_path,
+                     runs_dir=str(runs), steps=1)
+    with pytest.raises(FinetuneError, match=f"^--runs-dir {re.escape(str(runs))}: not a folder$"):
+        run(dataclasses.replace(settings, out=""))
+    assert runs.read_text() == "a file" and [p.name for p in tmp_path.iterdir()] == ["runs"]
 
 @pytest.mark.parametrize("fixture", ["tiny_hf_clip", "tiny_hf_siglip"])
 def test_hf_run_saves_a_folder_the_backend_loads(fixture, request, card_folder, tmp_path):
