@@ -66,6 +66,9 @@ class Args:
     runs_dir: str = field(default="runs", metadata={"help": "where the run folders go"})
     json: str = field(default="", metadata={"help": "also write the figures to this file"})
     smoke: bool = field(default=False, metadata={"help": "tiny budget (seconds), for CI"})
+    guesses: bool = field(default=False, metadata={
+        "help": "also the default clip guesser's top-1 on boards of every storyteller's and "
+                "every panel member's told cards (target: 2x chance)"})
     analyse: str = field(default="", metadata={
         "help": "recompute an earlier study's figures from its run folders: its --json file "
                 "(takes only --json beside it)"})
@@ -258,7 +261,27 @@ def points_figures(results_by_deck: dict[str, dict[str, Any]], names: list[str],
     return out
 
 
-ANALYSE_OPTIONS = ("analyse", "json")
+def guess_figures(hits_by_deck: dict[str, dict[str, dict[str, list[float]]]], *, seed: int,
+                  resamples: int) -> dict[str, Any]:
+    """Per teller, the default guesser's and caption-reader's top-1 on boards of its told cards
+    (:func:`models.bench.reading.panel_reading_hits`): per deck, and over every deck's stories
+    with a 95% bootstrap interval."""
+    from dixit_ai.reporting import mean_interval
+
+    tellers = list(next(iter(hits_by_deck.values())))
+    out: dict[str, Any] = {}
+    for teller in tellers:
+        cell: dict[str, Any] = {"per_deck": {}}
+        for guesser in ("default", "caption-reader"):
+            pooled = [h for hits in hits_by_deck.values() for h in hits[teller][guesser]]
+            cell[guesser] = mean_interval(pooled, seed=seed, n_resamples=resamples)
+        cell["per_deck"] = {deck: statistics.fmean(hits[teller]["default"])
+                            for deck, hits in hits_by_deck.items()}
+        out[teller] = cell
+    return out
+
+
+ANALYSE_OPTIONS = ("analyse", "json", "guesses")
 """The options ``--analyse`` takes; every other one is the study's own."""
 
 
@@ -273,7 +296,7 @@ def restore(args: Args, argv: list[str] | None) -> tuple[Args, dict[str, str]]:
     others = sorted(set(given) - set(ANALYSE_OPTIONS))
     if others:
         raise SystemExit(f"error: --analyse recomputes a study with its own settings; it takes "
-                         f"only --json beside it, not --{', --'.join(others)}")
+                         f"only --json and --guesses beside it, not --{', --'.join(others)}")
     path = Path(args.analyse)
     try:
         earlier = json.loads(path.read_text())
@@ -283,6 +306,7 @@ def restore(args: Args, argv: list[str] | None) -> tuple[Args, dict[str, str]]:
         raise SystemExit(f"error: --analyse {path}: not the figures of a study_decks run "
                          f"(its --json file): {error}") from None
     restored.analyse, restored.json = args.analyse, args.json
+    restored.guesses = restored.guesses or args.guesses
     return restored, {str(k): str(v) for k, v in runs.items()}
 
 
@@ -314,6 +338,8 @@ def main(argv: list[str] | None = None) -> int:
     per_deck: dict[str, dict[str, dict[str, float]]] = {}
     rows_by_deck: dict[str, list[dict[str, Any]]] = {}
     results_by_deck: dict[str, dict[str, Any]] = {}
+    hits_by_deck: dict[str, dict[str, dict[str, list[float]]]] = {}
+    extra: dict[str, Any] = dict(SMOKE_AGENT_OPTIONS) if args.smoke else {}
     names: list[str] = []
     resamples = 2000
     for deck in decks:
@@ -325,6 +351,15 @@ def main(argv: list[str] | None = None) -> int:
         results_by_deck[deck] = compute(header, records)
         names, per_deck[deck] = deck_rates(results_by_deck[deck], targets)
         rows_by_deck[deck] = [r for r in records if r["task"] == "tell"]
+        if args.guesses:
+            from dixit_ai.decks import load_deck
+            from models.bench.reading import panel_reading_hits
+
+            print(f"deck {deck}: the default guesser on the told cards' boards")
+            hits_by_deck[deck] = panel_reading_hits(
+                rows_by_deck[deck], load_deck(deck), items=args.items, seed=args.seed,
+                panel=args.panel, tell_cards=str(header["config"].get("tell_cards", "all")),
+                **extra)
     figures: dict[str, Any] = {"arguments": asdict(args), "decks": decks, "runs": runs,
                                "per_deck": per_deck, "across": {}, "met": {}}
     shown = [n.removeprefix("panel-") for n in names]
@@ -383,6 +418,21 @@ def main(argv: list[str] | None = None) -> int:
                   table[name].get("minus_baseline", "-"),
                   table[name].get("minus_baseline_by_card", "-")] for name in labels],
                 digits=2, min_width=140)
+    if hits_by_deck:
+        from models.bench.reading import CHANCE
+
+        figures["guesses"] = guess_figures(hits_by_deck, seed=args.seed, resamples=resamples)
+        print_table(f"the default clip guesser's top-1 on boards of each teller's told cards "
+                    f"(the card and 5 distractors: chance {CHANCE:.3f}, target 2x chance "
+                    f"{2 * CHANCE:.3f}), per deck and over every deck's stories (95% bootstrap); "
+                    "caption-reader reads the captions: what a clue says of the picture",
+                    ["teller", *[d.split("seed=")[-1] for d in decks], "all decks",
+                     "caption-reader", ">= 2x chance"],
+                    [[teller, *[cell["per_deck"][d] for d in decks], cell["default"],
+                      cell["caption-reader"],
+                      "yes" if cell["default"].estimate >= 2 * CHANCE else "NO"]
+                     for teller, cell in figures["guesses"].items()], digits=2,
+                    min_width=140)
     figures["seconds"] = round(time.time() - started, 1)
     print(f"{figures['seconds']:.0f} s; run folders: {', '.join(runs.values())}")
     if args.json:

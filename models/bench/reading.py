@@ -138,3 +138,42 @@ def reading_hits(sets: Any, label: str, stories: Sequence[Story], members: Seque
             total = total + story_log_likelihood(sims, models, legal, 0)
         runs.append(float(np.mean(hits)))
     return runs
+
+
+def told_in_records(records: Sequence[Mapping[str, Any]]) -> dict[str, list[Story]]:
+    """The stories each storyteller of a bench run's tell records told, by model label
+    (``None`` where it told nothing)."""
+    told: dict[str, list[Story]] = {}
+    for r in records:
+        if r["task"] == "tell":
+            told.setdefault(r["model"], []).append(
+                None if r["clue"] is None else (r["item"], r["card"], r["clue"]))
+    return told
+
+
+def panel_reading_hits(records: Sequence[Mapping[str, Any]], deck: Any, *, items: int,
+                       seed: int, panel: str, tell_cards: str = "all", **kwargs: Any
+                       ) -> dict[str, dict[str, list[float]]]:
+    """Can the default clip guesser read other minds? Its top-1 hits, and those of
+    ``caption-reader`` (it reads the cards' captions: what a clue says about the picture
+    itself), on boards of the cards told in a panel bench run's tell ``records`` (dealt from
+    ``deck`` with ``items``, ``seed`` and ``tell_cards``), and of the cards the ``panel``'s
+    members tell themselves (``panel-*`` agents on their own models, labelled ``NAME
+    (telling)``; ``kwargs`` go to them). ``{teller: {"default": hits, "caption-reader":
+    hits}}``, one 0/1 per story with a board."""
+    from models.bench.items import DeckFacts, ItemSets
+    from models.players.panel import resolve_panel
+    from models.players.panel_models import load_member_resources
+    from models.players.resources import load_resources
+
+    sets = ItemSets(DeckFacts.of(deck), seed=seed, items=items, board_size=6,
+                    reference_deals=1, tell_cards=tell_cards)
+    told = told_in_records(records)
+    for member in resolve_panel(panel):
+        told[f"{member.name} (telling)"] = tell_stories(member.name, sets, seed, deck=deck,
+                                                        **kwargs)
+    guessers = {"default": load_resources("default", deck),
+                "caption-reader": load_member_resources("caption-reader", deck)}
+    return {teller: {name: top1_hits(sets, teller, stories, guesser)
+                     for name, guesser in guessers.items()}
+            for teller, stories in told.items()}

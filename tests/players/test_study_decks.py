@@ -42,24 +42,6 @@ def test_bad_input_is_refused_before_any_run(study, tmp_path, argv, message):
         study["main"]([*argv, "--runs-dir", str(tmp_path / "runs")])
     assert not (tmp_path / "runs").exists()
 
-
-def test_smoke_reads_every_deck_and_writes_its_figures(study, tmp_path, monkeypatch):
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    out = tmp_path / "decks.json"
-    assert study["main"](["--smoke", "--deck-seeds", "7002,7003", "--deck-size", "40",
-                          "--panel", "panel-sibling", "--population", "self,lite1-minilm",
-                          "--population-file", "default", "--targets", "0.25,0.75",
-                          "--runs-dir", str(tmp_path / "runs"), "--json", str(out)]) == 0
-    figures = json.loads(out.read_text())
-    assert figures["decks"] == ["dream:size=40,seed=7002", "dream:size=40,seed=7003"]
-    assert set(figures["per_deck"]["dream:size=40,seed=7003"]) == {"0.25", "0.75"}
-    assert set(figures["across"]["0.25"]) == {"panel-sibling", "pooled"}
-    assert 0 <= figures["met"]["0.75"] <= 2
-    for deck, folder in figures["runs"].items():  # the records name the deck they were dealt
-        header = json.loads((Path(folder) / "bench.json").read_text())
-        assert header["config"]["deck"] == deck
-
-
 def _rows(deck_offset: float, cards: list[int]) -> list[dict]:
     """Tell records of one deck: a storyteller predicting 0.5 whom member a finds at
     ``0.5 + deck_offset``."""
@@ -83,7 +65,7 @@ def test_ece_over_every_deck_counts_each_decks_cards_apart(study):
     assert ece["all_decks"]["a"]["ece"] == pytest.approx(0.125)
 
 
-def test_analyse_recomputes_a_study_from_its_run_folders(study, tmp_path, monkeypatch, capsys):
+def test_smoke_reads_every_deck_and_analyse_recomputes_it(study, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     out = tmp_path / "decks.json"
     assert study["main"](["--smoke", "--deck-seeds", "7002,7003", "--deck-size", "40",
@@ -92,6 +74,13 @@ def test_analyse_recomputes_a_study_from_its_run_folders(study, tmp_path, monkey
                           "--also", "object-teller",
                           "--runs-dir", str(tmp_path / "runs"), "--json", str(out)]) == 0
     first = json.loads(out.read_text())
+    assert first["decks"] == ["dream:size=40,seed=7002", "dream:size=40,seed=7003"]
+    assert set(first["per_deck"]["dream:size=40,seed=7003"]) == {"0.25", "0.75"}
+    assert set(first["across"]["0.25"]) == {"panel-sibling", "pooled"}
+    assert 0 <= first["met"]["0.75"] <= 2
+    for deck, folder in first["runs"].items():  # the records name the deck they were dealt
+        header = json.loads((Path(folder) / "bench.json").read_text())
+        assert header["config"]["deck"] == deck
     # caption-teller joins as the baseline; the difference is over the same items
     assert set(first["points"]["random"]) == {"object-teller", "caption-teller"}
     teller = first["points"]["panel"]["object-teller"]
@@ -107,9 +96,35 @@ def test_analyse_recomputes_a_study_from_its_run_folders(study, tmp_path, monkey
     assert study["main"](["--analyse", str(out), "--json", str(again)]) == 0
     assert "ECE over all turns" in capsys.readouterr().out
     second = json.loads(again.read_text())
+    assert "guesses" not in second
     for key in ("decks", "runs", "per_deck", "across", "met", "ece"):
         assert second[key] == first[key], key
-    with pytest.raises(SystemExit, match="takes only --json"):
+    # the default guesser on the told cards, added to the same runs: every teller of the runs
+    # and every panel member telling on its own model, per deck and over the decks (the
+    # reading itself, models.bench.reading.panel_reading_hits, is run by the panel bench's
+    # smoke test; here it is replaced by hits that say which deck and teller they were for)
+    import models.bench.reading as reading
+
+    asked = []
+
+    def fake_hits(records, deck, *, items, seed, panel, tell_cards="all", **kwargs):
+        asked.append((deck.source, items, panel))
+        tellers = [*sorted({r["model"] for r in records}), f"{panel} (telling)"]
+        hit = 1.0 if deck.source.endswith("7002") else 0.0
+        return {t: {"default": [hit, 1.0], "caption-reader": [1.0, 1.0]} for t in tellers}
+
+    monkeypatch.setattr(reading, "panel_reading_hits", fake_hits)
+    guessed = tmp_path / "guessed.json"
+    assert study["main"](["--analyse", str(out), "--guesses", "--json", str(guessed)]) == 0
+    assert asked == [(deck, 3, "panel-sibling") for deck in first["decks"]]
+    guesses = json.loads(guessed.read_text())["guesses"]
+    assert set(guesses) == {"population@0.25", "population@0.75", "object-teller",
+                            "caption-teller", "panel-sibling (telling)"}
+    cell = guesses["panel-sibling (telling)"]
+    assert cell["per_deck"] == {first["decks"][0]: 1.0, first["decks"][1]: 0.5}
+    assert cell["default"]["estimate"] == 0.75  # over every deck's stories
+    assert cell["caption-reader"]["estimate"] == 1.0
+    with pytest.raises(SystemExit, match="takes only --json and --guesses"):
         study["main"](["--analyse", str(out), "--items", "5"])
     (tmp_path / "bad.json").write_text("{}")
     with pytest.raises(SystemExit, match="not the figures of a study_decks run"):
