@@ -265,9 +265,10 @@ def run(args: Args) -> int:
 
     torch.set_num_threads(args.threads or max(1, min(os.cpu_count() or 1, 8)))
     torch.manual_seed(args.seed)
-    run_name = f"{args.exp_name}__{args.seed}__{int(time.time())}"
-    run_dir = Path(args.runs_dir) / run_name
-    run_dir.mkdir(parents=True, exist_ok=True)
+    from dixit_ai.reporting import new_run_dir
+
+    run_dir = Path(new_run_dir(args.runs_dir, args.exp_name, args.seed))  # its own, -2 on a clash
+    run_name = run_dir.name
     (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
     print(f"run: {run_dir}")
     started = time.time()
