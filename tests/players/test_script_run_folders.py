@@ -13,30 +13,15 @@ of work after its run folder is made (the work itself is the script's smoke test
 from __future__ import annotations
 
 import runpy
-import time
-from pathlib import Path
-from typing import Any
 
 import pytest
 
 pytest.importorskip("torch")
 
-REPO = Path(__file__).resolve().parents[2]
-SECOND = 1_700_000_000
+from tests import run_folders
+from tests.run_folders import REPO, SECOND, Stop, folders, stop
 
-
-class Stop(Exception):
-    """The work after the run folder was reached."""
-
-
-def stop(*args: Any, **kwargs: Any) -> Any:
-    raise Stop
-
-
-@pytest.fixture
-def same_second(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every run starts in the same second (the clock stands still a quarter past it)."""
-    monkeypatch.setattr(time, "time", lambda: SECOND + 0.25)
+same_second = run_folders.same_second
 
 
 def run_twice(script: str, argv: list[str]) -> None:
@@ -45,10 +30,6 @@ def run_twice(script: str, argv: list[str]) -> None:
         main = runpy.run_path(str(REPO / "scripts" / script), run_name="dixit_ai_script")["main"]
         with pytest.raises(Stop):
             main(argv)
-
-
-def folders(where: Path) -> list[str]:
-    return sorted(p.name for p in where.iterdir())
 
 
 def test_study_guesser_reading(tmp_path, same_second, monkeypatch):
