@@ -157,21 +157,12 @@ def also_entries(names: list[str], extra: dict[str, Any]) -> list[dict[str, Any]
         SystemExit: a name that is not registered (the message lists the registered names), or
             one given twice.
     """
-    from dixit_ai.agents.registry import agent_spec
+    from models.players.cli import registry_storytellers
 
-    if len(set(names)) != len(names):
-        raise SystemExit(f"--also names a storyteller twice: {names}")
     taken = {entry["label"] for entry in storytellers({}, {})}
-    entries = []
-    for name in names:
-        try:
-            spec = agent_spec(name)
-        except ValueError as error:
-            raise SystemExit(f"--also: {error}") from None
-        label = f"{name} (registry)" if name in taken else name
-        clip = spec.entry_point == "models.players:ClipAgent"
-        entries.append({"name": name, "label": label, "kwargs": dict(extra) if clip else {}})
-    return entries
+    return [{"name": name, "label": f"{name} (registry)" if name in taken else name,
+             "kwargs": dict(extra) if clip else {}}
+            for name, clip in registry_storytellers(names)]
 
 
 def registry_crowd(name: str) -> str:

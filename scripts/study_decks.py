@@ -33,7 +33,12 @@ from pathlib import Path
 from typing import Any
 
 from dixit_ai.reporting import Interval, print_table, write_json
-from models.players.cli import SMOKE_AGENT_OPTIONS, parse_args, refuse_bad_population_options
+from models.players.cli import (
+    SMOKE_AGENT_OPTIONS,
+    parse_args,
+    refuse_bad_population_options,
+    registry_storytellers,
+)
 
 WITHIN = 0.10
 """How near the target every member's and the pooled rate must be for a deck to meet it."""
@@ -197,29 +202,12 @@ caption: it knows the ground truth)."""
 
 
 def also_storytellers(names: str) -> list[tuple[str, bool]]:
-    """``--also``: registry storytellers, each with whether it is a clip player (the smoke
-    budget is theirs only); ``caption-teller`` is added where it is missing.
-
-    Raises:
-        SystemExit: a name not registered (the message lists the registered ones), or named
-            twice.
-    """
-    from dixit_ai.agents.registry import agent_spec
-
+    """``--also``: the registry storytellers (:func:`models.players.cli.registry_storytellers`),
+    with ``caption-teller`` added where it is missing."""
     listed = [n.strip() for n in names.split(",") if n.strip()]
-    if len(set(listed)) != len(listed):
-        raise SystemExit(f"error: --also names a storyteller twice: {names!r}")
-    if listed and BASELINE not in listed:
+    if len(set(listed)) == len(listed) and listed and BASELINE not in listed:
         listed.append(BASELINE)
-    out = []
-    for name in listed:
-        try:
-            spec = agent_spec(name)
-        except ValueError as error:
-            raise SystemExit(f"error: --also: {error}") from None
-        out.append((name, spec.entry_point == "models.players:ClipAgent"))
-    return out
-
+    return registry_storytellers(listed)
 
 def points_figures(results_by_deck: dict[str, dict[str, Any]], names: list[str], *, seed: int,
                    resamples: int) -> dict[str, Any]:

@@ -144,6 +144,28 @@ def check_table_agents(edition: str, agents: Sequence[str], deck: str,
             raise ValueError(f"--agents {name}: {error}") from None
 
 
+def registry_storytellers(names: Sequence[str]) -> list[tuple[str, bool]]:
+    """``--also``: registry storytellers, each with whether it is a clip player (a smoke
+    budget is for those only).
+
+    Raises:
+        SystemExit: a name given twice, or one not registered (the message lists the
+            registered names).
+    """
+    from dixit_ai.agents.registry import agent_spec
+
+    if len(set(names)) != len(names):
+        raise SystemExit(f"error: --also names a storyteller twice: {list(names)}")
+    out = []
+    for name in names:
+        try:
+            spec = agent_spec(name)
+        except ValueError as error:
+            raise SystemExit(f"error: --also: {error}") from None
+        out.append((name, spec.entry_point == "models.players:ClipAgent"))
+    return out
+
+
 def check_deck_option(deck: str) -> None:
     """Refuse a ``--deck`` that does not load.
 
