@@ -206,28 +206,15 @@ def guess_figures(folder: Path, items: int, seed: int, resamples: int, panel: st
     cards' captions: what the clue says about the picture itself). ``{storyteller: {"default":
     top-1, "caption-reader": top-1}}``."""
     from dixit_ai.decks import load_deck
+    from dixit_ai.reporting import mean_interval
     from models.bench.analysis import read_run
-    from models.bench.items import DeckFacts, ItemSets
-    from models.bench.reading import reading_matrix, tell_stories
-    from models.players.panel import resolve_panel
-    from models.players.panel_models import load_member_resources
-    from models.players.resources import load_resources
+    from models.bench.reading import panel_reading_hits
 
     _, records = read_run(folder)
-    deck = load_deck(deck_spec)
-    sets = ItemSets(DeckFacts.of(deck), seed=seed, items=items, board_size=6,
-                    reference_deals=1, tell_cards=tell_cards)
-    told: dict[str, list[tuple[int, int, str] | None]] = {}
-    for r in records:
-        if r["task"] == "tell":
-            told.setdefault(r["model"], []).append(
-                None if r["clue"] is None else (r["item"], r["card"], r["clue"]))
-    for member in resolve_panel(panel):
-        told[f"{member.name} (telling)"] = tell_stories(member.name, sets, seed, deck=deck,
-                                                        **extra)
-    guessers = {"default": load_resources("default", deck),
-                "caption-reader": load_member_resources("caption-reader", deck)}
-    return reading_matrix(sets, told, guessers, seed=seed, resamples=resamples)
+    hits = panel_reading_hits(records, load_deck(deck_spec), items=items, seed=seed,
+                              panel=panel, tell_cards=tell_cards, **extra)
+    return {teller: {name: mean_interval(h, seed=seed, n_resamples=resamples)
+                     for name, h in by_guesser.items()} for teller, by_guesser in hits.items()}
 
 
 def time_decisions(crowd: dict[str, Any], n: int, aimed: dict[str, Any] | None = None
