@@ -17,7 +17,7 @@ Prints, on this CPU (torch's default threads unless ``--threads``):
 * the default model's load time in a fresh process, measured from outside the process: from
   starting Python to the first image and text embedded (``import torch`` included).
 
-Writes ``runs/bench_embed__0__<time>/bench.json``.
+Writes ``runs/bench_embed__0__<time>/bench.json`` (the folder is made before anything is timed).
 
     python scripts/bench_embed.py            # about 2 minutes
     python scripts/bench_embed.py --smoke    # a few seconds (CI)
@@ -134,6 +134,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs-dir", default="runs", help="folder of run records")
     parser.add_argument("--smoke", action="store_true", help="tiny run for CI")
     args = parser.parse_args(argv)
+    from dixit_ai.reporting import new_run_dir
+
+    try:  # made first, so a --runs-dir that cannot hold it stops the run before it measures
+        run_dir = new_run_dir(args.runs_dir, "bench_embed", 0)
+    except ValueError as error:
+        parser.error(f"--runs-dir {error}")
+    print(f"run folder: {run_dir}")
 
     import torch
 
@@ -198,12 +205,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"default model, fresh process to the first image and text embedded: {wall:.2f} s "
               f"wall (import torch {torch_s:.2f} s; Python's start and exit are the rest of "
               f"{wall - inside:.2f} s)")
-    from dixit_ai.reporting import new_run_dir
-
-    try:  # a folder of its own, even beside a run started in the same second
-        run_dir = new_run_dir(args.runs_dir, "bench_embed", 0)
-    except ValueError as error:
-        parser.error(f"--runs-dir {error}")
     (run_dir / "bench.json").write_text(json.dumps(results, indent=1))
     print(f"record: {run_dir}")
     return 0

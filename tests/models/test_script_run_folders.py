@@ -38,8 +38,8 @@ def test_eval_embedder(tmp_path, same_second, monkeypatch):
 
 
 def test_bench_embed(tmp_path, same_second, monkeypatch):
-    """Its folder is made last, once everything is timed: the timings are stubbed, each run
-    times differently, and each keeps its own ``bench.json``."""
+    """The timings are stubbed, each run times differently, and each keeps its own
+    ``bench.json`` in a folder of its own."""
     import models
 
     monkeypatch.setattr(models, "load_embedder", lambda *a, **k: object())
@@ -82,3 +82,18 @@ def test_a_runs_dir_that_is_a_file_is_refused(script, tmp_path, monkeypatch, cap
     err = capsys.readouterr().err
     assert f"--runs-dir {out}: not a folder" in err and "Traceback" not in err
     assert out.read_text() == "a file" and folders(tmp_path) == ["runs"]
+
+
+def test_bench_embed_refuses_its_runs_dir_before_it_measures(tmp_path, monkeypatch, capsys):
+    """The folder is made first: a ``--runs-dir`` that cannot hold it is a usage error before
+    the model is loaded or anything is timed (it was found only after the whole benchmark)."""
+    import models
+
+    monkeypatch.setattr(models, "load_embedder", stop)
+    out = tmp_path / "runs"
+    out.write_text("a file")
+    with pytest.raises(SystemExit) as done:
+        script_main("bench_embed.py")(["--runs-dir", str(out), "--smoke"])
+    assert done.value.code == 2
+    assert f"--runs-dir {out}: not a folder" in capsys.readouterr().err
+    assert out.read_text() == "a file"
