@@ -40,11 +40,11 @@ not declare is refused): :func:`check_agent_arguments` and :func:`prepare_agents
 so a tournament or a benchmark stops before it loads a model or embeds anything.
 
 Names: within one folder, two files of the same ``name`` are an error (naming both files; nothing
-of that folder is registered). Across folders, the first entry of a name is kept and later files
-of that name are skipped: an entry registered in code (``random``) wins over every file, and a
-file in a ``DIXIT_AI_AGENT_CONFIGS`` folder wins over a file of the same name in a later folder,
-the shipped ``configs/agents/`` among them (so a folder of one's own can redefine a shipped
-``clip-*`` agent, but not ``random``). :func:`load_agent_configs` reads a folder explicitly.
+of that folder is registered). Across folders, a file in a ``DIXIT_AI_AGENT_CONFIGS`` folder wins
+over every other entry of its name: a file of the same name in a later folder, the shipped
+``configs/agents/`` among them, and an entry registered in code (``random``). So a folder of one's
+own can redefine any agent, ``random`` included. The shipped files do not redefine entries
+registered in code. :func:`load_agent_configs` reads a folder explicitly.
 
 >>> agent = make_agent("random", second_vote_rate=0.0)
 >>> agent.name, agent.second_vote_rate
@@ -236,9 +236,22 @@ def _ensure_configs() -> None:
     global _CONFIGS_LOADED
     if _CONFIGS_LOADED:
         return
-    for folder in agent_config_dirs():
-        if folder.is_dir():
-            load_agent_configs(folder)  # a folder read before stays; its names are skipped
+    *own, shipped = agent_config_dirs()
+    # The shipped folder first, without overwriting (an entry registered in code stays); then
+    # the user's folders from the last to the first, each overwriting: the first folder naming
+    # an agent wins over the later ones, the shipped files and the code. A bad file anywhere
+    # leaves the registry as it was before this reading (and is named again at the next lookup).
+    previous = _REGISTRY.copy()
+    try:
+        if shipped.is_dir():
+            load_agent_configs(shipped)
+        for folder in reversed(own):
+            if folder.is_dir():
+                load_agent_configs(folder, overwrite=True)
+    except ValueError:
+        _REGISTRY.clear()
+        _REGISTRY.update(previous)
+        raise
     _CONFIGS_LOADED = True
 
 

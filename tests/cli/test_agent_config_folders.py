@@ -93,9 +93,9 @@ def test_a_name_already_registered_is_skipped_unless_overwrite(tmp_path):
 
 
 def test_across_configured_folders_the_first_entry_of_a_name_wins(tmp_path, monkeypatch):
-    """The folders of ``DIXIT_AI_AGENT_CONFIGS`` are read in order, then the shipped one: a
-    name's first entry is kept. So a folder of one's own redefines a shipped ``clip-*`` agent,
-    but an agent registered in code (``random``) wins over any file."""
+    """A name's entry in the first ``DIXIT_AI_AGENT_CONFIGS`` folder that has one wins over the
+    later folders, the shipped one and the code: a folder of one's own redefines a shipped
+    ``clip-*`` agent and ``random`` (which a file could not redefine before)."""
     monkeypatch.setattr(registry, "_REGISTRY", {"random": registry._REGISTRY["random"]})
     monkeypatch.setattr(registry, "_CONFIGS_LOADED", False)
     first, second = tmp_path / "first", tmp_path / "second"
@@ -109,8 +109,41 @@ def test_across_configured_folders_the_first_entry_of_a_name_wins(tmp_path, monk
     assert agent_spec("folder-test-both").description == "first"
     assert agent_spec("clip-greedy").description == "my own"
     assert agent_spec("clip-greedy").entry_point == RANDOM
-    assert agent_spec("random").description != "a file's"
+    assert agent_spec("random").description == "a file's"
     assert agent_spec("clip-expected").entry_point == "models.players:ClipAgent"  # shipped
+
+
+def test_the_shipped_files_do_not_redefine_an_agent_registered_in_code(tmp_path, monkeypatch):
+    """Without a folder of one's own, ``random`` is the code's entry, whatever the shipped
+    folder holds (here a stand-in shipped folder with a ``random.yaml``)."""
+    code_random = registry._REGISTRY["random"]
+    monkeypatch.setattr(registry, "_REGISTRY", {"random": code_random})
+    monkeypatch.setattr(registry, "_CONFIGS_LOADED", False)
+    monkeypatch.delenv(registry.CONFIG_DIRS_VARIABLE, raising=False)
+    monkeypatch.setattr(registry, "REPOSITORY_CONFIGS", tmp_path)
+    agent_file(tmp_path, "random.yaml", "random", "description: a shipped file's\n")
+    agent_file(tmp_path, "other.yaml", "folder-test-shipped")
+    assert agent_spec("random") is code_random
+    assert agent_spec("folder-test-shipped").entry_point == RANDOM
+
+
+def test_a_bad_folder_after_a_good_one_leaves_the_registry_as_it_was(tmp_path, monkeypatch):
+    """Two folders of one's own, the second bad: the lookup names the bad file and registers
+    nothing of either folder (nor of the shipped one), lookup after lookup."""
+    monkeypatch.setattr(registry, "_REGISTRY", {"random": registry._REGISTRY["random"]})
+    monkeypatch.setattr(registry, "_CONFIGS_LOADED", False)
+    good, bad = tmp_path / "good", tmp_path / "bad"
+    good.mkdir()
+    bad.mkdir()
+    agent_file(good, "random.yaml", "random", "description: mine\n")
+    agent_file(good, "good.yaml", "folder-test-good")
+    (bad / "b.yaml").write_text("name: folder-test-b\n")
+    monkeypatch.setenv(registry.CONFIG_DIRS_VARIABLE, os.pathsep.join(map(str, (good, bad))))
+    for _ in range(2):
+        with pytest.raises(ValueError, match=r"b\.yaml: an agent file needs"):
+            agent_spec("random")
+        assert set(registry._REGISTRY) == {"random"}
+        assert registry._REGISTRY["random"].description != "mine"
 
 
 def test_a_bad_configured_folder_is_named_at_every_lookup(tmp_path, monkeypatch):
