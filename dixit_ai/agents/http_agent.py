@@ -78,6 +78,7 @@ from dixit_ai.agents.http_transport import (
     EndpointTimeout,
     HttpAgentError,
     check_key_transport,
+    endpoint_key,
     endpoint_semaphore,
     opener,
 )
@@ -155,8 +156,9 @@ class HttpAgent:
         extra_body: dict[str, Any] | None = None,
         allow_insecure_key: bool = False,
     ) -> None:
-        if not str(base_url).startswith(("http://", "https://")):
+        if not str(base_url).lower().startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, not {base_url!r}")
+        endpoint_key(str(base_url))  # a malformed port is refused here, before anything else
         if (isinstance(timeout, bool) or not isinstance(timeout, int | float)
                 or not 0 < timeout <= threading.TIMEOUT_MAX):  # NaN is refused here too
             raise ValueError(f"timeout must be a positive number of seconds, at most "

@@ -266,12 +266,39 @@ _endpoints: dict[str, _Endpoint] = {}
 _endpoints_lock = threading.Lock()
 
 
+def endpoint_key(base_url: str) -> str:
+    """The endpoint ``base_url`` names, written one way: the scheme and host in lower case
+    (URLs compare them so), the port spelled out (80 for http, 443 for https when none is
+    given), the path as given (paths are case-sensitive) without a trailing slash.
+
+    >>> endpoint_key("HTTP://LocalHost/v1/")
+    'http://localhost:80/v1'
+
+    Raises:
+        ValueError: the port is not a number from 0 to 65535.
+    """
+    parts = urllib.parse.urlsplit(base_url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:
+        raise ValueError(f"{base_url}: the port must be a number from 0 to 65535") from None
+    if port is None:
+        port = 443 if scheme == "https" else 80
+    host = (parts.hostname or "").lower()
+    if ":" in host:  # an IPv6 address keeps its brackets
+        host = f"[{host}]"
+    return urllib.parse.urlunsplit((scheme, f"{host}:{port}", parts.path.rstrip("/"),
+                                    parts.query, ""))
+
+
 def _claim(holder: object, base_url: str, concurrency: int) -> tuple[_Endpoint, bool]:
     """The endpoint, and whether ``holder`` now holds it (not when held at another limit)."""
+    key = endpoint_key(base_url)
     with _endpoints_lock:
-        endpoint = _endpoints.get(base_url)
+        endpoint = _endpoints.get(key)
         if endpoint is None or not endpoint.holders:  # no living agent holds a limit there
-            endpoint = _endpoints[base_url] = _Endpoint(concurrency)
+            endpoint = _endpoints[key] = _Endpoint(concurrency)
         elif endpoint.limit != concurrency:
             return endpoint, False
         endpoint.holders.add(holder)
@@ -283,7 +310,9 @@ def endpoint_semaphore(holder: object, base_url: str,
     """The process-wide semaphore of one endpoint, held by ``holder`` (an agent) while it lives.
 
     ``concurrency`` is the requests in flight to ``base_url`` at once across the process, so
-    it is one number per endpoint: every living agent on it must give the same (agents made
+    it is one number per endpoint (addresses that differ only in how they write it, in the
+    case of the scheme or host, a default port or a trailing slash, are one endpoint; see
+    :func:`endpoint_key`): every living agent on it must give the same (agents made
     again with the same settings share it); once none lives, the endpoint takes a new limit.
 
     Raises:

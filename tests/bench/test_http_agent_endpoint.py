@@ -41,6 +41,27 @@ def test_a_second_limit_on_one_endpoint_is_refused_naming_both() -> None:
     assert on(url.replace("9", "10"), 3).concurrency == 3  # another endpoint, its own limit
 
 
+def test_spellings_of_one_endpoint_share_its_limit() -> None:
+    """The scheme's and host's case and a default port do not make another endpoint (they did:
+    the limit was keyed by the address as written); a path's case does."""
+    url = "http://127.0.0.1/v1-spellings"
+    first = on(url, 2)
+    for spelling in ("HTTP://127.0.0.1/v1-spellings", "http://127.0.0.1:80/v1-spellings/"):
+        with pytest.raises(ValueError, match="concurrency 3 asked, but 2 is already in force"):
+            on(spelling, 3)
+    assert on("http://127.0.0.1/V1-SPELLINGS", 3).concurrency == 3  # another path
+    assert on("https://127.0.0.1/v1-spellings", 3).concurrency == 3  # another scheme and port
+    upper = on("http://LOCALHOST/v1-host", 2)
+    with pytest.raises(ValueError, match="concurrency 3 asked"):
+        on("http://localhost:80/v1-host", 3)
+    assert first.concurrency == upper.concurrency == 2
+
+
+def test_a_malformed_port_is_refused_naming_the_limit() -> None:
+    with pytest.raises(ValueError, match=r"the port must be a number from 0 to 65535"):
+        on("http://127.0.0.1:99999/v1", 1)
+
+
 def voting(players: list[HttpAgent]) -> list[BaseException]:
     """Every player votes at once, each in its own thread; the exceptions they raised."""
     state, seat = vote_state()
