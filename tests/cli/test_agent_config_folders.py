@@ -27,6 +27,18 @@ def agent_file(folder: Path, file: str, name: str, extra_lines: str = "") -> Non
     (folder / file).write_text(f"name: {name}\nentry_point: {RANDOM}\n{extra_lines}")
 
 
+def own_folders(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *names: str) -> list[Path]:
+    """A registry holding only the code's ``random``, not yet read from files, and
+    ``DIXIT_AI_AGENT_CONFIGS`` naming new folders ``names`` of ``tmp_path``, in order."""
+    monkeypatch.setattr(registry, "_REGISTRY", {"random": registry._REGISTRY["random"]})
+    monkeypatch.setattr(registry, "_CONFIGS_LOADED", False)
+    folders = [tmp_path / name for name in names]
+    for folder in folders:
+        folder.mkdir()
+    monkeypatch.setenv(registry.CONFIG_DIRS_VARIABLE, os.pathsep.join(map(str, folders)))
+    return folders
+
+
 BAD_FILES = {
     "no entry point": ("name: folder-test-b\n", "needs at least 'name' and 'entry_point'"),
     "not YAML": ("name: [folder-test-b\n", "cannot be read as an agent file"),
@@ -96,16 +108,11 @@ def test_across_configured_folders_the_first_entry_of_a_name_wins(tmp_path, monk
     """A name's entry in the first ``DIXIT_AI_AGENT_CONFIGS`` folder that has one wins over the
     later folders, the shipped one and the code: a folder of one's own redefines a shipped
     ``clip-*`` agent and ``random`` (which a file could not redefine before)."""
-    monkeypatch.setattr(registry, "_REGISTRY", {"random": registry._REGISTRY["random"]})
-    monkeypatch.setattr(registry, "_CONFIGS_LOADED", False)
-    first, second = tmp_path / "first", tmp_path / "second"
-    first.mkdir()
-    second.mkdir()
+    first, second = own_folders(monkeypatch, tmp_path, "first", "second")
     agent_file(first, "x.yaml", "folder-test-both", "description: first\n")
     agent_file(first, "clip.yaml", "clip-greedy", "description: my own\n")
     agent_file(second, "y.yaml", "folder-test-both", "description: second\n")
     agent_file(second, "random.yaml", "random", "description: a file's\n")
-    monkeypatch.setenv(registry.CONFIG_DIRS_VARIABLE, os.pathsep.join(map(str, (first, second))))
     assert agent_spec("folder-test-both").description == "first"
     assert agent_spec("clip-greedy").description == "my own"
     assert agent_spec("clip-greedy").entry_point == RANDOM
@@ -130,15 +137,10 @@ def test_the_shipped_files_do_not_redefine_an_agent_registered_in_code(tmp_path,
 def test_a_bad_folder_after_a_good_one_leaves_the_registry_as_it_was(tmp_path, monkeypatch):
     """Two folders of one's own, the second bad: the lookup names the bad file and registers
     nothing of either folder (nor of the shipped one), lookup after lookup."""
-    monkeypatch.setattr(registry, "_REGISTRY", {"random": registry._REGISTRY["random"]})
-    monkeypatch.setattr(registry, "_CONFIGS_LOADED", False)
-    good, bad = tmp_path / "good", tmp_path / "bad"
-    good.mkdir()
-    bad.mkdir()
+    good, bad = own_folders(monkeypatch, tmp_path, "good", "bad")
     agent_file(good, "random.yaml", "random", "description: mine\n")
     agent_file(good, "good.yaml", "folder-test-good")
     (bad / "b.yaml").write_text("name: folder-test-b\n")
-    monkeypatch.setenv(registry.CONFIG_DIRS_VARIABLE, os.pathsep.join(map(str, (good, bad))))
     for _ in range(2):
         with pytest.raises(ValueError, match=r"b\.yaml: an agent file needs"):
             agent_spec("random")
@@ -149,16 +151,14 @@ def test_a_bad_folder_after_a_good_one_leaves_the_registry_as_it_was(tmp_path, m
 def test_a_bad_configured_folder_is_named_at_every_lookup(tmp_path, monkeypatch):
     """A bad file in a ``DIXIT_AI_AGENT_CONFIGS`` folder is named at the first lookup and at
     every later one (not a registry without the shipped agents), until it is mended."""
-    monkeypatch.setattr(registry, "_REGISTRY", {"random": registry._REGISTRY["random"]})
-    monkeypatch.setattr(registry, "_CONFIGS_LOADED", False)
-    monkeypatch.setenv(registry.CONFIG_DIRS_VARIABLE, str(tmp_path))
-    agent_file(tmp_path, "a.yaml", "folder-test-a")
-    (tmp_path / "b.yaml").write_text("name: folder-test-b\n")
+    (folder,) = own_folders(monkeypatch, tmp_path, "own")
+    agent_file(folder, "a.yaml", "folder-test-a")
+    (folder / "b.yaml").write_text("name: folder-test-b\n")
     for _ in range(2):
         with pytest.raises(ValueError, match=r"b\.yaml: an agent file needs"):
             agent_spec("clip-greedy")
     assert "folder-test-a" not in registry._REGISTRY
-    agent_file(tmp_path, "b.yaml", "folder-test-b")
+    agent_file(folder, "b.yaml", "folder-test-b")
     assert agent_spec("clip-greedy").entry_point == "models.players:ClipAgent"
     assert agent_spec("folder-test-a").name == "folder-test-a"
     assert agent_spec("folder-test-b").name == "folder-test-b"
