@@ -78,7 +78,7 @@ from models.players.cli import (
 from models.players.experiments import play_table
 from models.players.guess_files import DEFAULT_CALIBRATION
 from models.players.panel_models import load_member_resources
-from models.players.population import DEFAULT_POPULATION_FILE
+from models.players.population_fit import DEFAULT_POPULATION_FILE
 from models.players.simulation import MIN_TEMPERATURE, VOTERS_KEY, GuessModel
 
 TEMPERATURE_SEARCH = (MIN_TEMPERATURE, 1.0)

@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
     refuse_bad_population_options(args.aim, args.temperature_scale, args.tolerance)
     from models.bench.items import TELL_CARDS
-    from models.players.population import population_fit_path
+    from models.players.population_fit import population_fit_path
     from models.players.simulation import VOTERS_KEY, fitted_file_voters
     from models.players.unseen_minds import UnseenMindMap, file_sha256
 

@@ -91,7 +91,8 @@ def main(argv: list[str] | None = None) -> int:
     from models.bench.panel import PanelTable
     from models.players.guess_files import DEFAULT_CALIBRATION
     from models.players.panel_models import load_member_resources
-    from models.players.population import load_population_fit, simulate_population
+    from models.players.population import simulate_population
+    from models.players.population_fit import load_population_fit
     from models.players.simulation import (
         GuessModel,
         draw_deals,

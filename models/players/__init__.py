@@ -21,7 +21,8 @@ from models.players.decoy import DecoyPicker
 from models.players.guesser import ClipGuesser
 from models.players.panel import PANELS, PanelMember, resolve_panel
 from models.players.policy import LinearCluePolicy
-from models.players.population import PopulationFit, PopulationResult, simulate_population
+from models.players.population import PopulationResult, simulate_population
+from models.players.population_fit import PopulationFit
 from models.players.resources import PlayerResources, from_vectors, load_resources
 from models.players.simulation import GuessModel, SimulationResult, simulate
 from models.players.storyteller import ClipStoryteller, StoryDecision

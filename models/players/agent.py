@@ -266,7 +266,7 @@ class ClipAgent:
         if not self.population:
             return None
         if self._population is None:
-            from models.players.population import load_population_fit
+            from models.players.population_fit import load_population_fit
 
             fit = load_population_fit(self.population_calibration)
             own = self.resources
@@ -309,7 +309,7 @@ class ClipAgent:
     def unseen_minds_settings(self) -> dict[str, Any]:
         """The settings an unseen-minds map must have been fitted under to serve this
         storyteller (:data:`models.players.unseen_minds.SETTINGS`)."""
-        from models.players.population import population_fit_path
+        from models.players.population_fit import population_fit_path
         from models.players.unseen_minds import file_sha256
 
         fit = population_fit_path(self.population_calibration) if self.population else None
@@ -339,7 +339,7 @@ class ClipAgent:
             ValueError: a file's record of voters is malformed; the message names the file.
         """
         if self._fits is None:
-            from models.players.population import population_fit_path
+            from models.players.population_fit import population_fit_path
 
             files: list[tuple[str, str, Any]] = []
             path = calibration_path(self._calibration_arg)

@@ -530,7 +530,7 @@ def fit_population(records: Sequence[Any], members: Sequence[tuple[str, Any]], *
     Raises:
         ValueError: no member could be fitted.
     """
-    from models.players.population import PopulationFit
+    from models.players.population_fit import PopulationFit
 
     fitted: dict[str, dict[str, Any]] = {}
     unfitted = []

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from models.players.population import PopulationFit, load_population_fit
+from models.players.population_fit import PopulationFit, load_population_fit
 
 TARGETS = (0.1, 0.25, 0.5, 0.75, 0.9)
 """The guess rates the five storytellers of a leave-one-out table aim at, one per seat."""

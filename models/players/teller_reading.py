@@ -435,7 +435,7 @@ def load_reader(names: Sequence[Any], own: Any, *, calibration: Any, deck: Any,
             member but ``own`` is left.
     """
     from models.players.panel_models import load_member_resources, refuse_ground_truth
-    from models.players.population import load_population_fit
+    from models.players.population_fit import load_population_fit
 
     fit = load_population_fit(calibration)
     if fit is None:

@@ -30,7 +30,7 @@ from models.players.calibration import (
     other_model_voters,
 )
 from models.players.policy import FEATURES, LinearCluePolicy
-from models.players.population import PopulationFit
+from models.players.population_fit import PopulationFit
 from tests.players.test_panel import SMALL, related_spaces
 
 REPO = Path(__file__).resolve().parents[2]

@@ -21,7 +21,7 @@ from models.players.crossplay import (
     held_out_by_target,
     held_out_calibration,
 )
-from models.players.population import PopulationFit
+from models.players.population_fit import PopulationFit
 from tests.players.test_panel import SMALL, related_spaces
 
 FAST = dict(SMALL)

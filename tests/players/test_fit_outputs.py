@@ -20,7 +20,7 @@ import pytest
 from dixit_ai import play_game, write_records
 from models.players.guess_files import DEFAULT_CALIBRATION
 from models.players.policy import FEATURES, LinearCluePolicy
-from models.players.population import POPULATION_FORMAT, PopulationFit
+from models.players.population_fit import POPULATION_FORMAT, PopulationFit
 from models.players.simulation import GuessModel
 
 REPO = Path(__file__).resolve().parents[2]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from models.players.population import population_fit_path
+from models.players.population_fit import population_fit_path
 from models.players.unseen_minds import UnseenMindMap
 
 pytestmark = pytest.mark.usefixtures("offline")

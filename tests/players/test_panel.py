@@ -21,12 +21,12 @@ from models.players.calibration import (
     vote_observations,
 )
 from models.players.population import (
-    PopulationFit,
     assignment,
     member_rows,
     one_kind_deals,
     simulate_population,
 )
+from models.players.population_fit import PopulationFit
 from models.players.resources import PlayerResources, from_vectors
 from models.players.simulation import draw_deals, simulate
 from tests.players.conftest import HashEmbedder
@@ -337,7 +337,7 @@ def test_the_wide_storyteller_simulates_a_classifier_and_no_held_out_panel_membe
     from dixit_ai.agents import agent_spec, make_agent
     from models.players.panel import resolve_panel
     from models.players.panel_models import resolve_embedder
-    from models.players.population import load_population_fit
+    from models.players.population_fit import load_population_fit
 
     spec = agent_spec("clip-expected-wide")
     assert "lite1-zeroshot" in spec.kwargs["population"].split(",")

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from models.players import population
-from models.players.population import PopulationFit, PopulationFitWarning, load_population_fit
+from models.players import population_fit
+from models.players.population_fit import PopulationFit, PopulationFitWarning, load_population_fit
 from models.players.simulation import GuessModel
 
 
@@ -16,7 +16,7 @@ def test_a_missing_shipped_fit_is_an_error_not_no_fit(tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """'default' with its file absent gave None, and the storyteller silently simulated every
     member with the built-in temperature: other clues, and an identical record header."""
-    monkeypatch.setitem(population.SHIPPED_POPULATION_FILES, "default", tmp_path / "gone.json")
+    monkeypatch.setitem(population_fit.SHIPPED_POPULATION_FILES, "default", tmp_path / "gone.json")
     with pytest.raises(FileNotFoundError, match=r"gone\.json is missing.*reinstall"):
         load_population_fit("default")
     assert load_population_fit(None) is None

@@ -11,7 +11,7 @@ import pytest
 
 from dixit_ai import play_game
 from models.players import ClipAgent, GuessModel
-from models.players.population import PopulationFit
+from models.players.population_fit import PopulationFit
 from models.players.table_reading import LAPSE_PRIOR, LAPSES
 from models.players.teller_reading import (
     OWN_PRIOR,
