@@ -51,6 +51,7 @@ from models.bench.run_records import read_run as read_run
 from models.evaluation import QUERY_KINDS
 
 CALIBRATION_BINS = 10
+"""Equal-width bins of the ECE and the reliability diagrams, here and in the panel bench."""
 
 
 REPORT_FILES = ("results.json", "results.csv", "report.md", "guess_accuracy.png",
