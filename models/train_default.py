@@ -202,6 +202,34 @@ def check_args(args: Args) -> None:
         raise ValueError(str(error.code)) from None
 
 
+def settle_args(args: Args) -> None:
+    """Check ``args`` (:func:`check_args`), give it a family member's settings and the smoke
+    budget where asked, and check the training seeds they end with.
+
+    Raises:
+        ValueError: a setting :func:`check_args` refuses; a member that is not trained; training
+            seeds that include the default deck's (0) or the evaluation seed, or, for a family
+            member, any of the default model's seeds.
+    """
+    check_args(args)
+    if args.member:
+        apply_member(args)
+    if args.smoke:
+        args.train_seeds = str(parse_seeds(args.train_seeds)[0]) if args.member else "1001"
+        args.train_cards = 48
+        args.eval_cards, args.boards_per_query = 24, 2
+        args.steps, args.batch_size = 20, 32
+    train_seeds = parse_seeds(args.train_seeds)
+    if 0 in train_seeds or args.eval_seed in train_seeds:
+        raise ValueError(f"--train-seeds must differ from 0 (the default deck) and --eval-seed "
+                         f"({args.eval_seed}), not {args.train_seeds!r}")
+    if args.member and set(train_seeds) & DEFAULT_MODEL_SEEDS:
+        raise ValueError(
+            f"a family member's training seeds must be disjoint from the default model's "
+            f"(1001-1020, validation 8001, test 9001); {args.train_seeds} is not"
+        )
+
+
 def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
@@ -218,25 +246,11 @@ def _check_finite(args: Args, name: str, *, least: float, most: float | None = N
 def run(args: Args) -> int:
     """Run the experiment; returns the exit status (2, with a message, for bad settings)."""
     try:
-        check_args(args)
+        settle_args(args)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2  # bad input (dixit_ai.cli.common.EXIT_USAGE): nothing loaded or written
-    if args.member:
-        apply_member(args)
-    if args.smoke:
-        args.train_seeds = str(parse_seeds(args.train_seeds)[0]) if args.member else "1001"
-        args.train_cards = 48
-        args.eval_cards, args.boards_per_query = 24, 2
-        args.steps, args.batch_size = 20, 32
     train_seeds = parse_seeds(args.train_seeds)
-    if 0 in train_seeds or args.eval_seed in train_seeds:
-        raise SystemExit("training seeds must differ from 0 (the default deck) and --eval-seed")
-    if args.member and set(train_seeds) & DEFAULT_MODEL_SEEDS:
-        raise SystemExit(
-            f"a family member's training seeds must be disjoint from the default model's "
-            f"(1001-1020, validation 8001, test 9001); {args.train_seeds} is not"
-        )
     mix = caption_indices(args.caption_mix)
 
     import torch
@@ -468,12 +482,16 @@ def mixed_captions(captions: list[str], mix: tuple[int, ...]) -> list[str]:
 
 
 def apply_member(args: Args) -> None:
-    """Give ``args`` the settings of ``args.member`` where they are left at their defaults."""
+    """Give ``args`` the settings of ``args.member`` where they are left at their defaults.
+
+    Raises:
+        ValueError: the member is not a trained one (nothing to train).
+    """
     from models.family import member
 
     spec = member(args.member)
     if spec.kind != "trained":
-        raise SystemExit(f"{args.member} is not trained (it is {spec.kind}): nothing to train")
+        raise ValueError(f"{args.member} is not trained (it is {spec.kind}): nothing to train")
     defaults = Args()
     for key, value in spec.train_flags.items():
         if getattr(args, key) == getattr(defaults, key):

@@ -62,7 +62,15 @@ def test_train_default_model_smoke(tmp_path, monkeypatch):
     (["--threads", "-1"], "--threads must be at least 0, not -1"),
     (["--model", "openclip:ViT-B-32", "--blend", "0.5"],
      "error: --blend set the default model's head and do not apply when fine-tuning --model"),
-    (["--mode", "full"], "error: --mode need --model")])
+    (["--mode", "full"], "error: --mode need --model"),
+    # these exited 1 (a SystemExit message), after the checks that exit 2
+    (["--train-seeds", "0-3"], "error: --train-seeds must differ from 0 (the default deck)"),
+    (["--train-seeds", "9001"], "must differ from 0 (the default deck) and --eval-seed (9001)"),
+    (["--member", "lite1-minilm", "--train-seeds", "1005"],
+     "error: a family member's training seeds must be disjoint from the default model's"),
+    (["--member", "imagenet-zeroshot"], "error: imagenet-zeroshot is not trained (it is "),
+    (["--member", "bogus"], "error: unknown family member 'bogus'; known: lite2-mpnet"),
+    (["--caption-mix", "7"], "error: --caption-mix must be one of")])
 def test_train_align_refuses_bad_settings_before_it_starts(bad, message, tmp_path, monkeypatch,
                                                           capsys):
     from dixit_ai.cli import main
