@@ -64,6 +64,21 @@ def _json_object(text: str) -> Any:
         raise ValueError(f"not valid JSON ({error})") from None
 
 
+def json_object(text: str, what: str) -> dict[str, Any]:
+    """The JSON object one record line holds (``what`` names the record's kind in the errors).
+
+    >>> json_object('{"task": "guess"}', "benchmark record")
+    {'task': 'guess'}
+
+    Raises:
+        ValueError: the text is not valid JSON, or its value is not an object.
+    """
+    data = _json_object(text)
+    if not isinstance(data, dict):
+        raise ValueError(f"a {what} is a JSON object")
+    return data
+
+
 @overload
 def read_jsonl(path: str | os.PathLike[str], *, allow_partial: bool = False,
                what: str = "record") -> JsonlRecords[Any]: ...

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from dixit_ai.files import atomic_writer
+from dixit_ai.jsonl import json_object
 from dixit_ai.rules import POINT_PARTS, RoundResult
 
 RECORD_FORMAT = 2
@@ -188,13 +189,7 @@ class GameRecord:
     @classmethod
     def from_json(cls, text: str) -> GameRecord:
         """Parse one record written by :meth:`to_json`."""
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"not valid JSON: {error}") from error
-        if not isinstance(data, dict):
-            raise ValueError("a game record is a JSON object")
-        return cls.from_dict(data)
+        return cls.from_dict(json_object(text, "game record"))
 
     @property
     def n_players(self) -> int:

@@ -35,7 +35,7 @@ def read_run(folder: str | Path, *, allow_partial: bool = False
         ValueError: the folder is not a benchmark run folder, or its records cannot be trusted
             (:class:`dixit_ai.jsonl.RecordFileError`).
     """
-    from dixit_ai.jsonl import RecordFileError, read_jsonl
+    from dixit_ai.jsonl import RecordFileError, json_object, read_jsonl
 
     path = Path(folder)
     if not (path / "bench.json").is_file() or not (path / "records.jsonl").is_file():
@@ -55,12 +55,7 @@ def read_run(folder: str | Path, *, allow_partial: bool = False
     seen: dict[tuple[str, str, str | None, int], None] = {}
 
     def parse(text: str) -> dict[str, Any]:
-        try:
-            record = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"not valid JSON ({error})") from None
-        if not isinstance(record, dict):
-            raise ValueError("a benchmark record is a JSON object")
+        record = json_object(text, "benchmark record")
         if record.get("task") not in tasks or record.get("task") not in BENCH_TASKS:
             raise ValueError(f"task {record.get('task')!r} is not one of the run's "
                              f"({', '.join(sorted(tasks))})")
