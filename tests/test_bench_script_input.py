@@ -1,0 +1,41 @@
+"""The benchmark scripts refuse bad input before they measure anything: exit 2, the flag and
+its limit named, no traceback, nothing written; never an empty or shortened table with exit 0."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def script(name: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / name), *args],
+                          capture_output=True, text=True, check=False, timeout=300)
+
+
+SCALAR_ONLY = ("--no-batched", "--no-variants", "--editions", "refresh-2021")
+
+
+@pytest.mark.parametrize(("args", "named"), [
+    (("--games", "0"), "--games must be at least 1, not 0"),
+    (("--repeats", "0"), "--repeats must be at least 1, not 0"),
+    (("--players", "9"), "--players 9: no chosen edition is for 9 players (refresh-2021 3-8)"),
+])
+def test_bench_rules_refuses_bad_counts(args: tuple[str, ...], named: str) -> None:
+    result = script("bench_rules.py", *SCALAR_ONLY, "--games", "1", "--repeats", "1", *args)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert named in result.stderr and "Traceback" not in result.stderr
+    assert "refresh-2021" not in result.stdout  # nothing measured
+
+
+def test_bench_rules_refuses_an_unwritable_json_before_measuring(tmp_path: Path) -> None:
+    out = tmp_path / "missing" / "bench.json"
+    result = script("bench_rules.py", *SCALAR_ONLY, "--players", "5", "--games", "1",
+                    "--repeats", "1", "--json", str(out))
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert f"--json {out}: the folder {out.parent} does not exist" in result.stderr
+    assert "refresh-2021" not in result.stdout and not out.parent.exists()
