@@ -52,7 +52,14 @@ def parse_args() -> Args:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     for name, default in vars(Args()).items():
         parser.add_argument(f"--{name}", type=int, default=default)
-    return Args(**vars(parser.parse_args()))
+    args = Args(**vars(parser.parse_args()))
+    # Refused here (exit 2, the flag and its limit named), not as a traceback part-way or a
+    # count quietly taken as another.
+    for flag, value, least in (("--cards", args.cards, 1), ("--width", args.width, 1),
+                               ("--repeats", args.repeats, 1), ("--seed", args.seed, 0)):
+        if value < least:
+            parser.error(f"{flag} must be at least {least}, not {value}")
+    return args
 
 
 def main() -> None:
@@ -84,7 +91,7 @@ def main() -> None:
         render_card(description, size)
     cold = time.perf_counter() - started
     passes = []
-    for _ in range(max(1, args.repeats)):
+    for _ in range(args.repeats):
         glyph.cache_clear()  # every pass draws and measures each emoji afresh, as a new deck does
         glyph_scale.cache_clear()
         started = time.perf_counter()

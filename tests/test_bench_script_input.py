@@ -39,3 +39,14 @@ def test_bench_rules_refuses_an_unwritable_json_before_measuring(tmp_path: Path)
     assert result.returncode == 2, result.stdout + result.stderr
     assert f"--json {out}: the folder {out.parent} does not exist" in result.stderr
     assert "refresh-2021" not in result.stdout and not out.parent.exists()
+
+
+@pytest.mark.parametrize(("flag", "value", "least"), [
+    ("--cards", "0", 1), ("--width", "0", 1), ("--repeats", "0", 1), ("--repeats", "-4", 1),
+    ("--seed", "-1", 0),
+])
+def test_bench_decks_refuses_bad_counts(flag: str, value: str, least: int) -> None:
+    result = script("bench_decks.py", "--cards", "2", "--repeats", "1", flag, value)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert f"{flag} must be at least {least}, not {value}" in result.stderr
+    assert "Traceback" not in result.stderr and "rendering speed" not in result.stdout
