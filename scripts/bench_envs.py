@@ -35,11 +35,13 @@ import os
 import platform
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from dixit_ai.agents import RandomAgent
+from dixit_ai.cli.common import check_out_file
 from dixit_ai.match import decide, game_seeds, game_streams
 from dixit_ai.rules import RuleSet, apply_action, new_game, observe
 from envs import dixit_v0
@@ -201,6 +203,36 @@ def learner_table(steps: int, seed: int, clip_steps: int) -> list[dict[str, Any]
     return rows
 
 
+def check_args(parser: argparse.ArgumentParser,
+               args: argparse.Namespace) -> list[tuple[str, int]]:
+    """The cells to measure, each ``(edition, players)``; bad settings are refused before
+    anything runs (exit 2, the flag and its limit named): a count below 1, a cell that is not
+    ``EDITION:PLAYERS`` of a known edition and a player count it allows (found only when its
+    row came, after the rows before it), a ``--json`` file that cannot be written (found only
+    after every row was measured)."""
+    if args.json:
+        try:
+            check_out_file(Path(args.json), "--json")
+        except ValueError as error:
+            parser.error(str(error))
+    if args.learner:
+        return []
+    for flag, value in (("--games", args.games), ("--repeats", args.repeats)):
+        if value < 1:
+            parser.error(f"{flag} must be at least 1, not {value}")
+    cells = []
+    for cell in args.cells:
+        edition, colon, players = cell.partition(":")
+        if not colon or not players.strip().isdigit():
+            parser.error(f"--cells {cell!r}: write EDITION:PLAYERS, e.g. refresh-2021:4")
+        try:
+            RuleSet.edition(edition).check_players(int(players))
+        except ValueError as error:
+            parser.error(f"--cells {cell}: {error}")
+        cells.append((edition, int(players)))
+    return cells
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=100, help="games per cell")
@@ -216,6 +248,7 @@ def main() -> None:
     parser.add_argument("--clip-steps", type=int, default=300,
                         help="learner steps with clip-greedy opponents (slow)")
     args = parser.parse_args()
+    cells = check_args(parser, args)
 
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
@@ -233,9 +266,8 @@ def main() -> None:
     print(f"{'edition':<14} {'n':>2} {'raw dec/s':>10} {'AEC steps/s':>12} {'AEC dec/s':>10} "
           f"{'par steps/s':>12} {'par dec/s':>10} {'AEC x':>6} {'AEC x/step':>10} {'par x':>6}")
     rows = []
-    for cell in args.cells:
-        edition, _, players = cell.partition(":")
-        row = measure(edition, int(players), args.games, args.seed, args.repeats)
+    for edition, players in cells:
+        row = measure(edition, players, args.games, args.seed, args.repeats)
         rows.append(row)
         print(f"{edition:<14} {row['players']:>2} {row['raw_decisions_per_s']:>10,.0f} "
               f"{row['aec_steps_per_s']:>12,.0f} {row['aec_decisions_per_s']:>10,.0f} "

@@ -50,3 +50,27 @@ def test_bench_decks_refuses_bad_counts(flag: str, value: str, least: int) -> No
     assert result.returncode == 2, result.stdout + result.stderr
     assert f"{flag} must be at least {least}, not {value}" in result.stderr
     assert "Traceback" not in result.stderr and "rendering speed" not in result.stdout
+
+
+@pytest.mark.parametrize(("args", "named"), [
+    (("--games", "0"), "--games must be at least 1, not 0"),
+    (("--repeats", "0"), "--repeats must be at least 1, not 0"),
+    (("--cells", "refresh-2021:3", "nosuch"), "--cells 'nosuch': write EDITION:PLAYERS"),
+    (("--cells", "refresh-2021:3", "nosuch:4"), "--cells nosuch:4: unknown edition 'nosuch'"),
+    (("--cells", "refresh-2021:3", "original-2008:9"),
+     "--cells original-2008:9: original-2008 is for 3-6 players, not 9"),
+])
+def test_bench_envs_refuses_bad_settings(args: tuple[str, ...], named: str) -> None:
+    result = script("bench_envs.py", "--games", "1", "--repeats", "1", *args)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert named in result.stderr and "Traceback" not in result.stderr
+    assert "refresh-2021" not in result.stdout  # no row measured before the refusal
+
+
+def test_bench_envs_refuses_an_unwritable_json_before_measuring(tmp_path: Path) -> None:
+    out = tmp_path / "missing" / "envs.json"
+    result = script("bench_envs.py", "--games", "1", "--repeats", "1", "--cells",
+                    "refresh-2021:3", "--json", str(out))
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert f"--json {out}: the folder {out.parent} does not exist" in result.stderr
+    assert "refresh-2021" not in result.stdout and not out.parent.exists()
