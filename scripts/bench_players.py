@@ -19,6 +19,7 @@ import json
 import os
 import platform
 import statistics
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +31,7 @@ from dixit_ai import play_game
 from dixit_ai.agents import make_agent
 from dixit_ai.match import game_seeds
 from dixit_ai.rules import RuleSet, new_game, observe
-from models.players.cli import parse_args
+from models.players.cli import check_at_least, parse_args
 
 
 @dataclass
@@ -46,8 +47,30 @@ class Args:
     smoke: bool = field(default=False, metadata={"help": "tiny deck, vocabulary and budget"})
 
 
+def check_args(args: Args) -> None:
+    """Refuse counts the run cannot time, before any model loads.
+
+    Raises:
+        ValueError: ``--decisions`` or ``--games`` or ``--simulations`` below 1, or
+            ``--pair-clues`` or ``--seed`` below 0 (the message names the flag and its limit);
+            an ``--agent`` that is not registered, or not a CLIP player.
+    """
+    from dixit_ai.agents.registry import agent_spec
+
+    check_at_least(args, (("decisions", 1), ("games", 1), ("simulations", 1),
+                          ("pair_clues", 0), ("seed", 0)))
+    if agent_spec(args.agent).entry_point != "models.players:ClipAgent":
+        raise ValueError(f"--agent {args.agent} is not a CLIP player: it has no embeddings to "
+                         "time")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
+    try:
+        check_args(args)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2  # bad input: nothing loaded or timed
     overrides: dict[str, Any] = {"deck": args.deck, "n_simulations": args.simulations,
                                  "pair_clues": args.pair_clues}
     if args.smoke:
@@ -57,7 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     agent = make_agent(args.agent, **overrides)
     resources: Any = getattr(agent, "resources", None)  # loads the embedder and embeddings
     if resources is None:
-        raise SystemExit(f"{args.agent} is not a CLIP player: it has no embeddings to time")
+        print(f"error: {args.agent} is not a CLIP player: it has no embeddings to time",
+              file=sys.stderr)
+        return 2
     rules = RuleSet.edition("refresh-2021")
 
     views = []

@@ -74,3 +74,27 @@ def test_bench_envs_refuses_an_unwritable_json_before_measuring(tmp_path: Path) 
     assert result.returncode == 2, result.stdout + result.stderr
     assert f"--json {out}: the folder {out.parent} does not exist" in result.stderr
     assert "refresh-2021" not in result.stdout and not out.parent.exists()
+
+
+@pytest.mark.parametrize(("args", "named"), [
+    (("--decisions", "0"), "--decisions must be at least 1, not 0"),
+    (("--games", "0"), "--games must be at least 1, not 0"),
+    (("--simulations", "0"), "--simulations must be at least 1, not 0"),
+    (("--agent", "random"), "--agent random is not a CLIP player: it has no embeddings to time"),
+    (("--agent", "nosuch"), "no agent named 'nosuch'"),
+])
+def test_bench_players_refuses_bad_counts_before_timing(args: tuple[str, ...],
+                                                        named: str) -> None:
+    """A count of 0 ended in a traceback after the model had loaded (a StatisticsError, or an
+    unbound story); an agent that is no CLIP player or not registered, in a traceback."""
+    result = script("bench_players.py", *args)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert named in result.stderr and "Traceback" not in result.stderr
+
+
+def test_bench_startup_refuses_no_repeat() -> None:
+    """``--repeat 0`` ended in a traceback (min() of an empty sequence) after the warm-up run."""
+    result = script("bench_startup.py", "--repeat", "0")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "--repeat must be at least 1, not 0" in result.stderr
+    assert "Traceback" not in result.stderr and "warm" not in result.stdout
