@@ -233,8 +233,9 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
 
     @app.post("/api/action")
     async def action(request: Request) -> dict[str, Any]:
-        table, seat = manager().authenticate(_token(request))
-        return await manager().handle(table, seat, await _json_body(request))
+        token = _token(request)
+        table, seat = manager().authenticate(token)
+        return await manager().handle(table, seat, await _json_body(request), token=token)
 
     @app.get("/api/tables/{table_id}/cards/{card_id}")
     async def card(table_id: str, card_id: int) -> Response:
@@ -297,7 +298,8 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
                     table_now, seat_now = tables.authenticate(token)
                     if (table_now.id, seat_now) != (table.id, seat):
                         raise WebError(401, "this seat token is no longer valid here")
-                    answer = await tables.handle(table, seat, message, connection)
+                    answer = await tables.handle(table, seat, message, connection,
+                                                token=token)
                     if answer["type"] != "ack":  # pong, history: answered to this socket
                         tables.send(table, seat, connection, answer)
                 except WebError as error:

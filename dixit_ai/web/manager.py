@@ -49,7 +49,7 @@ from dixit_ai.web.session import (
     action_to_json,
 )
 from dixit_ai.web.social import SOCIAL_TYPES, SocialMixin
-from dixit_ai.web.store import Statement, Store
+from dixit_ai.web.store import Statement, Store, token_digest
 from dixit_ai.web.table import Table
 from dixit_ai.web.timers import TimersMixin
 
@@ -194,7 +194,8 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
     # ------------------------------------------------------------------ messages in
 
     async def handle(self, table: Table, seat: int, message: object,
-                     connection: Connection | None = None) -> dict[str, Any]:
+                     connection: Connection | None = None, *,
+                     token: object = None) -> dict[str, Any]:
         """Carry out one message of a seat; return the acknowledgement.
 
         Message types: ``start`` (the creator), ``tell``, ``play``, ``vote`` (Dixit Party also
@@ -202,6 +203,9 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
         ``reclaim`` (take one's seat back from a bot), ``seen`` (the reveal of ``round`` was
         dismissed), ``history`` (every revealed round), ``rematch`` (the creator, once the game
         is over), ``ping``, ``react`` and ``reclaim_answer`` (see :mod:`~dixit_ai.web.social`).
+
+        With ``token`` (the seat token the message came with) the token is checked again under
+        the table's lock: one recovered or given away while the message waited opens nothing.
 
         Raises:
             WebError: the message is malformed or refused; nothing changed.
@@ -222,6 +226,9 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
         if table.broken:
             raise WebError(503, table.broken)
         async with table.lock:
+            if token is not None and (not isinstance(token, str) or self._by_token.get(
+                    token_digest(token)) != (table.id, seat)):
+                raise WebError(401, "this seat token is no longer valid here")
             before = len(table.session.events) if table.session else None
             table.touch()
             if kind == "start":

@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from dixit_ai.web.store import token_digest
-from tests.web.conftest import create, join, manager_of
+from tests.web.conftest import create, join, manager_of, simple_move
 from tests.web.playing import until
 
 
@@ -179,6 +179,35 @@ def test_a_token_revoked_while_its_socket_says_hello_opens_nothing(
         assert first["type"] == "error" and first["status"] == 401
     table = manager.tables[made["table_id"]]
     assert 1 not in table.connections                            # nothing attached
+
+
+def test_a_token_revoked_while_its_move_waits_makes_no_move(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A move's token was checked before the move waited for the table's lock; a token
+    recovered or given away in that moment still made the move, for a seat it no longer
+    opened. Now the token is checked again under the lock. The revocation is made to fall
+    between the two checks."""
+    made, ann = create(client)
+    join(client, made["invite"], "Bea")
+    ann.send({"type": "start"})
+    manager = manager_of(client)
+    table = manager.tables[made["table_id"]]
+    game = ann.wait_turn()["game"]       # the storyteller
+    assert table.session is not None
+    events = len(table.session.events)
+    real = manager.authenticate
+
+    def revoked_after_check(token: object) -> Any:
+        found = real(token)
+        if token == ann.token:
+            manager._by_token.pop(token_digest(ann.token), None)  # as recover/approve do
+        return found
+
+    monkeypatch.setattr(manager, "authenticate", revoked_after_check)
+    move = {**simple_move(game), "ref": 7}
+    assert ann.send(move).status_code == 401
+    assert len(table.session.events) == events                    # no move was made
+    assert manager.store.count_events(table.id) == events + 1     # nor written (+ start)
 
 
 def test_many_spectator_sockets_share_one_reaction_limit(client: TestClient) -> None:
