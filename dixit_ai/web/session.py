@@ -269,7 +269,10 @@ class Session:
         if len(self.state.results) > len(self.rounds):
             self.rounds.append(round_record(self.state, self._prediction, self._notes))
             self._notes, self._prediction = {}, None
-        if (self.state.phase, self.state.round) != (before.phase, before.round):
+        if ((self.state.phase, self.state.round) != (before.phase, before.round)
+                or set(self.state.pending) - set(before.pending)):
+            # A new phase, or a seat that now has to act in this one (a team's designated seat
+            # passed the giving to its partner): bots decide on this state, in which they can.
             self.phase_start = self.state
 
     def apply(self, event: Mapping[str, Any]) -> None:
@@ -322,8 +325,9 @@ def decide_bot(agent: Agent, seed: int, seat: int, decision: int,
     """The event of a bot's move: ``seat``'s decision number ``decision`` in game ``seed``.
 
     Deterministic: the agent sees the seat's view of ``phase_state`` (the state at the start of
-    the phase) and gets the generator :func:`bot_generator` of this decision, whatever happened
-    since the phase began and whenever it is asked. An agent that raises or returns an illegal
+    the phase, or, in a team game, just after its partner passed it the giving: see
+    :meth:`Session.commit`) and gets the generator :func:`bot_generator` of this decision,
+    whatever happened since and whenever it is asked. An agent that raises or returns an illegal
     move is recorded as a failure and the rules-defined fallback move is made in its name (the
     seat scores nothing that round). Pure: safe to run in a worker thread.
 

@@ -75,6 +75,26 @@ def test_team_moves_the_rules_refuse_are_refused_over_the_api(client: TestClient
     assert state["game"]["my_cards"] == [] and state["game"]["can_pass"] is False
 
 
+def test_a_bot_whose_partner_passes_gives_its_teams_card(client: TestClient) -> None:
+    """Bea (seat 1) passes the giving to her partner, a bot (seat 4). The bot decided on the
+    phase's first state, in which it had nothing to do, so its move was refused and its team
+    forfeited the round; a pass now starts the bot's decision afresh."""
+    from tests.web.conftest import manager_of
+
+    made, ann = create(client, **TEAMS, seed=2)
+    bea = join(client, made["invite"], "Bea")
+    ann.send({"type": "start"})
+    game = ann.wait_turn()["game"]
+    assert ann.send({"type": "tell", "card": game["hand"][0], "clue": "a tide"}).status_code == 200
+    assert bea.wait_turn()["game"]["can_pass"] is True
+    assert bea.send({"type": "play", "cards": []}).status_code == 200
+    bea.wait(lambda s: s["game"]["phase"] != "play")
+    session = manager_of(client).tables[made["table_id"]].session
+    assert session is not None
+    assert [failure for failure in session.failures if failure.seat == 4] == []
+    assert len(session.state.played[4]) == 1 and session.state.played[1] == ()
+
+
 def test_party_moves_over_the_api(client: TestClient) -> None:
     _made, ann = create(client, **PARTY, seed=4)
     ann.send({"type": "start"})
