@@ -326,6 +326,7 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
         session = self._playing(table)
         if session.controllers[seat] == "human":
             raise WebError(409, "you already play your seat")
+        self.check_time_left(table, seat)
         await self._control(table, seat, "human", "reclaimed")
 
     async def _control(self, table: Table, seat: int, to: str, reason: str) -> None:

@@ -45,6 +45,9 @@ class Table:
     phase_key: tuple[int, str] | None = None
     deadlines: dict[int, float] = field(default_factory=dict)
     """Per seat that must act, the loop time its move timer runs out."""
+    phase_deadlines: dict[int, float] = field(default_factory=dict)
+    """Per seat, the deadline its person was given in this phase (``phase_key``): taking the
+    seat back from a bot keeps it, rather than starting the timer afresh."""
     timer_tasks: dict[int, asyncio.Task[None]] = field(default_factory=dict)
     reveal_round: int | None = None
     """The newest revealed round, and when (loop time) it was revealed."""

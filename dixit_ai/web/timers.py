@@ -4,6 +4,8 @@
   while they read a reveal they have not dismissed: then it starts when they dismiss it (a
   ``seen`` message), or at the latest ``reveal_seconds`` after the reveal (the page shows that
   countdown and moves on by itself).
+- A seat has one timer per phase: a person who takes the seat back from a bot keeps what was
+  left of it, and cannot take it back at all once it has run out, until the bot has moved.
 - Only that person is told their remaining time, always for the phase now under way (timers are
   set before the state is sent).
 - A person disconnected for longer than the table's ``leave_grace`` is replaced by a bot.
@@ -41,6 +43,7 @@ class TimersMixin:
         if key != table.phase_key:
             table.phase_key = key
             table.deadlines.clear()
+            table.phase_deadlines.clear()
             for task in table.timer_tasks.values():
                 task.cancel()
             table.timer_tasks.clear()
@@ -57,7 +60,9 @@ class TimersMixin:
                 table.timer_tasks[seat] = loop.create_task(self._after_reading(table, seat,
                                                                                key, wake))
                 continue
-            table.deadlines[seat] = now + timer
+            # One timer per seat and phase: a person who takes the seat back from a bot (after
+            # leaving, or after the timer ran out) keeps what is left of it.
+            table.deadlines[seat] = table.phase_deadlines.setdefault(seat, now + timer)
             table.timer_tasks[seat] = loop.create_task(self._expire(table, seat, key))
 
     async def _after_reading(self, table: Table, seat: int, key: tuple[int, str],
@@ -82,6 +87,26 @@ class TimersMixin:
             table.deadlines.pop(seat, None)
             if seat in session.human_seats_to_act():
                 await self._control(table, seat, "bot", "timeout")  # type: ignore[attr-defined]
+
+    def check_time_left(self, table: Table, seat: int) -> None:
+        """Refuse to give ``seat`` back to its person while its move time for this phase has run
+        out (the bot that took over moves first; otherwise taking the seat back, again and
+        again, would stall the game).
+
+        Raises:
+            WebError: 409, the time has run out.
+        """
+        session = table.session
+        if session is None or table.config.move_timer is None:
+            return
+        key = (session.state.round, session.state.phase.value)
+        deadline = table.phase_deadlines.get(seat)
+        if (key == table.phase_key and deadline is not None and seat in session.state.pending
+                and asyncio.get_running_loop().time() >= deadline):
+            from dixit_ai.web.config import WebError
+
+            raise WebError(409, "your move time for this phase ran out: a bot moves for you; "
+                                "take your seat back once it has")
 
     def seen(self, table: Table, seat: int, round_number: Any) -> None:
         """``seat``'s person dismissed the reveal of ``round_number``: their timer may start."""

@@ -322,6 +322,38 @@ def test_the_move_timer_hands_a_slow_seat_to_a_bot(client: TestClient) -> None:
     assert record.final_scores == final["game"]["scores"]
 
 
+def test_taking_a_seat_back_does_not_restart_its_move_timer(
+        app_factory: Callable[..., TestClient]) -> None:
+    """A person whose time ran out could take the seat back before the bot moved and get a
+    fresh timer, again and again (so could one who left and came back): the game stalled. The
+    move timer is now one per seat and phase: taking the seat back keeps what is left of it, and
+    once it has run out the seat stays with the bot until the bot has moved."""
+    client = app_factory(bot_delay=3.0)  # the bot waits before it moves: time to come back
+    _made, ann = create(client, seats=3, bots=["random", "random"], move_timer=1,
+                        score_limit=9)
+    ann.send({"type": "start"})
+    assert ann.wait_turn()["game"]["phase"] == "tell"
+    ann.wait(lambda s: s["you"]["controller"] == "bot", timeout=5)  # her time ran out
+    response = ann.send({"type": "reclaim"})
+    assert response.status_code == 409, response.json()
+    assert "move time for this phase ran out" in response.json()["error"]
+    assert ann.state()["you"]["controller"] == "bot"
+
+
+def test_leaving_and_coming_back_keeps_what_is_left_of_the_timer(
+        app_factory: Callable[..., TestClient]) -> None:
+    client = app_factory(bot_delay=3.0)
+    _made, ann = create(client, seats=3, bots=["random", "random"], move_timer=4,
+                        score_limit=9)
+    ann.send({"type": "start"})
+    assert 3.5 < ann.wait_turn()["you"]["deadline_in"] <= 4
+    time.sleep(1.5)
+    assert ann.send({"type": "leave"}).status_code == 200
+    assert ann.send({"type": "reclaim"}).status_code == 200
+    state = ann.state()
+    assert state["you"]["controller"] == "human" and 0 < state["you"]["deadline_in"] <= 2.6
+
+
 def test_a_disconnected_person_is_replaced_after_the_grace(client: TestClient) -> None:
     made, ann = create(client, leave_grace=0.3, score_limit=5)
     with client.websocket_connect("/ws") as socket:
