@@ -18,7 +18,6 @@ from dixit_ai.rules import observe
 from dixit_ai.web.config import WebError
 from dixit_ai.web.fairness import fairness_payload
 from dixit_ai.web.messages import COLOURS, game_payload, public_payload, rules_help
-from dixit_ai.web.store import token_digest
 from dixit_ai.web.table import Table
 
 SPECTATOR = -1
@@ -64,7 +63,7 @@ class HubMixin:
     reveal_seconds: float
     _start_grace: Callable[[Table, int], None]
     reclaim_requests: Callable[[Table, int], list[dict[str, Any]]]
-    _by_token: dict[str, tuple[str, int]]
+    token_opens: Callable[[object, Table, int], bool]
 
     # ------------------------------------------------------------------ sockets
 
@@ -80,8 +79,7 @@ class HubMixin:
             WebError: (401) the token no longer opens ``seat`` of ``table``; nothing changed.
         """
         async with table.lock:
-            if not isinstance(token, str) or self._by_token.get(
-                    token_digest(token)) != (table.id, seat):
+            if not self.token_opens(token, table, seat):
                 raise WebError(401, "this seat token is not valid (it may have been given up)")
             others = table.connections.setdefault(seat, set())
             if others:

@@ -199,6 +199,13 @@ class LobbyMixin:
                     "message": "this seat was recovered with its code in another browser"})
         return {"table_id": table.id, "seat": seat, "token": token}
 
+    def token_opens(self, token: object, table: Table, seat: int) -> bool:
+        """Whether ``token`` opens ``seat`` of ``table`` now (checked again under the table's
+        lock by whatever waited for it: a token given up, recovered or given away meanwhile
+        opens nothing)."""
+        return isinstance(token, str) and self._by_token.get(
+            token_digest(token)) == (table.id, seat)
+
     def authenticate(self, token: object) -> tuple[Table, int]:
         """The table and seat of a seat token.
 

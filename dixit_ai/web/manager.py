@@ -49,7 +49,7 @@ from dixit_ai.web.session import (
     action_to_json,
 )
 from dixit_ai.web.social import SOCIAL_TYPES, SocialMixin
-from dixit_ai.web.store import Statement, Store, token_digest
+from dixit_ai.web.store import Statement, Store
 from dixit_ai.web.table import Table
 from dixit_ai.web.timers import TimersMixin
 
@@ -226,8 +226,7 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
         if table.broken:
             raise WebError(503, table.broken)
         async with table.lock:
-            if token is not None and (not isinstance(token, str) or self._by_token.get(
-                    token_digest(token)) != (table.id, seat)):
+            if token is not None and not self.token_opens(token, table, seat):
                 raise WebError(401, "this seat token is no longer valid here")
             before = len(table.session.events) if table.session else None
             table.touch()
