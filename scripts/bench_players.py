@@ -23,7 +23,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -31,7 +31,7 @@ from dixit_ai import play_game
 from dixit_ai.agents import make_agent
 from dixit_ai.match import game_seeds
 from dixit_ai.rules import RuleSet, new_game, observe
-from models.players.cli import check_at_least, parse_args
+from models.players.cli import check_at_least, is_clip_player, parse_args
 
 
 @dataclass
@@ -55,11 +55,9 @@ def check_args(args: Args) -> None:
             ``--pair-clues`` or ``--seed`` below 0 (the message names the flag and its limit);
             an ``--agent`` that is not registered, or not a CLIP player.
     """
-    from dixit_ai.agents.registry import agent_spec
-
     check_at_least(args, (("decisions", 1), ("games", 1), ("simulations", 1),
                           ("pair_clues", 0), ("seed", 0)))
-    if agent_spec(args.agent).entry_point != "models.players:ClipAgent":
+    if not is_clip_player(args.agent):
         raise ValueError(f"--agent {args.agent} is not a CLIP player: it has no embeddings to "
                          "time")
 
@@ -78,11 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         overrides["vocabulary_size"] = 300
         args.decisions, args.games = 2, 1
     agent = make_agent(args.agent, **overrides)
-    resources: Any = getattr(agent, "resources", None)  # loads the embedder and embeddings
-    if resources is None:
-        print(f"error: {args.agent} is not a CLIP player: it has no embeddings to time",
-              file=sys.stderr)
-        return 2
+    resources: Any = cast(Any, agent).resources  # a clip player: loads its embedder, embeddings
     rules = RuleSet.edition("refresh-2021")
 
     views = []

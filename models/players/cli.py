@@ -144,6 +144,20 @@ def check_table_agents(edition: str, agents: Sequence[str], deck: str,
             raise ValueError(f"--agents {name}: {error}") from None
 
 
+CLIP_ENTRY_POINT = "models.players:ClipAgent"
+
+
+def is_clip_player(name: str) -> bool:
+    """Whether the registry agent ``name`` is a clip player (it has embeddings).
+
+    Raises:
+        ValueError: no agent of that name (the message lists the registered names).
+    """
+    from dixit_ai.agents.registry import agent_spec
+
+    return agent_spec(name).entry_point == CLIP_ENTRY_POINT
+
+
 def registry_storytellers(names: Sequence[str]) -> list[tuple[str, bool]]:
     """``--also``: registry storytellers, each with whether it is a clip player (a smoke
     budget is for those only).
@@ -152,17 +166,14 @@ def registry_storytellers(names: Sequence[str]) -> list[tuple[str, bool]]:
         SystemExit: a name given twice, or one not registered (the message lists the
             registered names).
     """
-    from dixit_ai.agents.registry import agent_spec
-
     if len(set(names)) != len(names):
         raise SystemExit(f"error: --also names a storyteller twice: {list(names)}")
     out = []
     for name in names:
         try:
-            spec = agent_spec(name)
+            out.append((name, is_clip_player(name)))
         except ValueError as error:
             raise SystemExit(f"error: --also: {error}") from None
-        out.append((name, spec.entry_point == "models.players:ClipAgent"))
     return out
 
 
