@@ -55,10 +55,12 @@ def parse_args() -> Args:
     args = Args(**vars(parser.parse_args()))
     # Refused here (exit 2, the flag and its limit named), not as a traceback part-way or a
     # count quietly taken as another.
-    for flag, value, least in (("--cards", args.cards, 1), ("--width", args.width, 1),
-                               ("--repeats", args.repeats, 1), ("--seed", args.seed, 0)):
-        if value < least:
-            parser.error(f"{flag} must be at least {least}, not {value}")
+    from dixit_ai.cli.common import check_at_least
+
+    try:
+        check_at_least(args, (("cards", 1), ("width", 1), ("repeats", 1), ("seed", 0)))
+    except ValueError as error:
+        parser.error(str(error))
     return args
 
 

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from dixit_ai.agents import RandomAgent
-from dixit_ai.cli.common import check_out_file
+from dixit_ai.cli.common import check_at_least, check_out_file
 from dixit_ai.match import decide, game_seeds, game_streams
 from dixit_ai.rules import RuleSet, apply_action, new_game, observe
 from envs import dixit_v0
@@ -203,32 +203,30 @@ def learner_table(steps: int, seed: int, clip_steps: int) -> list[dict[str, Any]
     return rows
 
 
-def check_args(parser: argparse.ArgumentParser,
-               args: argparse.Namespace) -> list[tuple[str, int]]:
-    """The cells to measure, each ``(edition, players)``; bad settings are refused before
-    anything runs (exit 2, the flag and its limit named): a count below 1, a cell that is not
-    ``EDITION:PLAYERS`` of a known edition and a player count it allows (found only when its
-    row came, after the rows before it), a ``--json`` file that cannot be written (found only
-    after every row was measured)."""
+def check_args(args: argparse.Namespace) -> list[tuple[str, int]]:
+    """The cells to measure, each ``(edition, players)``, with the settings checked before
+    anything runs.
+
+    Raises:
+        ValueError: a count below 1, a cell that is not ``EDITION:PLAYERS`` of a known edition
+            and a player count it allows (found only when its row came, after the rows before
+            it), a ``--json`` file that cannot be written (found only after every row was
+            measured); the message names the flag and its limit.
+    """
     if args.json:
-        try:
-            check_out_file(Path(args.json), "--json")
-        except ValueError as error:
-            parser.error(str(error))
+        check_out_file(Path(args.json), "--json")
     if args.learner:
         return []
-    for flag, value in (("--games", args.games), ("--repeats", args.repeats)):
-        if value < 1:
-            parser.error(f"{flag} must be at least 1, not {value}")
+    check_at_least(args, (("games", 1), ("repeats", 1)))
     cells = []
     for cell in args.cells:
         edition, colon, players = cell.partition(":")
         if not colon or not players.strip().isdigit():
-            parser.error(f"--cells {cell!r}: write EDITION:PLAYERS, e.g. refresh-2021:4")
+            raise ValueError(f"--cells {cell!r}: write EDITION:PLAYERS, e.g. refresh-2021:4")
         try:
             RuleSet.edition(edition).check_players(int(players))
         except ValueError as error:
-            parser.error(f"--cells {cell}: {error}")
+            raise ValueError(f"--cells {cell}: {error}") from None
         cells.append((edition, int(players)))
     return cells
 
@@ -248,7 +246,10 @@ def main() -> None:
     parser.add_argument("--clip-steps", type=int, default=300,
                         help="learner steps with clip-greedy opponents (slow)")
     args = parser.parse_args()
-    cells = check_args(parser, args)
+    try:
+        cells = check_args(args)
+    except ValueError as error:
+        parser.error(str(error))  # exit 2, nothing measured
 
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core

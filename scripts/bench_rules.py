@@ -31,7 +31,7 @@ import numpy as np
 
 from dixit_ai import play_game
 from dixit_ai.agents import RandomAgent
-from dixit_ai.cli.common import check_out_file
+from dixit_ai.cli.common import check_at_least, check_out_file
 from dixit_ai.match import game_seeds
 from dixit_ai.rules import EDITIONS, RuleSet
 
@@ -170,27 +170,26 @@ def batched_rows(args: argparse.Namespace) -> list[dict[str, object]]:
     return rows
 
 
-def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """Refuse settings the benchmark cannot measure (exit 2, the flag and its limit named),
-    before anything runs: a count below 1, a player count that no chosen edition allows (a row
-    of no edition would leave the table empty), a ``--json`` file that cannot be written (found
-    only after every row was measured, it lost them all)."""
-    for flag, value in (("--games", args.games), ("--repeats", args.repeats)):
-        if value < 1:
-            parser.error(f"{flag} must be at least 1, not {value}")
+def check_args(args: argparse.Namespace) -> None:
+    """Refuse settings the benchmark cannot measure, before anything runs.
+
+    Raises:
+        ValueError: a count below 1, a player count that no chosen edition allows (a row of no
+            edition would leave the table empty), a ``--json`` file that cannot be written
+            (found only after every row was measured, it lost them all); the message names the
+            flag and its limit.
+    """
+    check_at_least(args, (("games", 1), ("repeats", 1)))
     if not args.batched_only:
         ranges = {e: RuleSet.edition(e) for e in args.editions}
         for n in args.players:
             if not any(r.min_players <= n <= r.max_players for r in ranges.values()):
                 allowed = ", ".join(f"{e} {r.min_players}-{r.max_players}"
                                     for e, r in ranges.items())
-                parser.error(f"--players {n}: no chosen edition is for {n} players "
-                             f"({allowed})")
+                raise ValueError(f"--players {n}: no chosen edition is for {n} players "
+                                 f"({allowed})")
     if args.json:
-        try:
-            check_out_file(Path(args.json), "--json")
-        except ValueError as error:
-            parser.error(str(error))
+        check_out_file(Path(args.json), "--json")
 
 
 def main() -> None:
@@ -209,7 +208,10 @@ def main() -> None:
     parser.add_argument("--no-variants", action="store_true",
                         help="skip the Team Dixit and Dixit Party rows")
     args = parser.parse_args()
-    check_args(parser, args)
+    try:
+        check_args(args)
+    except ValueError as error:
+        parser.error(str(error))  # exit 2, nothing measured
 
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core

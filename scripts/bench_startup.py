@@ -109,8 +109,12 @@ def main() -> None:
     parser.add_argument("--agent", default="clip-greedy",
                         help="the registry storyteller (default clip-greedy)")
     args = parser.parse_args()
-    if args.repeat < 1:
-        parser.error(f"--repeat must be at least 1, not {args.repeat}")
+    from dixit_ai.cli.common import check_at_least
+
+    try:
+        check_at_least(args, (("repeat", 1),))
+    except ValueError as error:
+        parser.error(str(error))
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores{load_average()}; "
           f"{args.agent} storyteller, 5 players, refresh-2021")
     run_case(None, agent=args.agent)  # warms the machine's cache (and the OS's file cache)

@@ -114,6 +114,19 @@ def failure_status(failures: int, on_failure: str, *, chosen: bool) -> int:
     return EXIT_OK
 
 
+def check_at_least(args: Any, least: Iterable[tuple[str, float]]) -> None:
+    """Refuse the first of ``args``' settings below its least value, naming it as a flag.
+
+    Raises:
+        ValueError: ``--flag-name must be at least N, not V``.
+    """
+    for name, smallest in least:
+        value = getattr(args, name)
+        if value < smallest:
+            raise ValueError(f"--{name.replace('_', '-')} must be at least {smallest:g}, not "
+                             f"{value}")
+
+
 def check_out_file(path: Path, option: str = "--out") -> None:
     """Refuse an output file that cannot be written, before anything runs or is created.
 

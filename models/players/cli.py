@@ -22,9 +22,11 @@ import runpy
 import sys
 import types
 import typing
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
+
+from dixit_ai.cli.common import check_at_least as check_at_least  # re-exported for the scripts
 
 T = TypeVar("T")
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
@@ -93,19 +95,6 @@ def refuse_bad_population_options(aim: str, temperature_scale: float,
         raise SystemExit(str(error)) from None
     if tolerance is not None and not tolerance >= 0:
         raise SystemExit(f"--tolerance must be at least 0, not {tolerance}")
-
-
-def check_at_least(args: Any, least: Iterable[tuple[str, float]]) -> None:
-    """Refuse the first of ``args``' settings below its least value, naming it as a flag.
-
-    Raises:
-        ValueError: ``--flag-name must be at least N, not V``.
-    """
-    for name, smallest in least:
-        value = getattr(args, name)
-        if value < smallest:
-            raise ValueError(f"--{name.replace('_', '-')} must be at least {smallest:g}, not "
-                             f"{value}")
 
 
 def check_positive(args: Any, name: str) -> None:
