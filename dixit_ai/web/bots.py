@@ -280,8 +280,10 @@ class BotsMixin:
             raise
         except Exception as error:  # never a table silently stuck: it says why it stopped
             log.exception("table %s: the bots stopped", table.id)
-            table.broken = (f"the bots stopped at this table ({type(error).__name__}: {error}); "
-                            "the game cannot go on. The server log has the details.")
+            # Everyone at the table sees this: the error's text stays in the server log, since
+            # it can name hidden cards (a rules error about a hand does).
+            table.broken = (f"the bots stopped at this table ({type(error).__name__}); the "
+                            "game cannot go on. The server log has the details.")
             self._broadcast(table)
 
     async def _describe_bots(self, table: Table) -> list[dict[str, Any]]:

@@ -94,7 +94,9 @@ class PersistenceMixin:
                 table.session.apply(event)
         except Exception as error:  # a damaged database: keep serving the other tables
             log.exception("table %s cannot be restored", stored.id)
-            table.broken = f"this table could not be restored: {error}"
+            # Its text stays in the server log: it can name hidden cards.
+            table.broken = (f"this table could not be restored ({type(error).__name__}); the "
+                            "server log has the details.")
         if table.session is not None and table.session.state.results:
             table.reveal_round = table.session.state.results[-1].round
             table.reveal_at = asyncio.get_running_loop().time()

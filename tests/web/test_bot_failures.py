@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from dixit_ai.agents import RandomAgent, register_agent
 from dixit_ai.replay import replay_record
 from dixit_ai.web.bots import BotMind
+from dixit_ai.web.session import Session
 from tests.web.conftest import create, manager_of, server_offering, simple_move
 from tests.web.playing import play_out, record_of
 
@@ -74,7 +75,8 @@ def test_bots_that_stop_tell_the_table(app_factory: Callable[..., TestClient],
     made, ann = create(client, seats=3, bots=["random", "random"])
 
     def broken_decide(self: Any, *args: Any) -> Any:
-        raise KeyError("a bug in the bots' loop")
+        # An error's text can name hidden cards (as a rules error about a hand does).
+        raise KeyError("a bug in the bots' loop: card 17 is not in seat 2's hand")
 
     monkeypatch.setattr(BotMind, "decide", broken_decide)
     with caplog.at_level(logging.ERROR, logger="dixit_ai.web"):
@@ -85,7 +87,38 @@ def test_bots_that_stop_tell_the_table(app_factory: Callable[..., TestClient],
             state = ann.wait(lambda s: s["table"]["broken"] is not None)
     assert "the bots stopped" in state["table"]["broken"]
     assert "KeyError" in state["table"]["broken"]
+    assert "card 17" not in state["table"]["broken"]  # what everyone sees names no card
+    assert "card 17" in caplog.text  # the server log keeps the details
     assert manager_of(client).tables[made["table_id"]].broken == state["table"]["broken"]
     assert "the bots stopped" in caplog.text
     response = ann.send({"type": "leave"})
     assert response.status_code == 503 and "the bots stopped" in response.json()["error"]
+
+
+def test_a_table_that_cannot_be_restored_names_no_card(app_factory: Callable[..., TestClient],
+                                                       monkeypatch: pytest.MonkeyPatch,
+                                                       caplog: pytest.LogCaptureFixture) -> None:
+    """A damaged event log marks its table broken on restart; the message everyone at the
+    table sees says so without the error's text, which can name a hand's cards."""
+    client = app_factory("damaged.sqlite3")
+    made, ann = create(client, seats=3, bots=["random", "random"])
+    ann.send({"type": "start"})
+    state = ann.wait(lambda s: s["game"] is not None)
+    if 0 in state["game"]["pending"]:
+        ann.send(simple_move(state["game"]))
+    ann.wait(lambda s: s["event"] >= 2)  # a move after the start, to replay on restart
+    client.__exit__(None, None, None)
+
+    def damaged(self: Any, event: Any) -> Any:
+        raise ValueError("card 17 is not in seat 2's hand")
+
+    monkeypatch.setattr(Session, "apply", damaged)
+    with caplog.at_level(logging.ERROR, logger="dixit_ai.web"):
+        again = app_factory("damaged.sqlite3")
+    broken = manager_of(again).tables[made["table_id"]].broken
+    assert broken is not None and "could not be restored" in broken
+    assert "card 17" not in broken
+    assert "card 17" in caplog.text
+    response = again.post("/api/action", json={"type": "leave"},
+                          headers={"X-Seat-Token": made["token"]})
+    assert response.status_code == 503 and "card 17" not in response.text
