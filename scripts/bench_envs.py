@@ -22,6 +22,10 @@ opponents), for ``clip-greedy`` opponents, and for the fast embedding opponents 
 with ``embedding`` observations (flat ``float32``, one ``Discrete`` action), and the
 embedding/ids per-step cost ratio (target: at most 2x; >= 1,000 learner steps/s).
 
+Then one line per target (met, MISSED, or not judged on a run smaller than the defaults: fewer
+games per cell, fewer learner steps); exit status 1 if a target was missed or the three ways
+disagree on a game's scores (:mod:`dixit_ai.cli.targets`), 2 on bad input.
+
     python scripts/bench_envs.py                  # the default cells
     python scripts/bench_envs.py --games 50 --cells refresh-2021:4 odyssey-2024:8 --json out.json
     python scripts/bench_envs.py --learner --learner-steps 5000  # learner steps/s
@@ -42,6 +46,7 @@ import numpy as np
 
 from dixit_ai.agents import RandomAgent
 from dixit_ai.cli.common import check_at_least, check_out_file
+from dixit_ai.cli.targets import Targets, too_small
 from dixit_ai.match import decide, game_seeds, game_streams
 from dixit_ai.rules import RuleSet, apply_action, new_game, observe
 from envs import dixit_v0
@@ -49,6 +54,18 @@ from envs.agent_player import AgentPlayer
 
 DECK = list(range(84))
 CELLS = ("refresh-2021:4", "refresh-2021:3", "original-2008:5", "odyssey-2011:7", "odyssey-2024:8")
+GAMES = 100
+"""Games per cell by default, and the least that judges the overhead target."""
+LEARNER_STEPS = 5000
+"""Learner steps per configuration by default, and the least that judges the learner targets."""
+TARGET_AEC_OVERHEAD = 2.0
+"""The AEC environment's time over the raw engine's, per decision, at most."""
+TARGET_EMBEDDING_COST_RATIO = 2.0
+"""Per-step CPU cost of embedding observations over flat ids (embedding opponents), at most."""
+TARGET_LEARNER_STEPS_PER_S = 1000.0
+"""Learner steps/s of embedding observations with embedding opponents, at least."""
+EMBEDDING_ROWS = ("embedding obs, embedding opponents",
+                  "embedding obs (PCA 32), embedding opponents")
 
 
 def raw_games(edition: str, n: int, seeds: list[int]) -> tuple[list[list[int]], int, int]:
@@ -125,7 +142,8 @@ def measure(edition: str, n: int, games: int, seed: int, repeats: int) -> dict[s
     (raw_finals, decisions, _), (aec_finals, _, aec_steps), (par_finals, _, par_steps) = (
         results["raw"], results["aec"], results["parallel"])
     if not raw_finals == aec_finals == par_finals:
-        raise AssertionError(f"{edition} {n}p: the three ways disagree on final scores")
+        raise SystemExit(f"FAILED: {edition} {n} players: the raw engine, AEC and Parallel "
+                         "disagree on the games' final scores")
     raw_s, aec_s, par_s = best["raw"], best["aec"], best["parallel"]
     return {
         "edition": edition, "players": n, "games": games, "decisions": decisions,
@@ -183,8 +201,10 @@ def _random_action(env: Any, rng: np.random.Generator) -> Any:
     return {"card": index, "clue": int(rng.integers(len(env.table.core.vocab or ())))}
 
 
-def learner_table(steps: int, seed: int, clip_steps: int) -> list[dict[str, Any]]:
-    """Learner steps/s of every :data:`LEARNER_CONFIGS` row, and the embedding/ids ratio."""
+def learner_table(steps: int, seed: int, clip_steps: int,
+                  targets: Targets) -> list[dict[str, Any]]:
+    """Learner steps/s of every :data:`LEARNER_CONFIGS` row, and the embedding/ids ratio,
+    judged in ``targets``."""
     rows: list[dict[str, Any]] = []
     for name, config in LEARNER_CONFIGS.items():
         count = clip_steps if "clip" in name else steps
@@ -195,11 +215,19 @@ def learner_table(steps: int, seed: int, clip_steps: int) -> list[dict[str, Any]
               f"({count} steps)", flush=True)
     rates = {row["configuration"]: row["learner_steps_per_cpu_s"] for row in rows}
     ids = rates["ids obs (flat), embedding opponents"]
-    for name in ("embedding obs, embedding opponents",
-                 "embedding obs (PCA 32), embedding opponents"):
-        ratio = ids / rates[name]
-        print(f"per-step CPU cost, {name} / ids (flat): {ratio:.2f}x")
-        rows.append({"configuration": f"cost ratio: {name} / ids", "ratio": ratio})
+    unjudged = too_small("learner steps", steps, LEARNER_STEPS)
+    ratios = {}
+    for name in EMBEDDING_ROWS:
+        ratios[name] = ids / rates[name]
+        print(f"per-step CPU cost, {name} / ids (flat): {ratios[name]:.2f}x")
+        rows.append({"configuration": f"cost ratio: {name} / ids", "ratio": ratios[name]})
+    walls = {row["configuration"]: row["learner_steps_per_s"] for row in rows
+             if "learner_steps_per_s" in row}
+    targets.at_least(f"learner steps/s, {EMBEDDING_ROWS[0]}", walls[EMBEDDING_ROWS[0]],
+                     TARGET_LEARNER_STEPS_PER_S, unit=" steps/s", digits=0, unjudged=unjudged)
+    for name, ratio in ratios.items():
+        targets.at_most(f"per-step CPU cost, {name} / ids (flat)", ratio,
+                        TARGET_EMBEDDING_COST_RATIO, unit="x", unjudged=unjudged)
     return rows
 
 
@@ -231,9 +259,9 @@ def check_args(args: argparse.Namespace) -> list[tuple[str, int]]:
     return cells
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=100, help="games per cell")
+    parser.add_argument("--games", type=int, default=GAMES, help="games per cell")
     parser.add_argument("--repeats", type=int, default=3, help="runs per measurement; the best")
     parser.add_argument("--cells", nargs="*", default=list(CELLS),
                         help="edition:players pairs")
@@ -241,11 +269,11 @@ def main() -> None:
     parser.add_argument("--json", default=None, help="also write the table here")
     parser.add_argument("--learner", action="store_true",
                         help="measure learner steps/s of dixit_ai/Dixit-v0 instead")
-    parser.add_argument("--learner-steps", type=int, default=5000,
+    parser.add_argument("--learner-steps", type=int, default=LEARNER_STEPS,
                         help="learner steps per configuration")
     parser.add_argument("--clip-steps", type=int, default=300,
                         help="learner steps with clip-greedy opponents (slow)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     try:
         cells = check_args(args)
     except ValueError as error:
@@ -253,15 +281,16 @@ def main() -> None:
 
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})  # one core
+    targets = Targets()
     if args.learner:
         print(f"python {platform.python_version()} on {platform.machine()}, one core, "
               f"dixit_ai/Dixit-v0, refresh-2021, 4 players, dream deck, default embedder; "
               f"load average {os.getloadavg()[0]:.1f}")
-        rows = learner_table(args.learner_steps, args.seed, args.clip_steps)
+        rows = learner_table(args.learner_steps, args.seed, args.clip_steps, targets)
         if args.json:
             with open(args.json, "w", encoding="utf-8") as out:
                 json.dump(rows, out, indent=2)
-        return
+        return targets.report()
     print(f"python {platform.python_version()} on {platform.machine()}, one core, "
           f"{args.games} games per cell, best of {args.repeats}")
     print(f"{'edition':<14} {'n':>2} {'raw dec/s':>10} {'AEC steps/s':>12} {'AEC dec/s':>10} "
@@ -275,10 +304,15 @@ def main() -> None:
               f"{row['parallel_steps_per_s']:>12,.0f} {row['parallel_decisions_per_s']:>10,.0f} "
               f"{row['aec_overhead']:>6.2f} {row['aec_overhead_per_step']:>10.2f} "
               f"{row['parallel_overhead']:>6.2f}", flush=True)
+    for row in rows:
+        targets.at_most(f"AEC overhead per decision, {row['edition']} {row['players']} players",
+                        row["aec_overhead"], TARGET_AEC_OVERHEAD, unit="x",
+                        unjudged=too_small("games per cell", args.games, GAMES))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as out:
             json.dump(rows, out, indent=2)
+    return targets.report()
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

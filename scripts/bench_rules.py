@@ -12,6 +12,10 @@ conversion is timed on its own row), games restarting as they end; then learner 
 :class:`envs.vector.DixitVectorEnv` with embedding opponents (targets: 500,000 rounds/s and
 50,000 learner steps/s).
 
+Then one line per target (met, MISSED, or not judged on a run smaller than the defaults: fewer
+games per cell, fewer parallel games or seconds per batched row); exit status 1 if a target was
+missed (:mod:`dixit_ai.cli.targets`), 2 on bad input.
+
     python scripts/bench_rules.py                 # every edition, 3-6 players, then batched
     python scripts/bench_rules.py --games 50 --players 5 --json bench.json
     python scripts/bench_rules.py --batched-only --seconds 5
@@ -32,6 +36,7 @@ import numpy as np
 from dixit_ai import play_game
 from dixit_ai.agents import RandomAgent
 from dixit_ai.cli.common import check_at_least, check_out_file
+from dixit_ai.cli.targets import Targets, too_small
 from dixit_ai.match import game_seeds
 from dixit_ai.rules import EDITIONS, RuleSet
 
@@ -42,6 +47,19 @@ VARIANT_ROWS: tuple[tuple[str, int, dict[str, object]], ...] = (
     ("odyssey-2011", 8, {"mode": "party"}),
 )
 """The Team Dixit and Dixit Party rows (each game: every player tells once)."""
+
+GAMES = 200
+"""Games per scalar cell by default, and the least that judges the scalar target."""
+BATCHED_GAMES = 1000
+"""Parallel games of the batched rows by default, and the least that judges their targets."""
+SECONDS = 3.0
+"""Seconds per batched row by default, and the least that judges their targets."""
+TARGET_ROUNDS_PER_S = 5_000.0
+"""Scalar engine and match runner, 5 players, one core."""
+TARGET_BATCHED_ROUNDS_PER_S = 500_000.0
+"""Batched engine, 1,000 parallel refresh-2021 5-player games, one core."""
+TARGET_LEARNER_STEPS_PER_S = 50_000.0
+"""DixitVectorEnv with embedding opponents, 1,000 envs, one core."""
 
 
 def measure(edition: str, n_players: int, games: int, seed: int, repeats: int,
@@ -141,8 +159,10 @@ def measure_vector_env(n_envs: int, seconds: float, seed: int) -> dict[str, floa
             "steps_per_cpu_s": steps / cpu_elapsed, "seconds": elapsed}
 
 
-def batched_rows(args: argparse.Namespace) -> list[dict[str, object]]:
-    """The batched engine's rows: printed, and returned for --json."""
+def batched_rows(args: argparse.Namespace, targets: Targets) -> list[dict[str, object]]:
+    """The batched engine's rows: printed, judged in ``targets``, and returned for --json."""
+    unjudged = (too_small("parallel games", args.batched_games, BATCHED_GAMES)
+                or too_small("seconds per row", args.seconds, SECONDS))
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"\nbatched engine: {args.batched_games:,} parallel refresh-2021 5-player games, "
           f"batched random agents, one core, legality checks on, {args.seconds:.0f} s per row "
@@ -154,7 +174,10 @@ def batched_rows(args: argparse.Namespace) -> list[dict[str, object]]:
         print(f"  {label:<20} {cell['rounds_per_s']:>11,.0f} rounds/s  "
               f"({cell['rounds_per_cpu_s']:,.0f} per CPU second, "
               f"{cell['games_per_s']:,.0f} games/s, {cell['rounds_per_game']:.1f} rounds/game)"
-              f"  target 500,000", flush=True)
+              f"  target {TARGET_BATCHED_ROUNDS_PER_S:,.0f}", flush=True)
+        targets.at_least(f"batched engine rounds/s, {label}", cell["rounds_per_s"],
+                         TARGET_BATCHED_ROUNDS_PER_S, unit=" rounds/s", digits=0,
+                         unjudged=unjudged)
         rows.append({"engine": "batched", "records": record, **cell})
         if record:
             print(f"  {'GameRecord building':<20} {cell['record_rounds_per_s']:>11,.0f} rounds/s "
@@ -165,7 +188,9 @@ def batched_rows(args: argparse.Namespace) -> list[dict[str, object]]:
     print(f"  {'vector env':<20} {cell['steps_per_s']:>11,.0f} learner steps/s "
           f"({cell['steps_per_cpu_s']:,.0f} per CPU second, {cell['env_steps_per_s']:,.0f} "
           f"counting env.step alone; embedding opponents, {args.batched_games:,} envs)"
-          f"  target 50,000", flush=True)
+          f"  target {TARGET_LEARNER_STEPS_PER_S:,.0f}", flush=True)
+    targets.at_least("vector env learner steps/s", cell["steps_per_s"],
+                     TARGET_LEARNER_STEPS_PER_S, unit=" steps/s", digits=0, unjudged=unjudged)
     rows.append({"engine": "vector-env", **cell})
     return rows
 
@@ -192,22 +217,23 @@ def check_args(args: argparse.Namespace) -> None:
         check_out_file(Path(args.json), "--json")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=200, help="games per measurement")
+    parser.add_argument("--games", type=int, default=GAMES, help="games per measurement")
     parser.add_argument("--repeats", type=int, default=3, help="runs per cell; the best counts")
     parser.add_argument("--editions", nargs="*", default=list(EDITIONS), choices=EDITIONS)
     parser.add_argument("--players", type=int, nargs="*", default=[3, 4, 5, 6])
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", default=None, help="also write the table here")
-    parser.add_argument("--batched-games", type=int, default=1000,
+    parser.add_argument("--batched-games", type=int, default=BATCHED_GAMES,
                         help="parallel games of the batched rows")
-    parser.add_argument("--seconds", type=float, default=3.0, help="seconds per batched row")
+    parser.add_argument("--seconds", type=float, default=SECONDS,
+                        help="seconds per batched row")
     parser.add_argument("--batched-only", action="store_true", help="only the batched rows")
     parser.add_argument("--no-batched", action="store_true", help="skip the batched rows")
     parser.add_argument("--no-variants", action="store_true",
                         help="skip the Team Dixit and Dixit Party rows")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     try:
         check_args(args)
     except ValueError as error:
@@ -220,6 +246,7 @@ def main() -> None:
           f"{args.games} games per cell, best of {args.repeats} (load average {load:.1f} on "
           f"{os.cpu_count()} cores; rounds/CPU s counts this process's CPU time only)")
     rows: list[dict[str, object]] = []
+    targets = Targets()
     if args.batched_only:
         args.editions = []
     else:
@@ -235,6 +262,10 @@ def main() -> None:
             print(f"{edition:<20} {n:>7} {cell['rounds_per_s']:>10,.0f} "
                   f"{cell['games_per_s']:>9,.1f} {cell['rounds_per_game']:>12.1f} "
                   f"{cell['rounds_per_cpu_s']:>13,.0f}", flush=True)
+            if n == 5:
+                targets.at_least(f"rounds/s, {edition} 5 players", cell["rounds_per_s"],
+                                 TARGET_ROUNDS_PER_S, unit=" rounds/s", digits=0,
+                                 unjudged=too_small("games per cell", args.games, GAMES))
     if not (args.batched_only or args.no_variants):
         for edition, n, overrides in VARIANT_ROWS:
             label = "teams" if overrides.get("teams") else "party"
@@ -244,11 +275,12 @@ def main() -> None:
                   f"{cell['games_per_s']:>9,.1f} {cell['rounds_per_game']:>12.1f} "
                   f"{cell['rounds_per_cpu_s']:>13,.0f}", flush=True)
     if not args.no_batched:
-        rows.extend(batched_rows(args))
+        rows.extend(batched_rows(args, targets))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as out:
             json.dump(rows, out, indent=2)
+    return targets.report()
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -7,6 +7,11 @@ start to exit (Python start, imports, preparing the agents' embeddings, starting
 games, report), after one short warm-up tournament that fills the embedding caches. The runs'
 ``games.jsonl`` must be identical, byte for byte (seeds are per game).
 
+The figures come first, then one line per target and game count: met, MISSED, or not judged
+(fewer than 40 games: start-up is most of such a run; one worker count: no speed-up). Exit status
+1 if a target was missed, a tournament failed or the records differ
+(:mod:`dixit_ai.cli.targets`), 2 on bad input.
+
     python scripts/bench_tournament.py --games 40       # the speed-up (about 1 min)
     python scripts/bench_tournament.py --games 40,500   # and the 500-game run (~10 min)
 """
@@ -24,7 +29,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from dixit_ai.cli.targets import Targets, too_small
+
 DEFAULT_AGENTS = "clip-greedy,clip-expected,clip-obvious,clip-cryptic"
+JUDGED_GAMES = 40
+"""The least game count that judges the targets (the speed-up's is stated for 40 games)."""
 
 
 @dataclass
@@ -94,7 +103,7 @@ def tournament(args: Args, out: Path, games: int, workers: int) -> tuple[float, 
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     elapsed = time.perf_counter() - started
     if result.returncode != 0:
-        sys.exit(f"{' '.join(command)} failed:\n{result.stdout}\n{result.stderr}")
+        sys.exit(f"FAILED: {' '.join(command)}:\n{result.stdout}\n{result.stderr}")
     (run,) = folder.glob("tournament__*")
     played = re.search(r"played \d+ games in ([0-9.]+) s", result.stderr)
     return elapsed, float(played.group(1)) if played else float("nan"), run
@@ -109,14 +118,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"warm-up: a {args.players}-game tournament fills the caches ...", flush=True)
         warm, _, _ = tournament(args, out / "warm-up", args.players, 1)
         print(f"  {warm:.1f} s")
-        identical = True
+        targets = Targets()
         for games in args.games:
-            identical = bench_games(args, out, games) and identical
-        return 0 if identical else 1
+            bench_games(args, out, games, targets)
+        return targets.report()
 
 
-def bench_games(args: Args, out: Path, games: int) -> bool:
-    """Time one game count with every worker count; print the table; whether records agree."""
+def bench_games(args: Args, out: Path, games: int, targets: Targets) -> None:
+    """Time one game count with every worker count; print the table; judge it in
+    ``targets``."""
     timings: list[tuple[int, float, Path]] = []
     for workers in args.workers:
         print(f"{games} games, {workers} worker(s) ...", flush=True)
@@ -138,16 +148,19 @@ def bench_games(args: Args, out: Path, games: int) -> bool:
     fastest = min(elapsed for _, elapsed, _ in timings)
     minutes = fastest * 500 / games / 60
     print(f"records identical across worker counts: {identical}")
-    print(f"target: 500 games under {args.target_minutes:g} min: "
-          f"{'met' if minutes < args.target_minutes else 'NOT met'} ({minutes:.1f} min"
-          f"{'' if games == 500 else ', extrapolated from ' + str(games)})")
-    if len(timings) > 1:
-        speedup = reference[1] / timings[-1][1]
-        print(f"target: {timings[-1][0]} workers at least {args.target_speedup:g}x "
-              f"faster than {reference[0]}: "
-              f"{'met' if speedup >= args.target_speedup else 'NOT met'} ({speedup:.2f}x)")
     print(flush=True)
-    return identical
+    if not identical:
+        targets.fail(f"{games} games: the records differ across worker counts")
+    unjudged = too_small("games", games, JUDGED_GAMES)
+    fastest_name = f"time of 500 games{'' if games == 500 else f' (from {games} games)'}"
+    targets.below(fastest_name, minutes, args.target_minutes, unit=" min", digits=1,
+                  unjudged=unjudged)
+    name = f"speed-up of {timings[-1][0]} workers over {reference[0]} ({games} games)"
+    if len(timings) > 1:
+        targets.at_least(name, reference[1] / timings[-1][1], args.target_speedup, unit="x",
+                         unjudged=unjudged)
+    else:
+        targets.not_judged(name, "one worker count timed")
 
 
 if __name__ == "__main__":

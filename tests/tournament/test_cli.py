@@ -129,6 +129,7 @@ def test_the_bench_script_runs_small(tmp_path):
          "--agents", "random,b=random", "--players", "4", "--workers", "1,2",
          "--out", str(tmp_path)],
         cwd=root, capture_output=True, text=True, check=False)
-    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.returncode == 0, result.stdout + result.stderr  # 4 games judge no target
     assert "records identical across worker counts: True" in result.stdout
-    assert "speed-up" in result.stdout and "target: 500 games under 10 min" in result.stdout
+    assert "speed-up" in result.stdout
+    assert "target not judged: time of 500 games (from 4 games): 4 games" in result.stdout
