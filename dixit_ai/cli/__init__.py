@@ -1,7 +1,8 @@
 """The ``dixit-ai`` command: one subcommand per job, each with ``--help``.
 
-Every command exits with 0 (done), 1 (it ran and what it checked or played failed), 2 (bad
-input, named in the message; nothing written) or 130 (interrupted): see
+Every command exits with 0 (done), 1 (it ran and what it checked or played failed, or its work
+failed part-way: a full disk, a folder that became unwritable), 2 (bad input, found before any
+work, named in the message; nothing written) or 130 (interrupted): see
 :mod:`dixit_ai.cli.common`.
 """
 
@@ -24,7 +25,15 @@ from dixit_ai.cli import (
     tournament,
     train,
 )
-from dixit_ai.cli.common import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_USAGE, plain
+from dixit_ai.cli.common import (
+    EXIT_BROKEN_PIPE,
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    RUN_ERRORS,
+    RunFailed,
+    plain,
+)
 
 SUBCOMMANDS = (simulate, replay, deck, agents, train, cache, play, serve, bench, tournament)
 
@@ -87,7 +96,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"dixit-ai {args.command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except (ValueError, OSError, ImportError) as error:
+    except RunFailed as error:  # part-way through the work: the run failed
+        print(f"dixit-ai {args.command}: failed: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    except RUN_ERRORS as error:  # before the work (see common.running): bad input
         print(f"dixit-ai {args.command}: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     return status

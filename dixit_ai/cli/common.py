@@ -5,9 +5,10 @@ Exit statuses (the same for every command):
 - ``0`` (:data:`EXIT_OK`): done;
 - ``1`` (:data:`EXIT_FAILED`): the command ran, and what it checked or played failed: a replay
   mismatch, agent failures in the games (unless ``--on-failure forfeit`` was chosen), a game that
-  stopped;
-- ``2`` (:data:`EXIT_USAGE`): bad input (an option, a file, a record, a missing extra); the
-  message names it and nothing was written;
+  stopped; or its work failed part-way (:class:`RunFailed`: a full disk, a folder that became
+  unwritable), the message naming what failed;
+- ``2`` (:data:`EXIT_USAGE`): bad input (an option, a file, a record, a missing extra), found
+  before the work began; the message names it and nothing was written;
 - ``130`` (:data:`EXIT_INTERRUPTED`): interrupted (Ctrl-C);
 - ``141`` (:data:`EXIT_BROKEN_PIPE`): the reader of its output went away (``| head``); it stops
   quietly, as a command killed by SIGPIPE would.
@@ -19,7 +20,9 @@ import argparse
 import os
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +31,11 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
+
+RUN_ERRORS = (OSError, ValueError, ImportError)
+"""The errors a command reports with a message instead of a traceback: bad input (exit 2) when
+raised while its input is checked, a failure of the run (exit 1) once its work has begun (see
+:func:`running`)."""
 
 FAILURES_SHOWN = 5
 """How many agent failures a command prints one by one before giving only their count."""
@@ -163,3 +171,52 @@ def refuse_run_options(args: argparse.Namespace, flags: dict[str, str], what: st
         raise ValueError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to "
                          f"a new run; {what} recomputes an earlier run from its records and "
                          "takes none of them")
+
+
+class RunFailed(Exception):
+    """A command's work failed part-way, after its input was checked (exit 1, not 2): the
+    message names what was being done and the error (a full disk, a folder that became
+    unwritable, a record that cannot be written)."""
+
+
+@dataclass
+class Work:
+    """What :func:`running` reports a failure as, and whether the work has begun.
+
+    Attributes:
+        what: What the command is doing (``"writing the records to out.jsonl"``).
+        started: Whether the work has begun: an error before is left as it is (bad input).
+        then: What the user can do after a failure (``"continue with --resume DIR"``).
+    """
+
+    what: str
+    started: bool = True
+    then: str = ""
+
+    def start(self, what: str | None = None, then: str | None = None) -> None:
+        """The work begins (a library call's announcement that its input is checked)."""
+        self.started = True
+        self.what = self.what if what is None else what
+        self.then = self.then if then is None else then
+
+
+@contextmanager
+def running(what: str, *, then: str = "", started: bool = True) -> Iterator[Work]:
+    """The part of a command that does its work, once its input is checked.
+
+    An :data:`RUN_ERRORS` error raised in the block once the work has begun is a failure of
+    the run, raised again as :class:`RunFailed` (exit 1) naming ``what`` (and saying ``then``,
+    what the user can do or find after it); an error before then
+    (``started=False`` until :meth:`Work.start`, for a library call that checks its input first
+    and announces its work) stays bad input (exit 2). A broken pipe stays one (exit 141).
+    """
+    work = Work(what, started, then)
+    try:
+        yield work
+    except BrokenPipeError:
+        raise
+    except RUN_ERRORS as error:
+        if not work.started:
+            raise
+        then = f"; {work.then}" if work.then else ""
+        raise RunFailed(f"{work.what}: {error}{then}") from error

@@ -16,21 +16,24 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from dixit_ai.cli.common import EXIT_USAGE
+from dixit_ai.cli.common import EXIT_USAGE, check_out_file, running
 from dixit_ai.decks import (
     CompositeDeck,
     Deck,
     contact_sheet,
     export_deck,
     load_deck,
+    sheet_layout,
     valid_forms,
 )
+from dixit_ai.decks.base import check_size
 
 _SPEC_HELP = "the deck spec (default: %(default)s); forms: "
 
@@ -283,34 +286,72 @@ def run_sheet(args: argparse.Namespace) -> int:
             found = f"unknown image file extension {out.suffix!r}" if out.suffix else (
                 "no file extension")
             raise ValueError(f"--out {out}: {found}; use {', '.join(SHEET_EXTENSIONS)}")
+        if out.is_dir():
+            raise ValueError(f"--out {out} is a folder; give the name of an image file")
         deck = load_deck(args.spec)
         card_ids = _parse_cards(args.cards, deck) if args.cards else None
+        shown = len(card_ids) if card_ids is not None else len(deck)
+        sheet_layout(shown, columns=args.columns, thumb_width=args.thumb_width)  # the options
+        out.parent.mkdir(parents=True, exist_ok=True)  # only once everything is checked
+        check_out_file(out)
+    except (ValueError, KeyError, OSError) as error:
+        return _fail(error)
+    # Everything is checked: an error from here on is a failure to draw or write the sheet.
+    with running(f"drawing the contact sheet to {out}"):
         sheet = contact_sheet(
             deck, columns=args.columns, thumb_width=args.thumb_width, card_ids=card_ids
         )
-        out.parent.mkdir(parents=True, exist_ok=True)  # only once everything is checked
         if out.suffix.lower() == ".png":
             sheet.save(out, optimize=True)
         else:
             sheet.save(out)
-    except (ValueError, KeyError, OSError) as error:
-        return _fail(error)
-    shown = len(card_ids) if card_ids is not None else len(deck)
     print(f"wrote {out} ({sheet.width}x{sheet.height}, {shown} cards of {deck.name})")
     return 0
 
 
+def check_export_folder(folder: Path, *, overwrite: bool) -> None:
+    """Refuse a folder ``deck export`` cannot write, before anything is written.
+
+    Raises:
+        ValueError: ``folder`` is a file, or is not empty (unless ``overwrite``).
+    """
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"cannot export to {folder}: it is a file")
+    if folder.is_dir() and any(folder.iterdir()) and not overwrite:
+        raise ValueError(f"cannot export to {folder}: the folder is not empty; pass "
+                         "--overwrite to write into it")
+
+
+def make_export_folder(folder: Path) -> None:
+    """Make the export folder (and its parents), once everything else is checked.
+
+    Raises:
+        ValueError: it cannot be made, or cannot be written.
+    """
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ValueError(f"cannot export to {folder}: cannot make the folder "
+                         f"({error.strerror or error})") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"cannot export to {folder}: cannot write there (permission denied)")
+
+
 def run_export(args: argparse.Namespace) -> int:
     """``dixit-ai deck export``."""
-    folder: Path = args.directory
-    if folder.is_dir() and any(folder.iterdir()) and not args.overwrite:
-        return _fail(ValueError(f"cannot export to {folder}: the folder is not empty; pass "
-                                "--overwrite to write into it"))
+    folder: Path = args.directory.expanduser()
     try:
+        check_export_folder(folder, overwrite=args.overwrite)
+        if args.size is not None:
+            check_size(args.size)
         deck = load_deck(args.spec)
-        written = export_deck(deck, args.directory, size=args.size, overwrite=args.overwrite)
+        make_export_folder(folder)  # only once everything is checked
     except (ValueError, KeyError, OSError) as error:
         return _fail(error)
+    # Everything is checked: an error from here on is a failure to write the folder.
+    with running(f"exporting {deck.name} to {folder}",
+                 then="the folder may hold some of the cards; export again with --overwrite"):
+        written = export_deck(deck, folder, size=args.size, overwrite=args.overwrite)
     print(
         f"wrote {len(written)} cards of {deck.name} to {args.directory}; "
         f"load them with 'folder:{args.directory}'"

@@ -27,6 +27,7 @@ from dixit_ai.cli.common import (
     check_out_file,
     print_failures,
     rule_argument,
+    running,
 )
 from dixit_ai.decks import load_deck
 from dixit_ai.match import GameInterrupted, play_game
@@ -109,26 +110,29 @@ def run(args: argparse.Namespace) -> int:
     print(f"Card pictures go to {args.images}/ (hand.png, board.png). Type 'quit' to leave.")
     agents = make_seat_agents(seats, args.deck, images=args.images, deck=deck)
     prepare_images(args.images)  # made once the agents are: a failure before leaves no folder
-    try:
-        record = play_game(agents, edition=args.edition, deck=deck, seed=seed, **overrides)
-        interrupted = False
-    except GameInterrupted as stop:  # Ctrl-C while a bot decided: the game so far is kept
-        record, interrupted = stop.record, True
+    # The game begins: from here on an error (pictures or the record that cannot be written)
+    # is a failure of the run (exit 1), not bad input.
+    with running(f"playing the game and writing its record to {out}"):
+        try:
+            record = play_game(agents, edition=args.edition, deck=deck, seed=seed, **overrides)
+            interrupted = False
+        except GameInterrupted as stop:  # Ctrl-C while a bot decided: the game so far is kept
+            record, interrupted = stop.record, True
 
-    people = [agent for agent in agents if isinstance(agent, HumanAgent)]
-    if record.rounds and people and people[0].shown_round < record.rounds[-1].round:
-        people[0].show_result(record.rounds[-1].to_result())
-    print()
-    if record.status == "complete":
-        names = [f"{seats[s]} (seat {s})" for s in record.winners]
-        print("Final scores: " + ", ".join(
-            f"{seats[s]} (seat {s}) {score}" for s, score in enumerate(record.final_scores)))
-        print(("Winners: " if len(names) > 1 else "Winner: ") + ", ".join(names))
-    else:
-        reasons = "; ".join(f.reason for f in record.failures)
-        print(f"The game stopped ({record.status}): {reasons}")
-    print_failures([record])
-    write_text(out, record.to_json() + "\n")  # atomically: a failure leaves no partial file
+        people = [agent for agent in agents if isinstance(agent, HumanAgent)]
+        if record.rounds and people and people[0].shown_round < record.rounds[-1].round:
+            people[0].show_result(record.rounds[-1].to_result())
+        print()
+        if record.status == "complete":
+            names = [f"{seats[s]} (seat {s})" for s in record.winners]
+            print("Final scores: " + ", ".join(
+                f"{seats[s]} (seat {s}) {score}" for s, score in enumerate(record.final_scores)))
+            print(("Winners: " if len(names) > 1 else "Winner: ") + ", ".join(names))
+        else:
+            reasons = "; ".join(f.reason for f in record.failures)
+            print(f"The game stopped ({record.status}): {reasons}")
+        print_failures([record])
+        write_text(out, record.to_json() + "\n")  # atomically: a failure leaves no partial file
     print(f"Record: {out} (check it with `dixit-ai replay {out}`)")
     if interrupted or any(person.interrupted for person in people):
         print("dixit-ai play: interrupted", file=sys.stderr)

@@ -21,6 +21,7 @@ from dixit_ai.cli.common import (
     print_failures,
     progress_line,
     rule_argument,
+    running,
 )
 from dixit_ai.decks import load_deck
 from dixit_ai.files import atomic_writer
@@ -100,8 +101,14 @@ def run(args: argparse.Namespace) -> int:
     # removes it and leaves an existing file as it was.
     records: list[GameRecord] = []
     started = time.perf_counter()
+    # From here on the work has begun: an error is a failure of the run (exit 1), not bad input.
+    what, then = "playing the games", ""
+    if args.out:
+        what += f" and writing their records to {args.out}"
+        then = f"{args.out} was not written (an existing file is left as it was)"
     try:
-        with atomic_writer(args.out) if args.out else nullcontext() as out:
+        with (running(what, then=then),
+              atomic_writer(args.out) if args.out else nullcontext() as out):
             seeds = game_seeds(args.seed, args.games)
             for seed in tqdm(seeds, desc="games", unit="game", disable=args.no_progress,
                              file=sys.stderr):

@@ -29,6 +29,7 @@ from dixit_ai.cli.common import (
     progress_line,
     refuse_run_options,
     rule_argument,
+    running,
 )
 from dixit_ai.reporting import DEFAULT_RESAMPLES
 from dixit_ai.rules import EDITIONS
@@ -245,10 +246,14 @@ def run_analyse(args: argparse.Namespace) -> int:
     if args.resume is not None:
         raise ValueError("--analyse and --resume do not go together")
     refuse_run_options(args, RUN_ONLY, "--analyse")
-    results, files = analyse_folder(
-        args.analyse, out=args.out, new_folder_in=None if args.out else "runs",
-        n_resamples=args.resamples, rating_resamples=args.rating_resamples,
-        allow_partial=args.allow_partial, overwrite=args.overwrite)
+    # The records are read and checked first (bad input: exit 2); once the report's folder is
+    # announced, an error is a failure to write the report (exit 1).
+    with running("writing the report", started=False) as work:
+        results, files = analyse_folder(
+            args.analyse, out=args.out, new_folder_in=None if args.out else "runs",
+            n_resamples=args.resamples, rating_resamples=args.rating_resamples,
+            allow_partial=args.allow_partial, overwrite=args.overwrite,
+            announce=lambda folder: work.start(f"writing the report to {folder}"))
     run_dir = args.analyse if args.analyse.is_dir() else args.analyse.parent
     own_records = args.analyse.is_dir() or args.analyse.name == "games.jsonl"
     name = (read_config(run_dir).name if own_records and (run_dir / "config.json").exists()
@@ -290,33 +295,41 @@ def run(args: argparse.Namespace) -> int:
         print(f"note: {config.games} games is not a multiple of {period}: the seats are "
               f"balanced up to the last, incomplete rotation", file=sys.stderr)
     folder: list[Path] = []
+    # run_tournament checks the config, the deck and a resumed folder first (bad input: exit
+    # 2); once it announces the run folder the games begin, and an error is a failure of the
+    # run (exit 1): the games recorded so far are kept.
+    with running("the tournament", started=False) as work:
 
-    def announce(path: Path, already: int, total: int) -> None:
-        folder.append(path)
-        done = f" ({already} of {total} games already played)" if already else ""
-        print(f"run folder: {path}{done}", file=sys.stderr, flush=True)
+        def announce(path: Path, already: int, total: int) -> None:
+            folder.append(path)
+            work.start(f"the tournament in {path}",
+                       then=f"the games recorded so far are kept; continue with: dixit-ai "
+                            f"tournament --resume {path}")
+            done = f" ({already} of {total} games already played)" if already else ""
+            print(f"run folder: {path}{done}", file=sys.stderr, flush=True)
 
-    try:
-        outcome = run_tournament(
-            config, out=args.out or Path("runs"), resume=args.resume, workers=args.workers,
-            backend=args.backend or "local", address=args.address, progress=not args.no_progress,
-            n_resamples=args.resamples, rating_resamples=args.rating_resamples,
-            announce=announce, log=progress_line, on_failure_chosen=chosen or None)
-    except KeyboardInterrupt:
-        if folder:
-            print(f"\ninterrupted; the games played so far are in {folder[0]}; continue "
-                  f"with: dixit-ai tournament --resume {folder[0]}", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    if outcome.dropped_bytes:
-        print(f"cut off an incomplete last record ({outcome.dropped_bytes} bytes) and "
-              "played that game again", file=sys.stderr)
-    rate = outcome.played / outcome.elapsed if outcome.elapsed > 0 else 0.0
-    print(f"played {outcome.played} games in {outcome.elapsed:.1f} s ({rate:.2f} games/s; "
-          f"{args.workers} worker(s), {args.backend or 'local'})", file=sys.stderr)
-    if outcome.results is not None:
-        print_leaderboard(outcome.results, title=f"Tournament {config.name}")
-        _print_files(outcome.files)
-    _, records = load_run_records(outcome.folder, allow_partial=True)
+        try:
+            outcome = run_tournament(
+                config, out=args.out or Path("runs"), resume=args.resume,
+                workers=args.workers, backend=args.backend or "local", address=args.address,
+                progress=not args.no_progress, n_resamples=args.resamples,
+                rating_resamples=args.rating_resamples, announce=announce, log=progress_line,
+                on_failure_chosen=chosen or None)
+        except KeyboardInterrupt:
+            if folder:
+                print(f"\ninterrupted; the games played so far are in {folder[0]}; continue "
+                      f"with: dixit-ai tournament --resume {folder[0]}", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        if outcome.dropped_bytes:
+            print(f"cut off an incomplete last record ({outcome.dropped_bytes} bytes) and "
+                  "played that game again", file=sys.stderr)
+        rate = outcome.played / outcome.elapsed if outcome.elapsed > 0 else 0.0
+        print(f"played {outcome.played} games in {outcome.elapsed:.1f} s ({rate:.2f} games/s; "
+              f"{args.workers} worker(s), {args.backend or 'local'})", file=sys.stderr)
+        if outcome.results is not None:
+            print_leaderboard(outcome.results, title=f"Tournament {config.name}")
+            _print_files(outcome.files)
+        _, records = load_run_records(outcome.folder, allow_partial=True)
     failures = print_failures(records)
     return failure_status(failures, config.on_failure, chosen=chosen)
 

@@ -327,7 +327,8 @@ def check_no_report(folder: Path) -> None:
 def analyse_folder(folder: str | Path, *, out: str | Path | None = None,
                    n_resamples: int | None = None,
                    rating_resamples: int | None = None, allow_partial: bool = False,
-                   overwrite: bool = False, new_folder_in: str | Path | None = None
+                   overwrite: bool = False, new_folder_in: str | Path | None = None,
+                   announce: Callable[[Path], None] | None = None
                    ) -> tuple[TournamentResults, dict[str, Any]]:
     """Recompute a tournament's results from its records and write the report.
 
@@ -346,14 +347,17 @@ def analyse_folder(folder: str | Path, *, out: str | Path | None = None,
     The report goes to ``out``; else, with ``new_folder_in``, to a new run
     folder there (``tournament-analysis__<name>__<seed>__<time>``); else next to the records (the
     run folder itself, or the records file's folder). It never replaces an earlier report
-    unless ``overwrite``; nothing is written when anything is refused.
+    unless ``overwrite``; nothing is written when anything is refused. ``announce`` is called
+    with the report's folder once everything is read and checked, before the report is
+    written (an error after it is a failure to write, not bad input).
 
     Returns:
         The results and the written files by kind.
 
     Raises:
         ValueError: not a run folder or a records file, records that cannot be trusted, no
-            game to analyse, or a report already in the target folder.
+            game to analyse, an ``out`` that is not a folder, or a report already in the target
+            folder.
     """
     path = Path(folder)
     if path.is_file() and path.name == GAMES_FILE and (path.parent / CONFIG_FILE).exists():
@@ -412,10 +416,14 @@ def analyse_folder(folder: str | Path, *, out: str | Path | None = None,
         target = None
     else:
         target = beside
+    if target is not None and target.exists() and not target.is_dir():
+        raise ValueError(f"{target}: not a folder; the report is written to a folder")
     if target is not None and not overwrite:
         check_no_report(target)
     if target is None:
         target = run_folder("tournament-analysis", name, seed, root=new_folder_in or "runs")
+    if announce is not None:
+        announce(target)
     if target.resolve() != beside.resolve():  # a report away from its records names them
         results = dataclasses.replace(results, source=str(read.path))
     files = write_report(target, results, config=config_data, title=title)

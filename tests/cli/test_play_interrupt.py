@@ -16,7 +16,7 @@ from dixit_ai import match
 from dixit_ai.agents import RandomAgent
 from dixit_ai.cli import main
 from dixit_ai.cli import play as play_command
-from dixit_ai.cli.common import EXIT_INTERRUPTED, EXIT_USAGE
+from dixit_ai.cli.common import EXIT_FAILED, EXIT_INTERRUPTED
 from dixit_ai.match import play_game
 from dixit_ai.records import GameRecord
 from dixit_ai.replay import replay_record
@@ -92,8 +92,11 @@ def test_play_writes_its_record_atomically(tmp_path):
     done = subprocess.run([sys.executable, str(driver)], cwd=tmp_path, capture_output=True,
                           text=True, timeout=120,
                           env={**os.environ, "PYTHONWARNINGS": "ignore"})
-    assert done.returncode == EXIT_USAGE, done.stderr
-    assert "dixit-ai play: error:" in done.stderr
+    # the game was played: a record that cannot be written is a failed run (1), not bad input
+    assert done.returncode == EXIT_FAILED, done.stderr
+    assert f"dixit-ai play: failed: playing the game and writing its record to {out}" in (
+        done.stderr)
+    assert "File too large" in done.stderr
     assert out.read_text() == OLD
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cards", "driver.py", "game.json"]
 

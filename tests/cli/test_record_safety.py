@@ -7,7 +7,7 @@ import pytest
 
 from dixit_ai.agents import RandomAgent
 from dixit_ai.cli import main
-from dixit_ai.cli.common import EXIT_INTERRUPTED, EXIT_USAGE
+from dixit_ai.cli.common import EXIT_FAILED, EXIT_INTERRUPTED
 from dixit_ai.records import GameRecord
 from dixit_ai.replay import replay_record
 
@@ -33,7 +33,8 @@ def test_simulate_leaves_the_old_file_when_a_record_cannot_be_written(
         return real(self)
 
     monkeypatch.setattr(GameRecord, "to_json", to_json)
-    assert main([*SIMULATE, "--out", str(out)]) == EXIT_USAGE
+    # a failure of the run part-way (exit 1), not bad input (exit 2)
+    assert main([*SIMULATE, "--out", str(out)]) == EXIT_FAILED
     assert "cannot be written" in capsys.readouterr().err
     assert out.read_text() == OLD
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pre.jsonl"]  # no temporary file
@@ -44,7 +45,7 @@ def test_simulate_refuses_a_nan_in_an_agents_description(tmp_path, monkeypatch, 
     out.write_text(OLD)
     monkeypatch.setattr(RandomAgent, "describe",
                         lambda self: {"name": "random", "bias": float("nan")})
-    assert main([*SIMULATE, "--out", str(out)]) == EXIT_USAGE
+    assert main([*SIMULATE, "--out", str(out)]) == EXIT_FAILED  # found in the first game
     assert "is nan" in capsys.readouterr().err
     assert out.read_text() == OLD
     assert sorted(p.name for p in tmp_path.iterdir()) == ["pre.jsonl"]
