@@ -8,7 +8,7 @@ being written. Reading a run back:
 - a last line with no newline is the game that was being written when the run stopped: it is cut
   off (the file is truncated to its last complete line) and the game is played again;
 - any other line that is not a record of this tournament (bad JSON, an index outside the schedule,
-  a game whose seed or seats differ from the schedule, an index seen twice) is an error: the
+  a game whose seed, deal or seats differ from the schedule, an index seen twice) is an error: the
   folder is not resumed, and the message says which line is wrong.
 """
 
@@ -242,28 +242,66 @@ def read_games(folder: str | os.PathLike[str], schedule: list[ScheduledGame], *,
 
 
 def check_scheduled(record: GameRecord, schedule: list[ScheduledGame],
-                    seen: Container[int]) -> int:
+                    seen: Container[int], where: str = "") -> int:
     """The schedule index of ``record``, checked: in the schedule, not in ``seen``, and with
-    the schedule's seed and seats.
+    the schedule's seed, deal and seats.
+
+    Args:
+        record: A tournament's game record.
+        schedule: The tournament's schedule.
+        seen: The indices of the records before it.
+        where: Which schedule, for the message (``" of its run (config.json, seed 0)"``).
 
     Raises:
         ValueError: the record is not a game of this schedule, or one already seen (the
-            message says why).
+            message says why: each value that differs, the record's and the schedule's).
     """
     info = record.header.get("tournament")
     if not isinstance(info, dict) or not isinstance(info.get("game"), int):
         raise ValueError("a game record without a tournament index")
     index: int = info["game"]
     if not 0 <= index < len(schedule):
-        raise ValueError(f"game {index} is outside the schedule (0..{len(schedule) - 1})")
+        raise ValueError(f"game {index} is outside the schedule{where} "
+                         f"(0..{len(schedule) - 1})")
     if index in seen:
         raise ValueError(f"game {index} is recorded twice")
     expected = schedule[index]
-    if record.seed != expected.seed or list(info.get("seats", [])) != list(expected.seats):
-        raise ValueError(f"game {index} does not match the schedule (seed {record.seed}, "
-                         f"seats {info.get('seats')}; expected seed {expected.seed}, seats "
-                         f"{list(expected.seats)})")
+    found = {"seed": record.seed, "deal": info.get("deal"), "seats": info.get("seats")}
+    scheduled = {"seed": expected.seed, "deal": expected.deal, "seats": list(expected.seats)}
+    differ = [f"{key}: the record has {found[key]!r}, the schedule gives {scheduled[key]!r}"
+              for key in found if found[key] != scheduled[key]]
+    if differ:
+        raise ValueError(f"game {index} does not match the schedule{where}: "
+                         + "; ".join(differ))
     return index
+
+
+def schedule_beside(records: str | os.PathLike[str]
+                    ) -> tuple[TournamentConfig, list[ScheduledGame]]:
+    """The config and schedule of the tournament run whose records ``records`` is: the
+    ``games.jsonl`` of a run folder, whose ``config.json`` holds the tournament's seed (a record
+    holds its game's seed, its game index and deal, not the tournament's seed).
+
+    Raises:
+        ResumeError: ``records`` is not a run folder's ``games.jsonl``, or the folder's
+            ``config.json`` cannot be read or gives another schedule than the one it records
+            (the message says which).
+    """
+    path = Path(records)
+    if path.name != GAMES_FILE:
+        raise ResumeError(f"{path} is not a run folder's {GAMES_FILE}")
+    if not (path.parent / CONFIG_FILE).is_file():
+        raise ResumeError(f"{path.parent} is not a tournament run folder (no {CONFIG_FILE} "
+                          "beside the records)")
+    try:
+        config, version = read_run_config(path.parent)
+    except ResumeError:
+        raise
+    except (KeyError, TypeError, ValueError, OSError) as error:  # unreadable, or a broken shape
+        raise ResumeError(f"{path.parent / CONFIG_FILE}: not a readable tournament config "
+                          f"({type(error).__name__}: {error})") from error
+    return config, make_schedule(config.labels, seats=config.players, n_games=config.games,
+                                 seed=config.seed, version=version)
 
 
 class GamesWriter:
