@@ -206,6 +206,16 @@ class LobbyMixin:
         return isinstance(token, str) and self._by_token.get(
             token_digest(token)) == (table.id, seat)
 
+    def check_token(self, token: object, table: Table, seat: int) -> None:
+        """Refuse a message whose seat token (when it came with one) no longer opens ``seat``
+        of ``table``: called as the message is carried out, under the lock where it waits.
+
+        Raises:
+            WebError: (401) the token no longer opens the seat; nothing changed.
+        """
+        if token is not None and not self.token_opens(token, table, seat):
+            raise WebError(401, "this seat token is no longer valid here")
+
     def authenticate(self, token: object) -> tuple[Table, int]:
         """The table and seat of a seat token.
 

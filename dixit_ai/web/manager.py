@@ -222,12 +222,11 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
         if kind == "history":
             return {"type": "history", "ref": ref, "rounds": self.history(table)}
         if kind in SOCIAL_TYPES:  # reactions, answers to seat requests (dixit_ai.web.social)
-            return await self.social(table, seat, message, connection)
+            return await self.social(table, seat, message, connection, token=token)
         if table.broken:
             raise WebError(503, table.broken)
         async with table.lock:
-            if token is not None and not self.token_opens(token, table, seat):
-                raise WebError(401, "this seat token is no longer valid here")
+            self.check_token(token, table, seat)
             before = len(table.session.events) if table.session else None
             table.touch()
             if kind == "start":

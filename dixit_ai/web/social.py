@@ -76,25 +76,31 @@ class SocialMixin:
     send: Callable[..., None]
     _send_seat: Callable[[Table, int], None]
     table_for_invite: Callable[[object], Table]
+    check_token: Callable[[object, Table, int], None]
 
     # ------------------------------------------------------------------ messages
 
     async def social(self, table: Table, seat: int | None, message: Mapping[str, Any],
-                     connection: Connection | None = None) -> dict[str, Any]:
+                     connection: Connection | None = None, *,
+                     token: object = None) -> dict[str, Any]:
         """Carry out a ``react`` (a seat, or a spectator when ``seat`` is None) or a
-        ``reclaim_answer`` (the creator); return the acknowledgement.
+        ``reclaim_answer`` (the creator); return the acknowledgement. With ``token`` (the seat
+        token the message came with) the token is checked again as the message is carried out
+        (an answer: under the table's lock), as a move's is.
 
         Raises:
             WebError: the message is refused; nothing changed.
         """
         ref = message.get("ref")
         if message.get("type") == "react":
+            if seat is not None:
+                self.check_token(token, table, seat)
             self.react(table, seat, message.get("reaction"), connection)
         else:
             if seat is None:
                 raise WebError(403, "spectators cannot answer seat requests")
             await self.answer_reclaim(table, seat, message.get("request"),
-                                      message.get("approve"))
+                                      message.get("approve"), token=token)
         ack = {"type": "ack", "ref": ref,
                "event": len(table.session.events) if table.session else 0}
         if connection is not None:
@@ -247,11 +253,13 @@ class SocialMixin:
                 for r in table.reclaims.values() if r.status == "pending"]
 
     async def answer_reclaim(self, table: Table, seat: int, request_id: object,
-                             approve: object) -> None:
+                             approve: object, *, token: object = None) -> None:
         """The creator approves (a new token for the requester) or refuses a seat request.
+        With ``token`` (the creator's), it is checked again under the table's lock.
 
         Raises:
-            WebError: (403) not the creator; (404) no such pending request; (400) approve is
+            WebError: (401) the token came with it no longer opens the seat; (403) not the
+                creator; (404) no such pending request; (400) approve is
                 not true or false; (409) approving for a seat nobody holds any more, or during
                 the game for a seat whose holder is connected.
         """
@@ -260,6 +268,7 @@ class SocialMixin:
         if not isinstance(approve, bool):
             raise WebError(400, "approve must be true or false")
         async with table.lock:
+            self.check_token(token, table, seat)
             request = table.reclaims.get(request_id) if isinstance(request_id, str) else None
             if request is None or request.status != "pending":
                 raise WebError(404, f"no pending seat request {request_id!r}")

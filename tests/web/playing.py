@@ -27,6 +27,16 @@ def until(socket: Any, kind: str, tries: int = 50) -> dict[str, Any]:
     raise AssertionError(f"no {kind!r} message")
 
 
+def reply_to(socket: Any, ref: int, tries: int = 50) -> dict[str, Any]:
+    """The answer (an ``ack`` or an ``error``) to the message sent with ``ref`` on a test
+    WebSocket (the other messages are skipped)."""
+    for _ in range(tries):
+        message = socket.receive_json()
+        if message["type"] in ("ack", "error") and message.get("ref") == ref:
+            return dict(message)
+    raise AssertionError(f"no answer to ref {ref}")
+
+
 def play_out(seats: list[Seat], timeout: float = 20.0) -> dict[str, Any]:
     """Every person plays :func:`simple_move` whenever it is their turn, until the game ends."""
     deadline = time.monotonic() + timeout

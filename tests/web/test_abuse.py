@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient
 
 from dixit_ai.web.store import token_digest
 from tests.web.conftest import create, join, manager_of, simple_move
-from tests.web.playing import until
+from tests.web.playing import reply_to, until
 
 
 def test_a_card_image_renders_its_whole_deck_so_its_speed_tells_no_holder(
@@ -208,6 +208,82 @@ def test_a_token_revoked_while_its_move_waits_makes_no_move(
     assert ann.send(move).status_code == 401
     assert len(table.session.events) == events                    # no move was made
     assert manager.store.count_events(table.id) == events + 1     # nor written (+ start)
+
+
+def revoke_after_next_check(manager: Any, token: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """From now on, the next time ``token`` passes ``authenticate`` it is revoked right after
+    (as recover, approve and leave revoke one): between a message's first check and its
+    handling."""
+    real = manager.authenticate
+
+    def revoked_after_check(checked: object) -> Any:
+        found = real(checked)
+        if checked == token:
+            manager._by_token.pop(token_digest(token), None)
+        return found
+
+    monkeypatch.setattr(manager, "authenticate", revoked_after_check)
+
+
+def test_a_token_revoked_while_its_socket_move_waits_makes_no_move(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The socket path of the check above: every frame's token is checked, then the move waits
+    for the lock, where the token is checked again."""
+    made, ann = create(client)
+    join(client, made["invite"], "Bea")
+    ann.send({"type": "start"})
+    manager = manager_of(client)
+    table = manager.tables[made["table_id"]]
+    game = ann.wait_turn()["game"]       # the storyteller
+    assert table.session is not None
+    events = len(table.session.events)
+    with client.websocket_connect("/ws") as socket:
+        socket.send_text(json.dumps({"type": "hello", "token": ann.token}))
+        until(socket, "state")
+        revoke_after_next_check(manager, ann.token, monkeypatch)
+        socket.send_text(json.dumps({**simple_move(game), "ref": 7}))
+        error = reply_to(socket, 7)
+    assert error["type"] == "error" and error["status"] == 401
+    assert len(table.session.events) == events                    # no move was made
+    assert manager.store.count_events(table.id) == events + 1     # nor written (+ start)
+
+
+def test_a_token_revoked_while_its_reaction_waits_sends_none(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reaction over HTTP reads its body after the token's check: one revoked meanwhile sent
+    the reaction under the seat's name all the same."""
+    made, ann = create(client)
+    bea = join(client, made["invite"], "Bea")
+    manager = manager_of(client)
+    with client.websocket_connect("/ws") as socket:
+        socket.send_text(json.dumps({"type": "hello", "token": ann.token}))
+        until(socket, "state")
+        revoke_after_next_check(manager, bea.token, monkeypatch)
+        refused = bea.send({"type": "react", "reaction": "laugh"})
+        assert refused.status_code == 401
+        assert ann.send({"type": "react", "reaction": "wow"}).status_code == 200
+        assert until(socket, "reaction")["reaction"] == "wow"   # the first that came
+
+
+def test_a_creator_token_revoked_while_its_answer_waits_gives_no_seat(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Answering a seat request waits for the table's lock; a creator's token given away in
+    that moment still approved the request, handing out a seat. It is checked again there."""
+    made, ann = create(client)
+    join(client, made["invite"], "Bea")
+    manager = manager_of(client)
+    secret = client.post(f"/api/invites/{made['invite']}/reclaim",
+                         json={"seat": 1, "name": "Mallory"}).json()["request"]
+    request = ann.state()["you"]["reclaim_requests"][0]
+    answer = {"type": "reclaim_answer", "request": request["id"], "approve": True, "ref": 3}
+    with client.websocket_connect("/ws") as socket:
+        socket.send_text(json.dumps({"type": "hello", "token": ann.token}))
+        until(socket, "state")
+        revoke_after_next_check(manager, ann.token, monkeypatch)
+        socket.send_text(json.dumps(answer))
+        error = reply_to(socket, 3)
+    assert error["type"] == "error" and error["status"] == 401
+    assert client.get(f"/api/reclaims/{secret}").json()["status"] == "pending"
 
 
 def test_many_spectator_sockets_share_one_reaction_limit(client: TestClient) -> None:
