@@ -154,6 +154,21 @@ def test_a_seat_request_secret_that_is_not_ascii_is_just_unknown(client: TestCli
         assert until(socket, "error")["status"] == 401
 
 
+def revoke_after_next_check(manager: Any, token: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """From now on, the next time ``token`` passes ``authenticate`` it is revoked right after
+    (as recover, approve and leave revoke one): between a message's first check and its
+    handling."""
+    real = manager.authenticate
+
+    def revoked_after_check(checked: object) -> Any:
+        found = real(checked)
+        if checked == token:
+            manager._by_token.pop(token_digest(token), None)
+        return found
+
+    monkeypatch.setattr(manager, "authenticate", revoked_after_check)
+
+
 def test_a_token_revoked_while_its_socket_says_hello_opens_nothing(
         client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
     """A socket's hello was checked before it waited for the table's lock; a token given up,
@@ -164,15 +179,7 @@ def test_a_token_revoked_while_its_socket_says_hello_opens_nothing(
     bea = join(client, made["invite"], "Bea")
     ann.send({"type": "start"})
     manager = manager_of(client)
-    real = manager.authenticate
-
-    def revoked_after_check(token: object) -> Any:
-        found = real(token)
-        if token == bea.token:
-            manager._by_token.pop(token_digest(bea.token))   # as recover/approve/leave do
-        return found
-
-    monkeypatch.setattr(manager, "authenticate", revoked_after_check)
+    revoke_after_next_check(manager, bea.token, monkeypatch)
     with client.websocket_connect("/ws") as socket:
         socket.send_text(json.dumps({"type": "hello", "token": bea.token}))
         first = json.loads(socket.receive_text())
@@ -195,34 +202,11 @@ def test_a_token_revoked_while_its_move_waits_makes_no_move(
     game = ann.wait_turn()["game"]       # the storyteller
     assert table.session is not None
     events = len(table.session.events)
-    real = manager.authenticate
-
-    def revoked_after_check(token: object) -> Any:
-        found = real(token)
-        if token == ann.token:
-            manager._by_token.pop(token_digest(ann.token), None)  # as recover/approve do
-        return found
-
-    monkeypatch.setattr(manager, "authenticate", revoked_after_check)
+    revoke_after_next_check(manager, ann.token, monkeypatch)
     move = {**simple_move(game), "ref": 7}
     assert ann.send(move).status_code == 401
     assert len(table.session.events) == events                    # no move was made
     assert manager.store.count_events(table.id) == events + 1     # nor written (+ start)
-
-
-def revoke_after_next_check(manager: Any, token: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """From now on, the next time ``token`` passes ``authenticate`` it is revoked right after
-    (as recover, approve and leave revoke one): between a message's first check and its
-    handling."""
-    real = manager.authenticate
-
-    def revoked_after_check(checked: object) -> Any:
-        found = real(checked)
-        if checked == token:
-            manager._by_token.pop(token_digest(token), None)
-        return found
-
-    monkeypatch.setattr(manager, "authenticate", revoked_after_check)
 
 
 def test_a_token_revoked_while_its_socket_move_waits_makes_no_move(
