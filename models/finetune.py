@@ -51,6 +51,7 @@ import csv
 import dataclasses
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -232,8 +233,12 @@ def evaluate(
 # ------------------------------------------------------------------------------ the run
 
 
-def run(args: FinetuneArgs) -> int:
-    """Fine-tune, evaluate and save; returns the exit status (errors raise FinetuneError)."""
+def run(args: FinetuneArgs, *, announce: Callable[[Path], None] | None = None) -> int:
+    """Fine-tune, evaluate and save; returns the exit status (errors raise FinetuneError).
+
+    ``announce`` (if given) is called with the output folder once the settings, the deck and
+    the model are known good, before any training or writing.
+    """
     import torch
     from tqdm.auto import tqdm
 
@@ -278,6 +283,8 @@ def run(args: FinetuneArgs) -> int:
         out = Path(args.out) if args.out else new_run_dir(args.runs_dir, args.exp_name, args.seed)
     except ValueError as error:
         raise FinetuneError(f"--runs-dir {error}") from None
+    if announce is not None:
+        announce(out)
     print(f"fine-tuning {args.model} on {args.deck}: {len(train)} training cards, {len(held)} "
           f"held out ({skipped} without captions skipped); mode {args.mode}, "
           f"{tuner.trained_count:,} of {tuner.total_count:,} weights train; "

@@ -35,6 +35,7 @@ import math
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -243,8 +244,13 @@ def _check_finite(args: Args, name: str, *, least: float, most: float | None = N
         raise ValueError(f"{_flag(name)} must be a finite number {limit}{note}, not {value}")
 
 
-def run(args: Args) -> int:
-    """Run the experiment; returns the exit status (2, with a message, for bad settings)."""
+def run(args: Args, *, announce: Callable[[Path], None] | None = None) -> int:
+    """Run the experiment; returns the exit status (2, with a message, for bad settings).
+
+    ``announce`` (if given) is called with the run folder once it is made: the settings were
+    checked and the towers loaded (weights that cannot be loaded are bad input, found before
+    anything is written), and the work begins.
+    """
     try:
         settle_args(args)
     except ValueError as error:
@@ -281,13 +287,8 @@ def run(args: Args) -> int:
     torch.manual_seed(args.seed)
     from dixit_ai.reporting import new_run_dir
 
-    run_dir = Path(new_run_dir(args.runs_dir, args.exp_name, args.seed))  # its own, -2 on a clash
-    run_name = run_dir.name
-    (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
-    print(f"run: {run_dir}")
     started = time.time()
-
-    # 1. The frozen towers.
+    # 1. The frozen towers (before the run folder: weights that cannot be loaded write nothing).
     if (args.image_tower, args.text_tower) == ("lite0", "minilm"):
         image_tower, frozen_text_tower = load_towers("cpu")
     else:
@@ -296,6 +297,13 @@ def run(args: Args) -> int:
         image_tower = towers.image_tower(args.image_tower)
         frozen_text_tower = towers.text_tower(args.text_tower)
     text_tower = MemoTextTower(frozen_text_tower)
+
+    run_dir = Path(new_run_dir(args.runs_dir, args.exp_name, args.seed))  # its own, -2 on a clash
+    if announce is not None:
+        announce(run_dir)
+    run_name = run_dir.name
+    (run_dir / "args.json").write_text(json.dumps(dataclasses.asdict(args), indent=1))
+    print(f"run: {run_dir}")
 
     # 2. Training cards and their frozen features.
     features, logits, captions, objects = [], [], [], []

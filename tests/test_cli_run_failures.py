@@ -6,6 +6,7 @@ nothing was done); bad input found before the work still exits 2."""
 from __future__ import annotations
 
 import errno
+import json
 import os
 from pathlib import Path
 
@@ -144,3 +145,170 @@ def test_deck_export_to_a_file_is_bad_input(
     status = main(["deck", "export", "dream:size=12,seed=0", str(tmp_path / "cards")])
     assert status == EXIT_USAGE
     assert "is a file" in capsys.readouterr().err
+
+
+BENCH = ["bench", "--models", "random", "--tasks", "guess", "--items", "2", "--no-progress",
+         "--bootstrap", "20"]
+
+
+def test_bench_out_of_disk_space_while_writing_records_is_a_failed_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from models.bench import run as bench_run
+
+    monkeypatch.setattr(bench_run._Recorder, "write", no_space)
+    status = main([*BENCH, "--out", str(tmp_path / "runs")])
+    err = capsys.readouterr().err
+    assert status == EXIT_FAILED, err
+    (folder,) = (tmp_path / "runs").iterdir()
+    assert "No space left on device" in err and f"{folder} is left partial" in err
+    assert f"dixit-ai bench --analyse {folder}" in err  # what to do with it
+    assert "bad input" not in err and "Traceback" not in err
+
+
+def test_bench_bad_input_is_refused_before_anything_is_written(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*BENCH, "--models", "no-such-model", "--out", str(tmp_path / "runs")]) \
+        == EXIT_USAGE
+    assert "no-such-model" in capsys.readouterr().err
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    assert main([*BENCH, "--out", str(a_file)]) == EXIT_USAGE
+    assert "not a folder" in capsys.readouterr().err
+    assert files_in(tmp_path) == ["a-file"]
+
+
+@pytest.fixture(scope="module")
+def bench_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("bench")
+    assert main([*BENCH, "--out", str(root)]) == 0
+    (folder,) = root.iterdir()
+    return folder
+
+
+def test_bench_analyse_out_of_disk_space_while_writing_the_report_is_a_failed_run(
+        bench_folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from models.bench import analysis
+
+    monkeypatch.setattr(analysis, "write_csv", no_space)
+    report = tmp_path / "report"
+    status = main(["bench", "--analyse", str(bench_folder), "--out", str(report)])
+    err = capsys.readouterr().err
+    assert status == EXIT_FAILED, err
+    assert "No space left on device" in err and f"{report} is left partial" in err
+    assert "Traceback" not in err
+
+
+def test_bench_analyse_bad_input_is_refused_before_anything_is_written(
+        bench_folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    assert main(["bench", "--analyse", str(bench_folder), "--out", str(a_file)]) == EXIT_USAGE
+    assert "not a folder" in capsys.readouterr().err
+    report = tmp_path / "report"
+    assert main(["bench", "--analyse", str(bench_folder), "--out", str(report)]) == 0
+    capsys.readouterr()
+    # a report already there is refused (not replaced) without --overwrite
+    assert main(["bench", "--analyse", str(bench_folder), "--out", str(report)]) == EXIT_USAGE
+    assert "--overwrite" in capsys.readouterr().err
+    assert files_in(tmp_path)[0] == "a-file" and (report / "results.json").is_file()
+
+
+@pytest.fixture
+def no_towers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """train align without its towers' weights (loading them takes seconds): the failures
+    below come before the towers are used."""
+    from models import default_model
+
+    monkeypatch.setattr(default_model, "load_towers", lambda *args, **kwargs: (None, None))
+
+
+def test_train_align_out_of_disk_space_in_its_run_folder_is_a_failed_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_towers: None,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    write_text = Path.write_text
+
+    def args_file_no_space(path: Path, *args: object, **kwargs: object) -> int:
+        if path.name == "args.json":  # the run's first file, once its settings are checked
+            no_space()
+        return write_text(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "write_text", args_file_no_space)
+    status = main(["train", "align", "--smoke", "--runs-dir", str(tmp_path / "runs")])
+    err = capsys.readouterr().err
+    assert status == EXIT_FAILED, err
+    (folder,) = (tmp_path / "runs").iterdir()
+    assert "No space left on device" in err and f"{folder} is left partial" in err
+    assert "Traceback" not in err
+
+
+def test_train_align_bad_runs_dir_is_bad_input(
+        tmp_path: Path, no_towers: None, capsys: pytest.CaptureFixture[str]) -> None:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    assert main(["train", "align", "--smoke", "--runs-dir", str(a_file)]) == EXIT_USAGE
+    assert "not a folder" in capsys.readouterr().err
+    assert files_in(tmp_path) == ["a-file"]
+
+
+TINY_OPENCLIP = {
+    "embed_dim": 32,
+    "vision_cfg": {"image_size": 32, "layers": 1, "width": 32, "head_width": 32,
+                   "patch_size": 8},
+    "text_cfg": {"context_length": 16, "vocab_size": 49408, "width": 32, "heads": 2,
+                 "layers": 1},
+}
+
+
+@pytest.fixture(scope="module")
+def finetune_inputs(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """A random tiny open_clip CLIP (a local-dir folder) and a captioned folder deck: the
+    options of a fine-tuning run of seconds."""
+    torch = pytest.importorskip("torch")
+    open_clip = pytest.importorskip("open_clip")
+    from PIL import Image
+
+    model = tmp_path_factory.mktemp("tiny_openclip")
+    torch.manual_seed(0)
+    clip = open_clip.CLIP(**TINY_OPENCLIP)
+    (model / "open_clip_config.json").write_text(json.dumps(
+        {"model_cfg": TINY_OPENCLIP, "preprocess_cfg": open_clip.get_model_preprocess_cfg(clip)}))
+    torch.save(clip.state_dict(), model / "open_clip_pytorch_model.bin")
+    cards = tmp_path_factory.mktemp("cards")
+    captions = {}
+    for i, word in enumerate(["owl", "moon", "whale", "key", "ship", "tree", "clock", "fox"]):
+        Image.new("RGB", (32, 48), (30 * i, 200 - 20 * i, 90)).save(cards / f"card{i}.png")
+        captions[f"card{i}.png"] = [f"a {word}"]
+    (cards / "captions.json").write_text(json.dumps(captions))
+    return ["--model", f"openclip:local-dir:{model}", "--deck", f"folder:{cards}",
+            "--steps", "1", "--batch-size", "4", "--boards-per-card", "1", "--device", "cpu"]
+
+
+def test_train_finetune_checkpoint_that_cannot_be_saved_is_a_failed_run(
+        finetune_inputs: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from models.finetune_model import TrainableModel
+
+    monkeypatch.setattr(TrainableModel, "save", no_space)
+    out = tmp_path / "tuned"
+    status = main(["train", "finetune", *finetune_inputs, "--out", str(out)])
+    err = capsys.readouterr().err
+    assert status == EXIT_FAILED, err
+    assert "No space left on device" in err and f"{out} is left partial" in err
+    assert "Traceback" not in err
+
+
+def test_train_finetune_bad_input_is_refused_before_anything_is_written(
+        finetune_inputs: list[str], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    assert main(["train", "finetune", *finetune_inputs, "--out", str(a_file)]) == EXIT_USAGE
+    assert "is a file" in capsys.readouterr().err
+    model = finetune_inputs.index("--model") + 1
+    wrong = [*finetune_inputs[:model], "openclip:local-dir:" + str(tmp_path / "missing"),
+             *finetune_inputs[model + 1:]]
+    assert main(["train", "finetune", *wrong, "--out", str(tmp_path / "tuned")]) == EXIT_USAGE
+    assert "missing" in capsys.readouterr().err
+    assert files_in(tmp_path) == ["a-file"]

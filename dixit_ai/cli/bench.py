@@ -23,6 +23,7 @@ from dixit_ai.cli.common import (
     failure_status,
     progress_line,
     refuse_run_options,
+    running,
 )
 
 MODELS_EXTRA_HINT = "pip install 'dixit-ai[models]'"
@@ -132,6 +133,23 @@ def _named_in(path: Path) -> bool:
     return isinstance(data, dict) and bool(data.get("name"))
 
 
+def check_out_folder(out: str | Path | None) -> None:
+    """Refuse an ``--out`` that is a file (it names a folder), before anything runs.
+
+    Raises:
+        ValueError: naming it.
+    """
+    if out is not None and Path(out).exists() and not Path(out).is_dir():
+        raise ValueError(f"--out {out}: not a folder (it is a file); give a folder")
+
+
+def partial_folder(folder: Path) -> str:
+    """What to do with ``folder``, a run folder that a failure left partial."""
+    return (f"{folder} is left partial: free the space (or fix the folder), then `dixit-ai "
+            f"bench --analyse {folder} --allow-partial` reports on the records it holds, or "
+            "remove it and run the benchmark again")
+
+
 def run_analyse(args: argparse.Namespace, bench: Any) -> int:
     """``--analyse RUN_FOLDER``: every figure again, from the records, strictly."""
     from dixit_ai.reporting import run_folder
@@ -139,19 +157,24 @@ def run_analyse(args: argparse.Namespace, bench: Any) -> int:
 
     source = args.analyse
     refuse_run_options(args, RUN_ONLY, "--analyse")
+    check_out_folder(args.out)
     # The records and the header are checked before any folder is made.
     header, _ = bench.read_run(source, allow_partial=args.allow_partial)
     settings = check_run_header(header, source / "bench.json")
     if header.get("finished") is False:
         print(f"warning: {source} is the run folder of an interrupted benchmark: its figures "
               "cover only the records it holds", file=sys.stderr)
-    if args.out is not None:
-        target = Path(args.out)
+    target = (Path(args.out) if args.out is not None
+              else run_folder("bench-analysis", settings.name, settings.seed))
+    # analyse reads and checks the records again (and refuses a report already in --out
+    # without --overwrite): bad input, exit 2; once it announces the report's folder, an error
+    # is a failure to write the report (exit 1).
+    with running(f"writing the report to {target}", started=False,
+                 then=f"{target} is left partial: free the space (or fix the folder) and run "
+                      "the same command again with --overwrite") as work:
         results = bench.analyse(source, out=target, allow_partial=args.allow_partial,
-                                overwrite=args.overwrite)
-    else:
-        target = run_folder("bench-analysis", settings.name, settings.seed)
-        results = bench.analyse(source, out=target, allow_partial=args.allow_partial)
+                                overwrite=args.overwrite if args.out is not None else True,
+                                announce=lambda _folder: work.start())
     dropped = results["run"].get("dropped_records")
     if dropped:
         print(f"warning: {dropped} unreadable record(s) of {source / 'records.jsonl'} dropped "
@@ -167,6 +190,7 @@ def run(args: argparse.Namespace) -> int:
         return run_analyse(args, bench)
     if args.allow_partial or args.overwrite:
         raise ValueError("--allow-partial and --overwrite go with --analyse")
+    check_out_folder(args.out)
     overrides = {
         "models": args.models, "tasks": args.tasks, "seed": args.seed, "items": args.items,
         "out": args.out, "name": args.name, "deck": args.deck, "board_size": args.board_size,
@@ -192,26 +216,35 @@ def run(args: argparse.Namespace) -> int:
     from models.bench.run import BenchInterrupted
     from models.players.panel import panel_agents
 
-    try:
-        # Every agent and panel member has its packages, before anything is loaded or embedded.
-        check_agent_requirements([spec.name for spec in specs if spec.kind == "agent"]
-                                 + (panel_agents(config.panel) if config.panel else []))
-        # One-time steps (loading a model, embedding the cards and clues) say what they do.
-        prepare_agents([(spec.name, spec.kwargs) for spec in specs if spec.kind == "agent"],
-                       deck=config.deck, progress=progress_line)
-        with progress_to(progress_line):
-            outcome = bench.run_bench(config, progress=not args.no_progress,
-                                      on_failure=on_failure)
-    except ImportError as error:  # an agent whose optional dependency is missing
-        raise ValueError(str(error)) from error
-    except bench.BenchAborted as error:
-        print(f"dixit-ai bench: stopped: {error}", file=sys.stderr)
-        return EXIT_FAILED
-    except BenchInterrupted as interrupted:
-        print(f"dixit-ai bench: {interrupted}; `dixit-ai bench --analyse {interrupted.folder}` "
-              "reports on them", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    failures = print_invalid_answers(outcome.folder)
+    # The agents are checked and loaded, and run_bench checks the settings, the deck and the
+    # models (bad input: exit 2, nothing written); once it announces the run folder the records
+    # are written, and an error is a failure of the run (exit 1) that leaves the folder partial.
+    with running("the benchmark", started=False) as work:
+
+        def announce(folder: Path) -> None:
+            work.start(f"the benchmark in {folder}", then=partial_folder(folder))
+
+        try:
+            # Every agent and panel member has its packages, before anything is loaded or
+            # embedded.
+            check_agent_requirements([spec.name for spec in specs if spec.kind == "agent"]
+                                     + (panel_agents(config.panel) if config.panel else []))
+            # One-time steps (loading a model, embedding the cards and clues) say what they do.
+            prepare_agents([(spec.name, spec.kwargs) for spec in specs if spec.kind == "agent"],
+                           deck=config.deck, progress=progress_line)
+            with progress_to(progress_line):
+                outcome = bench.run_bench(config, progress=not args.no_progress,
+                                          on_failure=on_failure, announce=announce)
+        except ImportError as error:  # an agent whose optional dependency is missing
+            raise ValueError(str(error)) from error
+        except bench.BenchAborted as error:
+            print(f"dixit-ai bench: stopped: {error}", file=sys.stderr)
+            return EXIT_FAILED
+        except BenchInterrupted as interrupted:
+            print(f"dixit-ai bench: {interrupted}; `dixit-ai bench --analyse "
+                  f"{interrupted.folder}` reports on them", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        failures = print_invalid_answers(outcome.folder)
     return failure_status(failures, on_failure, chosen=args.on_failure is not None)
 
 

@@ -19,9 +19,14 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from dixit_ai.cli.common import EXIT_USAGE
+from dixit_ai.cli.common import EXIT_USAGE, running
+
+Announce = Callable[[Path], None]
+"""A job's announcement that its settings are checked and its work begins, in this folder."""
 
 #: Options of ``align`` shared by the default model's trainer and fine-tuning; their defaults
 #: differ, so the parser leaves them unset (``None``) and :func:`run_align` fills them in.
@@ -102,8 +107,10 @@ def add_align_arguments(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(**{name: None for name in (*_SHARED_UNSET, *extra)})
 
 
-def run_align(args: argparse.Namespace) -> int:
-    """Train the default model's head, or fine-tune ``--model`` when it names another model."""
+def run_align(args: argparse.Namespace, announce: Announce | None = None) -> int:
+    """Train the default model's head, or fine-tune ``--model`` when it names another model
+    (``announce``: called with the run folder once the settings are checked, as the work
+    begins)."""
     from models import finetune, train_default
 
     head_defaults = {f.name: f.default for f in dataclasses.fields(train_default.Args)}
@@ -116,7 +123,8 @@ def run_align(args: argparse.Namespace) -> int:
             return _refuse(", ".join(_flag(n) for n in wrong) + " set the default model's "
                            f"head and do not apply when fine-tuning --model {model}")
         values = {name: _given(args, name, default) for name, default in tune_defaults.items()}
-        return int(finetune.run(finetune.FinetuneArgs(**values)))
+        check_out_folder(values["out"])
+        return int(finetune.run(finetune.FinetuneArgs(**values), announce=announce))
     given = [name for name in tune_defaults
              if name not in head_defaults and name != "model" and getattr(args, name, None)]
     if given:
@@ -124,15 +132,29 @@ def run_align(args: argparse.Namespace) -> int:
                        "or 'hf:...' model to fine-tune); without it, align trains the default "
                        "model's head")
     values = {name: _given(args, name, default) for name, default in head_defaults.items()}
-    return int(train_default.run(train_default.Args(**values)))
+    return int(train_default.run(train_default.Args(**values), announce=announce))
 
 
-def run_finetune(args: argparse.Namespace) -> int:
+def run_finetune(args: argparse.Namespace, announce: Announce | None = None) -> int:
     """Run ``train finetune``."""
     from models import finetune
 
     values = {f.name: getattr(args, f.name) for f in dataclasses.fields(finetune.FinetuneArgs)}
-    return int(finetune.run(finetune.FinetuneArgs(**values)))
+    check_out_folder(values["out"])
+    return int(finetune.run(finetune.FinetuneArgs(**values), announce=announce))
+
+
+def check_out_folder(out: str | None) -> None:
+    """Refuse a fine-tuning ``--out`` that is a file, before anything is loaded.
+
+    Raises:
+        FinetuneError: naming it (a ``ValueError``: bad input).
+    """
+    from models.finetune import FinetuneError
+
+    if out and Path(out).expanduser().exists() and not Path(out).expanduser().is_dir():
+        raise FinetuneError(f"--out {out} is a file; give the folder the fine-tuned model is "
+                            "written to")
 
 
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
@@ -147,8 +169,10 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run_export(args: argparse.Namespace) -> int:
-    """Run ``train export-openclip``."""
+def run_export(args: argparse.Namespace, announce: Announce | None = None) -> int:
+    """Run ``train export-openclip`` (``announce`` is not called: the export checks the head,
+    then writes the folder as it loads the towers, so every error it raises stays one of its
+    input, exit 2)."""
     from models.openclip_export import export_default_openclip
 
     record = export_default_openclip(args.out, args.head or None,
@@ -162,10 +186,22 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run a training job; returns the exit status."""
+    """Run a training job; returns the exit status.
+
+    A job checks its settings (and loads its model) first: an error then is bad input (exit
+    2, nothing written). Once it announces its run folder the work begins, and an error (a full
+    disk, a checkpoint that cannot be saved) is a failure of the run (exit 1) naming the folder.
+    """
     if getattr(args, "players_job", None) is not None:
         return int(args.players_job(args))
-    return int(args.train_runner(args))
+    with running(f"train {args.train_job}", started=False) as work:
+
+        def announce(folder: Path) -> None:
+            work.start(f"train {args.train_job} into {folder}",
+                       then=f"{folder} is left partial (do not load it): free the space (or "
+                            "fix the folder), remove it and run the command again")
+
+        return int(args.train_runner(args, announce=announce))
 
 
 def _given(args: argparse.Namespace, name: str, default: Any) -> Any:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -425,12 +425,16 @@ def report(results: dict[str, Any], plots: dict[str, str], timing: dict[str, Any
 
 
 def analyse(folder: str | Path, *, show: bool = True, out: str | Path | None = None,
-            allow_partial: bool = False, overwrite: bool = True) -> dict[str, Any]:
+            allow_partial: bool = False, overwrite: bool = True,
+            announce: Callable[[Path], None] | None = None) -> dict[str, Any]:
     """Recompute every figure of a run folder from its records; write and print them.
 
     Writes ``results.json``, ``results.csv``, the plots and ``report.md`` into ``out`` (default:
     the run folder itself). The records are read strictly (see :func:`read_run`); nothing is
     written when they are refused, nor over an earlier report unless ``overwrite``.
+
+    ``announce`` (if given) is called with the report's folder once the records are read and
+    the figures computed, before anything is written.
 
     Returns:
         The results (intervals as :class:`~dixit_ai.reporting.Interval`).
@@ -458,6 +462,8 @@ def analyse(folder: str | Path, *, show: bool = True, out: str | Path | None = N
               file=sys.stderr)
     if target.resolve() != path.resolve():
         results["run"]["source"] = str(path)
+    if announce is not None:
+        announce(target)
     target.mkdir(parents=True, exist_ok=True)
     write_json(target / "results.json", results)
     write_csv(target / "results.csv", csv_rows(results), CSV_COLUMNS)

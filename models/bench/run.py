@@ -169,7 +169,8 @@ def _version(package: str) -> str:
 
 def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
               log: Callable[[str], None] | None = print,
-              on_failure: str = "forfeit") -> BenchRun:
+              on_failure: str = "forfeit",
+              announce: Callable[[Path], None] | None = None) -> BenchRun:
     """Run a benchmark and analyse it; returns the run folder, results and timings.
 
     Args:
@@ -182,6 +183,8 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
             ``"forfeit"`` (the default: the item scores 0, is recorded as invalid and counted in
             the invalid-answer rate) or ``"abort"`` (the benchmark stops at the first one,
             raising :class:`BenchAborted`; the records so far stay in the run folder).
+        announce: Called with the run folder once it is made: the settings, the deck and the
+            models were checked and loaded, and the work (writing the records) begins.
 
     Raises:
         ValueError: a bad setting (unknown model or task, items < 1, ...).
@@ -250,6 +253,8 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
             }
 
         folder = run_folder("bench", config.name, config.seed, root=config.out)
+        if announce is not None:
+            announce(folder)
         # The header goes in with the folder, marked unfinished: a run stopped midway (Ctrl-C,
         # an abort) is still a run folder whose records `dixit-ai bench --analyse` reads.
         write_json(folder / "bench.json", {**header(), "finished": False})
