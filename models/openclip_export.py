@@ -36,6 +36,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -135,7 +136,8 @@ def _load_all_but(target: Any, source: Any, dropped_prefix: str, problem: str) -
         raise ExportError(f"{problem}: missing {missing[:5]}, unexpected {unexpected[:5]}")
 
 def export_default_openclip(
-    out: str | Path, head_path: str | Path | None = None, *, trained_path_only: bool = False
+    out: str | Path, head_path: str | Path | None = None, *, trained_path_only: bool = False,
+    announce: Callable[[Path], None] | None = None,
 ) -> dict[str, Any]:
     """Write the default model (or another head on its towers) as an open_clip folder.
 
@@ -144,6 +146,8 @@ def export_default_openclip(
         head_path: An alignment head ``.npz``; ``None``: the committed one.
         trained_path_only: Export the head's linear trained path alone when the head has parts
             open_clip cannot represent (a different model; recorded in ``EXPORT.md``).
+        announce: Called with the folder once the head and the towers are loaded, before
+            anything is written (what fails before it was the input; nothing was written).
 
     Returns:
         What was written: ``{"folder", "load_with", "exact", "dropped", "head_sha256"}``.
@@ -171,7 +175,10 @@ def export_default_openclip(
                "Pass trained_path_only=True (--trained-path-only) to export its linear trained "
                "path alone, a different model.")
         )
+    image_tower, text_tower = load_towers("cpu")  # before the folder: unloadable writes nothing
     folder = Path(out).expanduser().resolve()
+    if announce is not None:
+        announce(folder)
     folder.mkdir(parents=True, exist_ok=True)
     source = minilm_folder()
     for name in MINILM_COPY:
@@ -179,7 +186,6 @@ def export_default_openclip(
     config = model_config(folder)
     (folder / "open_clip_config.json").write_text(json.dumps(config, indent=1))
 
-    image_tower, text_tower = load_towers("cpu")
     model_cfg = json.loads(json.dumps(config["model_cfg"]))
     model_cfg.pop("custom_text")
     model = open_clip.CustomTextCLIP(**model_cfg)

@@ -312,3 +312,45 @@ def test_train_finetune_bad_input_is_refused_before_anything_is_written(
     assert main(["train", "finetune", *wrong, "--out", str(tmp_path / "tuned")]) == EXIT_USAGE
     assert "missing" in capsys.readouterr().err
     assert files_in(tmp_path) == ["a-file"]
+
+
+def test_train_export_openclip_out_of_disk_space_is_a_failed_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("open_clip")
+    import torch
+
+    out = tmp_path / "export"
+    monkeypatch.setattr(torch, "save", no_space)  # the weights, once the towers are loaded
+    status = main(["train", "export-openclip", "--trained-path-only", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert status == EXIT_FAILED, err
+    assert "No space left on device" in err and str(out) in err and "Traceback" not in err
+
+
+def test_train_export_openclip_with_a_missing_head_writes_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("open_clip")
+    out = tmp_path / "export"
+    status = main(["train", "export-openclip", "--out", str(out),
+                   "--head", str(tmp_path / "no_head.npz")])
+    assert status == EXIT_USAGE, capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_train_export_openclip_whose_towers_cannot_load_writes_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("open_clip")
+    from models import default_model
+
+    def unloadable(*args: object, **kwargs: object) -> None:
+        raise ImportError("the image tower's wheel is not installed")
+
+    monkeypatch.setattr(default_model, "load_towers", unloadable)
+    out = tmp_path / "export"
+    status = main(["train", "export-openclip", "--trained-path-only", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert status == EXIT_USAGE, err
+    assert "wheel is not installed" in err
+    assert not out.exists()  # bad input: nothing written

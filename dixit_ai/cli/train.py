@@ -170,13 +170,13 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_export(args: argparse.Namespace, announce: Announce | None = None) -> int:
-    """Run ``train export-openclip`` (``announce`` is not called: the export checks the head,
-    then writes the folder as it loads the towers, so every error it raises stays one of its
-    input, exit 2)."""
+    """Run ``train export-openclip`` (``announce``: the head and the towers are loaded, and the
+    folder is about to be written)."""
     from models.openclip_export import export_default_openclip
 
     record = export_default_openclip(args.out, args.head or None,
-                                     trained_path_only=args.trained_path_only)
+                                     trained_path_only=args.trained_path_only,
+                                     announce=announce)
     print(f"wrote {record['folder']} ({'exact' if record['exact'] else 'trained path only'}); "
           f"load it with open_clip.create_model_and_transforms('{record['load_with'][0]}') or "
           f"load_embedder('{record['load_with'][1]}')")
