@@ -99,7 +99,7 @@ def extract_features(
 
 class TextEncoder(Protocol):
     """What :func:`embed_unique_texts` needs of a text tower: the default model's
-    ``TextTower``, the family's towers, :class:`models.train_default.MemoTextTower`."""
+    ``TextTower``, the family's towers, :class:`models.text_memo.MemoTextTower`."""
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """Unit-norm embeddings ``(len(texts), dim)``."""
