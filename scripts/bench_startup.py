@@ -18,7 +18,12 @@ torch was imported.
 * ``cold`` (with ``--cold``): an empty cache and shipped embeddings ignored: torch, the model,
   and embedding the deck and the vocabulary.
 
-Targets (issue 17): warm <= 1.0 s and <= 300 MB, torch not imported; fresh install <= 3 s.
+Targets (issue 17): warm <= 1.0 s and <= 300 MB, torch not imported; fresh install <= 3 s
+(the wall time to the first decision, the best of ``--repeat`` runs; the peak RSS, the largest).
+The figures come first, then one line per target: met, MISSED, or not judged (another
+``--agent`` than ``clip-greedy``, or fewer runs per case than the default 3 for the times);
+exit status 1 if a target was missed or a case's process failed (:mod:`dixit_ai.cli.targets`),
+2 on bad input.
 
     python scripts/bench_startup.py [--repeat 3] [--cold]
 """
@@ -35,6 +40,17 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+
+TARGET_WARM_S = 1.0
+"""Warm cache: wall time from starting the process to the first decision, at most (seconds)."""
+TARGET_WARM_RSS_MB = 300.0
+"""Warm cache: the process's peak RSS, at most (MB)."""
+TARGET_FRESH_S = 3.0
+"""Fresh install: wall time from starting the process to the first decision, at most (s)."""
+TARGET_AGENT = "clip-greedy"
+"""The agent the targets are stated for."""
+TARGET_REPEAT = 3
+"""The runs per case the time targets are stated for (the best of them is judged)."""
 
 CHILD = r"""
 import json, resource, sys, time
@@ -68,6 +84,11 @@ print(json.dumps({{"import_and_load": decide - start, "first_decision": first - 
 
 def run_case(cache_dir: str | None, no_shipped: bool = False,
              agent: str = "clip-greedy") -> dict[str, float]:
+    """One case in a fresh process: its figures (``CHILD``'s, and the wall times).
+
+    Raises:
+        SystemExit: the process failed (``FAILED:``, its stderr's end; exit status 1).
+    """
     env = dict(os.environ, HF_HUB_OFFLINE="1")
     if cache_dir is not None:
         env["DIXIT_AI_CACHE_DIR"] = cache_dir
@@ -77,14 +98,18 @@ def run_case(cache_dir: str | None, no_shipped: bool = False,
         capture_output=True, text=True, timeout=600, check=False)
     wall = time.perf_counter() - start
     if result.returncode:
-        raise SystemExit(f"the child failed:\n{result.stderr[-3000:]}")
+        where = "the machine's cache" if cache_dir is None else f"cache folder {cache_dir}"
+        raise SystemExit(f"FAILED: a case's process ({where}) exited with {result.returncode}:\n"
+                         f"{result.stderr[-3000:]}")
     figures = json.loads(result.stdout.strip().splitlines()[-1])
     figures["wall_to_first_decision"] = wall - figures["round"]
     figures["wall"] = wall
     return figures
 
 
-def show(name: str, runs: list[dict[str, float]]) -> None:
+def show(name: str, runs: list[dict[str, float]]) -> dict[str, float]:
+    """Print a case's figures; return its best run's, with the largest peak RSS and whether any
+    run imported torch."""
     best = min(runs, key=lambda r: r["wall_to_first_decision"])
     walls = ", ".join(f"{r['wall_to_first_decision']:.2f}" for r in runs)
     print(f"{name:>14}: first decision {best['wall_to_first_decision']:.2f} s wall (runs: "
@@ -93,6 +118,8 @@ def show(name: str, runs: list[dict[str, float]]) -> None:
           f"{best['cpu_to_first_decision']:.2f} s; peak RSS "
           f"{max(r['peak_rss_mb'] for r in runs):.0f} MB; torch imported: "
           f"{any(r['torch'] for r in runs)}")
+    return {**best, "peak_rss_mb": max(r["peak_rss_mb"] for r in runs),
+            "torch": any(r["torch"] for r in runs)}
 
 
 def load_average() -> str:
@@ -102,14 +129,16 @@ def load_average() -> str:
         return ""
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3, help="runs per case (best wall shown)")
+    parser.add_argument("--repeat", type=int, default=TARGET_REPEAT,
+                        help="runs per case (best wall shown)")
     parser.add_argument("--cold", action="store_true", help="also the cold case (about 25 s)")
-    parser.add_argument("--agent", default="clip-greedy",
-                        help="the registry storyteller (default clip-greedy)")
-    args = parser.parse_args()
+    parser.add_argument("--agent", default=TARGET_AGENT,
+                        help=f"the registry storyteller (default {TARGET_AGENT})")
+    args = parser.parse_args(argv)
     from dixit_ai.cli.common import check_at_least
+    from dixit_ai.cli.targets import Targets, too_small
 
     try:
         check_at_least(args, (("repeat", 1),))
@@ -118,16 +147,30 @@ def main() -> None:
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores{load_average()}; "
           f"{args.agent} storyteller, 5 players, refresh-2021")
     run_case(None, agent=args.agent)  # warms the machine's cache (and the OS's file cache)
-    show("warm", [run_case(None, agent=args.agent) for _ in range(args.repeat)])
-    fresh = []
+    warm = show("warm", [run_case(None, agent=args.agent) for _ in range(args.repeat)])
+    runs = []
     for _ in range(args.repeat):
         with tempfile.TemporaryDirectory(prefix="dixit-fresh-") as folder:
-            fresh.append(run_case(folder, agent=args.agent))
-    show("fresh install", fresh)
+            runs.append(run_case(folder, agent=args.agent))
+    fresh = show("fresh install", runs)
     if args.cold:
         with tempfile.TemporaryDirectory(prefix="dixit-cold-") as folder:
             show("cold", [run_case(folder, no_shipped=True, agent=args.agent)])
 
+    other = (f"--agent {args.agent}; the targets are for {TARGET_AGENT}"
+             if args.agent != TARGET_AGENT else None)
+    few = other or too_small("runs per case", args.repeat, TARGET_REPEAT)
+    targets = Targets()
+    targets.at_most("warm, wall time to the first decision", warm["wall_to_first_decision"],
+                    TARGET_WARM_S, unit=" s", unjudged=few)
+    targets.at_most("warm, peak RSS", warm["peak_rss_mb"], TARGET_WARM_RSS_MB, unit=" MB",
+                    digits=0, unjudged=other)
+    targets.judge("warm, torch imported", not warm["torch"],
+                  "imported" if warm["torch"] else "not imported", "not imported", other)
+    targets.at_most("fresh install, wall time to the first decision",
+                    fresh["wall_to_first_decision"], TARGET_FRESH_S, unit=" s", unjudged=few)
+    return targets.report()
+
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -35,6 +35,12 @@ told too, and beside it the ECE a perfectly calibrated storyteller would show on
 and votes from their noise alone (the binned ECE of a few votes per turn is not 0, and a
 member's votes on one story go together), so a reader sees whether a miss is miscalibration.
 
+After the tables, one line per issue 12 target (:func:`judge`): met, MISSED with the measured
+number and the limit, or not judged (fewer items than the default 200, as ``--smoke``; the
+decision time on fewer decisions than the default, or ``--analyse``); exit status 1 if a target
+was missed or a figure it needs could not be computed (:mod:`dixit_ai.cli.targets`), 2 on bad
+input.
+
     python scripts/bench_storyteller_panel.py
     python scripts/bench_storyteller_panel.py --items 60 --json runs/panel.json
     python scripts/bench_storyteller_panel.py --also clip-reader,clip-population-expected
@@ -46,6 +52,7 @@ member's votes on one story go together), so a reader sees whether a miss is mis
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import statistics
 import time
@@ -55,11 +62,28 @@ from typing import Any
 
 import numpy as np
 
+from dixit_ai.cli.targets import Targets, too_small
 from dixit_ai.reporting import Interval, new_run_dir, print_table, write_json
 from models.players.cli import SMOKE_AGENT_OPTIONS, parse_args, refuse_bad_population_options
 
 TARGETS = (0.1, 0.25, 0.5, 0.75, 0.9)
 CHECKED = (0.25, 0.5, 0.75)
+"""The targets whose observed rate and ECE are judged."""
+JUDGED = "population"
+"""The storyteller the calibration targets are judged on (``self@T`` rows are its comparison)."""
+TARGET_GAP = 0.10
+"""Its observed guess rate at each of ``CHECKED``, per member and pooled: this near it at most."""
+TARGET_ECE = 0.10
+"""Its ECE at each of ``CHECKED`` and over all its turns, per member and pooled: at most."""
+TARGET_STORYTELLER = "clip-expected"
+"""The storyteller the success, points and timing targets are for (as the registry has it)."""
+TARGET_SUCCESS = 0.5
+"""Its success (some but not all of the panel guessers find the card): at least."""
+TARGET_TOP1_OVER_CHANCE = 2.0
+"""The default guesser's top-1 on the panel members' and caption-teller's clues: at least this
+times chance (1/6)."""
+TARGET_DECISION_MS = 150.0
+"""Its storytelling decision's median wall time: at most (milliseconds)."""
 
 
 @dataclass
@@ -120,6 +144,12 @@ class Args:
                 "from its records, with the settings it was run with (no telling, no timing; "
                 "the panel members' own stories of the guess table are told again, seeded); "
                 "only --json and --bootstrap may be given with it"})
+
+
+TARGET_ITEMS = Args().items
+"""The items the targets are stated for (the default ``--items``)."""
+TARGET_DECISIONS = Args().decisions
+"""The decisions the timing target is stated for (the default ``--decisions``)."""
 
 
 def fit_population_file(members: list[str], games: int, iterations: int, folder: Path,
@@ -326,13 +356,28 @@ def _restored(args: Args, config: dict[str, Any], crowd: dict[str, Any]) -> Args
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
     refuse_bad_population_options(args.aim, args.temperature_scale, args.tolerance)
+    restored = None
     if args.analyse:
-        args, also_run, extra_run = restore_args(args)
+        args, *restored = restore_args(args)
     from models.bench.items import TELL_CARDS
 
     if args.tell_cards not in TELL_CARDS:
         raise SystemExit(f"error: --tell-cards must be one of {', '.join(TELL_CARDS)}, not "
                          f"{args.tell_cards!r}")
+    if args.smoke:
+        args.items, args.deals, args.fit_games, args.decisions = 3, 2, 1, 2
+        args.fit_iterations = 1
+        args.bootstrap = 200
+    figures = measure(args, restored)
+    if args.json:
+        write_json(args.json, figures)
+    return judge(figures, args).report()
+
+
+def measure(args: Args, restored: list[Any] | None) -> dict[str, Any]:
+    """Steps 1 to 3 (or, with ``--analyse``, the run's records again: ``restored`` is its
+    ``--also`` entries and its clip players' extra options), then the timing; every table
+    printed as it comes. The figures (``--json``'s)."""
     from dixit_ai.rules import RuleSet
     from models.bench import BenchConfig, run_bench
     from models.bench.analysis import read_run
@@ -358,14 +403,10 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"error: --analyse {args.analyse}: {error}") from None
         crowd = {"population": args.population,
                  "population_calibration": args.population_file}
-        also, extra = also_run, extra_run
+        assert restored is not None
+        also, extra = restored
     else:
-        extra = {}
-        if args.smoke:
-            args.items, args.deals, args.fit_games, args.decisions = 3, 2, 1, 2
-            args.fit_iterations = 1
-            args.bootstrap = 200
-            extra = dict(SMOKE_AGENT_OPTIONS)
+        extra = dict(SMOKE_AGENT_OPTIONS) if args.smoke else {}
         also = also_entries([n.strip() for n in args.also.split(",") if n.strip()], extra)
         try:  # a folder of its own, even beside a run started in the same second
             folder = new_run_dir(args.out, "bench_storyteller_panel", args.seed)
@@ -531,9 +572,74 @@ def main(argv: list[str] | None = None) -> int:
         for label, figure in timing.items():
             print(f"  {label}: {figure['wall_ms']:.0f} ms wall / {figure['cpu_ms']:.0f} ms CPU")
     print(f"run folder: {run_folder}")
-    if args.json:
-        write_json(args.json, figures)
-    return 0
+    return figures
+
+
+def judge(figures: dict[str, Any], args: Args) -> Targets:
+    """Issue 12's targets, judged on the figures (after every table): the population
+    storyteller's observed guess rate within ``TARGET_GAP`` of 0.25, 0.5 and 0.75 and its ECE at
+    each at most ``TARGET_ECE``, per member and pooled (the tables' "met" column); the rate
+    rising with the target (pooled); the ECE over all its turns, per member and pooled;
+    ``clip-expected``'s success and points above ``caption-teller`` (the paired difference's
+    interval over items above 0), with four panel guessers and with three and a random player;
+    the default guesser's top-1 on the panel members' own clues and ``caption-teller``'s at
+    least twice chance; and ``clip-expected``'s decision time. None is judged on fewer items
+    than the default (the decision time: fewer decisions, or ``--analyse``, which times none).
+    """
+    unjudged = too_small("items", args.items, TARGET_ITEMS)
+    targets = Targets()
+
+    def worst(name: str, values: dict[str, float | None], limit: float, what: str) -> None:
+        known = {n: v for n, v in values.items() if v is not None and not math.isnan(v)}
+        if unjudged is not None:
+            targets.not_judged(name, unjudged)
+        elif not known:
+            targets.fail(f"{name}: no {what} to judge")
+        else:
+            member = max(known, key=lambda n: known[n])
+            targets.judge(name, known[member] <= limit, f"{known[member]:.3f} ({member})",
+                          f"<= {limit:.3f}")
+
+    rows = {t: figures["targets"][f"{JUDGED}@{t}"] for t in CHECKED}
+    for t, row in rows.items():
+        observed = {**row["members"], "pooled": row["pooled"].estimate}
+        worst(f"{JUDGED}@{t}: observed guess rate's largest distance from {t}, panel members "
+              "and pooled", {n: abs(v - t) for n, v in observed.items()}, TARGET_GAP,
+              "observed rate")
+        worst(f"{JUDGED}@{t}: largest ECE, panel members and pooled", row["ece"], TARGET_ECE,
+              "ECE (no predictions)")
+    rates = [row["pooled"].estimate for row in rows.values()]
+    targets.judge(f"{JUDGED}: pooled observed guess rate rising with the target "
+                  f"({', '.join(map(str, CHECKED))})",
+                  all(a < b for a, b in itertools.pairwise(rates)),
+                  ", ".join(f"{x:.3f}" for x in rates), "rising", unjudged)
+    over = figures[f"{JUDGED}_ece_all_turns"]
+    worst(f"{JUDGED}: largest ECE over all turns, panel members and pooled",
+          {n: None if v is None else v["ece"] for n, v in over.items()}, TARGET_ECE,
+          "ECE (no predictions)")
+    for which, title in (("panel", "four panel guessers"),
+                         ("random", "three panel guessers and a random player")):
+        entry = figures[f"{which}:{TARGET_STORYTELLER}"]
+        targets.at_least(f"{TARGET_STORYTELLER} success, {title}", entry["success"].estimate,
+                         TARGET_SUCCESS, digits=3, unjudged=unjudged)
+        diff = entry["points_minus_caption_teller"]
+        targets.judge(f"{TARGET_STORYTELLER} points per storytelling turn minus caption-teller, "
+                      f"{title}: the 95% CI over items", diff.low > 0,
+                      f"{diff.estimate:+.3f} [{diff.low:+.3f}, {diff.high:+.3f}]",
+                      "its low end > 0", unjudged)
+    chance = 1 / 6
+    for teller, top1 in figures["default_guesser_top1"].items():
+        if teller.startswith("panel-") or teller == "caption-teller":
+            targets.at_least(f"default guesser's top-1 on {teller}'s clues", top1.estimate,
+                             TARGET_TOP1_OVER_CHANCE * chance, digits=3, unjudged=unjudged)
+    name = f"{TARGET_STORYTELLER} storytelling decision, median wall time"
+    if "decision_ms" not in figures:
+        targets.not_judged(name, "--analyse times no decision")
+    else:
+        targets.at_most(name, figures["decision_ms"][TARGET_STORYTELLER]["wall_ms"],
+                        TARGET_DECISION_MS, unit=" ms", digits=0,
+                        unjudged=too_small("decisions timed", args.decisions, TARGET_DECISIONS))
+    return targets
 
 
 if __name__ == "__main__":

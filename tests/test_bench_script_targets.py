@@ -307,3 +307,324 @@ def test_the_verdicts_json_is_untouched_by_targets(tmp_path: Path,
     out = tmp_path / "rules.json"
     assert script.main([*SCALAR_5, "--json", str(out)]) == 1
     assert json.loads(out.read_text())[0]["rounds_per_s"] == 4_000.0
+
+
+def players_figures(decision_ms: float, game_s: float) -> dict[str, Any]:
+    return {"machine": "test", "load_average": [0.0, 0.0, 0.0], "vocabulary": 3527,
+            "candidates_per_decision": 6 * 3539, "hand_cards": 6, "simulations": 64,
+            "decision_ms_median": decision_ms, "decision_ms_p90": decision_ms,
+            "decision_cpu_ms_median": decision_ms, "game_cpu_s_median": game_s,
+            "game_s_median": game_s, "game_s_max": game_s, "rounds_per_game": [12] * 5}
+
+
+@pytest.mark.parametrize(("decision_ms", "game_s", "status"), [
+    (120.0, 1.5, 1), (80.0, 2.5, 1), (80.0, 1.5, 0)])
+def test_bench_players_targets(decision_ms: float, game_s: float, status: int,
+                               monkeypatch: pytest.MonkeyPatch,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    """It printed '[target <= 100 ms]' beside the figure and exited 0 whatever it measured."""
+    script = load("bench_players", monkeypatch)
+    monkeypatch.setattr(script, "measure",
+                        lambda args, overrides: players_figures(decision_ms, game_s))
+    assert script.main([]) == status
+    out, err = capsys.readouterr()
+    word = "MISSED" if decision_ms > 100 else "met"
+    line = (f"target {word}: storyteller decision, median wall time: {decision_ms:.1f} ms "
+            "(limit <= 100.0 ms)")
+    assert line in out and out.index("storyteller decision:") < out.index(line)
+    word = "MISSED" if game_s >= 2 else "met"
+    assert (f"target {word}: whole 5-player clip-greedy game, median wall time: {game_s:.3f} s "
+            "(limit < 2.000 s)") in out
+    assert ("1 target(s) missed" in err) == bool(status)
+
+
+@pytest.mark.parametrize(("args", "decision", "game"), [
+    (["--smoke"], "--smoke (a 40-card deck, 300 clues); judged on the defaults",
+     "--smoke (a 40-card deck, 300 clues); judged on the defaults"),
+    (["--decisions", "5", "--games", "2"], "5 decisions timed; judged on 30 or more",
+     "2 games timed; judged on 5 or more"),
+    (["--simulations", "16"], "--simulations 16; the targets are for 64",
+     "--simulations 16; the targets are for 64")])
+def test_bench_players_judges_only_the_targets_size(args: list[str], decision: str, game: str,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    script = load("bench_players", monkeypatch)
+    monkeypatch.setattr(script, "measure", lambda args, overrides: players_figures(900.0, 9.0))
+    assert script.main(args) == 0
+    out = capsys.readouterr().out
+    assert f"target not judged: storyteller decision, median wall time: {decision}" in out
+    assert f"target not judged: whole 5-player clip-greedy game, median wall time: {game}" in out
+
+
+def startup_case(wall: float, rss: float = 150.0, torch: bool = False) -> dict[str, Any]:
+    return {"import_and_load": wall - 0.1, "first_decision": 0.1, "round": 0.5,
+            "cpu_to_first_decision": wall, "peak_rss_mb": rss, "torch": torch, "clue": "owl",
+            "wall_to_first_decision": wall, "wall": wall + 0.5}
+
+
+def fake_startup(monkeypatch: pytest.MonkeyPatch, script: ModuleType, warm: dict[str, Any],
+                 fresh: dict[str, Any]) -> None:
+    """Replace each case's process by its figures: the machine's cache (warm) or an empty
+    cache folder (a fresh install)."""
+    monkeypatch.setattr(script, "run_case", lambda cache_dir, no_shipped=False, agent="": dict(
+        warm if cache_dir is None else fresh))
+
+
+@pytest.mark.parametrize(("warm", "fresh", "line"), [
+    (startup_case(1.2), startup_case(2.0),
+     "target MISSED: warm, wall time to the first decision: 1.20 s (limit <= 1.00 s)"),
+    (startup_case(0.8, rss=350.0), startup_case(2.0),
+     "target MISSED: warm, peak RSS: 350 MB (limit <= 300 MB)"),
+    (startup_case(0.8, torch=True), startup_case(2.0),
+     "target MISSED: warm, torch imported: imported (limit not imported)"),
+    (startup_case(0.8), startup_case(3.5),
+     "target MISSED: fresh install, wall time to the first decision: 3.50 s (limit <= 3.00 s)"),
+])
+def test_bench_startup_misses(warm: dict[str, Any], fresh: dict[str, Any], line: str,
+                              monkeypatch: pytest.MonkeyPatch,
+                              capsys: pytest.CaptureFixture[str]) -> None:
+    """It printed the figures and exited with no status of its own (0) whatever they were."""
+    script = load("bench_startup", monkeypatch)
+    fake_startup(monkeypatch, script, warm, fresh)
+    assert script.main([]) == 1
+    out, err = capsys.readouterr()
+    assert line in out and out.index("fresh install: first decision") < out.index(line)
+    assert out.count("target met:") == 3 and "1 target(s) missed" in err
+
+
+def test_bench_startup_targets_met(monkeypatch: pytest.MonkeyPatch,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    script = load("bench_startup", monkeypatch)
+    fake_startup(monkeypatch, script, startup_case(0.8), startup_case(2.0))
+    assert script.main([]) == 0
+    out = capsys.readouterr().out
+    for line in ("target met: warm, wall time to the first decision: 0.80 s (limit <= 1.00 s)",
+                 "target met: warm, peak RSS: 150 MB (limit <= 300 MB)",
+                 "target met: warm, torch imported: not imported (limit not imported)",
+                 "target met: fresh install, wall time to the first decision: 2.00 s (limit <= "
+                 "3.00 s)"):
+        assert line in out
+
+
+@pytest.mark.parametrize(("args", "times", "memory"), [
+    (["--repeat", "1"], "1 runs per case; judged on 3 or more", None),
+    (["--agent", "clip-expected"], "--agent clip-expected; the targets are for clip-greedy",
+     "--agent clip-expected; the targets are for clip-greedy")])
+def test_bench_startup_judges_only_the_targets_size(args: list[str], times: str,
+                                                    memory: str | None,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """One run per case judges no time (the best of one run is noise), but the memory and the
+    imports, which one run shows; another agent judges nothing."""
+    script = load("bench_startup", monkeypatch)
+    fake_startup(monkeypatch, script, startup_case(5.0, rss=350.0), startup_case(9.0))
+    assert script.main(args) == (0 if memory else 1)
+    out = capsys.readouterr().out
+    assert f"target not judged: warm, wall time to the first decision: {times}" in out
+    assert f"target not judged: fresh install, wall time to the first decision: {times}" in out
+    if memory:
+        assert f"target not judged: warm, peak RSS: {memory}" in out
+    else:
+        assert "target MISSED: warm, peak RSS: 350 MB (limit <= 300 MB)" in out
+
+
+def test_bench_startup_fails_when_a_case_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A case's process that fails stops the run with exit status 1, saying FAILED."""
+    import subprocess
+
+    script = load("bench_startup", monkeypatch)
+    monkeypatch.setattr(script.subprocess, "run", lambda command, **kwargs: (
+        subprocess.CompletedProcess(command, 3, "", "ImportError: no clip")))
+    with pytest.raises(SystemExit) as done:
+        script.main([])
+    assert str(done.value.code).startswith("FAILED: a case's process (the machine's cache) "
+                                           "exited with 3:\nImportError: no clip")
+
+
+def embed_results(batch_1: float, default_batch: float) -> dict[str, Any]:
+    rows = [{"batch": batch, "harness_over_raw": ratio}
+            for batch, ratio in ((1, batch_1), (8, default_batch), (32, 0.5), (64, 0.5))]
+    return {"default_image_batch_size": 8, "images": rows, "texts": []}
+
+
+@pytest.mark.parametrize(("batch_1", "default_batch", "status"), [
+    (0.85, 0.95, 1), (0.95, 0.85, 1), (0.95, 0.97, 0)])
+def test_bench_embed_target(batch_1: float, default_batch: float, status: int, tmp_path: Path,
+                            monkeypatch: pytest.MonkeyPatch,
+                            capsys: pytest.CaptureFixture[str]) -> None:
+    """Batches other than 1 and the default (8) are figures only: their 0.5 misses nothing."""
+    script = load("bench_embed", monkeypatch)
+    monkeypatch.setattr(script, "measure", lambda args: embed_results(batch_1, default_batch))
+    assert script.main(["--runs-dir", str(tmp_path)]) == status
+    out, err = capsys.readouterr()
+    for batch, ratio, default in ((1, batch_1, ""), (8, default_batch, " (the default)")):
+        word = "MISSED" if ratio < 0.9 else "met"
+        line = (f"target {word}: images, harness / raw (preprocessing and forward), batch "
+                f"{batch}{default}: {ratio:.2f} (limit >= 0.90)")
+        assert line in out and out.index("record:") < out.index(line)
+    assert "batch 32" not in out and ("1 target(s) missed" in err) == bool(status)
+    (run,) = tmp_path.glob("bench_embed__0__*")  # the figures are kept, whatever the verdict
+    assert json.loads((run / "bench.json").read_text())["images"][0]["harness_over_raw"] == (
+        batch_1)
+
+
+@pytest.mark.parametrize(("args", "why"), [
+    (["--smoke"], "--smoke: a few items per batch; judged on the defaults"),
+    (["--repeat", "1"], "1 interleaved timings; judged on 3 or more")])
+def test_bench_embed_judges_only_the_targets_size(args: list[str], why: str, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    script = load("bench_embed", monkeypatch)
+    monkeypatch.setattr(script, "measure", lambda args: embed_results(0.5, 0.5))
+    assert script.main([*args, "--runs-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert ("target not judged: images, harness / raw (preprocessing and forward), batch 1: "
+            f"{why}") in out
+    assert ("target not judged: images, harness / raw (preprocessing and forward), batch 8 (the "
+            f"default): {why}") in out
+
+
+PANEL = ("panel-a", "panel-b")
+
+
+def panel_figures(**change: Any) -> dict[str, Any]:
+    """Figures of the panel bench at which every target is met; ``change`` replaces some:
+    ``gap`` (panel-a's observed rate above each target), ``ece`` (panel-b's at each target),
+    ``all_turns_ece``, ``pooled`` (the pooled rates at 0.25/0.5/0.75), ``success``,
+    ``difference`` (clip-expected's points minus caption-teller beside a random player: estimate,
+    low, high), ``top1`` (the default guesser's on panel-b's clues), ``decision_ms``."""
+    from dixit_ai.reporting import Interval
+
+    def interval(x: float) -> Interval:
+        return Interval(x, x - 0.05, x + 0.05)
+
+    got = {"gap": 0.05, "ece": 0.05, "all_turns_ece": 0.08, "success": 0.85,
+           "difference": (0.3, 0.1, 0.5), "top1": 0.5, "decision_ms": 110.0,
+           "pooled": {0.25: 0.26, 0.5: 0.52, 0.75: 0.74}, **change}
+    targets = {}
+    for kind in ("self", "population"):
+        for t in (0.1, 0.25, 0.5, 0.75, 0.9):
+            targets[f"{kind}@{t}"] = {
+                "members": {"panel-a": t + got["gap"], "panel-b": t},
+                "pooled": interval(got["pooled"].get(t, t)),
+                "ece": {"panel-a": 0.02, "panel-b": got["ece"], "pooled": 0.03}}
+    figures: dict[str, Any] = {"panel": list(PANEL), "items": 200, "targets": targets,
+                               "population_monotone": True}
+    for kind in ("self", "population"):
+        figures[f"{kind}_ece_all_turns"] = {
+            "panel-a": {"ece": 0.04}, "panel-b": {"ece": got["all_turns_ece"]},
+            "pooled": {"ece": 0.03}}
+    for which in ("panel", "random"):
+        for label in ("clip-expected", "caption-teller", "random-teller"):
+            figures[f"{which}:{label}"] = {
+                "success": interval(got["success"] if label == "clip-expected" else 0.2),
+                "points": interval(2.0), "points_minus_caption_teller": interval(-1.0),
+                "points_minus_caption_teller_by_card": interval(-1.0)}
+        figures[f"{which}:clip-expected"]["points_minus_caption_teller"] = Interval(
+            *(got["difference"] if which == "random" else (0.4, 0.2, 0.6)))
+    figures["default_guesser_top1"] = {"panel-a (telling)": interval(0.6),
+                                       "panel-b (telling)": interval(got["top1"]),
+                                       "caption-teller": interval(0.9),
+                                       "random-teller": interval(0.1)}
+    figures["decision_ms"] = {"population": {"wall_ms": 900.0, "cpu_ms": 900.0},
+                              "clip-expected": {"wall_ms": got["decision_ms"],
+                                                "cpu_ms": got["decision_ms"]}}
+    return figures
+
+
+def run_panel(monkeypatch: pytest.MonkeyPatch, figures: dict[str, Any],
+              argv: list[str]) -> int:
+    script = load("bench_storyteller_panel", monkeypatch)
+    monkeypatch.setattr(script, "measure", lambda args, restored: figures)
+    return script.main(argv)
+
+
+def test_bench_storyteller_panel_targets_met(monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """The self-tuned storyteller's rows, the baselines' points below caption-teller's and the
+    random storyteller's clues are figures, not targets."""
+    assert run_panel(monkeypatch, panel_figures(), []) == 0
+    out = capsys.readouterr().out
+    for line in (
+            "target met: population@0.25: observed guess rate's largest distance from 0.25, "
+            "panel members and pooled: 0.050 (panel-a) (limit <= 0.100)",
+            "target met: population@0.75: largest ECE, panel members and pooled: 0.050 "
+            "(panel-b) (limit <= 0.100)",
+            "target met: population: pooled observed guess rate rising with the target (0.25, "
+            "0.5, 0.75): 0.260, 0.520, 0.740 (limit rising)",
+            "target met: population: largest ECE over all turns, panel members and pooled: "
+            "0.080 (panel-b) (limit <= 0.100)",
+            "target met: clip-expected success, four panel guessers: 0.850 (limit >= 0.500)",
+            "target met: clip-expected points per storytelling turn minus caption-teller, four "
+            "panel guessers: the 95% CI over items: +0.400 [+0.200, +0.600] (limit its low end "
+            "> 0)",
+            "target met: default guesser's top-1 on caption-teller's clues: 0.900 (limit >= "
+            "0.333)",
+            "target met: clip-expected storytelling decision, median wall time: 110 ms (limit "
+            "<= 150 ms)"):
+        assert line in out
+    assert out.count("target met:") == 16 and "self@" not in out and "random-teller" not in out
+
+
+@pytest.mark.parametrize(("change", "line"), [
+    ({"gap": 0.15}, "target MISSED: population@0.5: observed guess rate's largest distance "
+                    "from 0.5, panel members and pooled: 0.150 (panel-a) (limit <= 0.100)"),
+    ({"ece": 0.15}, "target MISSED: population@0.25: largest ECE, panel members and pooled: "
+                    "0.150 (panel-b) (limit <= 0.100)"),
+    ({"pooled": {0.25: 0.3, 0.5: 0.29, 0.75: 0.74}},
+     "target MISSED: population: pooled observed guess rate rising with the target (0.25, 0.5, "
+     "0.75): 0.300, 0.290, 0.740 (limit rising)"),
+    ({"all_turns_ece": 0.12}, "target MISSED: population: largest ECE over all turns, panel "
+                              "members and pooled: 0.120 (panel-b) (limit <= 0.100)"),
+    ({"success": 0.45}, "target MISSED: clip-expected success, four panel guessers: 0.450 "
+                        "(limit >= 0.500)"),
+    ({"difference": (-0.06, -0.17, 0.04)},
+     "target MISSED: clip-expected points per storytelling turn minus caption-teller, three "
+     "panel guessers and a random player: the 95% CI over items: -0.060 [-0.170, +0.040] "
+     "(limit its low end > 0)"),
+    ({"difference": (0.1, 0.0, 0.2)},
+     "target MISSED: clip-expected points per storytelling turn minus caption-teller, three "
+     "panel guessers and a random player: the 95% CI over items: +0.100 [+0.000, +0.200] "
+     "(limit its low end > 0)"),
+    ({"top1": 0.31}, "target MISSED: default guesser's top-1 on panel-b (telling)'s clues: "
+                     "0.310 (limit >= 0.333)"),
+    ({"decision_ms": 160.0}, "target MISSED: clip-expected storytelling decision, median wall "
+                             "time: 160 ms (limit <= 150 ms)")])
+def test_bench_storyteller_panel_misses(change: dict[str, Any], line: str,
+                                        monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """A target its tables marked NO ('met' column, 'above (CI > 0)', '>= 2x') or its title
+    stated left the exit status 0."""
+    assert run_panel(monkeypatch, panel_figures(**change), []) == 1
+    out, err = capsys.readouterr()
+    assert line in out and "target(s) missed" in err
+
+
+def test_bench_storyteller_panel_smoke_run_judges_nothing(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    figures = panel_figures(gap=0.4, ece=0.4, all_turns_ece=0.4, success=0.1,
+                            difference=(-1.0, -2.0, 0.0), top1=0.0, decision_ms=900.0,
+                            pooled={0.25: 0.5, 0.5: 0.4, 0.75: 0.3})
+    figures["items"] = 3
+    for cell in figures["targets"].values():  # a smoke run may have no ECE at all
+        cell["ece"] = dict.fromkeys(cell["ece"])
+    assert run_panel(monkeypatch, figures, ["--smoke"]) == 0
+    out = capsys.readouterr().out
+    assert ("target not judged: clip-expected success, four panel guessers: 3 items; judged on "
+            "200 or more") in out
+    assert ("target not judged: population@0.25: largest ECE, panel members and pooled: 3 "
+            "items; judged on 200 or more") in out
+    assert ("target not judged: clip-expected storytelling decision, median wall time: 2 "
+            "decisions timed; judged on 15 or more") in out
+    assert out.count("target not judged:") == 16
+    assert "MISSED" not in out and "target met" not in out and "FAILED" not in out
+
+
+def test_bench_storyteller_panel_fails_without_an_ece(monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """A storyteller that predicted nothing has no ECE: the run fails, it is not met."""
+    figures = panel_figures()
+    figures["targets"]["population@0.5"]["ece"] = dict.fromkeys((*PANEL, "pooled"))
+    assert run_panel(monkeypatch, figures, []) == 1
+    assert ("FAILED: population@0.5: largest ECE, panel members and pooled: no ECE (no "
+            "predictions) to judge") in capsys.readouterr().out

@@ -111,11 +111,14 @@ def test_eval_embedder_smoke(tmp_path, monkeypatch):
     assert (run / "boards.csv").is_file()
 
 
-def test_bench_embed_smoke(tmp_path, monkeypatch):
-    run_script("bench_embed.py", ["--smoke", "--runs-dir", str(tmp_path)], monkeypatch)
+def test_bench_embed_smoke(tmp_path, monkeypatch, capsys):
+    run_script("bench_embed.py", ["--smoke", "--runs-dir", str(tmp_path)], monkeypatch)  # exit 0
     (run,) = tmp_path.glob("bench_embed__0__*")
     bench = json.loads((run / "bench.json").read_text())
     assert bench["cache"]["speedup"] > 1
+    printed = capsys.readouterr().out  # a smoke run's ratios are neither met nor missed
+    assert printed.count("target not judged: images, harness / raw") == 2
+    assert "MISSED" not in printed and "target met" not in printed
 
 
 def test_train_default_model_script_refuses_weights_it_cannot_load(tmp_path, monkeypatch,

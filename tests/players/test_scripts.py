@@ -121,11 +121,14 @@ def test_eval_players_refuses_bad_options_before_writing_anything(bad, message, 
     assert not list(tmp_path.iterdir())
 
 
-def test_bench_players_smoke(tmp_path, monkeypatch):
+def test_bench_players_smoke(tmp_path, monkeypatch, capsys):
     out = tmp_path / "bench.json"
-    run_script("bench_players.py", ["--smoke", "--json", str(out)], monkeypatch)
+    run_script("bench_players.py", ["--smoke", "--json", str(out)], monkeypatch)  # exit 0
     figures = json.loads(out.read_text())
     assert figures["decision_ms_median"] > 0 and figures["candidates_per_decision"] >= 300 * 6
+    printed = capsys.readouterr().out  # a smoke run's timings are neither met nor missed
+    assert printed.count("target not judged: ") == 2
+    assert "MISSED" not in printed and "target met" not in printed
 
 
 def test_eval_players_smoke(tmp_path, monkeypatch):
@@ -227,6 +230,14 @@ def test_bench_storyteller_panel_smoke(tmp_path, monkeypatch, capsys):
     assert "population@0.5" in figures["targets"]
     printed = capsys.readouterr().out
     assert "held out: panel-default-zeroshot" in printed
+    # 3 items judge none of issue 12's targets (exit status 0, asserted by run_script), after
+    # the tables: 3 targets x (rate, ECE), monotone, ECE over all turns, clip-expected's success
+    # and points x 2 tables, top-1 on the member's and caption-teller's clues, decision time.
+    assert printed.count("target not judged: ") == 15
+    assert "MISSED" not in printed and "target met" not in printed and "FAILED" not in printed
+    assert ("target not judged: clip-expected success, four panel guessers: 3 items; judged on "
+            "200 or more") in printed
+    assert printed.index("the default clip guesser on boards") < printed.index("target not")
     assert ("(aim rms, robustness 0.5, temperatures x 0.5, tolerance 0.0, unseen-minds map "
             "none)") in printed
     assert "clip-expected: as the registry configures it (population: copy,self," in printed
