@@ -143,7 +143,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs-dir", default="runs", help="folder of run records")
     parser.add_argument("--smoke", action="store_true", help="tiny run for CI")
     args = parser.parse_args(argv)
+    from dixit_ai.cli.common import check_at_least
     from dixit_ai.reporting import new_run_dir
+
+    try:  # refused before anything is made or measured (--repeat 0 timed nothing: NaN ratios)
+        check_at_least(args, (("repeat", 1),) if args.threads is None
+                       else (("repeat", 1), ("threads", 1)))
+    except ValueError as error:
+        parser.error(str(error))
 
     try:  # made first, so a --runs-dir that cannot hold it stops the run before it measures
         run_dir = new_run_dir(args.runs_dir, "bench_embed", 0)

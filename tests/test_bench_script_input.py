@@ -98,3 +98,14 @@ def test_bench_startup_refuses_no_repeat() -> None:
     assert result.returncode == 2, result.stdout + result.stderr
     assert "--repeat must be at least 1, not 0" in result.stderr
     assert "Traceback" not in result.stderr and "warm" not in result.stdout
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--repeat", "0"), ("--threads", "0"),
+                                             ("--threads", "-2")])
+def test_bench_embed_refuses_bad_counts(tmp_path: Path, flag: str, value: str) -> None:
+    """``--repeat 0`` gave ratios of NaN (no timing at all) and ``--threads 0`` torch's error
+    after the model was loaded; both are refused before anything is made or measured."""
+    result = script("bench_embed.py", "--smoke", "--runs-dir", str(tmp_path), flag, value)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert f"{flag} must be at least 1, not {value}" in result.stderr
+    assert "Traceback" not in result.stderr and list(tmp_path.iterdir()) == []
