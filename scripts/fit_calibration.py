@@ -47,6 +47,7 @@ import io
 import math
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -77,7 +78,7 @@ from models.players.cli import (
 )
 from models.players.experiments import play_table
 from models.players.guess_files import DEFAULT_CALIBRATION
-from models.players.panel_models import load_member_resources
+from models.players.panel_models import load_member_resources, refuse_ground_truth
 from models.players.population_fit import DEFAULT_POPULATION_FILE
 from models.players.simulation import MIN_TEMPERATURE, VOTERS_KEY, GuessModel
 
@@ -297,7 +298,11 @@ def search_bound_warnings(model: GuessModel, fit_bias: bool) -> list[str]:
     return found
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None,
+         announce: Callable[[Path], None] | None = None) -> int:
+    """Fit and write; the exit status. ``announce`` is called with the run folder once the
+    options, the records and the models are checked and loaded, as the folder is made: an error
+    before is bad input (2, nothing written), one after a failure of the run."""
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
     cross_play = args.voters != "all" or bool(args.population)
     # Cross-play tables keep every agent's own embedder.
@@ -307,32 +312,46 @@ def main(argv: list[str] | None = None) -> int:
         args.play_games = args.play_games or 2
         args.validate_games = min(args.validate_games, 1)
         overrides.update(vocabulary_size=300, n_simulations=16, pair_clues=0)
+    size = 300 if args.smoke else None
     try:
         inputs = read_inputs(args, overrides)
-    except ValueError as error:
+        deck = inputs.deck or args.deck
+        # The models, before anything is played or written: one that does not load is bad input.
+        for name in args.population if args.crossplay else ():
+            refuse_ground_truth(name)
+        resources = (None if args.crossplay else
+                     load_member_resources(args.embedder, deck, vocabulary_size=size))
+        members = [(name, load_member_resources(name, deck, vocabulary_size=size))
+                   for name in args.population]
+    except (ValueError, OSError, ImportError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     records = inputs.records
     settings = {"args": asdict(args), "agent_options": dict(overrides)}
     # The run is named by the second it started; its folder (its own, even beside a run started
-    # in the same second) is made when its first file is written.
+    # in the same second) is made when its first file is written, and announced then.
     started, run = time.time(), None
+
+    def new_announced_run() -> Path:
+        folder = new_run(args, started)
+        if announce is not None:
+            announce(folder)
+        return folder
+
     if args.crossplay:
-        return _crossplay(args, new_run(args, started), overrides)
+        return _crossplay(args, new_announced_run(), overrides)
 
     if args.play_games:
         played = play_table(args.agents, n_games=args.play_games, seed=args.seed,
                             edition=args.edition, deck=args.deck, overrides=overrides)
-        run = new_run(args, started)
+        run = new_announced_run()
         write_records(run / "fit_games.jsonl", played)
         records += played
         inputs.files.append({"path": str(run / "fit_games.jsonl"),
                              "sha256": file_sha256(run / "fit_games.jsonl"),
                              "games": len(played), "played_here": True})
 
-    deck = inputs.deck or args.deck
-    size = 300 if args.smoke else None
-    resources = load_member_resources(args.embedder, deck, vocabulary_size=size)
+    assert resources is not None
     fit_records, held_records = (records[0::2], records[1::2]) if len(records) > 1 else (
         records, [])
     voters = {"all": None, "human": human_voters,
@@ -345,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: no votes to fit (--voters {args.voters}) in the {len(fit_records)} "
               f"fitted game(s) of {len(records)} ({held_note})", file=sys.stderr)
         return 2
-    run = run or new_run(args, started)
+    run = run or new_announced_run()
     model = fit_guess_model(observations, fit_bias=args.fit_bias,
                             temperature_range=TEMPERATURE_SEARCH)
     bound_warnings = search_bound_warnings(model, args.fit_bias)
@@ -393,8 +412,6 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {name:28s} ECE {cell['ece']:.3f}  predicted {cell['predicted']:.3f} "
                   f"observed {cell['observed']:.3f}  ({cell['votes']:.0f} votes)")
     if args.population:
-        members = [(name, load_member_resources(name, deck, vocabulary_size=size))
-                   for name in args.population]
         fit, fit_notes = fit_population(fit_records, members, fit_bias=args.fit_bias)
         population_out = (Path(args.population_out) if args.population_out
                           else run / "population.json")

@@ -35,6 +35,7 @@ import math
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -424,11 +425,13 @@ def evaluate(args: Args, role: str, checkpoint: Path, table: Any) -> dict[str, A
     return results
 
 
-def main(argv: list[str] | Args | None = None) -> Path:
+def main(argv: list[str] | Args | None = None,
+         announce: Callable[[Path], None] | None = None) -> Path:
     """Train, plot and evaluate (``argv``: command-line options or ``Args``); the run's folder.
 
     Bad options are checked first (:func:`check_args`, then the embedder, the observation
     fields and ``--out``): the error goes to stderr and the process exits 2, with no run folder.
+    Then ``announce`` (if given) is called with the run folder: the work begins.
     """
     args = argv if isinstance(argv, Args) else parse(argv)
     try:
@@ -446,6 +449,8 @@ def main(argv: list[str] | Args | None = None) -> Path:
         # bad input (dixit_ai.cli.common.EXIT_USAGE): no run folder, nothing trained
         print(f"error: {error}", file=sys.stderr, flush=True)
         raise SystemExit(2) from None
+    if announce is not None:
+        announce(run_dir)
     from dixit_ai.reporting import write_json
 
     curves: dict[str, Curve] = {}

@@ -28,6 +28,7 @@ import csv
 import io
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -150,7 +151,11 @@ def check_args(args: Args, overrides: dict[str, object]) -> None:
         raise ValueError(f"--baseline {args.baseline}: {error}") from None
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None,
+         announce: Callable[[Path], None] | None = None) -> int:
+    """Train, evaluate and write; the exit status. ``announce`` is called with the run folder
+    once the settings are checked and the folder is made: an error before is bad input (2,
+    nothing written), one after a failure of the run."""
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
     overrides: dict[str, object] = {"deck": args.deck, "n_simulations": args.simulations}
     if args.vocabulary_size:
@@ -168,11 +173,20 @@ def main(argv: list[str] | None = None) -> int:
         overrides.update(vocabulary_size=300, n_simulations=8, pair_clues=0)
         args.games, args.eval_games = 3, 2
     settings = run_settings(args, overrides)
+    try:  # the players' model, before anything is written: one that does not load is bad input
+        # Every reward comes from the votes of self-play learners on one model: the voters a
+        # panel's held-out check reads (models.bench.panel.check_held_out).
+        learner = ClipAgent(name="learner", **overrides).resources.fingerprint  # type: ignore[arg-type]
+    except (ValueError, OSError, ImportError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     try:  # a folder of its own, even beside a run started in the same second
         run = new_run_dir(args.runs_dir, args.exp_name, args.seed)
     except ValueError as error:
         print(f"error: --runs-dir {error}", file=sys.stderr)
         return 2
+    if announce is not None:
+        announce(run)
     rng = np.random.default_rng(args.seed)
 
     policy = LinearCluePolicy(np.zeros(len(FEATURES)), shortlist=args.shortlist, greedy=False)
@@ -197,9 +211,6 @@ def main(argv: list[str] | None = None) -> int:
             print(f"game {game:4d}  points/tell {np.mean(rewards):.2f}  baseline {baseline:.2f}  "
                   f"|grad| {norm:.3f}  {time.time() - start:.0f} s")
     checkpoint = run / "policy.json"
-    # Every reward came from the votes of self-play learners on one model: the voters a panel's
-    # held-out check reads (models.bench.panel.check_held_out).
-    learner = ClipAgent(name="learner", **overrides).resources.fingerprint  # type: ignore[arg-type]
     policy.save(checkpoint, games=args.games, seed=args.seed, baseline=args.baseline,
                 voter_models=[{"fingerprint": learner, "name": "learner"}], **settings)
     buffer = io.StringIO(newline="")

@@ -354,3 +354,132 @@ def test_train_export_openclip_whose_towers_cannot_load_writes_nothing(
     assert status == EXIT_USAGE, err
     assert "wheel is not installed" in err
     assert not out.exists()  # bad input: nothing written
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two games of random players on ``dream:size=40``: records a calibration fit of a second
+    reads."""
+    from dixit_ai import play_game, write_records
+
+    path = tmp_path_factory.mktemp("records") / "played.jsonl"
+    write_records(path, [play_game(["random"] * 4, edition="refresh-2021",
+                                   deck="dream:size=40", seed=s) for s in range(2)])
+    return path
+
+
+def test_train_calibration_fit_that_cannot_be_written_is_a_failed_run(
+        played: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("torch")
+    from models.players.simulation import GuessModel
+
+    monkeypatch.setattr(GuessModel, "save", no_space)  # the fitted guess model
+    status = main(["train", "calibration", "--records", str(played),
+                   "--runs-dir", str(tmp_path / "runs")])
+    err = capsys.readouterr().err
+    assert status == EXIT_FAILED, err
+    (folder,) = (tmp_path / "runs").iterdir()
+    assert "No space left on device" in err and f"{folder} is left partial" in err
+    assert "Traceback" not in err
+
+
+def test_train_calibration_bad_input_is_refused_before_anything_is_written(
+        played: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("torch")
+    runs = ["--runs-dir", str(tmp_path / "runs")]
+    # an unknown population member: it was loaded after the fit was written
+    assert main(["train", "calibration", "--records", str(played), "--population",
+                 "no-such-model", *runs]) == EXIT_USAGE
+    assert "no-such-model" in capsys.readouterr().err
+    assert main(["train", "calibration", "--records", str(tmp_path / "missing.jsonl"),
+                 *runs]) == EXIT_USAGE
+    assert "missing.jsonl" in capsys.readouterr().err
+    assert files_in(tmp_path) == []
+
+
+STORYTELLER = ["train", "storyteller", "--smoke"]
+
+
+def test_train_storyteller_checkpoint_that_cannot_be_saved_is_a_failed_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("torch")
+    from models.players.policy import LinearCluePolicy
+
+    monkeypatch.setattr(LinearCluePolicy, "save", no_space)  # policy.json, after training
+    status = main([*STORYTELLER, "--runs-dir", str(tmp_path / "runs")])
+    err = capsys.readouterr().err
+    assert status == EXIT_FAILED, err
+    (folder,) = (tmp_path / "runs").iterdir()
+    assert "No space left on device" in err and f"{folder} is left partial" in err
+    assert "Traceback" not in err
+
+
+def test_train_storyteller_bad_input_is_refused_before_anything_is_written(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("torch")
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    assert main([*STORYTELLER, "--runs-dir", str(a_file)]) == EXIT_USAGE
+    assert "not a folder" in capsys.readouterr().err
+    from models import registry
+
+    def unloadable(*args: object, **kwargs: object) -> None:
+        raise ImportError("the image tower's wheel is not installed")
+
+    # the players' model that does not load: the run folder was made before it was loaded
+    monkeypatch.setattr(registry, "load_embedder", unloadable)
+    monkeypatch.setattr("models.players.resources._shared", {})
+    assert main([*STORYTELLER, "--runs-dir", str(tmp_path / "runs")]) == EXIT_USAGE
+    assert "wheel is not installed" in capsys.readouterr().err
+    assert files_in(tmp_path) == ["a-file"]
+
+
+RL = ["train", "rl", "--roles", "guesser", "--total-timesteps", "64", "--n-envs", "1",
+      "--n-steps", "64", "--hidden", "8", "--embedding-dim", "8", "--clues-per-card", "2",
+      "--eval-games", "0", "--no-progress"]
+
+
+@pytest.fixture
+def random_vectors(monkeypatch: pytest.MonkeyPatch) -> None:
+    """train rl on random vectors (no model is loaded: seconds)."""
+    pytest.importorskip("sb3_contrib")
+    import envs.vectors
+    from envs.vectors import VectorTable
+
+    table = VectorTable.random(range(84), [f"word{i}" for i in range(64)], dim=16, seed=0)
+    monkeypatch.setattr(envs.vectors, "load_vector_table", lambda *args, **kwargs: table)
+
+
+def test_train_rl_checkpoint_that_cannot_be_saved_is_a_failed_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, random_vectors: None,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from sb3_contrib import MaskablePPO
+
+    monkeypatch.setattr(MaskablePPO, "save", no_space)  # guesser.zip, after training
+    status = main([*RL, "--out", str(tmp_path / "runs")])
+    err = capsys.readouterr().err
+    assert status == EXIT_FAILED, err
+    (folder,) = (tmp_path / "runs").iterdir()
+    assert "No space left on device" in err and f"{folder} is left partial" in err
+    assert "Traceback" not in err
+
+
+def test_train_rl_that_completes_exits_0(
+        tmp_path: Path, random_vectors: None, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*RL, "--out", str(tmp_path / "runs")]) == 0  # its script returns its folder
+    (folder,) = (tmp_path / "runs").iterdir()
+    assert (folder / "guesser.zip").is_file() and f"wrote {folder}" in capsys.readouterr().out
+
+
+def test_train_rl_bad_input_is_refused_before_anything_is_written(
+        tmp_path: Path, random_vectors: None, capsys: pytest.CaptureFixture[str]) -> None:
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    with pytest.raises(SystemExit) as done:  # the script exits 2 itself
+        main([*RL, "--out", str(a_file)])
+    assert done.value.code == EXIT_USAGE
+    assert "--out" in capsys.readouterr().err
+    assert files_in(tmp_path) == ["a-file"]

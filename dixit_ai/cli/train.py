@@ -88,11 +88,13 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
-def run_rl(args: argparse.Namespace) -> int:
-    """Run ``train rl``: ``scripts/train_rl.py``'s ``main`` with the options that follow."""
+def run_rl(args: argparse.Namespace, announce: Announce | None = None) -> int:
+    """Run ``train rl``: ``scripts/train_rl.py``'s ``main`` with the options that follow (it
+    returns its run folder: exit 0)."""
     from models.players.cli import run_script
 
-    return run_script("train_rl.py", "dixit-ai train rl", list(args.script_args))
+    return run_script("train_rl.py", "dixit-ai train rl", list(args.script_args),
+                      announce=announce)
 
 
 def add_align_arguments(parser: argparse.ArgumentParser) -> None:
@@ -192,8 +194,7 @@ def run(args: argparse.Namespace) -> int:
     2, nothing written). Once it announces its run folder the work begins, and an error (a full
     disk, a checkpoint that cannot be saved) is a failure of the run (exit 1) naming the folder.
     """
-    if getattr(args, "players_job", None) is not None:
-        return int(args.players_job(args))
+    job = getattr(args, "players_job", None) or args.train_runner
     with running(f"train {args.train_job}", started=False) as work:
 
         def announce(folder: Path) -> None:
@@ -201,7 +202,7 @@ def run(args: argparse.Namespace) -> int:
                        then=f"{folder} is left partial (do not load it): free the space (or "
                             "fix the folder), remove it and run the command again")
 
-        return int(args.train_runner(args, announce=announce))
+        return int(job(args, announce=announce))
 
 
 def _given(args: argparse.Namespace, name: str, default: Any) -> Any:

@@ -4,12 +4,16 @@
 Each script declares ``@dataclass class Args`` whose fields carry their help text in
 ``metadata={"help": ...}``; :func:`parse_args` turns it into ``--flags``. To wire the ``train``
 jobs, ``dixit_ai/cli/train.py`` calls ``register_train_commands(jobs)`` with its job
-sub-parsers, and its ``run`` starts with::
+sub-parsers, and its ``run`` runs the job, as it does its own, inside ``running(...,
+started=False)`` with an ``announce`` hook (the run folder is made: the work begins)::
 
-    if getattr(args, "players_job", None) is not None:
-        return args.players_job(args)
+    job = getattr(args, "players_job", None) or args.train_runner
+    with running(f"train {args.train_job}", started=False) as work:
+        ...
+        return int(job(args, announce=announce))
 
-The jobs run the scripts' ``main`` with the options that follow the job's name.
+The jobs run the scripts' ``main(argv, announce=announce)`` with the options that follow the
+job's name.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import runpy
 import sys
 import types
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -220,19 +224,23 @@ def register_train_commands(subparsers: Any) -> None:
         parser.set_defaults(players_job=_runner(script, command))
 
 
-def run_script(script: str, prog: str, argv: list[str]) -> int:
-    """Run ``scripts/<script>``'s ``main(argv)`` as the command ``prog`` (its usage and help
-    name ``prog``, not ``dixit-ai`` or the script's file)."""
+def run_script(script: str, prog: str, argv: list[str],
+               announce: Callable[[Path], None] | None = None) -> int:
+    """Run ``scripts/<script>``'s ``main(argv, announce=announce)`` as the command ``prog`` (its
+    usage and help name ``prog``, not ``dixit-ai`` or the script's file); a ``main`` that
+    returns its run folder (a path) succeeded (0)."""
     token = SCRIPT_PROG.set(prog)
     try:
-        return int(_script_main(script)(argv) or 0)
+        status = _script_main(script)(argv, announce=announce)
+        return 0 if status is None or isinstance(status, Path) else int(status)
     finally:
         SCRIPT_PROG.reset(token)
 
 
 def _runner(script: str, command: str) -> Any:
-    def run(args: argparse.Namespace) -> int:
-        return run_script(script, f"dixit-ai train {command}", list(args.script_args))
+    def run(args: argparse.Namespace, announce: Callable[[Path], None] | None = None) -> int:
+        return run_script(script, f"dixit-ai train {command}", list(args.script_args),
+                          announce=announce)
 
     return run
 

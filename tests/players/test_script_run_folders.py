@@ -83,11 +83,12 @@ def test_eval_players(tmp_path, same_second, monkeypatch):
 
 
 def test_fit_calibration_after_playing_its_games(tmp_path, same_second, monkeypatch):
+    import models.players.calibration
     import models.players.experiments
-    import models.players.panel_models
 
     monkeypatch.setattr(models.players.experiments, "play_table", lambda *a, **k: [])
-    monkeypatch.setattr(models.players.panel_models, "load_member_resources", stop)
+    # the first piece of work after the played games are written (the model is loaded before)
+    monkeypatch.setattr(models.players.calibration, "observations_and_voters", stop)
     run_twice("fit_calibration.py", ["--runs-dir", str(tmp_path), "--seed", "7", "--smoke",
                                      "--play-games", "1"])
     first, second = f"fit_calibration__7__{SECOND}", f"fit_calibration__7__{SECOND}-2"
