@@ -188,12 +188,14 @@ def test_a_token_revoked_while_its_socket_says_hello_opens_nothing(
     assert 1 not in table.connections                            # nothing attached
 
 
+@pytest.mark.parametrize("path", ["http", "socket"])
 def test_a_token_revoked_while_its_move_waits_makes_no_move(
-        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+        client: TestClient, monkeypatch: pytest.MonkeyPatch, path: str) -> None:
     """A move's token was checked before the move waited for the table's lock; a token
     recovered or given away in that moment still made the move, for a seat it no longer
-    opened. Now the token is checked again under the lock. The revocation is made to fall
-    between the two checks."""
+    opened. Now the token is checked again under the lock, for a move over HTTP and over a
+    socket (whose every frame's token is checked first). The revocation is made to fall between
+    the two checks."""
     made, ann = create(client)
     join(client, made["invite"], "Bea")
     ann.send({"type": "start"})
@@ -202,32 +204,18 @@ def test_a_token_revoked_while_its_move_waits_makes_no_move(
     game = ann.wait_turn()["game"]       # the storyteller
     assert table.session is not None
     events = len(table.session.events)
-    revoke_after_next_check(manager, ann.token, monkeypatch)
     move = {**simple_move(game), "ref": 7}
-    assert ann.send(move).status_code == 401
-    assert len(table.session.events) == events                    # no move was made
-    assert manager.store.count_events(table.id) == events + 1     # nor written (+ start)
-
-
-def test_a_token_revoked_while_its_socket_move_waits_makes_no_move(
-        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The socket path of the check above: every frame's token is checked, then the move waits
-    for the lock, where the token is checked again."""
-    made, ann = create(client)
-    join(client, made["invite"], "Bea")
-    ann.send({"type": "start"})
-    manager = manager_of(client)
-    table = manager.tables[made["table_id"]]
-    game = ann.wait_turn()["game"]       # the storyteller
-    assert table.session is not None
-    events = len(table.session.events)
-    with client.websocket_connect("/ws") as socket:
-        socket.send_text(json.dumps({"type": "hello", "token": ann.token}))
-        until(socket, "state")
+    if path == "http":
         revoke_after_next_check(manager, ann.token, monkeypatch)
-        socket.send_text(json.dumps({**simple_move(game), "ref": 7}))
-        error = reply_to(socket, 7)
-    assert error["type"] == "error" and error["status"] == 401
+        assert ann.send(move).status_code == 401
+    else:
+        with client.websocket_connect("/ws") as socket:
+            socket.send_text(json.dumps({"type": "hello", "token": ann.token}))
+            until(socket, "state")
+            revoke_after_next_check(manager, ann.token, monkeypatch)
+            socket.send_text(json.dumps(move))
+            answer = reply_to(socket, 7)
+        assert answer["type"] == "error" and answer["status"] == 401
     assert len(table.session.events) == events                    # no move was made
     assert manager.store.count_events(table.id) == events + 1     # nor written (+ start)
 
