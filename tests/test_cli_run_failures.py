@@ -65,6 +65,22 @@ def test_tournament_out_of_disk_space_while_recording_games_is_a_failed_run(
     assert "Traceback" not in err
 
 
+def test_a_tournament_whose_config_cannot_be_written_leaves_no_run_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The run folder is made just before its config.json: a config that cannot be written
+    left an empty run folder, which --resume then refused as not a run."""
+    from dixit_ai.tournament import run as tournament_run
+
+    monkeypatch.setattr(tournament_run, "write_config", no_space)
+    runs = tmp_path / "runs"
+    status = main([*TOURNAMENT, "--out", str(runs)])
+    err = capsys.readouterr().err
+    assert status == EXIT_USAGE, err  # no game began: nothing is left
+    assert "No space left on device" in err and "Traceback" not in err
+    assert files_in(runs) == []
+
+
 def test_tournament_bad_paths_are_bad_input(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["tournament", "--config", str(tmp_path / "missing.yaml")]) == EXIT_USAGE

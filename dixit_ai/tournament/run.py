@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import sys
 import time
 import warnings
@@ -197,8 +198,12 @@ def run_tournament(
     else:
         schedule = schedule_of(config)
         folder = run_folder("tournament", config.name, config.seed, root=out)
-        write_config(folder, config, schedule, on_failure_chosen=on_failure_chosen,
-                     deck=deck_identity(deck))
+        try:
+            write_config(folder, config, schedule, on_failure_chosen=on_failure_chosen,
+                         deck=deck_identity(deck))
+        except BaseException:  # no game began: the new folder, without its config, goes
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
         stored = read_games(folder, schedule)
     pending = [game for game in schedule if game.index not in stored.lines]
     if stop_after is not None:
