@@ -30,7 +30,6 @@ from dixit_ai.tournament.report import (
     write_report,
 )
 from dixit_ai.tournament.runner import Backend, GamePlayer, check_backend, play_games
-from dixit_ai.tournament.schedule import SCHEDULE_VERSION, ScheduledGame, make_schedule
 from dixit_ai.tournament.store import (
     CONFIG_FILE,
     GAMES_FILE,
@@ -39,6 +38,7 @@ from dixit_ai.tournament.store import (
     check_scheduled,
     read_games,
     read_run_config,
+    schedule_of,
     write_config,
 )
 from dixit_ai.tournament.store import (
@@ -73,13 +73,6 @@ class TournamentRun:
     @property
     def games_path(self) -> Path:
         return self.folder / GAMES_FILE
-
-
-def schedule_of(config: TournamentConfig, version: int = SCHEDULE_VERSION
-                ) -> list[ScheduledGame]:
-    """The schedule of ``config``'s games (``version``: a run's own schedule version)."""
-    return make_schedule(config.labels, seats=config.players, n_games=config.games,
-                         seed=config.seed, version=version)
 
 
 def check_ready(config: TournamentConfig) -> Deck:

@@ -98,6 +98,13 @@ def read_config(folder: str | os.PathLike[str]) -> TournamentConfig:
     return read_run_config(folder)[0]
 
 
+def schedule_of(config: TournamentConfig, version: int = SCHEDULE_VERSION
+                ) -> list[ScheduledGame]:
+    """The schedule of ``config``'s games (``version``: a run's own schedule version)."""
+    return make_schedule(config.labels, seats=config.players, n_games=config.games,
+                         seed=config.seed, version=version)
+
+
 def read_run_config(folder: str | os.PathLike[str]) -> tuple[TournamentConfig, int]:
     """The config of a run folder and its schedule's version, checked against its schedule
     fingerprint.
@@ -134,8 +141,7 @@ def read_run_config(folder: str | os.PathLike[str]) -> tuple[TournamentConfig, i
             f"{config_path}: schedule version {version!r} is not one this version of dixit-ai "
             f"computes ({', '.join(map(str, SCHEDULE_VERSIONS))}); finish the run with the "
             "version that started it")
-    schedule = make_schedule(config.labels, seats=config.players, n_games=config.games,
-                             seed=config.seed, version=version)
+    schedule = schedule_of(config, version)
     if schedule_data.get("fingerprint") != schedule_fingerprint(schedule, version):
         raise ResumeError(
             f"{config_path}: its schedule differs from the one this version of dixit-ai "
@@ -290,18 +296,14 @@ def schedule_beside(records: str | os.PathLike[str]
     path = Path(records)
     if path.name != GAMES_FILE:
         raise ResumeError(f"{path} is not a run folder's {GAMES_FILE}")
-    if not (path.parent / CONFIG_FILE).is_file():
-        raise ResumeError(f"{path.parent} is not a tournament run folder (no {CONFIG_FILE} "
-                          "beside the records)")
     try:
-        config, version = read_run_config(path.parent)
+        config, version = read_run_config(path.parent)  # no config.json: not a run folder
     except ResumeError:
         raise
     except (KeyError, TypeError, ValueError, OSError) as error:  # unreadable, or a broken shape
         raise ResumeError(f"{path.parent / CONFIG_FILE}: not a readable tournament config "
                           f"({type(error).__name__}: {error})") from error
-    return config, make_schedule(config.labels, seats=config.players, n_games=config.games,
-                                 seed=config.seed, version=version)
+    return config, schedule_of(config, version)
 
 
 class GamesWriter:
