@@ -120,30 +120,18 @@ when the rules end the game, `truncations` when `max_rounds` rounds are played.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
-import gymnasium
-import numpy as np
-from gymnasium import spaces
-from pettingzoo import AECEnv, ParallelEnv  # type: ignore[import-untyped]
+from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 
-from dixit_ai.rules import IllegalAction, RoundResult, RuleSet, View
-from envs.core import DixitCore, IllegalActionEvent, IllegalActionPolicy
+from dixit_ai.rules import IllegalAction, RoundResult
 from envs.options import EnvOptions
-from envs.render import CardImages, agent_name, render_image, render_text
-from envs.rewards import round_rewards
-from envs.seeding import SeedSource
+from envs.parallel import DixitParallelEnv
+from envs.table import METADATA, TableBase
 
-__all__ = ["DixitParallelEnv", "env", "parallel_env", "raw_env"]
-
-METADATA: dict[str, Any] = {
-    "name": "dixit_v0",
-    "render_modes": ["ansi", "rgb_array", "human"],
-    "render_fps": 1,
-}
-
+__all__ = ["METADATA", "DixitParallelEnv", "env", "parallel_env", "raw_env"]
 
 def env(**config: Any) -> AECEnv:
     """The AEC environment, in PettingZoo's standard wrappers.
@@ -211,134 +199,7 @@ def parallel_env(**config: Any) -> DixitParallelEnv:
     return DixitParallelEnv(**config)
 
 
-class _Table:
-    """What the AEC and the Parallel environments share: configuration, spaces, rendering."""
-
-    metadata: ClassVar[dict[str, Any]]
-    render_mode: str | None
-    possible_agents: list[str]
-
-    def _setup(
-        self,
-        *,
-        edition: str,
-        n_players: int,
-        deck: Any,
-        clue_mode: str,
-        clue_vocab: Sequence[str] | None,
-        max_rounds: int | None,
-        illegal_action: str,
-        render_mode: str | None,
-        rule_overrides: Mapping[str, Any],
-        options: EnvOptions | None = None,
-    ) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be None or one of "
-                             f"{', '.join(self.metadata['render_modes'])}, not {render_mode!r}")
-        if illegal_action not in ("terminate", "raise"):
-            raise ValueError(
-                f"illegal_action must be 'terminate' or 'raise', not {illegal_action!r}")
-        self.core = DixitCore(edition=edition, n_players=n_players, deck=deck,
-                              clue_mode=clue_mode, clue_vocab=clue_vocab, max_rounds=max_rounds,
-                              rule_overrides=rule_overrides)
-        self.render_mode = render_mode
-        self.illegal_action: IllegalActionPolicy = (
-            "raise" if illegal_action == "raise" else "terminate")
-        self.options = options or EnvOptions()
-        self.encoding = self.options.encoding(self.core, deck)
-        self.reward_mode = self.options.reward_mode
-        self.possible_agents = [agent_name(seat) for seat in range(n_players)]
-        self.seat_of: dict[str, int] = {a: seat for seat, a in enumerate(self.possible_agents)}
-        self._action_spaces = {a: self.encoding.action_space() for a in self.possible_agents}
-        self._observation_spaces = {a: self.encoding.observation_space()
-                                    for a in self.possible_agents}
-        self.state_space: spaces.Box = self.core.state_space()
-        self.illegal_actions: list[IllegalActionEvent] = []
-        self._seeds = SeedSource()
-        self._images: CardImages | None = None
-
-    # ------------------------------------------------------------------ public helpers
-
-    @property
-    def rules(self) -> RuleSet:
-        """The game's :class:`~dixit_ai.rules.RuleSet`."""
-        return self.core.rules
-
-    @property
-    def game_seed(self) -> int | None:
-        """The seed of the current game (``play_game(seed=...)`` plays the same deal)."""
-        return self.core.game_seed
-
-    @property
-    def pass_index(self) -> int | None:
-        """The ``card`` index that passes a second vote (``None`` where there is no second vote)."""
-        return self.core.pass_index
-
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        """The observation space of ``agent`` (the same object all game long)."""
-        return self._observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        """The action space of ``agent`` (the same object all game long)."""
-        return self._action_spaces[agent]
-
-    def view(self, agent: str) -> View:
-        """The rules' view of ``agent``'s seat: what it may know (for ``dixit_ai`` agents)."""
-        return self.core.view(self.seat_of[agent])
-
-    def turn_index(self, agent: str) -> int:
-        """0 on ``agent``'s first choice of the phase, 1 on its second card or second vote."""
-        return self.core.turn_index(self.seat_of[agent])
-
-    def state(self) -> np.ndarray:
-        """The full state (every hand, owner, vote and partial choice), for centralised training."""
-        return self.core.state_vector()
-
-    def render(self) -> str | np.ndarray | None:
-        """The table as text (``"ansi"``), a picture (``"rgb_array"``), or printed (``"human"``)."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; nothing is rendered")
-            return None
-        if self.render_mode == "rgb_array":
-            if self._images is None:
-                self._images = CardImages(self.core.deck_source)
-            return render_image(self.core, self._images)
-        text = render_text(self.core)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
-
-    def close(self) -> None:
-        """Release the card images held for rendering."""
-        self._images = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state["_images"] = None  # card pictures are reloaded when next rendered
-        return state
-
-    # ------------------------------------------------------------------ shared steps
-
-    def _round_rewards(self, result: RoundResult) -> list[float]:
-        core = self.core
-        return round_rewards(self.reward_mode, points=result.points, scores=result.scores,
-                             over=core.state.is_over or core.is_truncated())
-
-    def _seed_game(self, seed: int | None) -> None:
-        self.core.reset(self._seeds.next(seed))
-        self.illegal_actions = []
-
-    def _record_illegal(self, agent: str, action: Any, error: IllegalAction) -> IllegalActionEvent:
-        state = self.core.state
-        text = repr(action)
-        event = IllegalActionEvent(agent=agent, phase=state.phase.value, round=state.round,
-                                   reason=str(error), action=text[:300])
-        self.illegal_actions.append(event)
-        return event
-
-
-class raw_env(_Table, AECEnv):  # type: ignore[misc]
+class raw_env(TableBase, AECEnv):  # type: ignore[misc]
     """The AEC environment, unwrapped (see the module's docstring for spaces and turns).
 
     Args:
@@ -466,136 +327,3 @@ class raw_env(_Table, AECEnv):  # type: ignore[misc]
         self._deads_step_first()
         if self.render_mode == "human":
             self.render()
-
-
-class DixitParallelEnv(_Table, ParallelEnv):  # type: ignore[misc]
-    """The Parallel environment: every seat that acts in a phase acts in the same step.
-
-    A parallel step is the tell (the storyteller alone), each card the guessers play (two steps
-    in 3-player games), or each vote (two steps where a second vote exists). Actions of agents
-    that do not act in a step are ignored; an acting agent without an action acts illegally.
-    Spaces, rewards and the configuration are those of :class:`raw_env`.
-    """
-
-    metadata: ClassVar[dict[str, Any]] = {**METADATA, "is_parallelizable": True}
-
-    def __init__(
-        self,
-        *,
-        edition: str = "refresh-2021",
-        n_players: int = 4,
-        deck: Any = "dream",
-        clue_mode: str = "text",
-        clue_vocab: Sequence[str] | None = None,
-        max_rounds: int | None = None,
-        illegal_action: str = "terminate",
-        render_mode: str | None = None,
-        observation: str = "ids",
-        flatten: bool = False,
-        classic: bool = False,
-        actions: str = "dict",
-        reward: str = "points",
-        embeddings: Any = None,
-        embedder: str | None = None,
-        embedding_dim: int | None = None,
-        clues_per_card: int = 8,
-        clue_proposer: Any = None,
-        acting_only: bool = False,
-        **rule_overrides: Any,
-    ) -> None:
-        self._setup(edition=edition, n_players=n_players, deck=deck, clue_mode=clue_mode,
-                    clue_vocab=clue_vocab, max_rounds=max_rounds, illegal_action=illegal_action,
-                    render_mode=render_mode, rule_overrides=rule_overrides,
-                    options=EnvOptions(observation=observation, flatten=flatten,
-                                       classic=classic, actions=actions, reward=reward,
-                                       embeddings=embeddings, embedder=embedder,
-                                       embedding_dim=embedding_dim,
-                                       clues_per_card=clues_per_card,
-                                       clue_proposer=clue_proposer))
-        if not isinstance(acting_only, bool):
-            raise ValueError(f"acting_only must be True or False, not {acting_only!r}")
-        self.acting_only = acting_only
-        self.agents: list[str] = []
-        self._live: list[str] = []
-
-    def reset(
-        self, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
-        """Start a new game; return every agent's observation and info."""
-        self._seed_game(seed)
-        self._live = self.possible_agents[:]
-        self.agents = self._live[:]
-        observations = self._observations()
-        return observations, {agent: {} for agent in observations}
-
-    def _observations(self) -> dict[str, Any]:
-        """Every live agent's observation; with ``acting_only``, those of the agents to act
-        (every agent's once the game is over)."""
-        core, encoding = self.core, self.encoding
-        if self.acting_only and not core.is_over() and not core.is_truncated():
-            return {self.possible_agents[seat]: encoding.observe(seat, True)
-                    for seat in core.state.pending}
-        return {agent: encoding.observe(self.seat_of[agent], core.is_acting(self.seat_of[agent]))
-                for agent in self._live}
-
-    def acting_agents(self) -> list[str]:
-        """The agents whose actions the next step reads."""
-        if not self._live:
-            return []
-        return [self.possible_agents[seat] for seat in self.core.state.pending]
-
-    def step(
-        self, actions: Mapping[str, Any]
-    ) -> tuple[dict[str, dict[str, Any]], dict[str, float], dict[str, bool], dict[str, bool],
-               dict[str, dict[str, Any]]]:
-        """Play the actions of the agents that act now; return observations, rewards, ..."""
-        if not self._live:
-            return {}, {}, {}, {}, {}
-        core = self.core
-        agents = self._live
-        moves = []
-        illegal: list[tuple[str, Any, IllegalAction]] = []
-        for seat in core.state.pending:
-            agent = self.possible_agents[seat]
-            if agent not in actions:
-                illegal.append((agent, None, IllegalAction(
-                    f"seat {seat} must act in this step but was given no action")))
-                continue
-            try:
-                move = core.build(seat, self.encoding.core_action(seat, actions[agent]))
-                core.check(move)
-            except IllegalAction as error:
-                illegal.append((agent, actions[agent], error))
-                continue
-            moves.append((seat, move))
-        rewards = dict.fromkeys(agents, 0.0)
-        infos: dict[str, dict[str, Any]] = {agent: {} for agent in agents}
-        over = truncated = False
-        if illegal:
-            events = [self._record_illegal(agent, action, error)
-                      for agent, action, error in illegal]
-            if self.illegal_action == "raise":
-                raise illegal[0][2]
-            core.ended_by = events[0]
-            for event in events:
-                rewards[event.agent] = -1.0
-                infos[event.agent] = {"illegal_action": event.reason}
-            over = True
-        else:
-            for seat, move in moves:
-                result = core.commit(seat, move)
-                if result is not None:
-                    for agent, reward in zip(self.possible_agents, self._round_rewards(result),
-                                             strict=True):
-                        rewards[agent] = reward
-            over = core.state.is_over
-            truncated = core.is_truncated()
-        observations = self._observations()
-        terminations = dict.fromkeys(agents, over)
-        truncations = dict.fromkeys(agents, truncated)
-        if over or truncated:
-            self._live = []
-            self.agents = []
-        if self.render_mode == "human":
-            self.render()
-        return observations, rewards, terminations, truncations, infos

@@ -39,9 +39,10 @@ from gymnasium import spaces
 
 from envs.agent_player import AgentPlayer
 from envs.core import CLUE_CHARSET
-from envs.dixit_v0 import METADATA, raw_env
+from envs.dixit_v0 import raw_env
 from envs.policies import EmbeddingAgent
 from envs.render import agent_name
+from envs.table import METADATA
 from envs.vectors import VectorTable, resolve_vector_table
 
 _CHARSET = frozenset(CLUE_CHARSET)
