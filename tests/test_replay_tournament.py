@@ -129,3 +129,23 @@ def test_simulated_records_say_nothing_of_a_schedule(
     assert main(["replay", str(out)]) == EXIT_OK
     printed = capsys.readouterr().out
     assert "schedule" not in printed and "not checked" not in printed
+
+
+def test_a_game_of_another_tournament_with_the_same_schedule_is_caught(
+        runs: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A record copied from a tournament of the same agents and seed, named otherwise: its
+    index, deal, seed and seats are those of the schedule, and only the name tells it is not
+    this run's game."""
+    root = tmp_path / "other"
+    assert main([*TOURNAMENT, "--seed", "0", "--name", "other", "--out", str(root)]) == 0
+    (other_run,) = root.iterdir()
+    capsys.readouterr()
+    run = copy_run(runs[0], tmp_path / "run")
+    mine = json.loads((run / "config.json").read_text())["config"]["name"]
+    other = (other_run / "games.jsonl").read_text().splitlines()
+    games = edit_games(run, lambda records: records.__setitem__(2, json.loads(other[2])))
+    assert main(["replay", str(games)]) == EXIT_FAILED
+    err = capsys.readouterr().err
+    assert (f"MISMATCH in {games}, game 3 (line 3): tournament game 2 is a record of "
+            f"tournament 'other', not of {mine!r}, the tournament of its run "
+            f"({run / 'config.json'}, seed 0)") in err

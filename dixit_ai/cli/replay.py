@@ -96,7 +96,7 @@ def schedule_mismatch(record: Any, tournament: tuple[TournamentConfig, list[Sche
         return (f"a record with no tournament entry in a tournament's {path.name} (every game "
                 f"there is one of the schedule of {path.parent / CONFIG_FILE})")
     try:
-        seen.add(check_scheduled(record, schedule, seen, where=(
+        seen.add(check_scheduled(record, schedule, seen, name=config.name, where=(
             f" of its run ({path.parent / CONFIG_FILE}, seed {config.seed})")))
     except ValueError as error:
         return f"tournament {error}"

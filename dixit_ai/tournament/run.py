@@ -176,14 +176,15 @@ def run_tournament(
         schedule = schedule_of(config, version)
         recorded = read_run_deck(folder)
         # A run started before config.json kept the deck is checked against its records.
-        warning = check_run_deck(folder, recorded, deck, records=() if recorded is not None
-                                 else read_games(folder, schedule).lines.values())
+        records = (() if recorded is not None
+                   else read_games(folder, schedule, name=config.name).lines.values())
+        warning = check_run_deck(folder, recorded, deck, records=records)
         if warning is not None:
             if log is not None:
                 log(warning)
             else:
                 warnings.warn(warning, stacklevel=2)
-        stored = read_games(folder, schedule, repair=True)
+        stored = read_games(folder, schedule, repair=True, name=config.name)
         if extend:
             chosen = on_failure_chosen or stored_choice(folder)
             write_config(folder, config, schedule, on_failure_chosen=chosen or None,
@@ -197,7 +198,7 @@ def run_tournament(
         except BaseException:  # no game began: the new folder, without its config, goes
             shutil.rmtree(folder, ignore_errors=True)
             raise
-        stored = read_games(folder, schedule)
+        stored = read_games(folder, schedule, name=config.name)
     pending = [game for game in schedule if game.index not in stored.lines]
     if stop_after is not None:
         pending = pending[:max(stop_after, 0)]
@@ -261,7 +262,7 @@ def read_run_records(folder: str | Path, *, allow_partial: bool = False
 
     def parse(text: str) -> GameRecord:
         record = GameRecord.from_json(text)
-        index = check_scheduled(record, schedule, seen)
+        index = check_scheduled(record, schedule, seen, name=config.name)
         seen.add(index)
         return record
 

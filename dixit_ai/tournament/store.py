@@ -8,8 +8,9 @@ being written. Reading a run back:
 - a last line with no newline is the game that was being written when the run stopped: it is cut
   off (the file is truncated to its last complete line) and the game is played again;
 - any other line that is not a record of this tournament (bad JSON, an index outside the schedule,
-  a game whose seed, deal or seats differ from the schedule, an index seen twice) is an error: the
-  folder is not resumed, and the message says which line is wrong.
+  a game whose seed, deal or seats differ from the schedule, a game of a tournament named
+  otherwise, an index seen twice) is an error: the folder is not resumed, and the message says
+  which line is wrong.
 """
 
 from __future__ import annotations
@@ -207,13 +208,15 @@ def same_deck(first: str, second: str) -> tuple[bool, tuple[str, str]]:
 
 
 def read_games(folder: str | os.PathLike[str], schedule: list[ScheduledGame], *,
-               repair: bool = False) -> StoredGames:
+               repair: bool = False, name: str | None = None) -> StoredGames:
     """The records of a run folder, by schedule index, checked against ``schedule``.
 
     Args:
         folder: The run folder.
         schedule: The tournament's schedule.
         repair: Truncate an incomplete last line off the file (else only skip it).
+        name: The tournament's name: a record of a tournament named otherwise is refused
+            (``None``: not checked; see :func:`check_scheduled`).
 
     Raises:
         ResumeError: a complete line is not a record of this schedule (see the module docstring).
@@ -240,7 +243,7 @@ def read_games(folder: str | os.PathLike[str], schedule: list[ScheduledGame], *,
         except ValueError as error:
             raise ResumeError(f"{where}: {error}") from error
         try:
-            index = check_scheduled(record, schedule, lines)
+            index = check_scheduled(record, schedule, lines, name=name)
         except ValueError as error:
             raise ResumeError(f"{where}: {error}") from error
         lines[index] = text
@@ -248,19 +251,23 @@ def read_games(folder: str | os.PathLike[str], schedule: list[ScheduledGame], *,
 
 
 def check_scheduled(record: GameRecord, schedule: list[ScheduledGame],
-                    seen: Container[int], where: str = "") -> int:
-    """The schedule index of ``record``, checked: in the schedule, not in ``seen``, and with
-    the schedule's seed, deal and seats.
+                    seen: Container[int], where: str = "", *, name: str | None = None) -> int:
+    """The schedule index of ``record``, checked: in the schedule, not in ``seen``, of the
+    tournament ``name``, and with the schedule's seed, deal and seats.
 
     Args:
         record: A tournament's game record.
         schedule: The tournament's schedule.
         seen: The indices of the records before it.
         where: Which schedule, for the message (``" of its run (config.json, seed 0)"``).
+        name: The tournament's name (its config's): a record of a tournament named otherwise
+            is not one of its games, even where its schedule is the same (the same agents and
+            seed); ``None``: not checked.
 
     Raises:
-        ValueError: the record is not a game of this schedule, or one already seen (the
-            message says why: each value that differs, the record's and the schedule's).
+        ValueError: the record is not a game of this tournament and schedule, or one already
+            seen (the message says why: each value that differs, the record's and the
+            schedule's).
     """
     info = record.header.get("tournament")
     if not isinstance(info, dict) or not isinstance(info.get("game"), int):
@@ -271,6 +278,10 @@ def check_scheduled(record: GameRecord, schedule: list[ScheduledGame],
                          f"(0..{len(schedule) - 1})")
     if index in seen:
         raise ValueError(f"game {index} is recorded twice")
+    if name is not None and info.get("name") != name:
+        tournament = f", the tournament{where}" if where else ""
+        raise ValueError(f"game {index} is a record of tournament {info.get('name')!r}, not of "
+                         f"{name!r}{tournament}")
     expected = schedule[index]
     found = {"seed": record.seed, "deal": info.get("deal"), "seats": info.get("seats")}
     scheduled = {"seed": expected.seed, "deal": expected.deal, "seats": list(expected.seats)}

@@ -273,6 +273,12 @@ def test_resume_refuses_corrupt_records(reference, tmp_path):
     other = copy_run(reference, tmp_path / "other", [lines[0], json.dumps(record)])
     with pytest.raises(ResumeError, match=r"line 2: game 1 does not match the schedule"):
         run_tournament(config, resume=other, **QUICK)
+    record = json.loads(lines[1])  # the same game of a tournament of the same schedule
+    record["header"]["tournament"]["name"] = "another"
+    renamed = copy_run(reference, tmp_path / "renamed", [lines[0], json.dumps(record)])
+    with pytest.raises(ResumeError, match=r"line 2: game 1 is a record of tournament "
+                                          r"'another', not of "):
+        run_tournament(config, resume=renamed, **QUICK)
     stored = json.loads((reference / "config.json").read_text())
     stored["schedule"]["fingerprint"] = "0" * 64
     changed = copy_run(reference, tmp_path / "changed", lines[:2])
