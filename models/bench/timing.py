@@ -1,11 +1,16 @@
-"""Time spent in model inference, apart from everything else a run does."""
+"""Timing: the time spent in model inference, apart from everything else a run does
+(:class:`InferenceTimer`), and the panel bench's storytelling decisions (:func:`time_decisions`).
+"""
 
 from __future__ import annotations
 
+import statistics
 import threading
 import time
 from types import TracebackType
 from typing import Any
+
+import numpy as np
 
 from models.base import Embedder
 
@@ -55,3 +60,42 @@ class InferenceTimer:
     def to_dict(self) -> dict[str, Any]:
         return {"inference_s": round(self.seconds, 4), "items_encoded": self.items,
                 "encode_calls": self.calls}
+
+
+def time_decisions(crowd: dict[str, Any], n: int, aimed: dict[str, Any] | None = None
+                   ) -> dict[str, dict[str, float]]:
+    """Median wall and CPU milliseconds of a storytelling decision: target 0.5 (``clip-greedy``)
+    and expected points (``clip-expected-self``), each simulating itself (``self``,
+    ``expected-self``) and the population (``population``, ``expected-population``), and the
+    population storyteller that reads its table (``expected-reading``: ``clip-reader``, its
+    simulated deals laid out by its belief; in a first round, the prior), and the registry's
+    ``clip-expected`` as it is configured there (``clip-expected``)."""
+    from dixit_ai.agents import make_agent
+    from dixit_ai.rules import RuleSet, new_game, observe
+
+    rules = RuleSet.edition("refresh-2021")
+    out = {}
+    for label, name, kwargs in (("self", "clip-greedy", {}),
+                                ("population", "clip-greedy", {**crowd, **(aimed or {})}),
+                                ("expected-self", "clip-expected-self", {}),
+                                ("expected-population", "clip-expected-self", crowd),
+                                ("expected-reading", "clip-reader", crowd),
+                                ("clip-expected", "clip-expected", {})):
+        agent = make_agent(name, **kwargs)
+        ids = list(agent.resources.card_ids)  # type: ignore[attr-defined]  # CLIP players
+        views = []
+        for i in range(n):
+            state = new_game(rules, 5, ids, np.random.default_rng([7, i]))
+            views.append(observe(state, state.storyteller))
+        for view in views:  # warm: pair clues embedded once
+            agent.reset(seat=view.seat, rng=np.random.default_rng(0))
+            agent.tell(view)
+        wall, cpu = [], []
+        for i, view in enumerate(views):
+            agent.reset(seat=view.seat, rng=np.random.default_rng(i))
+            start, cpu_start = time.perf_counter(), time.process_time()
+            agent.tell(view)
+            wall.append(1000 * (time.perf_counter() - start))
+            cpu.append(1000 * (time.process_time() - cpu_start))
+        out[label] = {"wall_ms": statistics.median(wall), "cpu_ms": statistics.median(cpu)}
+    return out
