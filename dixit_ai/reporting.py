@@ -29,6 +29,7 @@ __all__ = [
     "Interval",
     "bootstrap",
     "bootstrap_indices",
+    "check_folder_path",
     "cluster_numbers",
     "draw_rate_matrix",
     "markdown_table",
@@ -182,13 +183,32 @@ def mean_interval(values: Sequence[float] | np.ndarray, *,
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 
 
+def check_folder_path(path: str | os.PathLike[str], option: str = "") -> None:
+    """Refuse a path given for a folder (an output folder, a folder of run folders) that names
+    a file, before anything is run or written: the one check, and message, of every command.
+
+    Args:
+        path: The folder's path; one that does not exist yet passes (it will be made).
+        option: The option that gave it (``"--out"``), to start the message with.
+
+    Raises:
+        ValueError: ``[OPTION ]PATH is a file, not a folder: give the path of a folder (an
+            existing one, or one to make)``.
+    """
+    if Path(path).exists() and not Path(path).is_dir():
+        named = f"{option} {path}" if option else str(path)
+        raise ValueError(f"{named} is a file, not a folder: give the path of a folder (an "
+                         "existing one, or one to make)")
+
+
 def run_folder(kind: str, name: str, seed: int, *, root: str | os.PathLike[str] = "runs",
                when: _dt.datetime | None = None) -> Path:
     """Create and return ``ROOT/<kind>__<name>__<seed>__<UTC time>/`` (never an existing one:
     ``-2``, ``-3``, ... as :func:`new_run_dir`).
 
     Raises:
-        ValueError: ``root`` is not a folder, or cannot hold one (``root`` and the reason named).
+        ValueError: ``root`` is a file (see :func:`check_folder_path`), or cannot hold a folder
+            (``root`` and the reason named).
     """
     stamp = (when or _dt.datetime.now(_dt.UTC)).strftime("%Y%m%dT%H%M%SZ")
     slug = _SLUG.sub("-", name).strip("-") or "run"
@@ -202,7 +222,8 @@ def new_run_dir(out: str | os.PathLike[str], exp_name: str, seed: int, *,
     one that exists: a run started in the same second takes ``...-2``, then ``-3``, ...
 
     Raises:
-        ValueError: ``out`` is not a folder, or cannot hold one (``out`` and the reason named).
+        ValueError: ``out`` is a file (see :func:`check_folder_path`), or cannot hold a folder
+            (``out`` and the reason named).
     """
     return _new_folder(out, f"{exp_name}__{seed}__{int(time.time() if now is None else now)}")
 
@@ -211,10 +232,8 @@ def _new_folder(root: str | os.PathLike[str], name: str) -> Path:
     """Make ``root/name`` (and ``root``'s missing parents), or the first of ``name-2``,
     ``name-3``, ... that does not exist. Each name is tried with one exclusive ``mkdir``, so two
     runs (two processes) never share a folder, whatever their clocks say."""
-    folder = Path(root)
-    if folder.exists() and not folder.is_dir():
-        raise ValueError(f"{root}: not a folder")
-    base = folder / name
+    check_folder_path(root)
+    base = Path(root) / name
     path, n = base, 1
     while True:
         try:

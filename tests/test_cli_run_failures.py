@@ -19,6 +19,10 @@ TOURNAMENT = ["tournament", "--agents", "random,b=random", "--players", "3", "--
               "--workers", "1", "--no-progress", "--resamples", "20", "--rating-resamples", "0"]
 
 
+A_FILE = "is a file, not a folder: give the path of a folder (an existing one, or one to make)"
+"""What a folder path that names a file is told (:func:`dixit_ai.reporting.check_folder_path`)."""
+
+
 def no_space(*args: object, **kwargs: object) -> None:
     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
@@ -88,7 +92,7 @@ def test_tournament_bad_paths_are_bad_input(
     a_file = tmp_path / "a-file"
     a_file.write_text("")
     assert main([*TOURNAMENT, "--out", str(a_file)]) == EXIT_USAGE
-    assert "not a folder" in capsys.readouterr().err
+    assert f"{a_file} {A_FILE}" in capsys.readouterr().err
     assert files_in(tmp_path) == ["a-file"]
 
 
@@ -119,7 +123,7 @@ def test_analyse_out_that_is_a_file_is_bad_input(
     status = main(["tournament", "--analyse", str(run_folder), "--out", str(a_file),
                    "--resamples", "20", "--rating-resamples", "0"])
     assert status == EXIT_USAGE
-    assert "not a folder" in capsys.readouterr().err
+    assert f"{a_file} {A_FILE}" in capsys.readouterr().err
     assert files_in(tmp_path) == ["a-file"]
 
 
@@ -190,7 +194,7 @@ def test_bench_bad_input_is_refused_before_anything_is_written(
     a_file = tmp_path / "a-file"
     a_file.write_text("")
     assert main([*BENCH, "--out", str(a_file)]) == EXIT_USAGE
-    assert "not a folder" in capsys.readouterr().err
+    assert f"--out {a_file} {A_FILE}" in capsys.readouterr().err
     assert files_in(tmp_path) == ["a-file"]
 
 
@@ -221,7 +225,7 @@ def test_bench_analyse_bad_input_is_refused_before_anything_is_written(
     a_file = tmp_path / "a-file"
     a_file.write_text("")
     assert main(["bench", "--analyse", str(bench_folder), "--out", str(a_file)]) == EXIT_USAGE
-    assert "not a folder" in capsys.readouterr().err
+    assert f"--out {a_file} {A_FILE}" in capsys.readouterr().err
     report = tmp_path / "report"
     assert main(["bench", "--analyse", str(bench_folder), "--out", str(report)]) == 0
     capsys.readouterr()

@@ -15,6 +15,7 @@ import pytest
 from dixit_ai.reporting import (
     Interval,
     bootstrap,
+    check_folder_path,
     markdown_table,
     mean_interval,
     new_run_dir,
@@ -166,13 +167,30 @@ def test_run_folder_takes_the_next_free_name_in_the_same_second(tmp_path):
                                       "bench__m__1__20261205T162000Z-3"]
 
 
+A_FILE = re.escape("is a file, not a folder: give the path of a folder (an existing one, or "
+                   "one to make)")
+"""The one message of a folder path that names a file (:func:`check_folder_path`)."""
+
+
+def test_a_folder_path_that_names_a_file_is_refused_with_one_message(tmp_path):
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    with pytest.raises(ValueError, match=f"^--out {re.escape(str(a_file))} {A_FILE}$"):
+        check_folder_path(a_file, "--out")
+    with pytest.raises(ValueError, match=f"^{re.escape(str(a_file))} {A_FILE}$"):
+        check_folder_path(a_file)
+    check_folder_path(tmp_path)  # a folder, or a path not made yet, is fine
+    check_folder_path(tmp_path / "new" / "folder")
+    assert [p.name for p in tmp_path.iterdir()] == ["a-file"]
+
+
 @pytest.mark.parametrize("make", [
     lambda root: new_run_dir(root, "study", 3),
     lambda root: run_folder("bench", "m", 1, root=root)])
 def test_a_root_that_is_a_file_is_refused_and_left_alone(make, tmp_path):
     root = tmp_path / "runs"
     root.write_text("not a folder")
-    with pytest.raises(ValueError, match=f"^{re.escape(str(root))}: not a folder$"):
+    with pytest.raises(ValueError, match=f"^{re.escape(str(root))} {A_FILE}$"):
         make(root)
     below = re.escape(str(root / "below"))
     with pytest.raises(ValueError, match=f"^{below}: cannot make the run's folder .+ \\(Not a "):

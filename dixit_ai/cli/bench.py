@@ -137,10 +137,12 @@ def check_out_folder(out: str | Path | None) -> None:
     """Refuse an ``--out`` that is a file (it names a folder), before anything runs.
 
     Raises:
-        ValueError: naming it.
+        ValueError: naming it (:func:`dixit_ai.reporting.check_folder_path`).
     """
-    if out is not None and Path(out).exists() and not Path(out).is_dir():
-        raise ValueError(f"--out {out}: not a folder (it is a file); give a folder")
+    from dixit_ai.reporting import check_folder_path
+
+    if out is not None:
+        check_folder_path(out, "--out")
 
 
 def partial_folder(folder: Path) -> str:

@@ -17,7 +17,7 @@ from tqdm import tqdm
 from dixit_ai.decks import Deck
 from dixit_ai.jsonl import JsonlRecords, read_jsonl
 from dixit_ai.records import GameRecord
-from dixit_ai.reporting import DEFAULT_RESAMPLES, run_folder
+from dixit_ai.reporting import DEFAULT_RESAMPLES, check_folder_path, run_folder
 from dixit_ai.tournament.analysis import RATING_RESAMPLES, TournamentResults, analyse
 from dixit_ai.tournament.config import TournamentConfig
 from dixit_ai.tournament.deck_check import check_run_deck, deck_identity, read_run_deck
@@ -355,7 +355,8 @@ def analyse_folder(folder: str | Path, *, out: str | Path | None = None,
 
     Raises:
         ValueError: not a run folder or a records file, records that cannot be trusted, no
-            game to analyse, an ``out`` that is not a folder, or a report already in the target
+            game to analyse, an ``out`` that is a file (see
+            :func:`dixit_ai.reporting.check_folder_path`), or a report already in the target
             folder.
     """
     path = Path(folder)
@@ -415,8 +416,8 @@ def analyse_folder(folder: str | Path, *, out: str | Path | None = None,
         target = None
     else:
         target = beside
-    if target is not None and target.exists() and not target.is_dir():
-        raise ValueError(f"{target}: not a folder; the report is written to a folder")
+    if target is not None:
+        check_folder_path(target)
     if target is not None and not overwrite:
         check_no_report(target)
     if target is None:

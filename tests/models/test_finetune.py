@@ -180,7 +180,8 @@ def test_a_runs_dir_that_is_a_file_is_refused(tiny_openclip, card_folder, tmp_pa
     runs.write_text("a file")
     settings = _args(f"openclip:local-dir:{tiny_openclip}", card_folder, tmp_path,
                      runs_dir=str(runs), steps=1)
-    with pytest.raises(FinetuneError, match=f"^--runs-dir {re.escape(str(runs))}: not a folder$"):
+    with pytest.raises(FinetuneError,
+                       match=f"^--runs-dir {re.escape(str(runs))} is a file, not a folder: "):
         run(dataclasses.replace(settings, out=""))
     assert runs.read_text() == "a file" and [p.name for p in tmp_path.iterdir()] == ["runs"]
 

@@ -80,7 +80,7 @@ def test_a_runs_dir_that_is_a_file_is_refused(script, tmp_path, monkeypatch, cap
         main(["--runs-dir", str(out), "--smoke"])
     assert done.value.code == 2
     err = capsys.readouterr().err
-    assert f"--runs-dir {out}: not a folder" in err and "Traceback" not in err
+    assert f"--runs-dir {out} is a file, not a folder" in err and "Traceback" not in err
     assert out.read_text() == "a file" and folders(tmp_path) == ["runs"]
 
 
@@ -95,5 +95,5 @@ def test_bench_embed_refuses_its_runs_dir_before_it_measures(tmp_path, monkeypat
     with pytest.raises(SystemExit) as done:
         script_main("bench_embed.py")(["--runs-dir", str(out), "--smoke"])
     assert done.value.code == 2
-    assert f"--runs-dir {out}: not a folder" in capsys.readouterr().err
+    assert f"--runs-dir {out} is a file, not a folder" in capsys.readouterr().err
     assert out.read_text() == "a file"

@@ -89,6 +89,6 @@ def test_an_out_that_is_a_file_exits_2_before_training(tmp_path: Path, same_seco
         script()["main"](["--out", str(out), "--total-timesteps", "64", *TINY])
     assert done.value.code == 2
     err = capsys.readouterr().err
-    assert f"--out {out}: not a folder" in err and "Traceback" not in err, err
+    assert f"--out {out} is a file, not a folder" in err and "Traceback" not in err, err
     assert out.read_text(encoding="utf-8") == "not a folder"
     assert [p.name for p in tmp_path.iterdir()] == ["runs"]
