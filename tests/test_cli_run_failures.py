@@ -235,6 +235,23 @@ def test_bench_analyse_bad_input_is_refused_before_anything_is_written(
     assert files_in(tmp_path)[0] == "a-file" and (report / "results.json").is_file()
 
 
+def test_bench_analyse_into_a_new_run_folder_makes_it_only_after_the_records_are_read(
+        bench_folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Without --out the report's run folder was made before analyse read the records (a
+    second time): records refused then (changed since the first read) left an empty folder."""
+    from models.bench import analysis
+
+    def torn(folder: Path, **kwargs: object) -> None:
+        raise ValueError(f"{folder / 'records.jsonl'}, line 3: incomplete last line")
+
+    monkeypatch.setattr(analysis, "read_run", torn)
+    monkeypatch.chdir(tmp_path)
+    assert main(["bench", "--analyse", str(bench_folder)]) == EXIT_USAGE
+    assert "line 3: incomplete last line" in capsys.readouterr().err
+    assert files_in(tmp_path) == []
+
+
 @pytest.fixture
 def no_towers(monkeypatch: pytest.MonkeyPatch) -> None:
     """train align without its towers' weights (loading them takes seconds): the failures

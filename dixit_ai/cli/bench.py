@@ -166,17 +166,29 @@ def run_analyse(args: argparse.Namespace, bench: Any) -> int:
     if header.get("finished") is False:
         print(f"warning: {source} is the run folder of an interrupted benchmark: its figures "
               "cover only the records it holds", file=sys.stderr)
-    target = (Path(args.out) if args.out is not None
-              else run_folder("bench-analysis", settings.name, settings.seed))
+    targets: list[Path] = []
+
+    def new_report_folder() -> Path:  # made once analyse has read the records again
+        return run_folder("bench-analysis", settings.name, settings.seed)
+
     # analyse reads and checks the records again (and refuses a report already in --out
-    # without --overwrite): bad input, exit 2; once it announces the report's folder, an error
-    # is a failure to write the report (exit 1).
-    with running(f"writing the report to {target}", started=False,
-                 then=f"{target} is left partial: free the space (or fix the folder) and run "
-                      "the same command again with --overwrite") as work:
-        results = bench.analyse(source, out=target, allow_partial=args.allow_partial,
+    # without --overwrite): bad input, exit 2, and no folder made; once it announces the
+    # report's folder, an error is a failure to write the report (exit 1).
+    with running("writing the report", started=False) as work:
+
+        def announce(folder: Path) -> None:
+            targets.append(folder)
+            again = ("run the same command again with --overwrite" if args.out is not None
+                     else "remove it and run the same command again")
+            work.start(f"writing the report to {folder}",
+                       then=f"{folder} is left partial: free the space (or fix the folder) and "
+                            f"{again}")
+
+        results = bench.analyse(source, out=Path(args.out) if args.out is not None
+                                else new_report_folder, allow_partial=args.allow_partial,
                                 overwrite=args.overwrite if args.out is not None else True,
-                                announce=lambda _folder: work.start())
+                                announce=announce)
+    (target,) = targets
     dropped = results["run"].get("dropped_records")
     if dropped:
         print(f"warning: {dropped} unreadable record(s) of {source / 'records.jsonl'} dropped "

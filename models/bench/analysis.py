@@ -424,14 +424,17 @@ def report(results: dict[str, Any], plots: dict[str, str], timing: dict[str, Any
     return "\n".join(lines)
 
 
-def analyse(folder: str | Path, *, show: bool = True, out: str | Path | None = None,
+def analyse(folder: str | Path, *, show: bool = True,
+            out: str | Path | Callable[[], Path] | None = None,
             allow_partial: bool = False, overwrite: bool = True,
             announce: Callable[[Path], None] | None = None) -> dict[str, Any]:
     """Recompute every figure of a run folder from its records; write and print them.
 
     Writes ``results.json``, ``results.csv``, the plots and ``report.md`` into ``out`` (default:
-    the run folder itself). The records are read strictly (see :func:`read_run`); nothing is
-    written when they are refused, nor over an earlier report unless ``overwrite``.
+    the run folder itself), or into the folder ``out()`` makes (a new run folder: it is called
+    once the records are read and the figures computed, so that records refused leave no empty
+    folder). The records are read strictly (see :func:`read_run`); nothing is written when they
+    are refused, nor over an earlier report unless ``overwrite``.
 
     ``announce`` (if given) is called with the report's folder once the records are read and
     the figures computed, before anything is written.
@@ -445,8 +448,14 @@ def analyse(folder: str | Path, *, show: bool = True, out: str | Path | None = N
     """
     path = Path(folder)
     header, records = read_run(path, allow_partial=allow_partial)
-    target = Path(out) if out is not None else path
-    if not overwrite:
+    make_target: Callable[[], Path] | None = None
+    if out is None:
+        target = path
+    elif isinstance(out, (str, Path)):
+        target = Path(out)
+    else:
+        make_target, target = out, path  # a new folder, made below: it holds no report
+    if not overwrite and make_target is None:
         present = [name for name in REPORT_FILES if (target / name).exists()]
         if present:
             raise ValueError(f"{target} already holds a report ({', '.join(present)}); pass "
@@ -460,6 +469,8 @@ def analyse(folder: str | Path, *, show: bool = True, out: str | Path | None = N
         print(f"warning: {header['missing_records']} record(s) missing from "
               f"{path / 'records.jsonl'} ({header['missing']}); the report says so",
               file=sys.stderr)
+    if make_target is not None:
+        target = make_target()
     if target.resolve() != path.resolve():
         results["run"]["source"] = str(path)
     if announce is not None:
