@@ -302,7 +302,9 @@ def main(argv: list[str] | None = None,
          announce: Callable[[Path], None] | None = None) -> int:
     """Fit and write; the exit status. ``announce`` is called with the run folder once the
     options, the records and the models are checked and loaded, as the folder is made: an error
-    before is bad input (2, nothing written), one after a failure of the run."""
+    before is bad input (2, nothing written), one after a failure of the run. No votes to fit
+    is bad input in the records given (2, nothing written), a failed run (1, naming the folder
+    that holds them) in games played here (``--play-games``)."""
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
     cross_play = args.voters != "all" or bool(args.population)
     # Cross-play tables keep every agent's own embedder.
@@ -361,9 +363,16 @@ def main(argv: list[str] | None = None,
     if not observations:
         held_note = (f"{len(held_records)} odd game(s) held out, not fitted" if held_records
                      else "none held out")
-        print(f"error: no votes to fit (--voters {args.voters}) in the {len(fit_records)} "
-              f"fitted game(s) of {len(records)} ({held_note})", file=sys.stderr)
-        return 2
+        message = (f"no votes to fit (--voters {args.voters}) in the {len(fit_records)} fitted "
+                   f"game(s) of {len(records)} ({held_note})")
+        if run is None:  # only the records given were read: bad input, nothing written
+            print(f"error: {message}", file=sys.stderr)
+            return 2
+        # The games were played (work done, kept in the run folder): a failed run.
+        print(f"error: {message}; {run} is left partial: it holds the {args.play_games} games "
+              f"played (fit_games.jsonl) and no fit; choose --voters who voted in them, or "
+              "give more games", file=sys.stderr)
+        return 1
     run = run or new_announced_run()
     model = fit_guess_model(observations, fit_bias=args.fit_bias,
                             temperature_range=TEMPERATURE_SEARCH)

@@ -132,11 +132,26 @@ def test_fit_calibration_refuses_an_output_that_is_a_folder_before_fitting(
 
 
 def test_no_votes_to_fit_names_the_fitted_and_held_out_games(tmp_path, capsys):
+    """The games played here are work done (its run folder holds them): no votes among them is
+    a failed run (exit 1) naming the folder, not bad input (2, which says nothing was
+    written)."""
     assert train(["calibration", "--smoke", "--voters", "human",
-                  "--runs-dir", str(tmp_path / "runs")]) == 2
+                  "--runs-dir", str(tmp_path / "runs")]) == 1
     err = capsys.readouterr().err
     assert ("no votes to fit (--voters human) in the 1 fitted game(s) of 2 (1 odd game(s) held "
             "out, not fitted)") in err
+    (run,) = (tmp_path / "runs").iterdir()
+    assert f"{run} is left partial: it holds the 2 games played (fit_games.jsonl)" in err
+    assert sorted(p.name for p in run.iterdir()) == ["fit_games.jsonl"]
+    assert "Traceback" not in err
+
+
+def test_no_votes_to_fit_in_the_records_given_writes_nothing(tmp_path, played, capsys):
+    assert train(["calibration", "--records", str(played), "--voters", "human",
+                  "--runs-dir", str(tmp_path / "runs")]) == 2
+    err = capsys.readouterr().err
+    assert "no votes to fit (--voters human) in the 1 fitted game(s) of 2" in err
+    assert not (tmp_path / "runs").exists()
 
 
 def test_search_bound_warnings():
