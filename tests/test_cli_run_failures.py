@@ -198,6 +198,32 @@ def test_bench_bad_input_is_refused_before_anything_is_written(
     assert files_in(tmp_path) == ["a-file"]
 
 
+def test_bench_whose_embedding_cache_cannot_be_written_warns_and_completes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """prepare_agents loads the agents' models (bad input if one cannot load: exit 2) and
+    puts their card and clue embeddings in the cache. The cache is not the run's output: a
+    full disk while writing it is a warning and the benchmark carries on without it (exit 0,
+    its run folder whole), neither bad input (2) nor a failed run (1)."""
+    pytest.importorskip("torch")
+    from dixit_ai.decks import cache
+
+    monkeypatch.setenv("DIXIT_AI_CACHE_DIR", str(tmp_path / "cache"))  # every card a miss
+    monkeypatch.setattr("models.players.resources._shared", {})
+    monkeypatch.setattr(cache, "_warned", False)
+    monkeypatch.setattr(cache, "write_atomically", no_space)  # every cache file, shards too
+    with pytest.warns(RuntimeWarning, match="cannot write its cache .+No space left on device"):
+        status = main(["bench", "--models", "clip-greedy", "--tasks", "guess", "--items", "2",
+                       "--no-progress", "--bootstrap", "20", "--deck", "dream:size=30,seed=5",
+                       "--out", str(tmp_path / "runs")])
+    err = capsys.readouterr().err
+    assert status == 0, err
+    assert "embedding 30 cards" in err  # the cards were embedded: the cache was written to
+    (folder,) = (tmp_path / "runs").iterdir()
+    assert {"bench.json", "records.jsonl", "results.json"} <= set(files_in(folder))
+    assert not list((tmp_path / "cache").rglob("*.npz"))
+
+
 @pytest.fixture(scope="module")
 def bench_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("bench")
