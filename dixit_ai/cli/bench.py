@@ -244,6 +244,8 @@ def run(args: argparse.Namespace) -> int:
             check_agent_requirements([spec.name for spec in specs if spec.kind == "agent"]
                                      + (panel_agents(config.panel) if config.panel else []))
             # One-time steps (loading a model, embedding the cards and clues) say what they do.
+            # A model that cannot load is bad input; the embeddings' cache is not the run's
+            # output: one that cannot be written (a full disk) is a warning, and the run goes on.
             prepare_agents([(spec.name, spec.kwargs) for spec in specs if spec.kind == "agent"],
                            deck=config.deck, progress=progress_line)
             with progress_to(progress_line):
