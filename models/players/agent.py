@@ -13,7 +13,9 @@ the deck minus its hand, the discard pile, the board and its own played cards. I
 remembers the revealed rounds (``view.last_round``): an opponent who played card ``d`` as a decoy
 for clue ``X`` held no card more similar to ``X`` than ``d`` at that time, so such a card is in
 its hand now only if it drew it since (:meth:`ClipAgent.hand_weights`), which the storyteller's
-simulated deals take into account.
+simulated deals take into account. That memory lives in :mod:`models.players.hand_inference`;
+the minds and fitted files the agent decides with (its population, their guess models, the
+files it names in ``describe()``) in :mod:`models.players.agent_minds`.
 
 The calibration file (``models/data/guess_model.json``) names the embedder fingerprint it was
 fitted for; an agent over another embedder warns (:class:`CalibrationMismatchWarning`) and still
@@ -31,28 +33,29 @@ import numpy as np
 
 from dixit_ai.agents import Choice, Story
 from dixit_ai.rules import View
+from models.players import agent_minds, hand_inference
+from models.players.agent_minds import names_list, population_names
 from models.players.decoy import DecoyPicker
 from models.players.guess_files import DEFAULT_CALIBRATION as DEFAULT_CALIBRATION
 from models.players.guess_files import (
     CalibrationMismatchWarning as CalibrationMismatchWarning,
 )
 from models.players.guess_files import (
-    calibration_path,
     check_calibration_embedder,
     load_guess_model,
     resolve_path,
 )
 from models.players.guesser import ClipGuesser
+
+# HAND_ODDS_FLOOR was defined here before the hand inference was split off; still named here.
+from models.players.hand_inference import HAND_ODDS_FLOOR as HAND_ODDS_FLOOR
 from models.players.panel_models import load_member_resources
 from models.players.policy import LinearCluePolicy
 from models.players.resources import PlayerResources, single_threaded
-from models.players.simulation import GuessModel, fitted_file_voters, temperature_scale
+from models.players.simulation import GuessModel, temperature_scale
 from models.players.storyteller import ClipStoryteller, Mode, StoryDecision
 from models.players.table_reading import TableBelief, read_table
 from models.players.teller_reading import StorytellerReader, load_reader
-
-HAND_ODDS_FLOOR = 0.05
-"""The least odds that an opponent holds a card that earlier rounds ruled out."""
 
 
 class ClipAgent:
@@ -196,7 +199,7 @@ class ClipAgent:
                     if policy else None),
             generator=generator, robustness=robustness, table_mix=table_mix, aim=aim,
         )
-        self.population: list[Any] | None = _population_names(population)
+        self.population: list[Any] | None = population_names(population)
         self.population_calibration = population_calibration
         self.population_temperature_scale = temperature_scale(
             population_temperature_scale, f"{name}: population_temperature_scale")
@@ -218,7 +221,7 @@ class ClipAgent:
                              f"cannot sample (vote_temperature={vote_temperature}: use 0)")
         self.read_storytellers = bool(read_storytellers)
         self.reading_minds: list[Any] = (
-            _names_list(reading_minds) if reading_minds is not None else
+            names_list(reading_minds) if reading_minds is not None else
             [n for n in self.population or [] if n not in ("copy", "self")])
         if self.read_storytellers and not self.reading_minds:
             raise ValueError(f"{name}: read_storytellers needs minds besides its own to tell "
@@ -269,29 +272,11 @@ class ClipAgent:
             from models.players.population_fit import load_population_fit
 
             fit = load_population_fit(self.population_calibration)
-            own = self.resources
-            members = []
-            for name in self.population:
-                if name == "copy":  # a copy of this agent: its own vectors and calibration
-                    members.append((own, self.model))
-                    continue
-                if isinstance(name, PlayerResources):
-                    resources = name
-                elif name != "self" and isinstance(self.deck, PlayerResources):
-                    raise ValueError(
-                        f"{self.name}: population member {name!r} needs its own vectors of "
-                        "the cards, and the deck was given as ready vectors (PlayerResources):"
-                        " pass the members' PlayerResources in population=[...], or a deck "
-                        "spec")
-                else:
-                    resources = own if name == "self" else load_member_resources(
-                        name, self.deck, self.vocabulary, self.vocabulary_size, self.device)
-                fallback = self.model if resources.fingerprint == own.fingerprint else \
-                    GuessModel(correlation=0.0)
-                model = fallback if fit is None else fit.model_for(
-                    resources.fingerprint, fallback, name if isinstance(name, str) else "")
-                members.append((resources, model.scaled(self.population_temperature_scale)))
-            self._population = members
+            self._population = agent_minds.population_members(
+                self.population, fit, self.resources, self.model, agent=self.name,
+                deck=self.deck, vocabulary=self.vocabulary,
+                vocabulary_size=self.vocabulary_size, device=self.device,
+                temperature_scale=self.population_temperature_scale)
         return self._population
 
     @property
@@ -309,18 +294,9 @@ class ClipAgent:
     def unseen_minds_settings(self) -> dict[str, Any]:
         """The settings an unseen-minds map must have been fitted under to serve this
         storyteller (:data:`models.players.unseen_minds.SETTINGS`)."""
-        from models.players.population_fit import population_fit_path
-        from models.players.unseen_minds import file_sha256
-
-        fit = population_fit_path(self.population_calibration) if self.population else None
-        story = self.storyteller
-        return {"population": ",".join(n if isinstance(n, str) else n.fingerprint
-                                       for n in self.population or []),
-                "population_calibration_sha256": (file_sha256(fit) if fit is not None
-                                                  and fit.is_file() else None),
-                "population_temperature_scale": self.population_temperature_scale,
-                "aim": story.aim, "tolerance": story.tolerance,
-                "robustness": story.robustness, "table_mix": story.table_mix}
+        return agent_minds.unseen_minds_settings(
+            self.population, self.population_calibration, self.population_temperature_scale,
+            self.storyteller)
 
     def simulation_embedders(self) -> list[str]:
         """Fingerprints of every embedder this storyteller's simulation uses."""
@@ -339,23 +315,9 @@ class ClipAgent:
             ValueError: a file's record of voters is malformed; the message names the file.
         """
         if self._fits is None:
-            from models.players.population_fit import population_fit_path
-
-            files: list[tuple[str, str, Any]] = []
-            path = calibration_path(self._calibration_arg)
-            if path is not None:
-                shown = path.name if self._calibration_arg == "default" else str(path)
-                files.append(("calibration", shown, path))
-            fit = population_fit_path(self.population_calibration) if self.population else None
-            if fit is not None:
-                files.append(("population", str(self.population_calibration), fit))
-            if self.policy_path:
-                files.append(("policy", str(self.policy_path), resolve_path(self.policy_path)))
-            if self.unseen_minds_path:
-                files.append(("unseen-minds", str(self.unseen_minds_path),
-                              resolve_path(self.unseen_minds_path)))
-            self._fits = [{"kind": kind, "file": shown, "voters": fitted_file_voters(where)}
-                          for kind, shown, where in files]
+            self._fits = agent_minds.fitted_files(
+                self._calibration_arg, self.population, self.population_calibration,
+                self.policy_path, self.unseen_minds_path)
         return [dict(fit) for fit in self._fits]
 
     def _generator(self) -> np.random.Generator:
@@ -365,53 +327,19 @@ class ClipAgent:
 
     def unseen_cards(self, view: View) -> list[int]:
         """Cards this seat has not seen: the deck minus hand, discard, board and own cards."""
-        seen = set(view.hand) | set(view.discard) | set(view.board) | set(view.my_cards)
-        return [card for card in self.resources.card_ids if card not in seen]
+        return hand_inference.unseen_cards(view, self.resources.card_ids)
 
     def _remember(self, view: View) -> None:
         """Keep the revealed rounds (forgetting them when the discard pile was reshuffled)."""
-        last = view.last_round
-        self._piles.setdefault(view.round, view.draw_pile_size)
-        if last is not None:
-            self._revealed.setdefault(last.round, last)
-        if last is None or last.round in self._history:
-            return
-        if last.reshuffled:
-            self._history.clear()
-        self._history[last.round] = last
+        hand_inference.remember(view, history=self._history, piles=self._piles,
+                                revealed=self._revealed)
 
     def hand_weights(self, view: View, unseen: list[int]) -> np.ndarray | None:
-        """Relative odds that each opponent (seat order after this one) holds each unseen card.
-
-        An opponent who played ``d`` (the most similar card of its hand, as decoy pickers do)
-        for clue ``X`` in round ``t`` then held no card more similar to ``X``; such a card can
-        be in its hand now only if it drew it since, which it did ``r - t`` times (``r`` the
-        current round), against ``hand_size`` chances for a card never ruled out: odds
-        ``(r - t) / hand_size`` (at most 1). ``None`` when nothing is known, in team games
-        (partners do not vote) and once the discard pile was reshuffled.
-        """
-        rules = view.rules
-        if not self._history or not unseen or rules.teams:
-            return None
-        opponents = [(self.seat + i) % view.n_players for i in range(1, view.n_players)]
-        hand_size = rules.hand_size_for(view.n_players)
-        weights = np.ones((len(opponents), len(unseen)))
-        resources = self.resources
-        for t, past in self._history.items():
-            draws = sum(1 for r in range(t, view.round) if self._piles.get(r, 1) > 0)
-            # Never quite 0: a player who does not play its most similar card (a human, a
-            # bluffing bot) may still hold a card ruled out this way.
-            odds = max(HAND_ODDS_FLOOR, min(1.0, draws / hand_size))
-            if odds >= 1.0:
-                continue
-            sims = resources.clue_similarities(past.clue, unseen)
-            for g, seat in enumerate(opponents):
-                if seat == past.storyteller or seat >= len(past.played) or not past.played[seat]:
-                    continue
-                played = resources.clue_similarities(past.clue, list(past.played[seat]))
-                ruled_out = sims > float(played.min()) + 1e-6
-                weights[g, ruled_out] = np.minimum(weights[g, ruled_out], odds)
-        return weights
+        """Relative odds that each opponent (seat order after this one) holds each unseen card
+        (:func:`models.players.hand_inference.hand_weights`): ``None`` when nothing is known, in
+        team games and once the discard pile was reshuffled."""
+        return hand_inference.hand_weights(view, unseen, seat=self.seat, history=self._history,
+                                           piles=self._piles, resources=lambda: self.resources)
 
     # ------------------------------------------------------------------ the protocol
 
@@ -548,27 +476,3 @@ class ClipAgent:
             "simulation_fits": self.simulation_fits(),
             "seed": self.seed,
         }
-
-
-def _names_list(names: Any) -> list[Any]:
-    """Embedder names (or ready :class:`PlayerResources`) from a list or a comma-separated
-    string."""
-    if isinstance(names, str):
-        return [n.strip() for n in names.split(",") if n.strip()]
-    return [n if isinstance(n, PlayerResources) else str(n) for n in names]
-
-
-def _population_names(population: Any) -> list[Any] | None:
-    """The population's embedder names or ready :class:`PlayerResources` (``None``: none),
-    refusing ground-truth readers."""
-    from models.players.panel_models import refuse_ground_truth
-
-    if population is None or population == "" or population == []:
-        return None
-    names = _names_list(population)
-    for name in names:
-        refuse_ground_truth(name)
-    keys = [n if isinstance(n, str) else n.fingerprint for n in names]
-    if len(set(keys)) != len(keys):
-        raise ValueError(f"population {keys} names a member twice")
-    return names
