@@ -152,11 +152,14 @@ def check_out_folder(out: str | None) -> None:
     Raises:
         FinetuneError: naming it (a ``ValueError``: bad input).
     """
+    from dixit_ai.reporting import check_folder_path
     from models.finetune import FinetuneError
 
-    if out and Path(out).expanduser().exists() and not Path(out).expanduser().is_dir():
-        raise FinetuneError(f"--out {out} is a file; give the folder the fine-tuned model is "
-                            "written to")
+    if out:
+        try:
+            check_folder_path(out, "--out")
+        except ValueError as error:
+            raise FinetuneError(str(error)) from None
 
 
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:

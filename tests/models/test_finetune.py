@@ -247,6 +247,20 @@ def test_train_commands_dispatch_to_finetune(tiny_openclip, card_folder, tmp_pat
     assert re.search(r"error: --deck.*need --model", capsys.readouterr().err)
 
 
+@pytest.mark.parametrize("command", ["align", "finetune"])
+def test_train_out_that_is_a_file_is_refused_with_the_commands_message(
+        command, tiny_openclip, card_folder, tmp_path, capsys):
+    from dixit_ai.cli import main
+
+    out = tmp_path / "model"
+    out.write_text("a file")
+    assert main(["train", command, "--model", f"openclip:local-dir:{tiny_openclip}", "--out",
+                 str(out), "--deck", f"folder:{card_folder}", "--steps", "1"]) == 2
+    assert (f"--out {out} is a file, not a folder: give the path of a folder (an existing one, "
+            "or one to make)") in capsys.readouterr().err
+    assert out.read_text() == "a file" and [p.name for p in tmp_path.iterdir()] == ["model"]
+
+
 def test_training_script_dispatches_to_finetune(tiny_hf_clip, card_folder, tmp_path,
                                                 monkeypatch):
     import runpy
