@@ -37,7 +37,7 @@ from dixit_ai import play_game
 from dixit_ai.agents import make_agent
 from dixit_ai.cli.targets import Targets, too_small
 from dixit_ai.match import game_seeds
-from dixit_ai.rules import RuleSet, new_game, observe
+from models.bench.timing import storyteller_views, time_tells
 from models.players.cli import check_at_least, is_clip_player, parse_args
 
 TARGET_DECISION_MS = 100.0
@@ -128,23 +128,8 @@ def measure(args: Args, overrides: dict[str, Any]) -> dict[str, Any]:
     """Time the storyteller decisions and the whole games; the figures (``--json``'s)."""
     agent = make_agent(args.agent, **overrides)
     resources: Any = cast(Any, agent).resources  # a clip player: loads its embedder, embeddings
-    rules = RuleSet.edition("refresh-2021")
-
-    views = []
-    for index in range(args.decisions):
-        state = new_game(rules, 5, list(resources.card_ids), np.random.default_rng(
-            [args.seed, index]))
-        views.append(observe(state, state.storyteller))
-    for view in views:  # warm-up: the pair clues of these hands are embedded and cached
-        agent.reset(seat=view.seat, rng=np.random.default_rng(0))
-        agent.tell(view)
-    times, cpu_times = [], []
-    for index, view in enumerate(views):
-        agent.reset(seat=view.seat, rng=np.random.default_rng(index))
-        start, cpu_start = time.perf_counter(), time.process_time()
-        story = agent.tell(view)
-        times.append(time.perf_counter() - start)
-        cpu_times.append(time.process_time() - cpu_start)
+    views = storyteller_views(list(resources.card_ids), args.decisions, seed=args.seed)
+    times, cpu_times, story = time_tells(agent, views)
     candidates = int(story.info["candidates"])
     decision_ms = 1000 * statistics.median(times)
 
