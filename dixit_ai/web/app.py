@@ -4,6 +4,8 @@ Routes:
 
 - ``GET /``, ``GET /join/{invite}``, ``GET /play``, ``GET /watch/{watch}``: the page
   (``static/index.html``);
+- ``GET /reactions/{name}.svg``: the image of a reaction (OpenMoji's SVG of its emoji, see
+  :mod:`dixit_ai.web.social`); any other name is a 404;
 - ``GET /api/options``: editions, the host's decks, bots (ready or warming up) and limits;
 - ``POST /api/tables``: create a table (the creator's seat token and recovery code come back);
 - ``GET /api/invites/{invite}``, ``POST /api/invites/{invite}/join``: see and join a table;
@@ -46,6 +48,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from dixit_ai.web.config import ServerConfig, WebError
 from dixit_ai.web.connections import Connection
 from dixit_ai.web.manager import TableManager
+from dixit_ai.web.social import reaction_image
 from dixit_ai.web.store import Store
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -182,6 +185,12 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
         return FileResponse(page)
 
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.get("/reactions/{name}.svg", include_in_schema=False)
+    async def reaction(name: str) -> Response:
+        # Looked up by name among the six reactions: no path from the request reaches a file.
+        return Response(reaction_image(name), media_type="image/svg+xml",
+                        headers={"Cache-Control": "public, max-age=86400"})
 
     @app.get("/api/options")
     async def options() -> dict[str, Any]:

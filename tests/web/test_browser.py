@@ -26,6 +26,7 @@ import pytest
 
 from dixit_ai.records import GameRecord
 from dixit_ai.replay import replay_record
+from dixit_ai.web.social import REACTIONS
 from tests.web.conftest import server_offering
 from tests.web.servers import free_port
 
@@ -335,8 +336,24 @@ def test_my_tables_a_seat_given_by_the_creator_and_reactions(
                      headers={"X-Seat-Token": joined["token"]}).status_code == 401
     wait_ann.until(lambda d: not d.find_element(By.ID, "reclaim-requests").is_displayed())
 
+    # The reactions are OpenMoji's images (not the browser's emoji font, which may lack some),
+    # each with its emoji as alt text; all six load.
+    bar = "#reactions button img.emoji"
+    wait_bea.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, bar)) == 6)
+    loaded = bea.execute_script(  # wait for each image, then report what it drew
+        "return Promise.all([...document.querySelectorAll(arguments[0])].map((img) =>"
+        " img.decode().catch(() => null).then(() => [img.getAttribute('src'), img.alt,"
+        " img.complete, img.naturalWidth])));", bar)
+    assert [(src, alt) for src, alt, _complete, _width in loaded] == [
+        (f"/reactions/{name}.svg", emoji) for name, emoji in REACTIONS.items()]
+    assert all(complete and width > 0 for _src, _alt, complete, width in loaded), loaded
     feed = bea.find_element(By.ID, "reaction-feed")
     assert feed.get_attribute("aria-live") == "polite"
     ann.find_element(By.CSS_SELECTOR, "#reactions [data-reaction=laugh]").click()
     wait_bea.until(lambda d: "Ann" in d.find_element(By.ID, "reaction-feed").text)
-    assert "\U0001F602" in bea.find_element(By.ID, "reaction-feed").text
+    shown = bea.find_element(By.CSS_SELECTOR, "#reaction-feed .reaction img.emoji")
+    assert shown.get_attribute("alt") == "\U0001F602"
+    assert shown.get_attribute("src") == f"{server}/reactions/laugh.svg"
+    wait_bea.until(lambda d: d.execute_script(
+        "const img = document.querySelector('#reaction-feed img.emoji');"
+        " return img !== null && img.complete && img.naturalWidth > 0;"))

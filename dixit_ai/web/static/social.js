@@ -3,7 +3,9 @@
 // Text from the server reaches the page through textContent only.
 "use strict";
 
-// The reactions the server accepts (dixit_ai.web.social.REACTIONS), in the bar's order.
+// The reactions the server accepts (dixit_ai.web.social.REACTIONS), in the bar's order. Each is
+// drawn with OpenMoji's SVG of its emoji (GET /reactions/NAME.svg), not with the viewer's emoji
+// font (which may lack some); the emoji stays the image's alt text, for screen readers and copying.
 const REACTION_EMOJI = {
   thumbs_up: "\u{1F44D}", laugh: "\u{1F602}", wow: "\u{1F62E}", think: "\u{1F914}",
   clap: "\u{1F44F}", heart: "\u2764\uFE0F",
@@ -12,6 +14,12 @@ const REACTION_LABEL = {
   thumbs_up: "thumbs up", laugh: "laugh", wow: "wow", think: "thinking", clap: "applause", heart: "heart",
 };
 const REACTION_SHOWN_MS = 4000;
+
+// A reaction as an image (its emoji as alt text); the emoji alone for a name the page does not know.
+function reactionImage(name, emoji) {
+  if (!Object.hasOwn(REACTION_EMOJI, name)) return emoji || "";
+  return el("img", { class: "emoji", src: `/reactions/${name}.svg`, alt: emoji || REACTION_EMOJI[name], draggable: "false" });
+}
 
 // ------------------------------------------------------------------ reactions
 
@@ -23,7 +31,7 @@ function renderSocial() {
         type: "button", class: "small ghost", title: REACTION_LABEL[name],
         "aria-label": `react: ${REACTION_LABEL[name]}`, dataset: { reaction: name },
         onclick: () => { if (!sendNow({ type: "react", reaction: name })) toast("You are offline: the reaction was not sent", true); },
-      }, emoji));
+      }, reactionImage(name, emoji)));
     }
   }
   bar.hidden = !play.state;
@@ -32,7 +40,7 @@ function renderSocial() {
 
 function showReaction(message) {
   const who = message.from || (message.seat === null ? "a spectator" : `seat ${message.seat + 1}`);
-  const item = el("div", { class: "reaction" }, `${message.emoji} ${who}`);
+  const item = el("div", { class: "reaction" }, reactionImage(message.reaction, message.emoji), ` ${who}`);
   $("reaction-feed").append(item);
   setTimeout(() => item.remove(), REACTION_SHOWN_MS);
 }
