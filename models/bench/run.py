@@ -115,6 +115,46 @@ def load_contestant(spec: ModelSpec, config: BenchConfig, deck: Any) -> Contesta
     return Contestant(spec, agent=agent, workers=workers)
 
 
+def ready_to_embed(embedder: Any, texts: Iterable[str], *, told: bool, who: str) -> None:
+    """Load now what ``embedder`` needs to embed the run's texts, if it will embed any.
+
+    An embedder whose vectors ship or are cached (the default model's cards and vocabulary)
+    loads its towers, with torch, only when it must embed a new text (:meth:`Embedder.warm`).
+    The benchmark calls this before its run folder is made, so that a missing extra is refused
+    there (bad input: nothing written), not part-way through the records.
+
+    Args:
+        embedder: A loaded embedder.
+        texts: The texts the run will embed with it, known ahead (the items' clues); those
+            that ship or are cached need nothing loaded.
+        told: It will also embed texts known only once told (the clues of agents' stories),
+            which may be any text: its text side is loaded whatever ``texts`` hold.
+        who: What embeds them, for the message (``"the reference population (default)"``).
+
+    Raises:
+        EmbedderLoadError: The text side cannot be loaded (torch is not installed: the message
+            names the extra).
+    """
+    from models.base import EmbedderLoadError
+    from models.cache import known_texts
+
+    texts = list(dict.fromkeys(texts))
+    known = known_texts(embedder, texts)
+    new = [text for text in texts if text not in known]
+    if new:
+        shown = ", ".join(repr(text if len(text) <= 40 else text[:39] + "…")
+                          for text in new[:2]) + (", ..." if len(new) > 2 else "")
+        why = f"{len(new)} clue(s) of the items that are neither shipped nor cached ({shown})"
+    elif told:
+        why = "the clues the agents tell (known only once told, they may be any text)"
+    else:
+        return
+    try:
+        embedder.warm("texts")
+    except EmbedderLoadError as error:
+        raise EmbedderLoadError(f"{who} must embed {why}, and {error}") from error
+
+
 class BenchAborted(RuntimeError):
     """An agent failed a decision under ``on_failure="abort"``: the benchmark stopped (the
     message names the run folder, which keeps the records so far)."""
@@ -184,10 +224,13 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
             the invalid-answer rate) or ``"abort"`` (the benchmark stops at the first one,
             raising :class:`BenchAborted`; the records so far stay in the run folder).
         announce: Called with the run folder once it is made: the settings, the deck and the
-            models were checked and loaded, and the work (writing the records) begins.
+            models were checked and loaded (every embedder able to embed the clues the run
+            will give it: :func:`ready_to_embed`), and the work (writing the records) begins.
 
     Raises:
-        ValueError: a bad setting (unknown model or task, items < 1, ...).
+        ValueError: a bad setting (unknown model or task, items < 1, ...), or a model that
+            cannot load or embed what the run needs (:class:`~models.base.EmbedderLoadError`,
+            naming the extra to install).
         BenchAborted: a failed decision under ``on_failure="abort"``.
         BenchInterrupted: Ctrl-C once the run folder was made (it names the folder, whose
             ``bench.json`` says ``"finished": false`` until the records are complete).
@@ -231,6 +274,23 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
         tell_items = (item_sets.tell_items()
                       if "tell" in config.tasks or ("guess" in config.tasks and agents) else [])
         decoy_items = item_sets.decoy_items() if "decoy" in config.tasks else []
+        # Every embedder can embed what the run will ask of it before the run folder is made
+        # (a missing extra is bad input, not a failed run): the clues of the guess and decoy
+        # items, and, where agents tell, clues known only once told.
+        check_start = time.perf_counter()
+        told = bool(agents and tell_items)
+        guess_clues = [item.clue for kind in guess_items.values() for item in kind]
+        decoy_clues = [item.clue for item in decoy_items]
+        for contestant in contestants:
+            if contestant.embedder is not None:
+                ready_to_embed(contestant.embedder, guess_clues + decoy_clues,
+                               told=told and "guess" in config.tasks,
+                               who=f"the model under test {contestant.label!r}")
+        if reference is not None:
+            ready_to_embed(reference.embedder, decoy_clues,
+                           told=told and "tell" in config.tasks,
+                           who=f"the reference population ({config.reference})")
+        load_seconds += time.perf_counter() - check_start
         # The guess task also asks every contestant about every agent's stories.
         guesses = (sum(len(v) for v in guess_items.values()) + len(agents) * len(tell_items)
                    if "guess" in config.tasks else 0)
