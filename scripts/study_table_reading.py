@@ -103,7 +103,7 @@ def _agent(name: str, smoke: bool, key: str) -> Any:
         if target:
             extra = {"mode": "target", "target_guess_rate": float(target)}
         if smoke and (entry.startswith("clip") or entry.startswith("panel")):
-            extra.update(n_simulations=16, pair_clues=0)
+            extra.update(n_simulations=16, pair_clues=0, vocabulary_size=300)
         _agents[name, key] = make_agent(entry, **extra)
     return _agents[name, key]
 
