@@ -65,11 +65,16 @@ def report_progress(message: str) -> None:
 
 
 @contextmanager
-def progress_step(what: str) -> Iterator[None]:
-    """Time a one-time step and report ``"<what> ... <seconds> s"`` when it ends."""
+def progress_step(what: str, *, quiet_under: float = 0.0) -> Iterator[None]:
+    """Time a one-time step and report ``"<what> ... <seconds> s"`` when it ends, unless it
+    took less than ``quiet_under`` seconds (then it goes to the logger at DEBUG only)."""
     start = time.perf_counter()
     yield
-    report_progress(f"{what} ... {time.perf_counter() - start:.1f} s")
+    message = f"{what} ... {time.perf_counter() - start:.1f} s"
+    if time.perf_counter() - start < quiet_under:
+        progress_log.debug(message)
+    else:
+        report_progress(message)
 
 
 class EmbedderError(ValueError):

@@ -48,6 +48,10 @@ __all__ = [
 ]
 
 
+SINGLE_ITEM_QUIET_S = 1.0
+"""A single vector computed in less than this many seconds gets no progress line."""
+
+
 def text_key(text: str) -> str:
     """The cache key of a text: SHA-256 of its UTF-8 bytes."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -108,7 +112,11 @@ def cached_vectors(
                 warm = getattr(embedder, "warm", None)
                 if warm is not None:
                     warm(kind)
-                with progress_step(f"embedding {len(first)} {what or kind}"):
+                # One item embedded in passing (a clue told in a game or a benchmark, one
+                # at a time) is not a step worth a line of its own unless it is slow (the
+                # model's first use).
+                with progress_step(f"embedding {len(first)} {what or kind}",
+                                   quiet_under=SINGLE_ITEM_QUIET_S if len(first) == 1 else 0.0):
                     vectors = l2_normalise(compute(first))  # each distinct item once
                 bad = ~np.isfinite(vectors).all(axis=1)
                 if bad.any():  # a broken model: raised, never cached, never served

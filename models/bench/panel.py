@@ -108,13 +108,17 @@ class PanelTable:
     def __init__(self, spec: Any, deck: Any, *, seed: int = 0) -> None:
         from models.players.panel import PanelMember, resolve_panel
 
+        self._deck = deck
+        self._with_vocabulary: list[Any] | None = None
         if isinstance(spec, list | tuple) and spec and all(isinstance(s, tuple) for s in spec):
             self.members = [PanelMember(str(n), str(getattr(r, "fingerprint", n)), False)
                             for n, r in spec]
             self.resources = [r for _, r in spec]
+            self._with_vocabulary = self.resources
         else:
             self.members = resolve_panel(spec)
-            self.resources = [m.resources(deck) for m in self.members]
+            # The members only guess here: no vocabulary vectors (found_rates loads them).
+            self.resources = [m.resources(deck, vocabulary=False) for m in self.members]
         self.names = [m.name for m in self.members]
         self.fingerprints = [r.fingerprint for r in self.resources]
         self.seed = seed
@@ -218,11 +222,14 @@ class PanelTable:
         Raises:
             ValueError: the members' vocabularies differ.
         """
-        texts = self.resources[0].vocabulary.texts
-        if any(r.vocabulary.texts != texts for r in self.resources):
+        if self._with_vocabulary is None:  # the members' vectors of the whole vocabulary
+            self._with_vocabulary = [m.resources(self._deck) for m in self.members]
+        resources = self._with_vocabulary
+        texts = resources[0].vocabulary.texts
+        if any(r.vocabulary.texts != texts for r in resources):
             raise ValueError("found_rates needs every panel member on the same vocabulary")
         m = len(self.members)
-        tables = [np.asarray(r.card_vocabulary_sims) for r in self.resources]
+        tables = [np.asarray(r.card_vocabulary_sims) for r in resources]
         columns = np.arange(len(texts))
         found = {n: np.zeros((len(hand), len(texts))) for n in self.names}
         seen = {n: 0 for n in self.names}
@@ -230,13 +237,13 @@ class PanelTable:
             seats = [(item + d + j) % m for j in range(TABLE_GUESSERS)]
             decoys = []
             for member, cards in zip(seats, hands, strict=True):
-                rows = self.resources[member].rows(list(cards))
+                rows = resources[member].rows(list(cards))
                 decoys.append(rows[tables[member][rows].argmax(axis=0)])   # (K,) card rows
             for j, member in enumerate(seats):
                 table = tables[member]
                 others = np.stack([table[decoys[k], columns] for k in range(len(seats))
                                    if k != j])
-                mine = table[self.resources[member].rows(list(hand))]      # (h, K)
+                mine = table[resources[member].rows(list(hand))]           # (h, K)
                 found[self.names[member]] += mine > others.max(axis=0)[None, :]
                 seen[self.names[member]] += 1
         return {n: found[n] / seen[n] for n in self.names if seen[n]}

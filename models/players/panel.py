@@ -50,11 +50,18 @@ class PanelMember:
     embedder: str
     reads_ground_truth: bool
 
-    def resources(self, deck: Any) -> Any:
-        """Its card and clue vectors over ``deck`` (:class:`PlayerResources`)."""
+    def resources(self, deck: Any, *, vocabulary: bool = True) -> Any:
+        """Its card and clue vectors over ``deck`` (:class:`PlayerResources`).
+
+        ``vocabulary=False`` is for a member that only guesses (plays a decoy and votes for
+        clues it is told): it needs no vectors of the clue vocabulary, which a model not
+        shipped or cached would embed one clue at a time (minutes for an mpnet member). Its
+        resources then hold the vocabulary's first clue only, and every clue it is told is
+        embedded through the cache when first seen."""
         from models.players.panel_models import load_member_resources
 
-        return load_member_resources(self.embedder, deck)
+        return load_member_resources(self.embedder, deck,
+                                     vocabulary_size=None if vocabulary else 1)
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "embedder": self.embedder,

@@ -182,3 +182,23 @@ def test_one_time_steps_report_progress_lines(tmp_path: Path) -> None:
     embed_texts_cached(embedder, ["sun"], cache=cache)  # outside the block: logger only
     assert len(lines) == 1 and lines[0].startswith("embedding 2 clues ... ")
     assert lines[0].endswith(" s") and embedder.encoded == 3  # owl, moon; then sun
+
+
+def test_a_single_quick_vector_gets_no_progress_line(tmp_path: Path, monkeypatch) -> None:
+    """A clue embedded in passing (one at a time, as a benchmark's told clues are) is not a
+    step worth a line; a slow one (the model's first use) still is."""
+    sys.path.insert(0, str(ROOT))
+    import models.cache
+    from models.base import progress_to
+    from models.cache import embed_texts_cached
+    from tests.models.fakes import CountingEmbedder
+
+    lines: list[str] = []
+    embedder = CountingEmbedder()
+    cache = EmbeddingCache(tmp_path)
+    with progress_to(lines.append):
+        embed_texts_cached(embedder, ["owl"], cache=cache, what="clues")
+        assert lines == [] and embedder.encoded == 1
+        monkeypatch.setattr(models.cache, "SINGLE_ITEM_QUIET_S", 0.0)
+        embed_texts_cached(embedder, ["moon"], cache=cache, what="clues")
+    assert len(lines) == 1 and lines[0].startswith("embedding 1 clues ... ")

@@ -427,3 +427,41 @@ def test_the_temperature_scale_sharpens_every_fitted_member_but_the_copy(tmp_pat
     for bad in (0, -1.0, float("nan"), float("inf"), "0.5", True):
         with pytest.raises(ValueError, match="population_temperature_scale must be a positive"):
             ClipAgent(deck=own, population_temperature_scale=bad, **SMALL)
+
+
+def test_the_benchs_panel_loads_no_vocabulary_until_a_study_asks_for_every_clue(monkeypatch):
+    """A panel guesser at the bench only plays decoys and votes for the clues it is told: its
+    resources hold no vocabulary (an mpnet member would otherwise embed 3,500 clues one at a
+    time on a cold cache) and its decisions are the same; found_rates loads the vocabulary."""
+    from models.players.panel import PanelMember
+
+    spaces = related_spaces(2, seed=4)
+    names = ["panel-sibling", "panel-default-zeroshot"]
+    first_clue = {space.vocabulary.texts[0]: space.vocabulary_vectors[0] for space in spaces}
+    asked: list[tuple[str, bool]] = []
+
+    def resources(self, deck, *, vocabulary=True):
+        asked.append((self.name, vocabulary))
+        space = spaces[names.index(self.name)]
+        if vocabulary:
+            return space
+        return from_vectors(dict(zip(space.card_ids, space.card_vectors, strict=True)),
+                            first_clue, embedder=space.embedder, fingerprint=space.fingerprint)
+
+    monkeypatch.setattr(PanelMember, "resources", resources)
+    table = PanelTable(",".join(names), None, seed=3)
+    assert asked == [(name, False) for name in names]
+    assert all(len(r.vocabulary) == 1 for r in table.resources)
+    whole = PanelTable([(n, s) for n, s in zip(names, spaces, strict=True)], None, seed=3)
+    rng = np.random.default_rng(0)
+    deals = [[list(map(int, rng.choice(84, 6, replace=False))) for _ in range(4)]
+             for _ in range(3)]
+    for item, clue in enumerate(["word3", "word40", "word77", "not a vocabulary clue"]):
+        card = 80 + item
+        assert (table.story_outcome(clue, card, deals, item)
+                == whole.story_outcome(clue, card, deals, item))
+    hand = list(range(6))
+    rates = table.found_rates(hand, deals, 1)
+    assert asked[2:] == [(name, True) for name in names]
+    expected = whole.found_rates(hand, deals, 1)
+    assert all(np.array_equal(rates[n], expected[n]) for n in expected)
