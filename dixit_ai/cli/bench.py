@@ -50,7 +50,9 @@ def register(subparsers: Any) -> None:
                              "captions) and registered agents (clip-greedy, random, HTTP "
                              "agents...); default: default")
     parser.add_argument("--tasks", default=None,
-                        help="comma-separated tasks among guess, decoy, tell (default: all)")
+                        help="comma-separated tasks among guess, decoy, tell (default: all); "
+                             "tell plays agents' stories, so it needs an agent among the "
+                             "models")
     parser.add_argument("--seed", type=int, default=None, help="seed (default 0)")
     parser.add_argument("--items", type=int, default=None,
                         help="items per task and clue kind (default 50)")
@@ -70,8 +72,8 @@ def register(subparsers: Any) -> None:
                         help="also play the tell task against a guesser panel: a named panel "
                              "(panel, panel-heldout, panel-family, panel-derived) or member "
                              "names separated by commas (panel-sibling,lite2-mpnet); needs the "
-                             "tell task. A storyteller that simulates with a member's model is "
-                             "refused")
+                             "tell task and an agent to tell. A storyteller that simulates "
+                             "with a member's model is refused")
     parser.add_argument("--tell-cards", default=None, choices=("all", "half-a", "half-b"),
                         help="the cards the tell task deals the storytellers' hands from "
                              "(default all): one fixed half of the deck, to develop a "
@@ -217,12 +219,12 @@ def run(args: argparse.Namespace) -> int:
     else:
         config = bench.BenchConfig(**{k: v for k, v in overrides.items() if v is not None})
         named = args.name is not None
-    specs = config.validate()  # the tasks and models become lists: 'guess' is not g, u, e, s, s
+    # The tasks and models become lists ('guess' is not g, u, e, s, s), and tasks that the
+    # models would leave with nothing to play (the tell task of embedders alone, a panel
+    # without the tell task) are refused: BenchConfig.check_tasks_play.
+    specs = config.validate()
     if not named:
         config.name = default_name(config.models)
-    if config.panel and "tell" not in config.tasks:
-        raise ValueError(f"a panel ({config.panel!r}) plays only in the tell task; the tasks "
-                         f"are {', '.join(config.tasks)}: add tell (--tasks ...,tell)")
     on_failure = args.on_failure or "forfeit"
     from dixit_ai.agents import prepare_agents
     from dixit_ai.agents.requirements import check_agent_requirements

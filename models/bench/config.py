@@ -142,7 +142,36 @@ class BenchConfig:
         if twice:
             raise ValueError(f"model label(s) given twice: {', '.join(twice)} (give each a "
                              f"'label' in the config)")
+        self.check_tasks_play(specs)
         return specs
+
+    def check_tasks_play(self, specs: Sequence[ModelSpec]) -> None:
+        """Refuse tasks and a panel that the models given would leave with nothing to play:
+        the run would write no record, or the panel hear no story.
+
+        The guess and decoy tasks play embedders and agents alike; the tell task plays agents'
+        stories (an embedder tells none), and a panel guesses them in the tell task.
+
+        Raises:
+            ValueError: the message names the tasks, the panel or the models, and what to add
+                or choose instead.
+        """
+        if self.panel and "tell" not in self.tasks:
+            raise ValueError(f"a panel ({self.panel!r}) plays only in the tell task; the tasks "
+                             f"are {', '.join(self.tasks)}: add tell (--tasks ...,tell)")
+        if any(spec.kind == "agent" for spec in specs) or "tell" not in self.tasks:
+            return
+        models = ", ".join(spec.label for spec in specs)
+        add = ("add an agent such as clip-greedy, caption-teller or random to the models "
+               "(`dixit-ai agents` lists them)")
+        if self.tasks == ["tell"]:
+            raise ValueError(f"the tell task plays agents' stories and the models given "
+                             f"({models}) hold no agent: {add}, or choose the guess or decoy "
+                             f"task, which embedders play (--tasks guess,decoy)")
+        if self.panel:
+            raise ValueError(f"a panel ({self.panel!r}) plays agents' stories in the tell task "
+                             f"and the models given ({models}) hold no agent: {add}, or leave "
+                             f"out the panel")
 
     def check_settings(self) -> None:
         """Check every setting but the models (which :meth:`validate` resolves); ``tasks`` given

@@ -131,6 +131,13 @@ def test_invalid_answers_are_failures_and_reported(tmp_path: Path) -> None:
     ({"items": 0}, "items must be an integer of at least 1"),
     ({"board_size": 9}, "board_size must be between 3 and 7"),
     ({"models": ["default", "default"]}, "given twice"),
+    # Tasks the models would leave with nothing to play: no record, or a panel hearing nothing.
+    ({"tasks": ["tell"]}, "the tell task plays agents' stories and the models given "
+                          r"\(default\) hold no agent: add an agent such as clip-greedy"),
+    ({"tasks": ["guess", "tell"], "panel": "panel"},
+     r"a panel \('panel'\) plays agents' stories in the tell task"),
+    ({"models": ["random"], "tasks": ["guess"], "panel": "panel"},
+     "plays only in the tell task; the tasks are guess: add tell"),
 ])
 def test_bad_settings_are_refused_before_anything_runs(tmp_path: Path, settings: dict[str, Any],
                                                        message: str) -> None:
