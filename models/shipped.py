@@ -223,7 +223,7 @@ def write_shipped(folder: Path, *, fingerprint: str, embedder: dict[str, Any],
         fingerprint: The embedder's fingerprint.
         embedder: Its description (name, dim, info).
         texts: Cache key (hex SHA-256 of the text) -> vector.
-        images: Content hash -> vector.
+        images: Content hash -> vector (empty: no images file ships).
         decks: ``{"source", "environment", "fingerprint", "card_hashes"}`` per deck.
         extra: More to record in the manifest (how it was built, the decision check).
         dtype: ``"float32"`` (exact) or ``"float16"`` (half the size; see the module docstring).
@@ -238,6 +238,9 @@ def write_shipped(folder: Path, *, fingerprint: str, embedder: dict[str, Any],
     folder.mkdir(parents=True, exist_ok=True)
     files: dict[str, Any] = {}
     for kind, rows in (("texts", texts), ("images", images)):
+        if not rows:  # nothing of this kind ships (a caption reader's cards are texts)
+            (folder / f"{kind}.npz").unlink(missing_ok=True)
+            continue
         keys = sorted(rows)
         raw = np.frombuffer(b"".join(bytes.fromhex(k) for k in keys), dtype=np.uint8)
         vectors = np.stack([rows[k] for k in keys]).astype(np.dtype(dtype))

@@ -1,7 +1,8 @@
 """Build the embeddings that ship with the package (``models/data/embeddings/<fingerprint>/``).
 
-For each ``--embedder`` (default: the default model and the members the shipped population
-storytellers simulate, lite1-minilm, lite1-mpnet and lite1-zeroshot): the clue vocabulary, the
+For each ``--embedder`` (default: the default model, the members the shipped population
+storytellers simulate, lite1-minilm, lite1-mpnet and lite1-zeroshot, and the members of the
+``panel-heldout`` guesser panel): the clue vocabulary, the
 default dream deck's 84 cards, and the pair clues the clip storytellers compose for each of its
 cards (up to ``--pair-clues`` per card, as the shipped agents use; composed with the default
 model, as the population storytellers ask their members to embed them). Vectors come from the
@@ -11,10 +12,13 @@ plays ``--games`` seeded games of the four clip agents with the model's vectors 
 stored ones and compares every clue, card, vote and score; it refuses to write if any differs
 (float16 does: 90 of 163 rounds differed in 12 games). The check's figures go into the
 manifest. A member's vectors are stored only as float32 (exact: nothing to check). Members with
-the same text tower and text preprocessing (lite1-mpnet and lite1-zeroshot) ship one texts
-file: a member whose texts another shipped folder already holds takes those vectors (its own
-differ by batching noise, about 4e-7), and the file is written once and referenced
-(:func:`models.shipped.write_shipped`).
+the same text tower and text preprocessing (lite1-mpnet, lite1-zeroshot and the mpnet panel
+members; the default model and its head variants, the panel's sibling and default-zeroshot)
+ship one texts file: a member whose texts another shipped folder already holds takes those
+vectors (its own differ by batching noise, about 4e-7), and the file is written once and
+referenced (:func:`models.shipped.write_shipped`). A member that reads the cards' captions
+(caption-reader) ships no card vectors: its cards are its captions' embeddings, computed on
+first use.
 
     python scripts/build_shipped_embeddings.py            # about 30 s with a warm cache
     python scripts/build_shipped_embeddings.py --embedder default   # the default model's only
@@ -55,12 +59,27 @@ def population_members(agents: tuple[str, ...] = POPULATION_AGENTS) -> tuple[str
 MEMBERS = population_members()
 """The model-family members the shipped population storytellers simulate."""
 
+PANEL = "panel-heldout"
+"""The named panel whose members' vectors ship (every member no shipped storyteller simulates)."""
+
+
+def panel_embedders(panel: str = PANEL) -> tuple[str, ...]:
+    """The embedders of a named panel's members (``panel:sibling``, ``lite2-mpnet``, ...)."""
+    from models.players.panel import PANELS, member
+
+    return tuple(dict.fromkeys(member(name).embedder for name in PANELS[panel]))
+
+
+PANEL_EMBEDDERS = panel_embedders()
+"""The embedders of the panel members: they guess at the bench (which needs only their card
+vectors) and tell and guess in whole games (the vocabulary and the pair clues too)."""
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--embedder", action="append", default=None,
-                        help="an embedder whose vectors ship (repeat; default: default and "
-                             f"{', '.join(MEMBERS)})")
+                        help="an embedder whose vectors ship (repeat; default: default, "
+                             f"{', '.join(MEMBERS)} and {', '.join(PANEL_EMBEDDERS)})")
     parser.add_argument("--deck", default="dream", help="the deck whose cards ship")
     parser.add_argument("--pair-clues", type=int, default=12, help="pair clues per card")
     parser.add_argument("--games", type=int, default=12, help="games of the decision check")
@@ -69,15 +88,15 @@ def main() -> None:
                         help="how the default model's vectors are stored (members: float32)")
     parser.add_argument("--out", type=Path, default=None, help="default: models/data/embeddings")
     args = parser.parse_args()
-    names = list(dict.fromkeys(args.embedder or ["default", *MEMBERS]))
+    names = list(dict.fromkeys(args.embedder or ["default", *MEMBERS, *PANEL_EMBEDDERS]))
 
     from dixit_ai.decks import load_deck
     from models.base import progress_to
     from models.cache import default_cache, embed_deck, embed_texts_cached, text_key
+    from models.players.panel_models import reads_ground_truth, resolve_embedder
     from models.players.resources import PlayerResources
     from models.players.storyteller import ClipStoryteller
     from models.players.vocabulary import load_vocabulary
-    from models.registry import load_embedder
     from models.shipped import SHIPPED_DIR, compare_decisions, deck_environment, write_shipped
 
     deck = load_deck(args.deck)
@@ -86,8 +105,9 @@ def main() -> None:
 
     def embed(name: str) -> tuple[Any, PlayerResources]:
         """An embedder's vectors of the deck and the vocabulary (through the disk cache)."""
-        embedder = load_embedder(name, device="cpu")
-        cards = embed_deck(embedder, deck, cache=cache)
+        embedder = resolve_embedder(name, device="cpu")
+        cards = (np.zeros((0, embedder.dim), dtype=np.float32) if reads_ground_truth(embedder)
+                 else embed_deck(embedder, deck, cache=cache))
         vectors = embed_texts_cached(embedder, list(vocabulary.texts), cache=cache, what="clues")
         return embedder, PlayerResources(tuple(int(c) for c in deck.card_ids), cards, vocabulary,
                                          vectors, None, embedder.fingerprint, deck.source)
@@ -141,16 +161,16 @@ def main() -> None:
             folder, fingerprint=embedder.fingerprint,
             embedder={"name": embedder.name, "dim": embedder.dim, **embedder.info},
             texts={text_key(t): v for t, v in texts.items()},
-            images=dict(zip(card_keys, cards, strict=True)),
-            decks=decks,
+            images=dict(zip(card_keys, cards, strict=True)) if len(cards) else {},
+            decks=decks if len(cards) else [],
             extra={"built_by": "scripts/build_shipped_embeddings.py",
                    "contents": {"vocabulary": len(vocabulary), "pair_clues": len(pairs),
-                                "pair_clues_per_card": args.pair_clues, "cards": len(card_keys),
+                                "pair_clues_per_card": args.pair_clues, "cards": len(cards),
                                 "deck": deck.source},
                    "decision_check": check},
             dtype=dtype)
         size = sum(p.stat().st_size for p in folder.iterdir())
-        print(f"wrote {path.parent} ({len(texts)} texts, {len(card_keys)} cards, "
+        print(f"wrote {path.parent} ({len(texts)} texts, {len(cards)} cards, "
               f"{size / 1e6:.1f} MB) in {time.perf_counter() - start:.1f} s")
 
 
@@ -177,13 +197,18 @@ def same_tower_texts(embedder: Any, texts: list[str], root: Path
 
 
 def text_identity(info: dict[str, Any]) -> str | None:
-    """What a family member's text vectors depend on (the text tower's weights and text
+    """What a model's text vectors depend on (the text tower's code and weights and the text
     preprocessing), from its embedder's ``info`` (or a shipped manifest's ``embedder``), so
-    that members sharing it ship one texts file; ``None`` for others."""
-    if info.get("backend") != "family":
+    that models sharing it ship one texts file: the family's members, the default model and its
+    head variants; ``None`` for others."""
+    backend = info.get("backend")
+    if backend not in ("family", "default", "panel"):
         return None
     pre = info.get("preprocess", {})
-    return "|".join(str(x) for x in (info["weights"].get("text_tower_sha256"),
+    # The default model and its head variants (backend "panel") embed texts with its own text
+    # tower code; the family's members with theirs: the two never share a file.
+    return "|".join(str(x) for x in ("default" if backend == "panel" else backend,
+                                     info.get("weights", {}).get("text_tower_sha256"),
                                      pre.get("text_max_tokens"), pre.get("text_pooling"),
                                      info.get("dtype")))
 

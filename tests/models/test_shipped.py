@@ -190,13 +190,32 @@ def test_a_population_storyteller_plays_a_fresh_install_without_torch(tmp_path: 
     assert EmbeddingCache(tmp_path / "cache" / "embeddings").summary() == []
 
 
+def test_every_held_out_panel_member_ships_and_shares_a_texts_file() -> None:
+    from models.players.panel import PANELS, member
+    from models.players.panel_models import reads_ground_truth, resolve_embedder
+    from models.players.vocabulary import load_vocabulary
+
+    keys = [text_key(t) for t in load_vocabulary("default").texts]
+    for name in PANELS["panel-heldout"]:
+        embedder = resolve_embedder(member(name).embedder)
+        about = shipped.manifest(embedder.fingerprint)
+        assert about is not None, f"{name}: nothing ships (scripts/build_shipped_embeddings.py)"
+        assert about["files"]["texts"]["file"].startswith("../"), name  # one file per tower
+        assert len(shipped.shipped_vectors(embedder.fingerprint, "texts", keys)) == len(keys)
+        assert ("images" in about["files"]) != reads_ground_truth(embedder), name
+
+
+PANEL_EMBEDDERS = ["panel:sibling", "panel:default-zeroshot", "lite2-mpnet", "imagenet-zeroshot"]
+"""The panel members whose card vectors ship (the caption reader's cards are its captions)."""
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["default", *POPULATION])
+@pytest.mark.parametrize("name", ["default", *POPULATION, *PANEL_EMBEDDERS])
 def test_shipped_vectors_are_the_models(tmp_path: Path, name: str) -> None:
     from dixit_ai.decks import load_deck
     from models.cache import embed_deck, embed_texts_cached
+    from models.players.panel_models import resolve_embedder as load_embedder
     from models.players.vocabulary import load_vocabulary
-    from models.registry import load_embedder
 
     embedder = load_embedder(name, device="cpu")
     assert shipped.manifest(embedder.fingerprint) is not None, name
@@ -238,5 +257,10 @@ def test_the_builder_takes_the_texts_a_member_with_the_same_text_tower_ships() -
         assert build["same_tower_texts"](other, ["whale"], root) is None  # another tower
         itself = SimpleNamespace(info=info, fingerprint="first-fp")
         assert build["same_tower_texts"](itself, ["whale"], root) is None  # not its own folder
-        assert build["text_identity"]({"backend": "default"}) is None
+        assert build["text_identity"]({"backend": "openclip"}) is None
+        # The default model's head variants share its texts, never a family member's (another
+        # text tower code), even on the same text tower weights.
+        default = {**info, "backend": "default"}
+        assert build["text_identity"]({**default, "backend": "panel"}) \
+            == build["text_identity"](default) != build["text_identity"](info)
         shipped.forget()
