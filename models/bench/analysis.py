@@ -220,6 +220,12 @@ def leaderboards(results: dict[str, Any]) -> list[tuple[str, list[str], list[lis
         rows.append(["best hand card", base["best_card"], "", ""])
         tables.append(("decoy: votes drawn from the reference guessers, 95% CI",
                        ["model", "vote share", "drew >= 1 vote", "invalid"], rows))
+    if "tell" in results and not results["tell"]["models"]:
+        # The default run (the default model alone, every task): nobody told a story. Said, so
+        # that a missing table is not mistaken for a task that failed or was left out.
+        tables.append(("tell: no story was told: the tell task plays agents' stories and the "
+                       "models hold no agent (add one, e.g. --models default,clip-greedy)",
+                       ["storyteller", "success"], [["none", "n/a"]]))
     if "tell" in results and results["tell"]["models"]:
         models = results["tell"]["models"]
         order = sorted(models, key=lambda m: -_estimate(models[m]["success"]))

@@ -296,3 +296,16 @@ def test_the_progress_bar_counts_to_its_total(tmp_path: Path, monkeypatch: pytes
                         progress=False, show=False, log=None)
     (bar,) = bars
     assert bar.closed and bar.total > 0 and bar.n == bar.total
+
+
+def test_a_tell_task_without_storytellers_says_so_in_the_tables(tiny_run: Any) -> None:
+    """The default run (the default model alone, every task) tells no story: its tables say why
+    rather than leave the tell table out."""
+    from models.bench.analysis import leaderboards
+
+    titles = [title for title, _, _ in leaderboards(tiny_run.results)]
+    assert not any(t.startswith("tell: no story") for t in titles)  # it has storytellers
+    results = {**tiny_run.results, "tell": {**tiny_run.results["tell"], "models": {}}}
+    (title, _, rows), = [t for t in leaderboards(results) if t[0].startswith("tell")]
+    assert "no story was told" in title and "--models default,clip-greedy" in title
+    assert rows == [["none", "n/a"]]
