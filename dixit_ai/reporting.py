@@ -188,16 +188,21 @@ def check_folder_path(path: str | os.PathLike[str], option: str = "") -> None:
     a file, before anything is run or written: the one check, and message, of every command.
 
     Args:
-        path: The folder's path; one that does not exist yet passes (it will be made).
+        path: The folder's path; one that does not exist yet passes (it will be made) unless a
+            folder above it is a file.
         option: The option that gave it (``"--out"``), to start the message with.
 
     Raises:
         ValueError: ``[OPTION ]PATH is a file, not a folder: give the path of a folder (an
-            existing one, or one to make)``.
+            existing one, or one to make)``; for a path under a file, ``[OPTION ]PATH: FILE is
+            a file, not a folder: ...``.
     """
-    if Path(path).exists() and not Path(path).is_dir():
+    folder = Path(path)
+    existing = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
         named = f"{option} {path}" if option else str(path)
-        raise ValueError(f"{named} is a file, not a folder: give the path of a folder (an "
+        where = named if existing == folder else f"{named}: {existing}"
+        raise ValueError(f"{where} is a file, not a folder: give the path of a folder (an "
                          "existing one, or one to make)")
 
 

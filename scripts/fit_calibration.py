@@ -54,7 +54,7 @@ from typing import Any
 
 from dixit_ai import GameRecord, read_records, write_records
 from dixit_ai.decks.cache import file_sha256
-from dixit_ai.reporting import new_run_dir, write_json, write_text
+from dixit_ai.reporting import check_folder_path, new_run_dir, write_json, write_text
 from models.players.calibration import (
     BIAS_GRID,
     ece_by_voter,
@@ -200,10 +200,7 @@ def check_outputs(args: Args) -> None:
     Raises:
         ValueError: the message names the flag and the path.
     """
-    runs = Path(args.runs_dir)
-    existing = next((p for p in (runs, *runs.parents) if p.exists()), None)
-    if existing is not None and not existing.is_dir():
-        raise ValueError(f"--runs-dir {args.runs_dir}: {existing} is not a folder")
+    check_folder_path(args.runs_dir, "--runs-dir")
     for flag, value in (("--out", args.out), ("--population-out", args.population_out)):
         if not value:
             continue

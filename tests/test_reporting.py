@@ -181,6 +181,9 @@ def test_a_folder_path_that_names_a_file_is_refused_with_one_message(tmp_path):
         check_folder_path(a_file)
     check_folder_path(tmp_path)  # a folder, or a path not made yet, is fine
     check_folder_path(tmp_path / "new" / "folder")
+    under = a_file / "runs"
+    with pytest.raises(ValueError, match=f"^--out {re.escape(f'{under}: {a_file}')} {A_FILE}$"):
+        check_folder_path(under, "--out")
     assert [p.name for p in tmp_path.iterdir()] == ["a-file"]
 
 
@@ -192,8 +195,8 @@ def test_a_root_that_is_a_file_is_refused_and_left_alone(make, tmp_path):
     root.write_text("not a folder")
     with pytest.raises(ValueError, match=f"^{re.escape(str(root))} {A_FILE}$"):
         make(root)
-    below = re.escape(str(root / "below"))
-    with pytest.raises(ValueError, match=f"^{below}: cannot make the run's folder .+ \\(Not a "):
+    below = re.escape(f"{root / 'below'}: {root}")
+    with pytest.raises(ValueError, match=f"^{below} {A_FILE}$"):  # a path under a file
         make(root / "below")
     assert root.read_text() == "not a folder" and [p.name for p in tmp_path.iterdir()] == ["runs"]
 

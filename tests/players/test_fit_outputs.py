@@ -131,6 +131,22 @@ def test_fit_calibration_refuses_an_output_that_is_a_folder_before_fitting(
     assert not (tmp_path / "runs").exists() and not list((tmp_path / "folder").iterdir())
 
 
+@pytest.mark.parametrize("below", ["", "runs"])
+def test_fit_calibration_refuses_a_runs_dir_that_is_or_is_under_a_file(
+        below, tmp_path, played, no_long_work, capsys):
+    """The one message every command gives for a folder path that names a file
+    (dixit_ai.reporting.check_folder_path), also for a path under a file."""
+    a = records_file(tmp_path / "a.jsonl", played)
+    a_file = tmp_path / "a-file"
+    a_file.write_text("kept")
+    runs = a_file / below if below else a_file
+    assert train(["calibration", "--records", str(a), "--runs-dir", str(runs)]) == 2
+    err = capsys.readouterr().err
+    where = f"--runs-dir {runs}: {a_file}" if below else f"--runs-dir {a_file}"
+    assert f"{where} is a file, not a folder: give the path of a folder" in err
+    assert "Traceback" not in err and a_file.read_text() == "kept"
+
+
 def test_no_votes_to_fit_names_the_fitted_and_held_out_games(tmp_path, capsys):
     """The games played here are work done (its run folder holds them): no votes among them is
     a failed run (exit 1) naming the folder, not bad input (2, which says nothing was
