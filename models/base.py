@@ -70,8 +70,9 @@ def progress_step(what: str, *, quiet_under: float = 0.0) -> Iterator[None]:
     took less than ``quiet_under`` seconds (then it goes to the logger at DEBUG only)."""
     start = time.perf_counter()
     yield
-    message = f"{what} ... {time.perf_counter() - start:.1f} s"
-    if time.perf_counter() - start < quiet_under:
+    elapsed = time.perf_counter() - start
+    message = f"{what} ... {elapsed:.1f} s"
+    if elapsed < quiet_under:
         progress_log.debug(message)
     else:
         report_progress(message)

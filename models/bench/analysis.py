@@ -226,7 +226,7 @@ def leaderboards(results: dict[str, Any]) -> list[tuple[str, list[str], list[lis
         tables.append(("tell: no story was told: the tell task plays agents' stories and the "
                        "models hold no agent (add one, e.g. --models default,clip-greedy)",
                        ["storyteller", "success"], [["none", "n/a"]]))
-    if "tell" in results and results["tell"]["models"]:
+    elif "tell" in results:
         models = results["tell"]["models"]
         order = sorted(models, key=lambda m: -_estimate(models[m]["success"]))
         rows = []
