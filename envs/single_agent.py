@@ -157,6 +157,7 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
             self.stand_in = AgentPlayer(EmbeddingAgent(self.vector_table(),
                                                        **self._opponent_options)
                                         if stand_in == "embedding" else stand_in)
+        self._check_party_seats()
         self.render_mode = render_mode
         self.action_space: spaces.Space[Any] = self.table.action_space(self.learner)
         full = self.table.observation_space(self.learner)
@@ -175,6 +176,24 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
         self._terminal_mask = np.zeros(self.encoding.n_actions, dtype=np.int8)
         self._carried = 0.0
         self._terminal_mask[0] = 1
+
+    def _check_party_seats(self) -> None:
+        """Refuse, before any game, seats that cannot make Dixit Party's two decisions."""
+        if self.table.core.rules.mode != "party":
+            return
+        seats = [(f"seat {self.table.seat_of[name]}", player.agent)
+                 for name, player in self.players.items()]
+        if self.stand_in is not None:
+            seats.append((f"the stand-in of the learner's seat {self.seat} (learner_phases="
+                          f"{tuple(sorted(self.learner_phases))})", self.stand_in.agent))
+        for where, agent in seats:
+            missing = [m for m in ("announce", "red_token") if not callable(getattr(agent, m,
+                                                                                    None))]
+            if missing:
+                raise ValueError(
+                    f"{where}: agent {getattr(agent, 'name', agent)!r} cannot play Dixit Party "
+                    f"(no {' or '.join(m + '()' for m in missing)}); Party agents: random, "
+                    "party-embedding (the embedding opponents and stand-in cannot)")
 
     def vector_table(self) -> VectorTable:
         """The card and clue vectors of the embedding opponents (loaded on first use; never
