@@ -27,13 +27,15 @@ Routes:
   ``pong``, ``notice`` and ``error`` for refused ones. Binary frames and unknown types are
   answered with an ``error`` (status 400); the socket stays open.
 
-Every refused request is answered ``{"error": message}`` with its HTTP status.
+Every refused request is answered ``{"error": message}`` with its HTTP status. A request body
+or a WebSocket message over :data:`MAX_REQUEST_BYTES` is refused (413) without being read whole.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import sys
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -54,12 +56,21 @@ from dixit_ai.web.store import Store
 STATIC = Path(__file__).resolve().parent / "static"
 log = logging.getLogger("dixit_ai.web")
 
+MAX_REQUEST_BYTES = 64 * 1024
+"""The largest request body, and the largest WebSocket message, the server reads (a hundred
+seat tokens for *my tables*, the largest request a page sends, take about 21 kB)."""
+
+
+def _too_large() -> WebError:
+    return WebError(413, f"the request is too large: at most {MAX_REQUEST_BYTES:,} bytes")
+
 
 def _loads(text: str | bytes) -> Any:
     """Parse JSON from a client.
 
     Raises:
-        WebError: (400) malformed JSON, text that is not UTF-8, or nesting too deep to parse.
+        WebError: (400) malformed JSON, text that is not UTF-8, nesting too deep to parse, or a
+            number too long to read.
     """
     try:
         return json.loads(text)
@@ -67,10 +78,26 @@ def _loads(text: str | bytes) -> Any:
         raise WebError(400, f"malformed JSON: {error}") from None
     except RecursionError:
         raise WebError(400, "malformed JSON: nested too deeply") from None
+    except ValueError:  # an integer past Python's 4,300 digits
+        raise WebError(400, "malformed JSON: a number too long to read (integers of at most "
+                            f"{sys.get_int_max_str_digits():,} digits)") from None
 
 
 async def _json_body(request: Request) -> dict[str, Any]:
-    data = _loads(await request.body() or b"{}")
+    """The request's JSON object, read only up to :data:`MAX_REQUEST_BYTES`.
+
+    Raises:
+        WebError: (413) a larger body, declared or sent; (400) not a JSON object.
+    """
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_REQUEST_BYTES:
+        raise _too_large()
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_REQUEST_BYTES:
+            raise _too_large()
+    data = _loads(bytes(body) or b"{}")
     if not isinstance(data, dict):
         raise WebError(400, "the request body must be a JSON object")
     return data
@@ -94,12 +121,17 @@ def _parse(frame: Mapping[str, Any]) -> Any:
     """The JSON of a received WebSocket frame.
 
     Raises:
-        WebError: (400) a binary frame or malformed JSON.
+        WebError: (400) a binary frame or malformed JSON; (413) one over
+            :data:`MAX_REQUEST_BYTES`.
     """
-    if frame.get("text") is None:
+    text = frame.get("text")
+    if text is None:
         raise WebError(400, "binary frames are not accepted: send each message as a JSON text "
                             "frame")
-    return _loads(frame["text"])
+    if (len(text) > MAX_REQUEST_BYTES
+            or len(text.encode("utf-8", "surrogatepass")) > MAX_REQUEST_BYTES):
+        raise _too_large()
+    return _loads(text)
 
 
 def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 0.0,

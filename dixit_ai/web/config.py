@@ -268,11 +268,12 @@ def number_field(value: object, what: str, bounds: tuple[float, float], *,
             isinstance(value, float) and not math.isfinite(value)):
         raise WebError(400, f"{what} must be a number between {low:g} and {high:g}, "
                             f"not {value!r}")
-    if integer and not float(value).is_integer():
+    if integer and isinstance(value, float) and not value.is_integer():
         raise WebError(400, f"{what} must be a whole number between {low:g} and {high:g}, "
                             f"not {value!r}")
-    if not low <= value <= high:
-        raise WebError(400, f"{what} must be between {low:g} and {high:g}, not {value:g}")
+    if not low <= value <= high:  # exact for any int: no float conversion, which overflows
+        shown = f"{value:g}" if abs(value) <= 1e300 else "a number of more than 300 digits"
+        raise WebError(400, f"{what} must be between {low:g} and {high:g}, not {shown}")
     return float(value)
 
 

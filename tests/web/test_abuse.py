@@ -128,7 +128,7 @@ def test_names_and_titles_no_page_can_show_are_refused(client: TestClient, name:
 
 def test_json_nested_past_parsing_is_a_bad_request_not_a_crash(client: TestClient) -> None:
     _made, ann = create(client)
-    deep = "[" * 100_000 + "]" * 100_000
+    deep = "[" * 20_000 + "]" * 20_000      # past parsing, within the size limit
     response = client.post("/api/action", headers={**ann.headers,
                                                    "content-type": "application/json"},
                            content=deep)
@@ -282,3 +282,81 @@ def test_many_spectator_sockets_share_one_reaction_limit(client: TestClient) -> 
     assert len(errors) == 4 * REACTION_LIMIT - SPECTATORS_REACTION_LIMIT
     assert all(e["status"] == 429 and "all spectators" in e["message"] for e in errors)
     assert ann.send({"type": "react", "reaction": "heart"}).status_code == 200  # seats apart
+
+
+def test_a_number_too_long_to_read_is_a_bad_request_not_a_crash(client: TestClient) -> None:
+    """Python reads no integer of more than 4,300 digits: JSON holding one raised a ValueError
+    that was not taken for bad JSON, so the request was a 500 and the socket (before or after
+    its hello) was dropped. It is a 400 naming the problem, and the socket stays open."""
+    made, ann = create(client)
+    long = "1" * 5000
+    table = manager_of(client).tables[made["table_id"]]
+    for url, headers in [("/api/action", ann.headers), ("/api/tables", {}),
+                         (f"/api/invites/{made['invite']}/join", {})]:
+        response = client.post(url, headers={**headers, "content-type": "application/json"},
+                               content=f'{{"type": "seen", "round": {long}, "seats": {long}, '
+                                       f'"name": "Bea"}}')
+        assert response.status_code == 400, (url, response.text)
+        assert "too long" in response.json()["error"]
+    assert len(manager_of(client).tables) == 1 and table.names[1] is None  # nothing changed
+    with client.websocket_connect("/ws") as socket:
+        socket.send_text(f'{{"type": "hello", "token": {long}}}')       # before the hello
+        error = until(socket, "error")
+        assert error["status"] == 400 and "too long" in error["message"]
+        socket.send_text(json.dumps({"type": "hello", "token": ann.token}))
+        until(socket, "state")
+        socket.send_text(f'{{"type": "ping", "ref": {long}}}')           # after it
+        error = until(socket, "error")
+        assert error["status"] == 400 and "too long" in error["message"]
+        socket.send_text(json.dumps({"type": "ping", "ref": 7}))        # the socket stays open
+        assert until(socket, "pong")["ref"] == 7
+
+
+@pytest.mark.parametrize("field", [{"leave_grace": 10**400}, {"move_timer": 10**400},
+                                   {"score_limit": 10**400},
+                                   {"rules": {"storyteller_points": 10**400}}])
+def test_a_huge_whole_number_in_a_tables_settings_is_out_of_bounds_not_a_crash(
+        client: TestClient, field: dict[str, Any]) -> None:
+    """A whole number past a float's range (valid JSON, 401 digits) made the bounds check
+    convert it to a float: OverflowError, a 500. It is out of bounds like any other, and the
+    error names the bounds."""
+    response = client.post("/api/tables", json={"name": "Ann", "deck": "small", **field})
+    assert response.status_code == 400, response.text
+    assert "must be between" in response.json()["error"]
+    assert manager_of(client).tables == {}
+
+
+def test_an_oversized_request_is_refused_before_it_is_read_whole(client: TestClient) -> None:
+    """A request body had no size limit: anyone, with no token, could make the server hold any
+    number of bytes in memory (a whole body was read before it was parsed). A body or a socket
+    message over MAX_REQUEST_BYTES is refused (413, naming the limit) and changes nothing, with
+    a declared length or without one (a chunked body is read only up to the limit)."""
+    from dixit_ai.web.app import MAX_REQUEST_BYTES
+    made, ann = create(client)
+    padding = "x" * (MAX_REQUEST_BYTES + 1)
+    body = json.dumps({"name": "Bea", "padding": padding}).encode()
+    manager = manager_of(client)
+    table = manager.tables[made["table_id"]]
+
+    def chunks() -> Any:
+        for start in range(0, len(body), 4096):
+            yield body[start:start + 4096]
+
+    for content in (body, chunks()):
+        for url in ("/api/tables", f"/api/invites/{made['invite']}/join"):
+            response = client.post(url, headers={"content-type": "application/json"},
+                                   content=content if isinstance(content, bytes) else chunks())
+            assert response.status_code == 413, (url, response.text)
+            assert f"{MAX_REQUEST_BYTES:,}" in response.json()["error"]
+    assert len(manager.tables) == 1 and table.names[1] is None       # nothing changed
+    fits = json.dumps({"name": "Bea", "padding": "x" * (MAX_REQUEST_BYTES - 100)})
+    assert client.post(f"/api/invites/{made['invite']}/join", content=fits,
+                       headers={"content-type": "application/json"}).status_code == 200
+    with client.websocket_connect("/ws") as socket:
+        socket.send_text(json.dumps({"type": "hello", "token": ann.token}))
+        until(socket, "state")
+        socket.send_text(json.dumps({"type": "ping", "ref": 1, "padding": padding}))
+        error = until(socket, "error")
+        assert error["status"] == 413 and f"{MAX_REQUEST_BYTES:,}" in error["message"]
+        socket.send_text(json.dumps({"type": "ping", "ref": 7}))        # the socket stays open
+        assert until(socket, "pong")["ref"] == 7
