@@ -281,8 +281,8 @@ class PolicyAgent:
         self.rng = rng
         self.stand_in.reset(seat=seat, rng=np.random.default_rng(rng.integers(2**63)))
 
-    def _act(self, view: View, mask: np.ndarray) -> int:
-        fields = self.encoding.fields_of(view)
+    def _act(self, view: View, mask: np.ndarray, chosen: tuple[int, ...] = ()) -> int:
+        fields = self.encoding.fields_of(view, chosen)
         observation = np.concatenate([fields[key] for key in (self.fields or fields)])
         if self.deterministic:
             action, _ = self.policy.predict(observation, action_masks=mask.astype(bool),
@@ -321,14 +321,24 @@ class PolicyAgent:
         return Choice((view.hand[self._act(view, mask)],))
 
     def vote(self, view: View) -> Choice | Sequence[int]:
-        """The policy's first vote (a second vote, where allowed, is not cast)."""
+        """The policy's vote, and its second vote where the edition allows one, asked as the
+        training environment asks it: a second turn that sees the first vote chosen, with the
+        other legal positions and the pass index (no second vote) allowed."""
         if "vote" not in self.phases:
             return self.stand_in.vote(view)
-        mask = np.zeros(self.encoding.n_actions, dtype=np.int8)
-        mask[list(view.legal_vote_positions())] = 1
         if view.phase is not Phase.VOTE:
             raise ValueError("vote asked outside the vote phase")
-        return Choice((self._act(view, mask),))
+        legal = list(view.legal_vote_positions())
+        mask = np.zeros(self.encoding.n_actions, dtype=np.int8)
+        mask[legal] = 1
+        first = self._act(view, mask)
+        pass_index = self.core.pass_index
+        if view.max_votes < 2 or pass_index is None:
+            return Choice((first,))
+        mask[first] = 0
+        mask[pass_index] = 1
+        second = self._act(view, mask, (first,))
+        return Choice((first,) if second == pass_index else (first, second))
 
     def describe(self) -> dict[str, Any]:
         """The checkpoint's configuration."""
