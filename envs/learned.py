@@ -381,16 +381,29 @@ def ratio_interval(found_a: Sequence[float], votes_a: Sequence[float],
                    found_b: Sequence[float], votes_b: Sequence[float], *,
                    resamples: int = 2000, seed: int = 0) -> tuple[float, float, float]:
     """Accuracy ratio ``(sum found_a / sum votes_a) / (sum found_b / sum votes_b)`` over games,
-    with a 95% paired bootstrap interval (games resampled together)."""
+    with a 95% paired bootstrap interval (games resampled together).
+
+    Where ``b`` found nothing the ratio is undefined: ``inf`` (``a`` found something) or ``nan``
+    (neither did), never a division by a small number. An interval whose resamples include such
+    ratios is open above (``inf``; ``nan`` if a resample found nothing for either); both are
+    ``null`` in the run's JSON.
+    """
     fa, va, fb, vb = (np.asarray(x, dtype=np.float64) for x in (found_a, votes_a, found_b,
                                                                  votes_b))
 
     def ratio(index: np.ndarray) -> float:
-        denominator = fb[index].sum() / max(vb[index].sum(), 1.0)
-        return float((fa[index].sum() / max(va[index].sum(), 1.0)) / max(denominator, 1e-9))
+        accuracy_a = fa[index].sum() / max(va[index].sum(), 1.0)
+        accuracy_b = fb[index].sum() / max(vb[index].sum(), 1.0)
+        if accuracy_b == 0:
+            return math.inf if accuracy_a > 0 else math.nan
+        return float(accuracy_a / accuracy_b)
 
     rng = np.random.default_rng(seed)
     everything = np.arange(len(fa))
-    draws = [ratio(rng.integers(0, len(fa), len(fa))) for _ in range(resamples)]
-    low, high = np.quantile(draws, [0.025, 0.975])
+    draws = np.array([ratio(rng.integers(0, len(fa), len(fa))) for _ in range(resamples)])
+    if np.isnan(draws).any():
+        return ratio(everything), math.nan, math.nan
+    # Infinite draws sort last: read the quantiles without interpolating across them.
+    method = "linear" if np.isfinite(draws).all() else "inverted_cdf"
+    low, high = np.quantile(draws, [0.025, 0.975], method=method)
     return ratio(everything), float(low), float(high)
