@@ -400,10 +400,13 @@ def ratio_interval(found_a: Sequence[float], votes_a: Sequence[float],
 
     rng = np.random.default_rng(seed)
     everything = np.arange(len(fa))
-    draws = np.array([ratio(rng.integers(0, len(fa), len(fa))) for _ in range(resamples)])
+    draws = np.array([ratio(rng.integers(0, len(fa), len(fa))) for _ in range(resamples)],
+                     dtype=np.float64)
     if np.isnan(draws).any():
         return ratio(everything), math.nan, math.nan
     # Infinite draws sort last: read the quantiles without interpolating across them.
-    method = "linear" if np.isfinite(draws).all() else "inverted_cdf"
-    low, high = np.quantile(draws, [0.025, 0.975], method=method)
+    if np.isfinite(draws).all():
+        low, high = np.quantile(draws, [0.025, 0.975])
+    else:
+        low, high = np.quantile(draws, [0.025, 0.975], method="inverted_cdf")
     return ratio(everything), float(low), float(high)
