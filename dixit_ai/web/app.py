@@ -36,7 +36,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -132,6 +132,14 @@ def _parse(frame: Mapping[str, Any]) -> Any:
             or len(text.encode("utf-8", "surrogatepass")) > MAX_REQUEST_BYTES):
         raise _too_large()
     return _loads(text)
+
+
+def _closer(websocket: WebSocket) -> Callable[[], Awaitable[None]]:
+    """How a socket that fell too far behind is closed (1013, try again later: the page
+    reconnects)."""
+    async def close() -> None:
+        await websocket.close(code=1013)
+    return close
 
 
 def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 0.0,
@@ -315,7 +323,7 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
                 return
             token = hello.get("token") if isinstance(hello, dict) else None
             table, seat = tables.authenticate(token)
-            connection = Connection(websocket.send_text)
+            connection = Connection(websocket.send_text, _closer(websocket))
             try:
                 await tables.connect(table, seat, connection, token)
             except WebError:
@@ -353,7 +361,7 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
             await tables.disconnect(table, seat, connection)
 
     async def _spectate(websocket: WebSocket, tables: TableManager, table: Any) -> None:
-        connection = Connection(websocket.send_text)
+        connection = Connection(websocket.send_text, _closer(websocket))
         await tables.watch(table, connection)
         try:
             while True:

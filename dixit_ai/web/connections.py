@@ -26,13 +26,31 @@ SPECTATOR = -1
 Listener = Callable[[str, int, dict[str, Any]], None]
 
 
-class Connection:
-    """One open socket: an ordered outgoing queue drained by its own task."""
+MAX_QUEUED_MESSAGES = 256
+"""The most messages one socket may have waiting to be sent. A socket that falls this far behind
+(its page does not read, while it may go on asking: each ``seen`` is answered with the seat's
+whole state) is closed and what waited for it let go; the page reconnects and is sent the state
+afresh."""
 
-    def __init__(self, send: Callable[[str], Awaitable[None]]) -> None:
+
+class Connection:
+    """One open socket: an ordered outgoing queue drained by its own task.
+
+    Args:
+        send: Sends one text message on the socket.
+        close: Closes the socket (called once, when it falls :data:`MAX_QUEUED_MESSAGES`
+            behind).
+    """
+
+    def __init__(self, send: Callable[[str], Awaitable[None]],
+                 close: Callable[[], Awaitable[None]] | None = None) -> None:
         self._deliver = send
+        self._close_socket = close
+        self.dropped = False
+        """Whether the socket fell too far behind and was closed (nothing more is queued)."""
         self._queue: asyncio.Queue[str | None] = asyncio.Queue()
         self._task = asyncio.get_running_loop().create_task(self._pump())
+        self._closing: asyncio.Task[None] | None = None
 
     async def _pump(self) -> None:
         while True:
@@ -45,11 +63,31 @@ class Connection:
                 return
 
     def put(self, text: str) -> None:
-        """Queue a message (messages leave in the order they were queued)."""
+        """Queue a message (messages leave in the order they were queued); a socket
+        :data:`MAX_QUEUED_MESSAGES` behind is closed instead."""
+        if self.dropped:
+            return
+        if self._queue.qsize() >= MAX_QUEUED_MESSAGES:
+            self._drop()
+            return
         self._queue.put_nowait(text)
+
+    def _drop(self) -> None:
+        self.dropped = True
+        self._task.cancel()  # it may wait on a send that never completes
+        self._queue = asyncio.Queue()  # what waited is let go
+        if self._close_socket is not None:
+            self._closing = asyncio.get_running_loop().create_task(self._shut())
+
+    async def _shut(self) -> None:
+        assert self._close_socket is not None
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(self._close_socket(), timeout=5)
 
     async def close(self) -> None:
         """Stop after the queued messages are sent."""
+        if self.dropped:
+            return
         self._queue.put_nowait(None)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(self._task, timeout=2)

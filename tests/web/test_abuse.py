@@ -360,3 +360,49 @@ def test_an_oversized_request_is_refused_before_it_is_read_whole(client: TestCli
         assert error["status"] == 413 and f"{MAX_REQUEST_BYTES:,}" in error["message"]
         socket.send_text(json.dumps({"type": "ping", "ref": 7}))        # the socket stays open
         assert until(socket, "pong")["ref"] == 7
+
+
+def test_a_socket_that_does_not_read_is_closed_not_queued_for_ever() -> None:
+    """Each socket's outgoing messages waited in an unbounded queue: a page that stopped
+    reading while it kept sending (a ``seen`` is answered with the seat's whole state, a
+    ``history`` with every round) made the server hold every answer; 60,000 ``seen`` from one
+    socket that never read took 75 MB of a real server's memory, never given back. A socket
+    that falls MAX_QUEUED_MESSAGES behind is closed (the page reconnects and is sent the state
+    afresh) and what waited for it is let go."""
+    import asyncio
+
+    from dixit_ai.web.connections import MAX_QUEUED_MESSAGES, Connection
+
+    async def scenario() -> None:
+        never = asyncio.Event()
+        closed: list[bool] = []
+
+        async def send(text: str) -> None:   # a socket whose reader does not read
+            await never.wait()
+
+        async def close() -> None:
+            closed.append(True)
+
+        connection = Connection(send, close)
+        for _ in range(MAX_QUEUED_MESSAGES * 4):
+            connection.put('{"type": "state"}')
+            await asyncio.sleep(0)
+        assert connection._queue.qsize() <= MAX_QUEUED_MESSAGES
+        assert connection.dropped and closed == [True]
+        await asyncio.wait_for(connection.close(), timeout=5)   # returns at once
+
+        delivered: list[str] = []
+
+        async def reads(text: str) -> None:   # a page that reads: never dropped
+            delivered.append(text)
+
+        reader = Connection(reads)
+        for number in range(MAX_QUEUED_MESSAGES * 4):
+            reader.put(str(number))
+            if number % 100 == 0:
+                await asyncio.sleep(0)
+        await reader.close()
+        assert not reader.dropped and len(delivered) == MAX_QUEUED_MESSAGES * 4
+
+    asyncio.run(scenario())
+
