@@ -16,7 +16,8 @@ and ``curve.png`` (the learning curve: the learner's guessing accuracy and story
 training), and ``evaluation.json``: held-out seeds, the learner's role played by the checkpoint,
 by the clip heuristics (``clip-greedy`` votes; ``clip-expected-self`` tells) and by ``random``,
 everything else equal, against embedding, clip-greedy and random opponents, with paired 95%
-intervals.
+intervals, and ``{role}_evaluation.jsonl``: those games' records (each header's ``"evaluation"``
+names the role, opponents, decider and seed), from which ``evaluation.json`` is recomputed.
 
 Every option is checked before the run's folder is made or anything is trained (bad input exits
 2, naming the option). Progress bars (training steps, evaluation games) go to stderr
@@ -361,12 +362,19 @@ def train(args: Args, role: str, table: Any, run_dir: Path) -> tuple[Path, Curve
     return path, curve
 
 
-def evaluate(args: Args, role: str, checkpoint: Path, table: Any) -> dict[str, Any]:
-    """Held-out games: the role played by the checkpoint, the clip heuristic and random."""
+def evaluate(args: Args, role: str, checkpoint: Path, table: Any,
+             games_path: Path | None = None) -> dict[str, Any]:
+    """Held-out games: the role played by the checkpoint, the clip heuristic and random.
+
+    With ``games_path``, every game's record is written there (JSON Lines), its header's
+    ``"evaluation"`` naming the role, the opponents, the decider and the seed: the numbers
+    returned are recomputed from them (:func:`envs.learned.role_metrics` of seat 0).
+    """
     from tqdm import tqdm
 
     from dixit_ai import play_game
     from dixit_ai.agents import RandomAgent, make_agent
+    from dixit_ai.records import GameRecord, write_records
     from envs.learned import PolicyAgent, RoleAgent, paired_interval, ratio_interval, role_metrics
     from envs.policies import EmbeddingAgent
 
@@ -376,6 +384,7 @@ def evaluate(args: Args, role: str, checkpoint: Path, table: Any) -> dict[str, A
                 "random": RandomAgent()}
     seeds = [args.eval_seed + i for i in range(args.eval_games)]
     results: dict[str, Any] = {}
+    games: list[GameRecord] = []
     for opponent in args.eval_opponents:
         metrics: dict[str, list[dict[str, float]]] = {name: [] for name in deciders}
         started = time.perf_counter()
@@ -391,6 +400,9 @@ def evaluate(args: Args, role: str, checkpoint: Path, table: Any) -> dict[str, A
                 record = play_game([learner, *others], edition=args.edition, deck=args.deck,
                                    seed=seed)
                 metrics[name].append(role_metrics(record, 0))
+                record.header["evaluation"] = {"role": role, "opponents": opponent,
+                                               "decider": name, "seed": seed}
+                games.append(record)
                 bar.update()
         bar.close()
         cell: dict[str, Any] = {"games": len(seeds),
@@ -422,6 +434,8 @@ def evaluate(args: Args, role: str, checkpoint: Path, table: Any) -> dict[str, A
             cell[f"accuracy_ratio_to_{base}"] = {"ratio": ratio, "ci95": [low, high]}
         results[opponent] = cell
         print(f"{role} vs {opponent}: {json.dumps(cell)}", flush=True)
+    if games_path is not None:
+        write_records(games_path, games)
     return results
 
 
@@ -458,7 +472,8 @@ def main(argv: list[str] | Args | None = None,
     for role in args.roles:
         checkpoint, curves[role] = train(args, role, table, run_dir)
         if args.eval_games > 0:
-            evaluation[role] = evaluate(args, role, checkpoint, table)
+            evaluation[role] = evaluate(args, role, checkpoint, table,
+                                        run_dir / f"{role}_evaluation.jsonl")
     plot(curves, run_dir)
     write_json(run_dir / "evaluation.json", evaluation)  # an undefined interval is null
     print(f"wrote {run_dir}")
