@@ -117,12 +117,18 @@ class PersistenceMixin:
         memory, unfinished ones are closed (their record so far is written). Returns their ids.
         """
         limit = time.time() - idle
+
+        def in_use(table: Table) -> bool:
+            return bool(table.last_active >= limit or table.spectators
+                        or any(table.connections.values()))
+
         cleaned = []
         for table in list(self.tables.values()):
-            if (table.last_active >= limit or table.spectators
-                    or any(table.connections.values())):
+            if in_use(table):
                 continue
             async with table.lock:
+                if in_use(table):  # someone came back while the clean-up waited for the lock
+                    continue
                 if table.status in ("lobby", "playing"):
                     statements = self.store.status_statements(table.id, "closed")
                     if table.session is not None:

@@ -406,3 +406,29 @@ def test_a_socket_that_does_not_read_is_closed_not_queued_for_ever() -> None:
 
     asyncio.run(scenario())
 
+
+def test_a_table_in_use_again_while_its_clean_up_waits_is_not_closed(
+        client: TestClient) -> None:
+    """The idle clean-up chose a table as idle and unwatched, then waited for its lock without
+    looking again: a person who came back (a move, a socket) while it waited had the game
+    closed under them, its record (the seed, the bots' notes) written, their token answered
+    410. The clean-up looks again under the lock."""
+    import asyncio
+
+    made, ann = create(client)
+    ann.send({"type": "start"})
+    manager = manager_of(client)
+    table = manager.tables[made["table_id"]]
+    table.last_active = 0.0                     # idle for decades, nobody connected
+
+    class BackWhileWaiting(asyncio.Lock):
+        async def __aenter__(self) -> None:
+            table.touch()                       # a person's move, while clean-up waited
+            await super().__aenter__()
+
+    table.lock = BackWhileWaiting()
+    assert client.portal is not None
+    assert client.portal.call(manager.clean_up, 60.0) == []
+    assert manager.tables.get(table.id) is table and table.status == "playing"
+    assert ann.state()["table"]["status"] == "playing"
+    assert client.get(f"/api/tables/{table.id}/record.json").status_code == 404
