@@ -19,7 +19,9 @@ action), so a library that samples on the terminal observation never meets an al
 The reward of a step is what the learner gained from its action until its next turn (by the
 ``reward`` option: points, difference to the best opponent, win, rank; :mod:`envs.rewards`),
 -1 for an illegal action (which ends the episode, as in PettingZoo's classic games).
-``info["rounds"]`` holds the rounds (the rules' ``RoundResult``) scored during the step.
+``info["rounds"]`` holds the rounds (the rules' ``RoundResult``) whose points the step's reward
+counts: those scored during the step, and on the first step those ``reset`` played before the
+learner's first decision.
 
 >>> import envs, gymnasium
 >>> env = gymnasium.make("dixit_ai/Dixit-v0", deck=range(84), clue_mode="vocab")
@@ -175,6 +177,7 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
         self._mask = np.zeros(self.encoding.n_actions, dtype=np.int8)
         self._terminal_mask = np.zeros(self.encoding.n_actions, dtype=np.int8)
         self._carried = 0.0
+        self._reported = 0  # the game's rounds already listed in an info["rounds"]
         self._terminal_mask[0] = 1
 
     def _check_party_seats(self) -> None:
@@ -221,7 +224,9 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
         if self.stand_in is not None:
             self.stand_in.reset(table, self.learner)
         # Points the learner scores before its first decision (with ``learner_phases`` that
-        # skip the first rounds) come with its first step's reward: the return stays the game's.
+        # skip the first rounds) come with its first step's reward: the return stays the game's,
+        # and that step's info["rounds"] lists those rounds too.
+        self._reported = 0
         self._carried = self._advance()
         return self._observation(), self._info()
 
@@ -230,9 +235,11 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
         table = self.table
         carried, self._carried = self._carried, 0.0
         if self._finished():
-            return self._observation(), carried, bool(table.terminations[self.learner]), bool(
-                table.truncations[self.learner]), self._info()
-        scored = len(table.core.state.results)
+            observation = self._observation()
+            info = self._info()
+            info["rounds"] = self._new_rounds()
+            return observation, carried, bool(table.terminations[self.learner]), bool(
+                table.truncations[self.learner]), info
         table.step(action)
         reward = carried + float(table.rewards[self.learner])
         reward += self._advance()
@@ -240,8 +247,15 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
         truncated = bool(table.truncations[self.learner])
         observation = self._observation()  # sets the mask that the info holds
         info = self._info()
-        info["rounds"] = table.core.state.results[scored:]
+        info["rounds"] = self._new_rounds()
         return observation, reward, terminated, truncated, info
+
+    def _new_rounds(self) -> Any:
+        """The rounds scored since the last step's info listed rounds (those of ``reset``
+        included)."""
+        results = self.table.core.state.results
+        new, self._reported = results[self._reported:], len(results)
+        return new
 
     def render(self) -> Any:
         """The table, as the AEC environment renders it."""
