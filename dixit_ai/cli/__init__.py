@@ -96,6 +96,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"dixit-ai {args.command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except MemoryError as error:  # a count too large for this machine: a message, not a trace
+        detail = f" ({error})" if str(error) else ""
+        print(f"dixit-ai {args.command}: failed: out of memory{detail}; give smaller counts "
+              "(games, items, resamples, cards)", file=sys.stderr)
+        return EXIT_FAILED
     except RunFailed as error:  # part-way through the work: the run failed
         print(f"dixit-ai {args.command}: failed: {error}", file=sys.stderr)
         return EXIT_FAILED

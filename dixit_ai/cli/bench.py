@@ -20,6 +20,9 @@ from dixit_ai.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     FAILURES_SHOWN,
+    MAX_ITEMS,
+    MAX_RESAMPLES,
+    check_at_most,
     failure_status,
     progress_line,
     refuse_run_options,
@@ -223,6 +226,11 @@ def run(args: argparse.Namespace) -> int:
     # models would leave with nothing to play (the tell task of embedders alone, a panel
     # without the tell task) are refused: BenchConfig.check_tasks_play.
     specs = config.validate()
+    # A count from the flags or the file that would take days to draw (items) or exhaust
+    # memory (the bootstrap's indices, drawn once the records are written) is refused here.
+    check_at_most("--items" if args.items is not None else "items", config.items, MAX_ITEMS)
+    check_at_most("--bootstrap" if args.bootstrap is not None else "bootstrap",
+                  config.bootstrap, MAX_RESAMPLES)
     if not named:
         config.name = default_name(config.models)
     on_failure = args.on_failure or "forfeit"

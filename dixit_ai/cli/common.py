@@ -37,6 +37,17 @@ RUN_ERRORS = (OSError, ValueError, ImportError)
 raised while its input is checked, a failure of the run (exit 1) once its work has begun (see
 :func:`running`)."""
 
+MAX_GAMES = 10_000_000
+"""The most games one run plays (``simulate --games``, a tournament's ``games``): weeks of play
+at the fastest; more would only exhaust memory on the games' seeds and schedule."""
+
+MAX_RESAMPLES = 100_000
+"""The most bootstrap resamples of an interval (``--resamples``, ``--rating-resamples``,
+``--bootstrap``): each draws one index per game or item, so more would exhaust memory."""
+
+MAX_ITEMS = 100_000
+"""The most items a benchmark draws per task and clue kind (``bench --items``)."""
+
 FAILURES_SHOWN = 5
 """How many agent failures a command prints one by one before giving only their count."""
 
@@ -133,6 +144,16 @@ def check_at_least(args: Any, least: Iterable[tuple[str, float]]) -> None:
         if value < smallest:
             raise ValueError(f"--{name.replace('_', '-')} must be at least {smallest:g}, not "
                              f"{value}")
+
+
+def check_at_most(name: str, value: int, most: int) -> None:
+    """Refuse a count above its largest value, naming it (``--games``, or a config key).
+
+    Raises:
+        ValueError: ``NAME must be at most N, not V``.
+    """
+    if value > most:
+        raise ValueError(f"{name} must be at most {most:,}, not {value:,}")
 
 
 def check_out_file(path: Path, option: str = "--out") -> None:

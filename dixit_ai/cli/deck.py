@@ -169,7 +169,8 @@ def _parse_cards(text: str, deck: Deck) -> list[int]:
             raise ValueError(message) from None
         ids.extend(_card_range(*bounds, deck))
     if not ids:
-        raise ValueError(f"no cards in {text!r}")
+        raise ValueError(f"--cards {text!r} names no card; write e.g. '0-23' or '1,5,9', or "
+                         "leave --cards out for every card")
     return ids
 
 
@@ -278,6 +279,38 @@ def run_info(args: argparse.Namespace) -> int:
     return 0
 
 
+MAX_SHEET_PIXELS = 100_000_000
+"""The most pixels a contact sheet may have (300 MB drawn in memory): a larger one (a huge
+``--thumb-width``, thousands of cards) would exhaust memory before it is written."""
+
+MAX_SHEET_SIDE = {".webp": 16383, ".jpg": 65535, ".jpeg": 65535}
+"""The longest side each image format can store, in pixels (PNG's is beyond the pixel limit)."""
+
+
+def check_sheet_size(out: Path, deck: Deck, shown: int, *, columns: int | None,
+                     thumb_width: int) -> None:
+    """Refuse the sheet options (``--columns``, ``--thumb-width``) where they are invalid, or
+    where the sheet would be more than :data:`MAX_SHEET_PIXELS` or longer a side than ``out``'s
+    format stores, before anything is drawn.
+
+    Raises:
+        ValueError: naming the sheet's size, the limit and the options to change.
+    """
+    attribution = f"Licence: {deck.license}\n{deck.attribution}".strip()  # as contact_sheet
+    layout = sheet_layout(shown, columns=columns, thumb_width=thumb_width,
+                          attribution=attribution)
+    side = MAX_SHEET_SIDE.get(out.suffix.lower())
+    sheet = (f"a contact sheet of {shown} cards, {layout.columns} a row, "
+             f"--thumb-width {thumb_width}, is {layout.width}x{layout.height} pixels")
+    change = "give a smaller --thumb-width, fewer --columns or fewer --cards"
+    if layout.width * layout.height > MAX_SHEET_PIXELS:
+        raise ValueError(f"{sheet}: more than the {MAX_SHEET_PIXELS:,} pixels a sheet may have; "
+                         f"{change}")
+    if side is not None and max(layout.size) > side:
+        raise ValueError(f"{sheet}: a {out.suffix} image is at most {side} pixels a side; "
+                         f"{change}, or write a .png")
+
+
 def run_sheet(args: argparse.Namespace) -> int:
     """``dixit-ai deck sheet``."""
     out: Path = args.out.expanduser()
@@ -289,9 +322,9 @@ def run_sheet(args: argparse.Namespace) -> int:
         if out.is_dir():
             raise ValueError(f"--out {out} is a folder; give the name of an image file")
         deck = load_deck(args.spec)
-        card_ids = _parse_cards(args.cards, deck) if args.cards else None
+        card_ids = _parse_cards(args.cards, deck) if args.cards is not None else None
         shown = len(card_ids) if card_ids is not None else len(deck)
-        sheet_layout(shown, columns=args.columns, thumb_width=args.thumb_width)  # the options
+        check_sheet_size(out, deck, shown, columns=args.columns, thumb_width=args.thumb_width)
         out.parent.mkdir(parents=True, exist_ok=True)  # only once everything is checked
         check_out_file(out)
     except (ValueError, KeyError, OSError) as error:

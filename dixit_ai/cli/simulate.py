@@ -16,6 +16,8 @@ from dixit_ai.agents import make_agent_for_deck, prepare_agents
 from dixit_ai.agents.requirements import check_agent_requirements
 from dixit_ai.cli.common import (
     EXIT_OK,
+    MAX_GAMES,
+    check_at_most,
     check_out_file,
     failure_status,
     print_failures,
@@ -69,12 +71,18 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.games < 1:
         raise ValueError(f"--games must be at least 1, not {args.games}")
+    check_at_most("--games", args.games, MAX_GAMES)
     if args.seed < 0:
         raise ValueError(f"--seed must be non-negative, not {args.seed}")
     if args.max_rounds is not None and args.max_rounds < 1:
         raise ValueError(f"--max-rounds must be at least 1, not {args.max_rounds}")
     if args.out is not None:
         check_out_file(args.out)
+    overrides = dict(args.rule)
+    rules = RuleSet.edition(args.edition, **overrides)
+    # The player count first: a negative one would otherwise be reported as --agents naming
+    # too few agents.
+    rules.check_players(args.players)
     names = [name.strip() for name in args.agents.split(",") if name.strip()]
     if len(names) == 1:
         names *= args.players
@@ -85,9 +93,6 @@ def run(args: argparse.Namespace) -> int:
     check_agent_requirements(names)
     chosen = args.on_failure is not None
     on_failure: FailurePolicy = args.on_failure or "abort"
-    overrides = dict(args.rule)
-    rules = RuleSet.edition(args.edition, **overrides)
-    rules.check_players(args.players)
     deck = load_deck(args.deck)  # once, and before any game: a bad deck fails early
     rules.check_deck(args.players, len(deck.card_ids))
     # The records carry the deck's fingerprint; the first run draws the cards to compute it

@@ -24,6 +24,9 @@ from typing import Any
 from dixit_ai.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
+    MAX_GAMES,
+    MAX_RESAMPLES,
+    check_at_most,
     failure_status,
     print_failures,
     progress_line,
@@ -276,6 +279,10 @@ def run(args: argparse.Namespace) -> int:
     if ((args.resamples is not None and args.resamples < 1)
             or (args.rating_resamples is not None and args.rating_resamples < 0)):
         raise ValueError("--resamples must be at least 1 and --rating-resamples at least 0")
+    for flag, value in (("--resamples", args.resamples),
+                        ("--rating-resamples", args.rating_resamples)):
+        if value is not None:
+            check_at_most(flag, value, MAX_RESAMPLES)
     if args.analyse is not None:
         return run_analyse(args)
     args.resamples = DEFAULT_RESAMPLES if args.resamples is None else args.resamples
@@ -287,6 +294,9 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--workers must be at least 1, not {args.workers}")
     config = build_config(args)
     config.validate()
+    # games from --games, a tournament file or a resumed run's config.json: the schedule of
+    # more would exhaust memory before the first game.
+    check_at_most("--games" if args.games is not None else "games", config.games, MAX_GAMES)
     chosen = failure_policy_chosen(args)
     if args.workers is None:
         args.workers = max(1, min(os.cpu_count() or 1, config.games))
