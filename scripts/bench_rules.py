@@ -205,6 +205,16 @@ def check_args(args: argparse.Namespace) -> None:
             flag and its limit.
     """
     check_at_least(args, (("games", 1), ("repeats", 1)))
+    if args.batched_only and args.no_batched:
+        raise ValueError("--batched-only and --no-batched together measure nothing; give one "
+                         "of them")
+    if not args.no_batched:
+        check_at_least(args, (("batched_games", 1),))
+        if not args.seconds > 0:
+            raise ValueError(f"--seconds must be above 0, not {args.seconds:g}")
+    if not args.batched_only and not args.editions:
+        raise ValueError(f"--editions names no edition; give one or more of "
+                         f"{', '.join(EDITIONS)}, or leave it out for all")
     if not args.batched_only:
         ranges = {e: RuleSet.edition(e) for e in args.editions}
         for n in args.players:

@@ -14,6 +14,7 @@ from typing import Any
 
 from dixit_ai import play_game, transcript
 from dixit_ai.agents import RandomAgent
+from dixit_ai.reporting import check_folder_path
 
 GOLDEN = Path(__file__).resolve().parent.parent / "tests" / "golden"
 
@@ -45,7 +46,11 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Regenerate the golden playthroughs.")
     parser.add_argument("--out", type=Path, default=GOLDEN, help="folder (default tests/golden)")
     out = parser.parse_args(argv).out
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        check_folder_path(out, "--out")  # a file there: exit 2, nothing written
+        out.mkdir(parents=True, exist_ok=True)
+    except (ValueError, OSError) as error:
+        parser.error(str(error))
     for edition, n, seed, overrides in GAMES:
         path = out / golden_name(edition, n, overrides)
         path.write_text(golden_transcript(edition, n, seed, overrides), encoding="utf-8")

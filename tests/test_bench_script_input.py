@@ -109,3 +109,22 @@ def test_bench_embed_refuses_bad_counts(tmp_path: Path, flag: str, value: str) -
     assert result.returncode == 2, result.stdout + result.stderr
     assert f"{flag} must be at least 1, not {value}" in result.stderr
     assert "Traceback" not in result.stderr and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("args", "named"), [
+    (("--batched-games", "0"), "--batched-games must be at least 1, not 0"),
+    (("--seconds", "0"), "--seconds must be above 0, not 0"),
+    (("--seconds", "-1"), "--seconds must be above 0, not -1"),
+    (("--no-batched",), "--batched-only and --no-batched together measure nothing"),
+])
+def test_bench_rules_refuses_bad_batched_settings(args: tuple[str, ...], named: str) -> None:
+    result = script("bench_rules.py", "--batched-only", *args)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert named in result.stderr and "Traceback" not in result.stderr
+    assert "batched engine" not in result.stdout  # nothing measured
+
+
+def test_bench_rules_refuses_no_edition() -> None:
+    result = script("bench_rules.py", "--no-batched", "--editions", "--games", "1")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "--editions names no edition" in result.stderr
