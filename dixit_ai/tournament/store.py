@@ -142,6 +142,11 @@ def read_run_config(folder: str | os.PathLike[str]) -> tuple[TournamentConfig, i
             f"{config_path}: schedule version {version!r} is not one this version of dixit-ai "
             f"computes ({', '.join(map(str, SCHEDULE_VERSIONS))}); finish the run with the "
             "version that started it")
+    for key, least in (("players", 1), ("games", 1), ("seed", 0)):  # before the schedule
+        value = getattr(config, key)
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ResumeError(f"{config_path}: {key} must be an integer of at least {least}, "
+                              f"not {value!r}")
     schedule = schedule_of(config, version)
     if schedule_data.get("fingerprint") != schedule_fingerprint(schedule, version):
         raise ResumeError(
