@@ -109,10 +109,14 @@ class View:
         """
         if self.phase is not _VOTE:
             return ()
-        if self.rules.is_party:
-            return tuple(range(len(self.board)))
-        own = set(self.team_positions)
-        return tuple(i for i in range(len(self.board)) if i not in own)
+        barred = self.barred_vote_positions
+        return tuple(i for i in range(len(self.board)) if i not in barred)
+
+    @property
+    def barred_vote_positions(self) -> tuple[int, ...]:
+        """Board positions this seat may not vote for in the vote phase: its own card(s) and, in
+        the team variant, its partner's (``team_positions``); none in Dixit Party."""
+        return () if self.rules.is_party else self.team_positions
 
 
     def legal_red_positions(self) -> tuple[int, ...]:
