@@ -349,6 +349,8 @@ class DixitCore:
                                 f"0-{len(state.board) - 1}{extra}")
         positions = (*chosen, index)
         if len(positions) < self.max_votes:
+            if not chosen and index not in self.view(seat).barred_vote_positions:
+                return positions  # a pending seat's first vote, in range and not barred: legal
             check_vote(self.rules, n_players=self.n_players, storyteller=state.storyteller,
                        board_owner=state.board_owner, seat=seat, positions=positions,
                        voters=state.voters)

@@ -125,6 +125,10 @@ from typing import Any, ClassVar
 
 from pettingzoo import AECEnv  # type: ignore[import-untyped]
 from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
+from pettingzoo.utils.wrappers.order_enforcing import (  # type: ignore[import-untyped]
+    AECOrderEnforcingIterable,
+    AECOrderEnforcingIterator,
+)
 
 from dixit_ai.rules import IllegalAction, RoundResult
 from envs.options import EnvOptions
@@ -171,6 +175,12 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):  # type: ignore[mis
         agent: str = self.env.agent_selection
         return agent
 
+    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
+        """PettingZoo's ``agent_iter`` (the same stops and the same order check), its iterator
+        reading the unwrapped environment's ``agents`` and ``agent_selection`` directly."""
+        super().agent_iter(max_iter)  # PettingZoo's own checks (reset first)
+        return _TurnIterable(self, max_iter)
+
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """``last`` of the wrapped environment (an ``AttributeError`` before ``reset``)."""
         if not self._has_reset:
@@ -188,6 +198,29 @@ class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):  # type: ignore[mis
 
     def __str__(self) -> str:
         return str(self.env)
+
+
+class _TurnIterable(AECOrderEnforcingIterable):  # type: ignore[misc]
+    def __iter__(self) -> _TurnIterator:
+        return _TurnIterator(self.env, self.max_iter)
+
+
+class _TurnIterator(AECOrderEnforcingIterator):  # type: ignore[misc]
+    """``AECOrderEnforcingIterator`` in one hop: the base class reads ``agents`` and
+    ``agent_selection`` through the wrapper's properties on every turn."""
+
+    def __next__(self) -> str:
+        wrapper = self.env
+        if not wrapper._has_reset:
+            raise AttributeError("agents cannot be accessed before reset")
+        env = wrapper.env
+        if not env.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert wrapper._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        wrapper._has_updated = False
+        agent: str = env.agent_selection
+        return agent
 
 
 def parallel_env(**config: Any) -> DixitParallelEnv:

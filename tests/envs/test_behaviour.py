@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from gymnasium import spaces
 from gymnasium.utils.env_checker import data_equivalence
+from pettingzoo.utils import wrappers  # type: ignore[import-untyped]
 from PIL import Image
 
 from dixit_ai.agents.random_agent import CLUE_WORDS
@@ -204,6 +205,46 @@ def test_voting_for_ones_own_card_is_illegal() -> None:
     assert env.observe(agent)["action_mask"][own] == 0
     env.step({"card": own, "clue": "-"})
     assert "its own card" in env.illegal_actions[0].reason
+
+
+def test_a_first_of_two_votes_is_checked_by_the_rules() -> None:
+    """Where a second vote may follow, the first is a partial choice: every position the mask
+    allows is taken as one, and one's own card is refused with the rules' reason at once."""
+    env = dixit_v0.raw_env(edition="odyssey-2024", n_players=4, deck=DECK)
+    to_phase(env, Phase.VOTE, seed=5)
+    agent = env.agent_selection
+    seat = env.seat_of[agent]
+    mask = env.observe(agent)["action_mask"]
+    board = len(env.core.state.board)
+    for index in range(board):
+        if mask[index]:
+            assert env.core.build(seat, {"card": index, "clue": "-"}) == (index,)
+        else:
+            with pytest.raises(IllegalAction, match="its own card"):
+                env.core.build(seat, {"card": index, "clue": "-"})
+    own = env.core.view(seat).my_positions[0]
+    env.step({"card": own, "clue": "-"})
+    assert "its own card" in env.illegal_actions[0].reason
+    assert env.terminations[agent]
+
+
+@pytest.mark.parametrize("wrap", [dixit_v0.OrderEnforcingWrapper,
+                                  wrappers.OrderEnforcingWrapper], ids=["ours", "pettingzoo"])
+def test_agent_iter_keeps_pettingzoos_order_checks(wrap: Any) -> None:
+    """The environment's own agent_iter stops and checks as PettingZoo's wrapper does."""
+    env = wrap(dixit_v0.raw_env(deck=DECK))
+    with pytest.raises(AssertionError, match=r"reset\(\) needs to be called before agent_iter"):
+        env.agent_iter()
+    env.reset(seed=0)
+    turns = iter(env.agent_iter(max_iter=4))
+    assert next(turns) == env.unwrapped.agent_selection
+    with pytest.raises(AssertionError, match="need to call step"):
+        next(turns)  # no step since the last turn (the turn counts all the same)
+    for action in ({"card": 0, "clue": "a clue"}, {"card": 0, "clue": "-"}):
+        env.step(action)
+        assert next(turns) == env.unwrapped.agent_selection
+    env.step({"card": 0, "clue": "-"})
+    assert list(turns) == []  # max_iter turns given
 
 
 def test_second_vote_and_pass() -> None:
