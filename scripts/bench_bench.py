@@ -29,6 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from dixit_ai.cli.common import check_at_least
 from dixit_ai.cli.targets import Targets
 
 TARGET_WARM_SHARE = 0.10
@@ -65,6 +66,10 @@ def main(argv: list[str] | None = None) -> int:
                         "folder)")
     parser.add_argument("--out", type=Path, default=Path("runs"), help="folder of run folders")
     args = parser.parse_args(argv)
+    try:  # before the cold run: a bad count would fail both runs, after the cache was made
+        check_at_least(args, (("items", 1),))
+    except ValueError as error:
+        parser.error(str(error))
 
     with tempfile.TemporaryDirectory(prefix="dixit-bench-cache-") as fresh:
         cache_dir = args.cache_dir or fresh

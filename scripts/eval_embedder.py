@@ -19,6 +19,8 @@ import json
 
 import numpy as np
 
+from dixit_ai.cli.common import check_at_least
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -31,6 +33,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs-dir", default="runs", help="folder of run records")
     parser.add_argument("--smoke", action="store_true", help="tiny run for CI")
     args = parser.parse_args(argv)
+    try:  # before anything is embedded: a board needs 6 cards, a measurement one board
+        check_at_least(args, (("cards", 6), ("boards", 1)))
+    except ValueError as error:
+        parser.error(str(error))
     if args.smoke:
         args.cards, args.boards = 24, 2
 

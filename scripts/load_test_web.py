@@ -38,6 +38,8 @@ from typing import Any
 import httpx
 from websockets.asyncio.client import connect
 
+from dixit_ai.cli.common import check_at_least
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -96,7 +98,12 @@ def parse_args() -> Args:
                             help=f"{help_text} (default {value})")
     parser.add_argument("--fast-commits", action="store_true",
                         help="server without a disk sync per commit")
-    return Args(**vars(parser.parse_args()))
+    args = parser.parse_args()
+    try:  # before the server starts: no table or no run measures nothing (and exited 0)
+        check_at_least(args, (("tables", 1), ("runs", 1), ("bot_workers", 1)))
+    except ValueError as error:
+        parser.error(str(error))
+    return Args(**vars(args))
 
 
 @dataclass

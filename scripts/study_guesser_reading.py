@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from dixit_ai.cli.common import refuse_input
 from dixit_ai.reporting import (
     mean_interval,
     new_run_dir,
@@ -157,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
     if not guessers or len(set(guessers)) != len(guessers):
         raise SystemExit(f"--guessers must name distinct agents: {guessers}")
     if args.games < 1:
-        raise SystemExit(f"--games must be at least 1, got {args.games}")
+        refuse_input(f"--games must be at least 1, got {args.games}")
     for guesser in guessers:  # a guesser reading with a teller's model fails before any game
         check_held_out(_agent(guesser, args.smoke, "test"),
                        [_agent(t, args.smoke, f"seat{i}") for i, t in enumerate(tellers)],

@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from dixit_ai.cli.common import check_at_least, refuse_input
 from dixit_ai.reporting import (
     mean_interval,
     new_run_dir,
@@ -203,6 +204,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
     from dixit_ai.match import game_seeds
 
+    try:  # before any game: a count below 1 played nothing or failed only at the report
+        check_at_least(args, (("games", 1), ("workers", 1), ("bootstrap", 1)))
+    except ValueError as error:
+        refuse_input(str(error))
     if args.smoke:
         args.games, args.workers, args.bootstrap = 1, 1, 200
     tables = [t.strip() for t in args.tables.split(",") if t.strip()]

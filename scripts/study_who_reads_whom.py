@@ -25,6 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from dixit_ai.cli.common import refuse_input
 from dixit_ai.reporting import new_run_dir, print_table, write_json
 from models.players.cli import SMOKE_AGENT_OPTIONS, parse_args
 
@@ -111,9 +112,9 @@ def main(argv: list[str] | None = None) -> int:
 
     tellers, guesser_names = _names(args.tellers, "tellers"), _names(args.guessers, "guessers")
     if args.items < 1:
-        raise SystemExit(f"--items must be at least 1, got {args.items}")
+        refuse_input(f"--items must be at least 1, got {args.items}")
     if not 1 <= args.sequence <= args.items:
-        raise SystemExit(f"--sequence must be between 1 and --items ({args.items}), got "
+        refuse_input(f"--sequence must be between 1 and --items ({args.items}), got "
                          f"{args.sequence}")
     extra: dict[str, object] = {}
     if args.smoke:

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -154,6 +154,13 @@ def check_at_most(name: str, value: int, most: int) -> None:
     """
     if value > most:
         raise ValueError(f"{name} must be at most {most:,}, not {value:,}")
+
+
+def refuse_input(message: str) -> NoReturn:
+    """End a script on bad input found before its work: ``error: MESSAGE`` on stderr, exit
+    :data:`EXIT_USAGE` (``SystemExit(message)`` would exit 1, the status of a failed run)."""
+    print(f"error: {message}", file=sys.stderr)
+    raise SystemExit(EXIT_USAGE)
 
 
 def check_out_file(path: Path, option: str = "--out") -> None:
