@@ -17,7 +17,8 @@
 
 A storytelling turn the agent *forfeited* (it failed, and the runner told for it under
 ``on_failure="forfeit"``) is not one of its turns: the two storytelling figures leave it out, and
-``forfeits`` counts it with every other forfeited move; ``failures`` counts every recorded failure.
+``forfeits`` counts it with every other forfeited move; ``failures`` counts every recorded failure,
+those of aborted games included.
 
 Every figure carries a 95% percentile-bootstrap interval over **deals**: the games of one deal
 (same seed, seats rotated) are resampled together, because they share the luck of the deal.
@@ -25,8 +26,11 @@ Records with no tournament entry are each their own deal unless they share a see
 interval comes from re-running the ratings on each resample (in schedule order), so it uses
 fewer resamples than the other figures (see :data:`RATING_RESAMPLES`).
 
-Aborted games (an agent failed under ``on_failure="abort"``) are left out and counted; truncated
-games (``max_rounds``) count, their winners being the seats with the top score.
+Aborted games (an agent failed under ``on_failure="abort"``) are left out of the figures and
+counted, each against the agent whose failure stopped it (``aborted_games``; its failure counts in
+its ``failures``). An agent whose failures aborted every game it sat in stays in the standings,
+last, with no figures. Truncated games (``max_rounds``) count, their winners being the seats with
+the top score.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from __future__ import annotations
 import json
 import math
 import warnings
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -76,6 +81,8 @@ class AgentStanding:
         storytelling_turns: Its storytelling turns.
         failures: Decisions it failed (raised or illegal), as recorded.
         forfeited_turns: Storytelling turns it forfeited (left out of the storytelling figures).
+        aborted_games: Games its failure stopped (``on_failure="abort"``; left out of every
+            figure, its failures there counted in ``failures``).
     """
 
     agent: str
@@ -91,6 +98,7 @@ class AgentStanding:
     storytelling_turns: int
     failures: int
     forfeited_turns: int = 0
+    aborted_games: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -98,7 +106,7 @@ class AgentStanding:
             "rating": self.rating.to_dict(), "sigma": self.sigma, "ordinal": self.ordinal,
             **{name: getattr(self, name).to_dict() for name in METRICS},
             "storytelling_turns": self.storytelling_turns, "failures": self.failures,
-            "forfeited_turns": self.forfeited_turns,
+            "forfeited_turns": self.forfeited_turns, "aborted_games": self.aborted_games,
         }
 
 
@@ -270,13 +278,28 @@ def analyse(records: Iterable[GameRecord], *, n_resamples: int = DEFAULT_RESAMPL
     """
     ordered = sorted(enumerate(records), key=lambda item: _order_key(*item))
     kept = [record for _, record in ordered if record.status != "aborted"]
-    aborted = len(ordered) - len(kept)
+    stopped = [record for _, record in ordered if record.status == "aborted"]
+    aborted = len(stopped)
+    # A failure that aborted a game is its agent's failure all the same (the game is left out
+    # of the figures, not the failure out of the table).
+    stopped_failures: Counter[str] = Counter()
+    stopped_by: Counter[str] = Counter()
+    for record in stopped:
+        labels = seat_labels(record)
+        for failure in record.failures:
+            if 0 <= failure.seat < len(labels):
+                stopped_failures[labels[failure.seat]] += 1
+        culprit = _aborting_failure(record)
+        if culprit is not None and 0 <= culprit.seat < len(labels):
+            stopped_by[labels[culprit.seat]] += 1
     if not kept:
-        raise ValueError(f"no game to analyse ({aborted} aborted)" if aborted
-                         else "no game to analyse")
+        by = ", ".join(f"{count} by {label}" for label, count in sorted(stopped_by.items()))
+        raise ValueError(f"no game to analyse ({aborted} aborted{': ' + by if by else ''})"
+                         if aborted else "no game to analyse")
     _check_one_ruleset(kept)
     labels_per_game = [seat_labels(record) for record in kept]
-    agents = sorted({label for labels in labels_per_game for label in labels})
+    agents = sorted({label for labels in labels_per_game for label in labels}
+                    | set(stopped_failures) | set(stopped_by))
     column = {agent: i for i, agent in enumerate(agents)}
     n_games, n_agents = len(kept), len(agents)
 
@@ -368,11 +391,13 @@ def analyse(records: Iterable[GameRecord], *, n_resamples: int = DEFAULT_RESAMPL
     standings = []
     for agent in agents:
         a = column[agent]
+        rated = tallies["seats"][:, a].sum() > 0  # else no analysed game: no rating either
         standings.append(AgentStanding(
             agent=agent,
             games=int((tallies["seats"][:, a] > 0).sum()),
             seat_games=int(tallies["seats"][:, a].sum()),
-            rating=Interval(mu[agent], float(low[a]), float(high[a])),
+            rating=(Interval(mu[agent], float(low[a]), float(high[a])) if rated
+                    else Interval(math.nan, math.nan, math.nan)),
             sigma=sigma[agent],
             ordinal=mu[agent] - 3.0 * sigma[agent],
             win_rate=intervals["win_rate"][a],
@@ -380,10 +405,12 @@ def analyse(records: Iterable[GameRecord], *, n_resamples: int = DEFAULT_RESAMPL
             storyteller_points=intervals["storyteller_points"][a],
             storyteller_success=intervals["storyteller_success"][a],
             storytelling_turns=int(tallies["turns"][:, a].sum()),
-            failures=int(failures[a]),
+            failures=int(failures[a]) + stopped_failures[agent],
             forfeited_turns=int(forfeited[a]),
+            aborted_games=stopped_by[agent],
         ))
-    standings.sort(key=lambda s: (-s.rating.estimate, -_finite(s.win_rate.estimate), s.agent))
+    standings.sort(key=lambda s: (-_finite(s.rating.estimate), -_finite(s.win_rate.estimate),
+                                  s.agent))
     return TournamentResults(
         standings=standings, games=n_games, aborted=aborted, deals=n_deals,
         players=width if len(players) == 1 else None,
@@ -395,3 +422,12 @@ def analyse(records: Iterable[GameRecord], *, n_resamples: int = DEFAULT_RESAMPL
 
 def _finite(value: float) -> float:
     return value if math.isfinite(value) else -math.inf
+
+
+def _aborting_failure(record: GameRecord) -> Any:
+    """The failure that stopped an aborted game (the last one with penalty ``"abort"``), or
+    ``None``."""
+    for failure in reversed(record.failures):
+        if failure.penalty == "abort":
+            return failure
+    return None

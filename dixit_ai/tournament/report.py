@@ -54,7 +54,11 @@ def leaderboard_rows(results: TournamentResults) -> list[list[Any]]:
 def summary_line(results: TournamentResults) -> str:
     """How many games and deals, and what the intervals are."""
     players = f"{results.players} players, " if results.players else ""
-    aborted = f", {results.aborted} aborted games left out" if results.aborted else ""
+    aborted = ""
+    if results.aborted:
+        by = ", ".join(f"{s.aborted_games} by {s.agent}'s failures"
+                       for s in results.standings if s.aborted_games)
+        aborted = f", {results.aborted} aborted games left out" + (f" ({by})" if by else "")
     if results.dropped:
         aborted += (f", {results.dropped} unreadable record{'s' if results.dropped != 1 else ''}"
                     " dropped (--allow-partial)")
@@ -73,10 +77,18 @@ def print_leaderboard(results: TournamentResults, *, title: str = "Tournament",
     failures = {s.agent: s for s in results.standings if s.failures}
     if failures:
         print("agent failures (recorded; see games.jsonl): "
-              + ", ".join(f"{agent} {s.failures}" + (f" ({s.forfeited_turns} storytelling "
-                                                     "turns forfeited, not counted)"
-                                                     if s.forfeited_turns else "")
+              + ", ".join(f"{agent} {s.failures}" + _failure_details(s)
                           for agent, s in failures.items()), file=file)
+
+
+def _failure_details(standing: Any) -> str:
+    details = []
+    if standing.forfeited_turns:
+        details.append(f"{standing.forfeited_turns} storytelling turns forfeited, not counted")
+    if standing.aborted_games:
+        details.append(f"{standing.aborted_games} game"
+                       f"{'s' if standing.aborted_games != 1 else ''} aborted, left out")
+    return f" ({'; '.join(details)})" if details else ""
 
 
 def csv_rows(results: TournamentResults) -> list[dict[str, Any]]:
@@ -90,7 +102,8 @@ def csv_rows(results: TournamentResults) -> list[dict[str, Any]]:
             row[name], row[f"{name}_low"], row[f"{name}_high"] = (value.estimate, value.low,
                                                                   value.high)
         row.update(sigma=s.sigma, ordinal=s.ordinal, storytelling_turns=s.storytelling_turns,
-                   failures=s.failures, forfeited_turns=s.forfeited_turns)
+                   failures=s.failures, forfeited_turns=s.forfeited_turns,
+                   aborted_games=s.aborted_games)
         rows.append(row)
     return rows
 
@@ -158,7 +171,8 @@ def markdown_report(results: TournamentResults, *, config: Mapping[str, Any] | N
               "share of storytelling turns in which some but not all voters found the card; "
               "a storytelling turn the agent forfeited (it failed) is left out of both.",
               "- **failures**: decisions the agent failed (an error or an illegal move), as "
-              "recorded in the games.",
+              "recorded in the games (those of aborted games too: an aborted game is left out "
+              "of every figure, and counted against the agent whose failure stopped it).",
               f"- intervals: {results.level:.0%} percentile bootstrap over deals (the games "
               f"of one deal are resampled together); {results.n_resamples} resamples, "
               f"{results.rating_resamples} for the ratings"
@@ -171,9 +185,11 @@ def markdown_report(results: TournamentResults, *, config: Mapping[str, Any] | N
                                  zip(results.seat_points, results.seat_win_rate, strict=True))]),
               "## Details", "",
               markdown_table(("agent", "games", "seat-games", "storytelling turns",
-                              "forfeited turns", "sigma", "ordinal", "failures"),
+                              "forfeited turns", "sigma", "ordinal", "failures",
+                              "aborted games"),
                              [[s.agent, s.games, s.seat_games, s.storytelling_turns,
-                               s.forfeited_turns, s.sigma, s.ordinal, s.failures]
+                               s.forfeited_turns, s.sigma, s.ordinal, s.failures,
+                               s.aborted_games]
                               for s in results.standings]),
               "Recompute with `dixit-ai tournament --analyse RECORDS --out FOLDER`.", ""]
     return "\n".join(lines)

@@ -126,3 +126,53 @@ def test_records_without_a_tournament_entry_use_the_agents_names():
 def test_the_same_records_give_the_same_results():
     records = [game(["a", "b", "c"], [30 - i, 20 + i, 10], index=i) for i in range(6)]
     assert same(analyse(records, rating_resamples=20), analyse(records, rating_resamples=20))
+
+
+def _failed(record, seat: int, penalty: str):
+    from dixit_ai.records import Failure
+
+    record.failures.append(Failure(seat=seat, round=0, phase="vote", reason="boom",
+                                   error="RuntimeError", action=None, penalty=penalty))
+    return record
+
+
+def test_a_failure_that_aborts_a_game_is_still_that_agents_failure():
+    """Under on_failure='abort' the game a failure stops is left out of the figures, but the
+    failure is the failing agent's all the same: it counts in its failures, and the games it
+    aborted are named; an agent whose failures aborted every game it sat in stays on the board
+    (no figures, its failures shown), not vanished from it."""
+    records = [_failed(game(["a", "b", "crashy"], [3, 9, 1], index=0, status="aborted"), 2,
+                       "abort"),
+               _failed(game(["a", "b", "c"], [30, 20, 10], index=1), 2, "forfeit"),
+               _failed(game(["b", "c", "a"], [3, 9, 1], index=2, status="aborted"), 1,
+                       "abort"),
+               game(["c", "a", "b"], [30, 20, 10], index=3)]
+    results = analyse(records, n_resamples=20, rating_resamples=5)
+    assert results.games == 2 and results.aborted == 2
+    c, crashy = results.standing("c"), results.standing("crashy")
+    assert (c.failures, c.aborted_games) == (2, 1)
+    assert (crashy.failures, crashy.aborted_games, crashy.games) == (1, 1, 0)
+    assert math.isnan(crashy.win_rate.estimate) and math.isnan(crashy.rating.estimate)
+    assert results.agents[-1] == "crashy"  # no analysed game: below every rated agent
+    assert results.standing("a").failures == 0
+    assert results.to_dict()["standings"][-1]["aborted_games"] == 1
+    with pytest.raises(ValueError, match=r"no game to analyse \(1 aborted: 1 by crashy\)"):
+        analyse(records[:1])
+
+
+def test_the_report_names_who_aborted_the_games_left_out(tmp_path):
+    import io
+
+    from dixit_ai.tournament.report import print_leaderboard, summary_line, write_report
+
+    records = [_failed(game(["a", "b", "crashy"], [3, 9, 1], index=0, status="aborted"), 2,
+                       "abort"),
+               game(["a", "b", "c"], [30, 20, 10], index=1)]
+    results = analyse(records, n_resamples=20, rating_resamples=0)
+    assert "1 aborted games left out (1 by crashy's failures)" in summary_line(results)
+    out = io.StringIO()
+    print_leaderboard(results, file=out)
+    assert "crashy 1 (1 game aborted, left out)" in out.getvalue()
+    files = write_report(tmp_path, results)
+    assert "crashy" in files["report"].read_text()
+    assert "aborted_games" in files["csv"].read_text().splitlines()[0]
