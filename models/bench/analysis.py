@@ -10,9 +10,10 @@ the same resamples for every model, so models are compared on paired items).
 
 What is measured:
 
-* **guess**: top-1 accuracy (ties share the point) and mean reciprocal rank of the target per
-  clue kind; chance is ``1 / board_size`` and ``H(board_size) / board_size``. Agents answer one
-  vote, so they have no MRR. An invalid answer scores 0 and counts in ``invalid``.
+* **guess**: top-1 accuracy and mean reciprocal rank of the target per clue kind (both share
+  ties: the expected score when tied cards are ordered at random); chance is
+  ``1 / board_size`` and ``H(board_size) / board_size``. Agents answer one vote, so they have
+  no MRR. An invalid answer scores 0 and counts in ``invalid``.
 * **decoy**: the decoy's vote share (expected fraction of reference guessers voting for it), the
   probability it draws at least one vote, and two baselines from the same hands: a random hand
   card and the best hand card.
@@ -63,6 +64,13 @@ def _harmonic(n: int) -> float:
     return float(sum(1.0 / k for k in range(1, n + 1)))
 
 
+def _reciprocal_rank(record: dict[str, Any]) -> float:
+    """A guess record's reciprocal rank: ties shared (``reciprocal_rank``), else ``1 / rank``
+    (records written before ties were shared)."""
+    shared = record.get("reciprocal_rank")
+    return float(shared) if shared is not None else 1.0 / record["rank"]
+
+
 def compute(header: dict[str, Any], records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The results (plain data) of a run, from its header and records."""
     config = header["config"]
@@ -101,11 +109,11 @@ def compute(header: dict[str, Any], records: Sequence[dict[str, Any]]) -> dict[s
             entry: dict[str, Any] = {"invalid_rate": rate(rows), "kinds": {}}
             for kind in kinds:
                 cell = [r for r in rows if r["kind"] == kind]
-                ranks = [r["rank"] for r in cell if r["rank"] is not None]
+                reciprocal = [_reciprocal_rank(r) for r in cell if r["rank"] is not None]
                 entry["kinds"][kind] = {
                     "top1": interval([r["correct"] for r in cell]),
-                    "mrr": (interval([1.0 / k for k in ranks])
-                            if cell and len(ranks) == len(cell) else None),
+                    "mrr": (interval(reciprocal)
+                            if cell and len(reciprocal) == len(cell) else None),
                     "invalid_rate": rate(cell),
                     "n": len(cell),
                 }

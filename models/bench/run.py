@@ -502,7 +502,9 @@ def _guess(contestants: list[Contestant], items: dict[str, list[GuessItem]], rul
             contestant.prepare_texts([item.clue for item in flat])
             records = []
             for item in flat:
-                records.append(_guess_embedder(contestant, item))
+                records.append(_guess_embedder(
+                    contestant, item, item_seed(config.seed, "guess", item.index,
+                                                f"{item.kind}/tie")))
                 bar.update(1)
             contestant.decision_seconds += time.perf_counter() - start
         for item, record in zip(flat, records, strict=True):
@@ -511,16 +513,29 @@ def _guess(contestants: list[Contestant], items: dict[str, list[GuessItem]], rul
                             **record})
 
 
-def _guess_embedder(contestant: Contestant, item: GuessItem) -> dict[str, Any]:
+TIE = 1e-7
+"""Cosines this close are a tie: top-1 and the reciprocal rank share the point among them."""
+
+
+def _guess_embedder(contestant: Contestant, item: GuessItem,
+                    seed: np.random.SeedSequence) -> dict[str, Any]:
+    """Score one board by cosine. Ties are broken at random, in expectation: top-1 shares the
+    point among the cards tied first, and the reciprocal rank is its expectation over the
+    orders of the cards tied with the target (a model that ties every board scores chance in
+    both, not MRR 1 because the target is listed first); ``answer`` is one of the cards tied
+    first, drawn with ``seed``."""
     cards = item.cards
     sims = contestant.scores(item.clue, cards)
     best = sims.max()
-    tied = np.flatnonzero(sims >= best - 1e-7)
+    tied = np.flatnonzero(sims >= best - TIE)
     correct = 1.0 / len(tied) if 0 in tied else 0.0
-    rank = 1 + int((sims > sims[0]).sum())
-    return {"board": list(cards), "answer": int(cards[int(np.argmax(sims))]),
-            "scores": [round(float(s), 6) for s in sims], "correct": correct, "rank": rank,
-            "invalid": False, "error": None}
+    above = int((sims > sims[0] + TIE).sum())
+    level = int((np.abs(sims - sims[0]) <= TIE).sum())  # the target and the cards tied with it
+    reciprocal = float(np.mean([1.0 / r for r in range(above + 1, above + level + 1)]))
+    answer = int(tied[0]) if len(tied) == 1 else int(np.random.default_rng(seed).choice(tied))
+    return {"board": list(cards), "answer": int(cards[answer]),
+            "scores": [round(float(s), 6) for s in sims], "correct": correct,
+            "rank": above + 1, "reciprocal_rank": reciprocal, "invalid": False, "error": None}
 
 
 def _guess_agent(item: GuessItem, question: _Question, answer: Any) -> dict[str, Any]:

@@ -124,6 +124,9 @@ def _check_values(record: dict[str, Any], board_size: int | None) -> None:
                                  or rank < 1 or (board_size is not None and rank > board_size)):
             raise ValueError(f"rank {rank!r} is not a position on the board "
                              f"(1..{board_size or 'board size'})")
+        share("reciprocal_rank", optional=True)
+        if record.get("reciprocal_rank") == 0:
+            raise ValueError("reciprocal_rank 0 is not the reciprocal of a rank")
     elif task == "decoy":
         share("share")
         share("drew")

@@ -76,6 +76,8 @@ def test_fewer_items_than_the_header_says_are_refused(run, tmp_path):
 @pytest.mark.parametrize(("field", "value", "message"), [
     ("correct", 5.0, "correct 5.0 is not a number in"),
     ("rank", 99, "rank 99 is not a position on the board"),
+    ("reciprocal_rank", 1.5, r"reciprocal_rank 1.5 is not a number in \[0, 1\]"),
+    ("reciprocal_rank", 0, "reciprocal_rank 0 is not the reciprocal of a rank"),
     ("item", -1, "item -1 is not a non-negative integer"),
 ])
 def test_a_value_outside_its_range_is_refused(run, tmp_path, field, value, message):
