@@ -135,15 +135,28 @@ def checked_clue(view: View, data: dict[str, Any]) -> tuple[str, str | None]:
     return clue.strip(), kind
 
 
+QUOTED_CHARACTERS = 60
+"""How much of an answer's bad value a refusal quotes (an answer under the response cap can
+still be megabytes of garbage: the reason goes into the game record and back to the model)."""
+
+
+def quoted(value: Any) -> str:
+    """``repr(value)``, cut to :data:`QUOTED_CHARACTERS` with its full length said."""
+    text = repr(value)
+    if len(text) <= QUOTED_CHARACTERS:
+        return text
+    return f"{text[:QUOTED_CHARACTERS]}... ({len(text):,} characters)"
+
+
 def card_label(value: Any, count: int, what: str) -> int:
     """A 1-based card label from an answer field, checked to be in ``1..count``."""
     if isinstance(value, bool) or not isinstance(value, int | str):
-        raise ValueError(f"{what} must be an integer from 1 to {count}, not {value!r}")
+        raise ValueError(f"{what} must be an integer from 1 to {count}, not {quoted(value)}")
     if isinstance(value, str) and not value.strip().isdigit():
-        raise ValueError(f"{what} must be an integer from 1 to {count}, not {value!r}")
+        raise ValueError(f"{what} must be an integer from 1 to {count}, not {quoted(value)}")
     label = int(value)
     if not 1 <= label <= count:
-        raise ValueError(f"{what} {label} is not between 1 and {count}")
+        raise ValueError(f"{what} {quoted(label)} is not between 1 and {count}")
     return label
 
 

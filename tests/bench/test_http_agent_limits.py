@@ -245,3 +245,29 @@ def test_a_response_under_the_size_cap_is_accepted(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(http_agent, "MAX_RESPONSE_BYTES", len(VALID))
     with serving(lambda handler, stop: send(handler, VALID, length=False)) as server:
         assert vote(voter(server.base_url)).items == (0,)
+
+
+# ---------------------------------------------------------------------- huge invalid answers
+
+
+def test_a_huge_invalid_answer_is_not_copied_into_the_record() -> None:
+    """An answer under the size cap can still be garbage of megabytes (``{"card": "xxx..."}``):
+    the reason it is refused quotes a short piece of it, so a game record (and the failures a
+    tournament prints) holds no megabyte per failure; a later valid answer keeps a short
+    reason in its info too."""
+    garbage = completion(json.dumps({"card": "x" * 300_000, "clue": "a whale"}))
+    answers = iter([garbage, VALID])
+    with serving(lambda handler, stop: send(handler, next(answers))) as server:
+        choice = vote(voter(server.base_url, max_retries=1))
+        assert choice.items == (0,)
+        (reason,) = choice.info["refused"]
+        assert "must be an integer from 1 to 4" in reason and len(reason) < 300
+    with serving(lambda handler, stop: send(handler, garbage)) as server:
+        players = [voter(server.base_url, name="garbage", max_retries=1),
+                   make_agent("random"), make_agent("random")]
+        record = play_game(players, edition="refresh-2021", deck=BENCH_DECK, seed=4,
+                           on_failure="forfeit", max_rounds=1)
+    assert record.failures and all(failure.seat == 0 for failure in record.failures)
+    assert all("must be an integer" in f.reason and len(f.reason) < 500
+               for f in record.failures)
+    assert len(record.to_json()) < 20_000
