@@ -121,7 +121,8 @@ def cached_vectors(
                 bad = ~np.isfinite(vectors).all(axis=1)
                 if bad.any():  # a broken model: raised, never cached, never served
                     raise EmbedderError(
-                        f"{embedder.fingerprint}: the embedding of {int(bad.sum())} of "
+                        f"{embedder.name} ({embedder.fingerprint}): the embedding of "
+                        f"{int(bad.sum())} of "
                         f"{len(first)} {what or kind} is not finite (NaN or infinity); nothing "
                         "was cached")
                 unique = {keys[i]: vector for i, vector in zip(first, vectors, strict=True)}

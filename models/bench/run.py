@@ -281,15 +281,19 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
         told = bool(agents and tell_items)
         guess_clues = [item.clue for kind in guess_items.values() for item in kind]
         decoy_clues = [item.clue for item in decoy_items]
+        # The clues known ahead are embedded now, so that a model that cannot embed them
+        # (vectors that are not finite: a broken checkpoint) is refused before the folder too.
         for contestant in contestants:
             if contestant.embedder is not None:
                 ready_to_embed(contestant.embedder, guess_clues + decoy_clues,
                                told=told and "guess" in config.tasks,
                                who=f"the model under test {contestant.label!r}")
+                contestant.prepare_texts(guess_clues + decoy_clues)
         if reference is not None:
             ready_to_embed(reference.embedder, decoy_clues,
                            told=told and "tell" in config.tasks,
                            who=f"the reference population ({config.reference})")
+            reference.prepare(decoy_clues)
         load_seconds += time.perf_counter() - check_start
         # The guess task also asks every contestant about every agent's stories.
         guesses = (sum(len(v) for v in guess_items.values()) + len(agents) * len(tell_items)

@@ -1,0 +1,45 @@
+"""A checkpoint whose vectors are not finite is refused before the run folder is made.
+
+The clues of the guess and decoy items are known before any record is written; a model that
+cannot embed them (NaN or infinity out of its text tower) is bad input, named, with no partial
+run folder left behind and nothing cached.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.bench.conftest import bench_config
+
+
+def _broken(tiny_clip: str, folder: Path, projection: str) -> str:
+    torch = pytest.importorskip("torch")
+    from transformers import CLIPModel
+
+    shutil.copytree(tiny_clip.removeprefix("hf:"), folder)
+    model = CLIPModel.from_pretrained(folder)
+    with torch.no_grad():
+        getattr(model, projection).weight[0, 0] = float("nan")
+    model.save_pretrained(folder)
+    return f"hf:{folder}"
+
+
+@pytest.mark.parametrize("projection", ["text_projection", "visual_projection"])
+def test_a_model_giving_nan_vectors_is_refused_before_the_run_folder(
+        tiny_clip: str, tmp_path: Path, projection: str) -> None:
+    from models.base import EmbedderError
+    from models.bench import run_bench
+
+    broken = _broken(tiny_clip, tmp_path / "model", projection)
+    out = tmp_path / "runs"
+    for tasks in (["guess"], ["decoy"]):
+        made: list[Path] = []
+        with pytest.raises(EmbedderError, match="not finite") as raised:
+            run_bench(bench_config(out, [broken], tasks=tasks), progress=False, show=False,
+                      log=None, announce=made.append)
+        assert broken in str(raised.value)  # the model is named, not only its fingerprint
+        assert made == []
+        assert not out.exists() or not any(out.iterdir())
