@@ -89,6 +89,28 @@ def require_hub(what: str) -> None:
         )
 
 
+def tokenizer_digest(tokenizer: Any) -> str:
+    """SHA-256 of what a transformers tokenizer does to a text: a fast tokenizer's whole
+    serialised pipeline (normaliser, such as lowercasing; pre-tokeniser; vocabulary; special
+    tokens), else the vocabulary, the added tokens and the settings it was made with.
+
+    Part of an ``hf:`` fingerprint: the same weights read through another tokenizer (a cased
+    copy of an uncased one, a vocabulary edited in place) embed texts differently, so the
+    embedding cache must not serve one's vectors for the other.
+    """
+    import hashlib
+    import json
+
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is not None:
+        text = backend.to_str()
+    else:
+        text = json.dumps({"vocab": tokenizer.get_vocab(),
+                           "init": getattr(tokenizer, "init_kwargs", {})},
+                          sort_keys=True, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 class HFClipEmbedder(Embedder):
     """A transformers CLIP or SigLIP model behind the :class:`~models.base.Embedder` interface.
 
@@ -189,6 +211,7 @@ class HFClipEmbedder(Embedder):
             "preprocess": image_processor.to_dict(),
             "tokenizer": {
                 "class": type(tokenizer).__name__,
+                "sha256": tokenizer_digest(tokenizer),
                 "vocab_size": len(tokenizer),
                 "padding": "max_length" if self._is_siglip else "longest",
                 "max_length": self._max_length,
