@@ -38,6 +38,7 @@ from dixit_ai.tournament.store import (
     check_scheduled,
     read_games,
     read_run_config,
+    report_settings,
     schedule_of,
     write_config,
 )
@@ -115,8 +116,8 @@ def run_tournament(
     address: str | None = None,
     progress: bool = True,
     report: bool = True,
-    n_resamples: int = DEFAULT_RESAMPLES,
-    rating_resamples: int = RATING_RESAMPLES,
+    n_resamples: int | None = None,
+    rating_resamples: int | None = None,
     player: GamePlayer | None = None,
     stop_after: int | None = None,
     announce: Callable[[Path, int, int], None] | None = None,
@@ -141,8 +142,11 @@ def run_tournament(
         address: The Ray cluster to join (``--backend ray`` only).
         progress: Show a progress bar (on stderr).
         report: Analyse the records and write the report when all games are played.
-        n_resamples: Bootstrap resamples of the figures other than ratings.
-        rating_resamples: Bootstrap resamples of the ratings.
+        n_resamples: Bootstrap resamples of the figures other than ratings (``None``: a
+            resumed run's own, as kept in its ``config.json``, else 2000).
+        rating_resamples: Bootstrap resamples of the ratings (``None``: a resumed run's own,
+            else 200). A new run keeps both in its ``config.json``, so that its report is the
+            same however often it was interrupted and resumed.
         player: A ready :class:`GamePlayer` for ``workers=1`` (reuses its loaded agents).
         stop_after: Play at most this many games, then stop as if interrupted (for tests and
             for running a tournament in slices).
@@ -174,6 +178,8 @@ def run_tournament(
         # go on: what was given only equals it.
         config = target
         schedule = schedule_of(config, version)
+        settings = _bootstrap_settings(n_resamples, rating_resamples,
+                                       report_settings(folder))
         recorded = read_run_deck(folder)
         # A run started before config.json kept the deck is checked against its records.
         records = (() if recorded is not None
@@ -188,13 +194,14 @@ def run_tournament(
         if extend:
             chosen = on_failure_chosen or stored_choice(folder)
             write_config(folder, config, schedule, on_failure_chosen=chosen or None,
-                         version=version, deck=deck_identity(deck))
+                         version=version, deck=deck_identity(deck), report=settings)
     else:
+        settings = _bootstrap_settings(n_resamples, rating_resamples, None)
         schedule = schedule_of(config)
         folder = run_folder("tournament", config.name, config.seed, root=out)
         try:
             write_config(folder, config, schedule, on_failure_chosen=on_failure_chosen,
-                         deck=deck_identity(deck))
+                         deck=deck_identity(deck), report=settings)
         except BaseException:  # no game began: the new folder, without its config, goes
             shutil.rmtree(folder, ignore_errors=True)
             raise
@@ -223,10 +230,19 @@ def run_tournament(
     results: TournamentResults | None = None
     files: dict[str, Any] = {}
     if report and len(stored.lines) + played == len(schedule):
-        results, files = analyse_folder(folder, n_resamples=n_resamples,
-                                        rating_resamples=rating_resamples, overwrite=True)
+        results, files = analyse_folder(folder, n_resamples=settings[0],
+                                        rating_resamples=settings[1], overwrite=True)
     return TournamentRun(folder, config, results, played, len(stored.lines),
                          stored.dropped_bytes, elapsed, files)
+
+
+def _bootstrap_settings(n_resamples: int | None, rating_resamples: int | None,
+                        stored: tuple[int, int] | None) -> tuple[int, int]:
+    """The report's ``(resamples, rating resamples)``: those given, else the run's own
+    (``stored``), else the defaults."""
+    own = stored or (DEFAULT_RESAMPLES, RATING_RESAMPLES)
+    return (own[0] if n_resamples is None else n_resamples,
+            own[1] if rating_resamples is None else rating_resamples)
 
 
 def load_report_modules() -> None:
@@ -280,15 +296,16 @@ def load_run_records(folder: str | Path, *, allow_partial: bool = False
 
 
 def run_bootstrap_settings(folder: Path) -> tuple[int, int] | None:
-    """``(resamples, rating resamples)`` that a run folder's ``results.json`` states, or
-    ``None`` (no report yet, as for an interrupted run, or an unreadable one)."""
+    """``(resamples, rating resamples)`` that a run folder's ``results.json`` states, else
+    those its ``config.json`` keeps (a run interrupted before its report), or ``None`` (a run
+    started before they were kept, with no readable report)."""
     import json
 
     try:
         method = json.loads((folder / RESULTS_JSON).read_text(encoding="utf-8"))["method"]
         resamples, ratings = method["n_resamples"], method["rating_resamples"]
     except (OSError, ValueError, KeyError, TypeError):
-        return None
+        return report_settings(folder)
     if (not isinstance(resamples, int) or isinstance(resamples, bool) or resamples < 1
             or not isinstance(ratings, int) or isinstance(ratings, bool) or ratings < 0):
         return None
@@ -370,7 +387,9 @@ def analyse_folder(folder: str | Path, *, out: str | Path | None = None,
                                           config.seed, config.name)
         beside = path
         stored = run_bootstrap_settings(path)
-        origin = (f"the run's own ({RESULTS_JSON})" if stored is not None else
+        kept_in = (CONFIG_FILE if stored is not None and not (path / RESULTS_JSON).exists()
+                   else RESULTS_JSON)
+        origin = (f"the run's own ({kept_in})" if stored is not None else
                   f"the defaults (the run folder has no readable {RESULTS_JSON})")
         own = stored or (DEFAULT_RESAMPLES, RATING_RESAMPLES)
         missing = missing_games(config, read.records)

@@ -60,14 +60,17 @@ class StoredGames:
 def write_config(folder: Path, config: TournamentConfig, schedule: list[ScheduledGame], *,
                  on_failure_chosen: bool | None = None,
                  version: int = SCHEDULE_VERSION,
-                 deck: dict[str, Any] | None = None) -> Path:
+                 deck: dict[str, Any] | None = None,
+                 report: tuple[int, int] | None = None) -> Path:
     """Write ``config.json``: the config, the schedule's version and fingerprint, the deck's
-    content, the versions.
+    content, the report's bootstrap settings, the versions.
 
     ``on_failure_chosen`` records whether the user chose the failure policy (rather than taking
     the default), so that a resumed run exits as the first one would have. ``version`` is the
     schedule's (a run extended keeps the version it was started with). ``deck`` is the deck's
     content (:func:`dixit_ai.tournament.deck_check.deck_identity`), checked on resume.
+    ``report`` is ``(resamples, rating resamples)`` chosen for the report, which a resumed run
+    (or an analysis of a run that has no report yet) uses unless told otherwise.
     """
     data: dict[str, Any] = {
         "kind": RUN_KIND,
@@ -75,6 +78,8 @@ def write_config(folder: Path, config: TournamentConfig, schedule: list[Schedule
         "schedule": {"version": version, "games": len(schedule),
                      "fingerprint": schedule_fingerprint(schedule, version)},
         **({"deck": deck} if deck is not None else {}),
+        **({"report": {"n_resamples": report[0], "rating_resamples": report[1]}}
+           if report is not None else {}),
         "versions": {"dixit-ai": __version__},
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     }
@@ -91,6 +96,21 @@ def on_failure_chosen(folder: str | os.PathLike[str]) -> bool:
     except (OSError, json.JSONDecodeError):
         return False
     return isinstance(data, dict) and data.get("on_failure_chosen") is True
+
+
+def report_settings(folder: str | os.PathLike[str]) -> tuple[int, int] | None:
+    """``(resamples, rating resamples)`` that the run in ``folder`` was started with (see
+    :func:`write_config`), or ``None`` (a run started before they were kept, or a value that is
+    not a valid count)."""
+    try:
+        data = json.loads((Path(folder) / CONFIG_FILE).read_text(encoding="utf-8"))
+        resamples, ratings = data["report"]["n_resamples"], data["report"]["rating_resamples"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if (not isinstance(resamples, int) or isinstance(resamples, bool) or resamples < 1
+            or not isinstance(ratings, int) or isinstance(ratings, bool) or ratings < 0):
+        return None
+    return resamples, ratings
 
 
 def read_config(folder: str | os.PathLike[str]) -> TournamentConfig:
