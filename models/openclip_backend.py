@@ -78,6 +78,41 @@ def parse_openclip_spec(spec: str) -> tuple[str, str | None, str]:
     return arch, source, "tag"
 
 
+def tokenizer_description(tokenizer: Any) -> dict[str, Any]:
+    """What an open_clip tokenizer does to a text, as plain data: its class, its plain settings
+    (context length, special token ids, ...), its cleaning functions by name, and a SHA-256 of
+    its vocabulary (``SimpleTokenizer``'s BPE encoder and merges; an ``HFTokenizer``'s
+    transformers tokenizer, :func:`models.hf_backend.tokenizer_digest`)."""
+    import functools
+    import hashlib
+    import json
+
+    from models.hf_backend import tokenizer_digest
+
+    def name_of(function: Any) -> Any:
+        if isinstance(function, functools.partial):
+            return [name_of(function.func), repr(function.args),
+                    repr(sorted(function.keywords.items()))]
+        return getattr(function, "__qualname__", repr(function))
+
+    described: dict[str, Any] = {"class": type(tokenizer).__name__}
+    for key, value in sorted(vars(tokenizer).items()):
+        if value is None or isinstance(value, (bool, int, float, str)):
+            described[key] = value
+        elif callable(value) and not hasattr(value, "get_vocab"):
+            described[key] = name_of(value)
+    inner = getattr(tokenizer, "tokenizer", None)
+    if inner is not None and hasattr(inner, "get_vocab"):
+        described["sha256"] = tokenizer_digest(inner)
+    elif isinstance(getattr(tokenizer, "encoder", None), dict):
+        vocabulary = {"encoder": tokenizer.encoder,
+                      "merges": sorted((list(k), v) for k, v in
+                                       getattr(tokenizer, "bpe_ranks", {}).items())}
+        described["sha256"] = hashlib.sha256(json.dumps(
+            vocabulary, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+    return described
+
+
 class OpenClipEmbedder(Embedder):
     """An open_clip model behind the :class:`~models.base.Embedder` interface.
 
@@ -189,6 +224,11 @@ class OpenClipEmbedder(Embedder):
         with torch.inference_mode():
             probe = model.encode_text(self._tokenizer(["a"]).to(device))
         self.dim = int(probe.shape[-1])
+        if kind in ("local-dir", "hf-hub"):
+            # The folder's (or repository's) config chooses the tokenizer and its settings,
+            # which the architecture name does not fix: the same weights read through another
+            # tokenizer are another model.
+            weights["tokenizer"] = tokenizer_description(self._tokenizer)
         self.info = {
             "backend": "openclip",
             "architecture": model_name if kind != "local-dir" else "local-dir",

@@ -53,3 +53,46 @@ def test_the_same_folder_keeps_its_fingerprint(tiny_hf_clip: Path, tmp_path: Pat
     shutil.copytree(tiny_hf_clip, copy)
     forget_loaded()
     assert load_embedder(f"hf:{copy}", device="cpu").fingerprint == first
+
+
+def _openclip_folder(folder: Path, tokenizer_kwargs: dict[str, str] | None = None) -> Path:
+    """A tiny random open_clip CLIP (seed 0) as a ``local-dir`` folder."""
+    torch = pytest.importorskip("torch")
+    open_clip = pytest.importorskip("open_clip")
+    text_cfg: dict[str, object] = {"context_length": 16, "vocab_size": 49408, "width": 32,
+                                   "heads": 2, "layers": 1}
+    model_cfg = {"embed_dim": 16, "text_cfg": text_cfg,
+                 "vision_cfg": {"image_size": 32, "layers": 1, "width": 32, "head_width": 16,
+                                "patch_size": 8}}
+    torch.manual_seed(0)
+    model = open_clip.CLIP(**model_cfg)
+    if tokenizer_kwargs:
+        text_cfg["tokenizer_kwargs"] = tokenizer_kwargs
+    folder.mkdir()
+    (folder / "open_clip_config.json").write_text(json.dumps(
+        {"model_cfg": model_cfg, "preprocess_cfg": open_clip.get_model_preprocess_cfg(model)}))
+    torch.save(model.state_dict(), folder / "open_clip_pytorch_model.bin")
+    return folder
+
+
+def test_an_openclip_folder_with_another_tokenizer_is_another_fingerprint(
+        tmp_path: Path) -> None:
+    from models.cache import EmbeddingCache, embed_texts_cached
+    from models.registry import load_embedder
+
+    plain = load_embedder(f"openclip:local-dir:{_openclip_folder(tmp_path / 'plain')}",
+                          device="cpu")
+    same = load_embedder(f"openclip:local-dir:{_openclip_folder(tmp_path / 'same')}",
+                         device="cpu")
+    assert same.fingerprint == plain.fingerprint  # a copy is the same model
+    other = load_embedder(
+        "openclip:local-dir:"
+        f"{_openclip_folder(tmp_path / 'other', {'clean': 'canonicalize'})}", device="cpu")
+    text = ["Whale, the lighthouse!"]
+    raw = other.embed_texts(text)
+    assert not np.allclose(raw, plain.embed_texts(text), atol=1e-4)
+    assert other.fingerprint != plain.fingerprint
+
+    cache = EmbeddingCache(tmp_path / "cache")
+    embed_texts_cached(plain, text, cache=cache)
+    np.testing.assert_allclose(embed_texts_cached(other, text, cache=cache), raw, atol=1e-6)
