@@ -39,6 +39,7 @@ from dixit_ai.tournament.store import (
     read_games,
     read_run_config,
     report_settings,
+    same_deck,
     schedule_of,
     write_config,
 )
@@ -103,6 +104,18 @@ def check_ready(config: TournamentConfig) -> Deck:
 
     deck = load_deck(config.deck)
     config.ruleset().check_deck(config.players, len(deck.card_ids))
+    for entry in config.agents:
+        # An agent given another deck than the game's sees other cards under the game's ids.
+        own = entry.kwargs.get("deck")
+        if not isinstance(own, str):
+            continue
+        same, (what, game) = same_deck(own, config.deck)
+        if not same:
+            raise ValueError(
+                f"entry {entry.label!r}: its deck {own!r} is not the tournament's deck "
+                f"{config.deck!r} ({what} against {game}): it would be shown other cards than "
+                "the game's under the same ids; leave the entry's deck out (every agent that "
+                "reads a deck gets the tournament's)")
     return deck
 
 

@@ -314,3 +314,25 @@ def test_agents_that_read_a_deck_get_the_tournaments_deck():
                            deck="dream:size=60,seed=2")
     player = GamePlayer(config)
     assert player._agent("tournament-deck-reader", 0).deck == "dream:size=60,seed=2"
+
+
+def test_an_entry_naming_another_deck_than_the_tournaments_is_refused(tmp_path):
+    """An entry's own ``deck`` (copied from an agent config, say) that is not the tournament's
+    deck made the agent see other cards than the game's under the same ids: an HTTP model was
+    sent another deck's images and played blind, silently. Refused before anything, naming
+    both; the same deck spelt another way is accepted."""
+    from dixit_ai.agents import register_agent
+
+    register_agent("tournament-deck-reader", "tests.test_play:_DeckReader", overwrite=True,
+                   deck="dream")
+    entry = {"label": "reader", "agent": "tournament-deck-reader",
+             "kwargs": {"deck": "dream:size=60,seed=2"}}
+    config = random_config(agents=("random", entry, "b=random"))
+    with pytest.raises(ValueError, match=r"entry 'reader': its deck 'dream:size=60,seed=2' is "
+                                         r"not the tournament's deck 'dream'"):
+        run_tournament(config, out=tmp_path, **QUICK)
+    assert list(tmp_path.iterdir()) == []
+    same = {**entry, "kwargs": {"deck": "dream:size=84,seed=0"}}
+    run = run_tournament(random_config(agents=("random", same, "b=random"), games=3),
+                         out=tmp_path, **QUICK)
+    assert run.played == 3
