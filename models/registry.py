@@ -91,6 +91,10 @@ def load_embedder(
         (1, 384)
     """
     backend, spec = split_name(name)
+    if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int)
+                                   or batch_size < 1):
+        raise EmbedderError(f"{name}: batch_size must be an integer of at least 1, not "
+                            f"{batch_size!r}")
     resolved = _resolve_device(device)
     _check_dtype(dtype, resolved)
     _reject(options, {"default": (), "openclip": ("seed",), "hf": ("local_files_only", "revision"),

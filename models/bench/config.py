@@ -58,7 +58,11 @@ def resolve_model(entry: str | Mapping[str, Any]) -> ModelSpec:
             raise ValueError(f"a model entry takes name, label and kwargs, not {dict(entry)!r}")
         name = str(entry["name"]).strip()
         label = str(entry.get("label") or name)
-        kwargs = dict(entry.get("kwargs") or {})
+        options = entry.get("kwargs") or {}
+        if not isinstance(options, Mapping):
+            raise ValueError(f"the kwargs of the model {name!r} must be a mapping of options "
+                             f"(kwargs: {{batch_size: 16}}), not {options!r}")
+        kwargs = dict(options)
     else:
         name = label = str(entry).strip()
         kwargs = {}

@@ -93,14 +93,15 @@ def load_contestant(spec: ModelSpec, config: BenchConfig, deck: Any) -> Contesta
         if spec.name.startswith(ORACLE_PREFIX):
             # The text-only oracle: each card is its first caption, read by the text tower.
             embedder = load_embedder(spec.name[len(ORACLE_PREFIX):] or "default",
-                                     device=config.device, **spec.kwargs)
+                                     **{"device": config.device, **spec.kwargs})
             captions = [deck.captions(c) for c in ids]
             if not all(captions):
                 raise ValueError(f"{spec.name}: the text-only oracle needs a caption for "
                                  f"every card, and {config.deck} has cards without")
             vectors = embed_texts_cached(embedder, [c[0] for c in captions], progress=False)
         else:
-            embedder = load_embedder(spec.name, device=config.device, **spec.kwargs)
+            # The run's device, unless the model's options name its own.
+            embedder = load_embedder(spec.name, **{"device": config.device, **spec.kwargs})
             vectors = embed_deck(embedder, deck, ids, progress=False)
         return Contestant(spec, embedder=embedder,
                           card_vectors=dict(zip(ids, vectors, strict=True)))
