@@ -34,7 +34,6 @@ from dixit_ai.cli.common import (
     rule_argument,
     running,
 )
-from dixit_ai.reporting import DEFAULT_RESAMPLES
 from dixit_ai.rules import EDITIONS
 from dixit_ai.tournament import (
     TournamentConfig,
@@ -44,7 +43,6 @@ from dixit_ai.tournament import (
     print_leaderboard,
     run_tournament,
 )
-from dixit_ai.tournament.analysis import RATING_RESAMPLES
 from dixit_ai.tournament.config import split_names
 from dixit_ai.tournament.runner import BACKENDS
 from dixit_ai.tournament.schedule import balance_period
@@ -148,12 +146,12 @@ def register(subparsers: Any) -> None:
     report.add_argument("--overwrite", action="store_true",
                         help="with --analyse: replace a report already in the --out folder")
     report.add_argument("--resamples", type=int, default=None,
-                        help="bootstrap resamples (default 2000; with --analyse of a run "
-                             "folder, the run's own)")
+                        help="bootstrap resamples (default 2000; with --resume or --analyse "
+                             "of a run folder, the run's own)")
     report.add_argument("--rating-resamples", type=int, default=None,
                         help="bootstrap resamples of the ratings, each re-rating every game "
-                             "(default 200; 0: no rating interval; with --analyse of a run "
-                             "folder, the run's own)")
+                             "(default 200; 0: no rating interval; with --resume or --analyse "
+                             "of a run folder, the run's own)")
     parser.set_defaults(func=run)
 
 
@@ -285,9 +283,8 @@ def run(args: argparse.Namespace) -> int:
             check_at_most(flag, value, MAX_RESAMPLES)
     if args.analyse is not None:
         return run_analyse(args)
-    args.resamples = DEFAULT_RESAMPLES if args.resamples is None else args.resamples
-    args.rating_resamples = (RATING_RESAMPLES if args.rating_resamples is None
-                             else args.rating_resamples)
+    # --resamples / --rating-resamples left out stay None: run_tournament then takes a resumed
+    # run's own settings (a new run, the defaults), as --analyse does.
     if args.allow_partial or args.overwrite:
         raise ValueError("--allow-partial and --overwrite go with --analyse")
     if args.workers is not None and args.workers < 1:

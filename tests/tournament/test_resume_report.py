@@ -63,9 +63,6 @@ def test_analysing_an_interrupted_run_uses_its_settings(tmp_path):
     assert results.settings is None  # the run's own: nothing to say
 
 
-@pytest.mark.xfail(strict=True, reason="CLI layer (dixit_ai/cli/tournament.py): --resume turns "
-                   "absent --resamples/--rating-resamples into the defaults (2000/200) before "
-                   "run_tournament, which would otherwise use the run's own settings")
 def test_the_command_resumes_with_the_settings_the_run_started_with(whole, tmp_path):
     folder = interrupted(tmp_path)
     done = subprocess.run([sys.executable, "-m", "dixit_ai.cli", "tournament", "--resume",
