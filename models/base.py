@@ -79,7 +79,8 @@ def progress_step(what: str, *, quiet_under: float = 0.0) -> Iterator[None]:
 
 
 class EmbedderError(ValueError):
-    """An embedder name or option is invalid."""
+    """An embedder name or option is invalid, or its model gives vectors it must not (of
+    another shape, not finite)."""
 
 
 class EmbedderLoadError(EmbedderError):
@@ -272,7 +273,7 @@ class Embedder(ABC):
                 for part in batches(len(items), size):
                     vectors = np.asarray(encode(items[part]), dtype=np.float32)
                     if vectors.shape != (part.stop - part.start, self.dim):
-                        raise RuntimeError(
+                        raise EmbedderError(
                             f"{self.name}: a batch of {part.stop - part.start} {what} gave "
                             f"vectors of shape {vectors.shape}, expected "
                             f"({part.stop - part.start}, {self.dim})"

@@ -43,3 +43,29 @@ def test_a_model_giving_nan_vectors_is_refused_before_the_run_folder(
         assert broken in str(raised.value)  # the model is named, not only its fingerprint
         assert made == []
         assert not out.exists() or not any(out.iterdir())
+
+
+def test_a_model_giving_vectors_of_another_dimension_is_refused_without_a_traceback(
+        tiny_clip: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import numpy as np
+
+    from dixit_ai.cli import main
+    from models import hf_backend
+
+    monkeypatch.setattr(hf_backend.HFClipEmbedder, "_encode_image_batch",
+                        lambda self, images: np.ones((len(images), self.dim + 1), np.float32))
+    # A copy: the session's tiny CLIP stays loaded (and cached) as it was.
+    folder = tmp_path / "model"
+    shutil.copytree(tiny_clip.removeprefix("hf:"), folder)
+    out = tmp_path / "runs"
+    try:
+        status = main(["bench", "--models", f"hf:{folder}", "--tasks", "guess", "--items", "2",
+                       "--deck", "dream:size=30,seed=5", "--out", str(out), "--no-progress"])
+    except SystemExit as exit_:
+        status = exit_.code
+    error = capsys.readouterr().err
+    assert status == 2
+    assert "Traceback" not in error
+    assert f"hf:{folder}: a batch of" in error and "expected" in error
+    assert not out.exists() or not any(out.iterdir())
