@@ -116,7 +116,34 @@ def check_ready(config: TournamentConfig) -> Deck:
                 f"{config.deck!r} ({what} against {game}): it would be shown other cards than "
                 "the game's under the same ids; leave the entry's deck out (every agent that "
                 "reads a deck gets the tournament's)")
+    _check_http_entrants(config)
     return deck
+
+
+HTTP_AGENT = "dixit_ai.agents.http_agent:HttpAgent"
+"""The entry point of agents served over HTTP: cheap to make (no request is sent, no model
+loaded), so a tournament makes them before anything to check their settings."""
+
+
+def _check_http_entrants(config: TournamentConfig) -> None:
+    """Make the HTTP entrants once, all together, and drop them: what their constructor refuses
+    (a bad timeout, a key over plain http, two entrants on one endpoint asking different
+    concurrency limits) is refused before the run folder is made, naming the entry.
+
+    Raises:
+        ValueError: the entry and its constructor's reason.
+    """
+    from dixit_ai.agents import agent_spec, make_agent_for_deck
+
+    made = []  # kept until every entrant is made: an endpoint's limit is held while one lives
+    for entry in config.agents:
+        if agent_spec(entry.agent).entry_point != HTTP_AGENT:
+            continue
+        try:
+            made.append(make_agent_for_deck(entry.agent, config.deck, **entry.kwargs))
+        except (ValueError, TypeError) as error:
+            raise ValueError(f"entry {entry.label!r}: {error}") from None
+    made.clear()
 
 
 def run_tournament(

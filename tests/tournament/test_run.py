@@ -336,3 +336,26 @@ def test_an_entry_naming_another_deck_than_the_tournaments_is_refused(tmp_path):
     run = run_tournament(random_config(agents=("random", same, "b=random"), games=3),
                          out=tmp_path, **QUICK)
     assert run.played == 3
+
+
+@pytest.mark.parametrize("second, match", [
+    ({"concurrency": 2}, r"entry 'vlm-b': .*concurrency 2 asked, but 4 is already in force"),
+    ({"timeout": -1}, r"entry 'vlm-b': .*timeout"),
+    ({"api_key_env": "DIXIT_AI_TEST_KEY", "base_url": "http://192.0.2.1:8000/v1"},
+     r"entry 'vlm-b': .*http"),
+], ids=["endpoint-limit", "timeout", "key-over-http"])
+def test_http_entrants_that_cannot_be_made_are_refused_before_anything(second, match,
+                                                                        tmp_path):
+    """HTTP entrants are cheap to make (no request is sent): settings their constructor refuses
+    (two entrants on one endpoint asking different concurrency limits, a bad timeout, a key
+    sent over plain http) were found only once the run folder was made, as a failure of the
+    run (exit 1, 'continue with --resume'); now before anything, as bad input."""
+    settings = {"base_url": "http://127.0.0.1:9/v1", "model": "m", "concurrency": 4,
+                "timeout": 5}
+    entries = ({"label": "vlm-a", "agent": "http-example", "kwargs": settings},
+               {"label": "vlm-b", "agent": "http-example",
+                "kwargs": {**settings, "model": "n", **second}})
+    config = random_config(agents=("random", *entries), players=3, games=3)
+    with pytest.raises(ValueError, match=match):
+        run_tournament(config, out=tmp_path, **QUICK)
+    assert list(tmp_path.iterdir()) == []
