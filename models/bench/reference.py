@@ -28,6 +28,25 @@ import numpy as np
 from models.players.simulation import GuessModel
 
 
+def embed_clues(embedder: Any, clues: Sequence[str], who: str) -> np.ndarray:
+    """Embed ``clues`` through the cache, a model's failure named.
+
+    A model that raises while embedding (a torch error, a GPU out of memory) is an
+    :class:`~models.base.EmbedderError` naming ``who`` and the error, which the CLI reports in
+    one line (a failed run once the records began, exit 1; bad input before), not a traceback.
+    """
+    from models.base import EmbedderError
+    from models.cache import embed_texts_cached
+
+    try:
+        return embed_texts_cached(embedder, list(clues), progress=False)
+    except (EmbedderError, MemoryError):
+        raise
+    except Exception as error:
+        raise EmbedderError(f"{who} failed to embed {len(clues)} clue(s): "
+                            f"{type(error).__name__}: {error}") from error
+
+
 class ReferencePopulation:
     """Card vectors of the deck, clue vectors, and the calibrated guess model.
 
@@ -54,11 +73,10 @@ class ReferencePopulation:
 
     def prepare(self, clues: Sequence[str]) -> None:
         """Embed clues (through the cache) before items ask for them, in one batch."""
-        from models.cache import embed_texts_cached
-
         missing = [c for c in dict.fromkeys(clues) if c not in self._clues]
         if missing:
-            vectors = embed_texts_cached(self.embedder, missing, progress=False)
+            vectors = embed_clues(self.embedder, missing,
+                                  f"the reference population ({self.embedder.name})")
             self._clues.update(zip(missing, vectors, strict=True))
 
     def similarities(self, clue: str, cards: Sequence[int]) -> np.ndarray:

@@ -57,11 +57,12 @@ class Contestant:
 
     def prepare_texts(self, clues: Iterable[str]) -> None:
         """Embed clues (through the cache) in one batch."""
-        from models.cache import embed_texts_cached
+        from models.bench.reference import embed_clues
 
         missing = [c for c in dict.fromkeys(clues) if c not in self.texts]
         if missing and self.embedder is not None:
-            vectors = embed_texts_cached(self.embedder, missing, progress=False)
+            vectors = embed_clues(self.embedder, missing,
+                                  f"the model under test {self.label!r}")
             self.texts.update(zip(missing, vectors, strict=True))
 
     def scores(self, clue: str, cards: Iterable[int]) -> np.ndarray:

@@ -69,3 +69,33 @@ def test_a_model_giving_vectors_of_another_dimension_is_refused_without_a_traceb
     assert "Traceback" not in error
     assert f"hf:{folder}: a batch of" in error and "expected" in error
     assert not out.exists() or not any(out.iterdir())
+
+
+def test_a_model_failing_mid_run_is_a_named_failure_not_a_traceback(
+        tiny_clip: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A model that raises (a torch error, out of GPU memory) on the clues told during the run
+    stops the benchmark with an error naming it: a ValueError, which the CLI reports as a
+    failed run (exit 1) in one line, not a traceback."""
+    import json
+
+    from models import hf_backend
+    from models.bench import run_bench
+
+    folder = tmp_path / "model"
+    shutil.copytree(tiny_clip.removeprefix("hf:"), folder)
+    name = f"hf:{folder}"
+    started: list[Path] = []
+    encode = hf_backend.HFClipEmbedder._encode_text_batch
+
+    def failing(self: object, texts: list[str]) -> object:
+        if started and getattr(self, "name", "") == name:
+            raise RuntimeError("CUDA out of memory")
+        return encode(self, texts)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(hf_backend.HFClipEmbedder, "_encode_text_batch", failing)
+    with pytest.raises(ValueError, match=rf"{name}.*RuntimeError: CUDA out of memory"):
+        run_bench(bench_config(tmp_path / "runs", [name, "random"], tasks=["guess"], items=3),
+                  progress=False, show=False, log=None, announce=started.append)
+    assert started
+    header = json.loads((started[0] / "bench.json").read_text())
+    assert header["finished"] is False
