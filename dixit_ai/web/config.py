@@ -88,6 +88,9 @@ class ServerConfig:
     allow_fixed_seeds: bool = True
 
     def __post_init__(self) -> None:
+        if not isinstance(self.decks, Mapping):
+            raise ValueError(f"decks must be a table of NAME = SPEC entries, not "
+                             f"{self.decks!r}")
         if not self.decks:
             raise ValueError("a server must offer at least one deck")
         if len(self.decks) > MAX_DECK_OPTIONS:
@@ -98,12 +101,25 @@ class ServerConfig:
                 raise ValueError(f"deck name {name!r}: use 1-40 letters, digits, '-' or '_'")
             if not isinstance(spec, str) or not spec.strip():
                 raise ValueError(f"deck {name!r}: the spec must be non-empty text")
-        if self.bots is not None and not self.bots:
-            raise ValueError("a server must offer at least one bot")
+        if self.bots is not None:
+            if isinstance(self.bots, str) or not isinstance(self.bots, Sequence) or not all(
+                    isinstance(name, str) and name for name in self.bots):
+                raise ValueError(f"bots must be a list of bot names, not {self.bots!r}")
+            object.__setattr__(self, "bots", tuple(self.bots))
+            if not self.bots:
+                raise ValueError("a server must offer at least one bot")
+        for name, value in (("idle_cleanup", self.idle_cleanup),
+                            ("reveal_seconds", self.reveal_seconds)):
+            if value is not None and (isinstance(value, bool) or not isinstance(
+                    value, int | float) or not math.isfinite(value)):
+                raise ValueError(f"{name} must be a number of seconds, not {value!r}")
         if self.idle_cleanup is not None and not self.idle_cleanup > 0:
             raise ValueError(f"idle_cleanup must be above 0 seconds, not {self.idle_cleanup}")
         if not 0 < self.reveal_seconds <= 3600:
             raise ValueError(f"reveal_seconds must be in (0, 3600], not {self.reveal_seconds}")
+        if not isinstance(self.allow_fixed_seeds, bool):
+            raise ValueError(f"allow_fixed_seeds must be true or false, not "
+                             f"{self.allow_fixed_seeds!r}")
 
     def offered_bots(self) -> list[str]:
         """The bots offered, in order (:data:`DEFAULT_BOTS` that can play, when not listed)."""
@@ -167,7 +183,15 @@ def load_server_config(path: str | Path, **overrides: Any) -> ServerConfig:
         raise ValueError(f"{path}: unknown key(s) {', '.join(unknown)}; known: "
                          f"{', '.join(sorted(known))}")
     if "bots" in data:
-        data["bots"] = tuple(data["bots"])
+        bots = data["bots"]
+        if not isinstance(bots, list):  # a bare name would be read letter by letter
+            raise ValueError(f"{path}: bots must be a list of bot names (bots = [\"random\"]), "
+                             f"not {bots!r}")
+        data["bots"] = tuple(bots)
+        for name in bots:
+            problem = bot_problem(name) if isinstance(name, str) else None
+            if problem:
+                raise ValueError(f"{path}: bots: {problem}")
     data.update({k: v for k, v in overrides.items() if v is not None})
     try:
         return ServerConfig(**data)

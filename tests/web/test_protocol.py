@@ -4,6 +4,7 @@ database, errors for every bad request, decks and bounds."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import time
@@ -107,6 +108,28 @@ def test_server_config_from_a_file_and_flags(tmp_path: Path) -> None:
         server_config_from_options(decks=["a=dream", "a=dream:size=50"])
     with pytest.raises(ValueError, match="at least one deck"):
         ServerConfig(decks={})
+
+
+@pytest.mark.parametrize(("line", "problem"), [
+    ('bots = "random"', "bots must be a list of bot names"),
+    ('bots = ["nobody"]', "no agent named 'nobody'"),
+    ("bots = [3]", "bots must be a list of bot names"),
+    ('decks = ["dream"]', "decks must be a table of NAME = SPEC entries"),
+    ("decks = 3", "decks must be a table of NAME = SPEC entries"),
+    ('idle_cleanup = "x"', "idle_cleanup must be a number of seconds"),
+    ("reveal_seconds = false", "reveal_seconds must be a number of seconds"),
+    ('allow_fixed_seeds = "yes"', "allow_fixed_seeds must be true or false"),
+])
+def test_a_bad_value_in_the_servers_file_is_refused_naming_it(tmp_path: Path, line: str,
+                                                             problem: str) -> None:
+    """Each value of the file is checked for its type: a bare bot name was read letter by
+    letter (bots 'r', 'a', ...), a list of decks or a word for a number crashed, and "yes" was
+    taken for true."""
+    path = tmp_path / "serve.toml"
+    path.write_text(line + "\n")
+    with pytest.raises(ValueError, match=re.escape(problem)) as raised:
+        load_server_config(path)
+    assert str(path) in str(raised.value)
 
 
 def test_one_server_per_database_refuses_before_restoring(
