@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--bot-workers must be at least 1, not {args.bot_workers}")
     import uvicorn
 
-    from dixit_ai.web.app import create_app
+    from dixit_ai.web.app import MAX_SOCKET_FRAME_BYTES, create_app
     from dixit_ai.web.config import server_config_from_options
     from dixit_ai.web.store import DatabaseInUse, ensure_free
 
@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
           flush=True)
     try:
         uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level,
-                    ws="websockets-sansio")
+                    ws="websockets-sansio", ws_max_size=MAX_SOCKET_FRAME_BYTES)
     except SystemExit as stop:  # uvicorn's own status (3) when the server did not start
         if stop.code in (0, None):
             raise

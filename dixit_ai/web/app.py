@@ -59,6 +59,10 @@ log = logging.getLogger("dixit_ai.web")
 MAX_REQUEST_BYTES = 64 * 1024
 """The largest request body, and the largest WebSocket message, the server reads (a hundred
 seat tokens for *my tables*, the largest request a page sends, take about 21 kB)."""
+MAX_SOCKET_FRAME_BYTES = 4 * MAX_REQUEST_BYTES
+"""The largest WebSocket message uvicorn reads at all (``dixit-ai serve``): a larger one closes
+the socket (1009) before it is read whole; one between :data:`MAX_REQUEST_BYTES` and this gets
+the app's 413 message, the socket kept (uvicorn's default would read 16 MiB)."""
 
 
 def _too_large() -> WebError:

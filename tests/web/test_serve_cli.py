@@ -109,3 +109,33 @@ def test_a_server_that_does_not_start_leaves_no_new_database(
     assert main(["serve", "--db", str(tmp_path / "a.db"), "--port", str(port)]) == 1
     assert "the server did not start" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
+
+
+def test_a_served_socket_closes_on_a_message_too_large_to_read(tmp_path: Path) -> None:
+    """``dixit-ai serve`` caps what uvicorn reads of one WebSocket message: a message over the
+    app's limit but under the cap gets the app's 413 error (the socket stays open); one over the
+    cap closes the socket (1009) before it is read whole (uvicorn's default reads 16 MiB)."""
+    import json
+
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    from dixit_ai.web.app import MAX_REQUEST_BYTES, MAX_SOCKET_FRAME_BYTES
+    from tests.web.servers import ServerProcess
+
+    server = ServerProcess(tmp_path / "tables.sqlite3")
+    try:
+        url = server.url.replace("http://", "ws://") + "/ws"
+        with connect(url, max_size=None) as socket_:
+            socket_.send("x" * (MAX_REQUEST_BYTES + 1))
+            reply = json.loads(socket_.recv(timeout=10))
+            assert reply["type"] == "error" and "too large" in reply["message"]
+            socket_.send("x" * (MAX_REQUEST_BYTES + 1))  # still open, still answered
+            assert "too large" in json.loads(socket_.recv(timeout=10))["message"]
+        with connect(url, max_size=None) as socket_:
+            socket_.send("x" * (MAX_SOCKET_FRAME_BYTES + 1))
+            with pytest.raises(ConnectionClosed) as closed:
+                socket_.recv(timeout=10)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009
+    finally:
+        server.stop()
