@@ -152,9 +152,9 @@ def check_out_folder(out: str | Path | None) -> None:
 
 def partial_folder(folder: Path) -> str:
     """What to do with ``folder``, a run folder that a failure left partial."""
-    return (f"{folder} is left partial: free the space (or fix the folder), then `dixit-ai "
-            f"bench --analyse {folder} --allow-partial` reports on the records it holds, or "
-            "remove it and run the benchmark again")
+    return (f"{folder} is left partial: `dixit-ai bench --analyse {folder} --allow-partial` "
+            "reports on the records it holds; or fix what failed, remove it and run the "
+            "benchmark again")
 
 
 def run_analyse(args: argparse.Namespace, bench: Any) -> int:
@@ -186,8 +186,7 @@ def run_analyse(args: argparse.Namespace, bench: Any) -> int:
             again = ("run the same command again with --overwrite" if args.out is not None
                      else "remove it and run the same command again")
             work.start(f"writing the report to {folder}",
-                       then=f"{folder} is left partial: free the space (or fix the folder) and "
-                            f"{again}")
+                       then=f"{folder} is left partial: fix what failed and {again}")
 
         results = bench.analyse(source, out=Path(args.out) if args.out is not None
                                 else new_report_folder, allow_partial=args.allow_partial,

@@ -202,8 +202,8 @@ def run(args: argparse.Namespace) -> int:
 
         def announce(folder: Path) -> None:
             work.start(f"train {args.train_job} into {folder}",
-                       then=f"{folder} is left partial (do not load it): free the space (or "
-                            "fix the folder), remove it and run the command again")
+                       then=f"{folder} is left partial (do not load it): fix what failed, "
+                            "remove it and run the command again")
 
         return int(job(args, announce=announce))
 

@@ -1,9 +1,8 @@
 """What `dixit-ai bench` advises after a failed run should fit the failure.
 
 A model that fails part-way (here: its text tower raises once the run folder is made) is not
-a full disk, yet the CLI's partial-folder advice says "free the space (or fix the folder)".
-The fix belongs to the CLI layer (dixit_ai/cli/bench.py, partial_folder), owned elsewhere:
-this test is marked xfail (strict) until it is made, and then passes.
+a full disk: the CLI's partial-folder advice said "free the space (or fix the folder)" for
+every failure; it now says to fix what failed (the error above names it).
 """
 
 from __future__ import annotations
@@ -14,8 +13,6 @@ from pathlib import Path
 import pytest
 
 
-@pytest.mark.xfail(strict=True, reason="dixit_ai/cli/bench.py's partial_folder advises 'free "
-                   "the space' for every failure, a model's too")
 def test_a_model_failure_is_not_advised_as_a_full_disk(
         tiny_clip: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
