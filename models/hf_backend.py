@@ -89,6 +89,26 @@ def require_hub(what: str) -> None:
         )
 
 
+_VOLATILE_CONFIG_KEYS = ("transformers_version", "dtype", "torch_dtype")
+
+
+def model_config(config: Any) -> dict[str, Any]:
+    """A transformers config as plain data for the fingerprint: every setting, without what
+    does not change the vectors (where it was loaded from, the transformers version, the saved
+    dtype, which the load's own ``dtype`` replaces) and private keys (``_name_or_path``, ...).
+    """
+    def plain(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {str(k): plain(v) for k, v in value.items()
+                    if not str(k).startswith("_") and k not in _VOLATILE_CONFIG_KEYS}
+        if isinstance(value, list | tuple):
+            return [plain(v) for v in value]
+        return value
+
+    result: dict[str, Any] = plain(config.to_dict())
+    return result
+
+
 def tokenizer_digest(tokenizer: Any) -> str:
     """SHA-256 of what a transformers tokenizer does to a text: a fast tokenizer's whole
     serialised pipeline (normaliser, such as lowercasing; pre-tokeniser; vocabulary; special
@@ -208,6 +228,8 @@ class HFClipEmbedder(Embedder):
             "model_type": model_type,
             "source": source,
             "weights": {"state_sha256": hash_state_dict(self._model)},
+            # The weights alone do not make the model (config.json's activation, norms, ...).
+            "config": model_config(model.config),
             "preprocess": image_processor.to_dict(),
             "tokenizer": {
                 "class": type(tokenizer).__name__,

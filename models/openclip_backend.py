@@ -78,6 +78,15 @@ def parse_openclip_spec(spec: str) -> tuple[str, str | None, str]:
     return arch, source, "tag"
 
 
+def _local_model_cfg(folder: str) -> Any:
+    """The ``model_cfg`` of a ``local-dir`` folder's ``open_clip_config.json`` (open_clip has
+    just read it to build the model)."""
+    import json
+
+    config = json.loads((Path(folder) / "open_clip_config.json").read_text(encoding="utf-8"))
+    return config.get("model_cfg") if isinstance(config, dict) else None
+
+
 def tokenizer_description(tokenizer: Any) -> dict[str, Any]:
     """What an open_clip tokenizer does to a text, as plain data: its class, its plain settings
     (context length, special token ids, ...), its cleaning functions by name, and a SHA-256 of
@@ -229,6 +238,9 @@ class OpenClipEmbedder(Embedder):
             # which the architecture name does not fix: the same weights read through another
             # tokenizer are another model.
             weights["tokenizer"] = tokenizer_description(self._tokenizer)
+        if kind == "local-dir":
+            # The folder's model config (activation, ...), which its weights do not fix.
+            weights["model_cfg"] = _local_model_cfg(model_name.removeprefix("local-dir:"))
         self.info = {
             "backend": "openclip",
             "architecture": model_name if kind != "local-dir" else "local-dir",

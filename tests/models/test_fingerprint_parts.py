@@ -1,4 +1,4 @@
-"""A checkpoint's tokenizer is part of its fingerprint: the embedding cache never serves the
+"""A checkpoint's tokenizer and config are part of its fingerprint: the embedding cache never serves the
 text vectors of the same weights read through another tokenizer.
 
 A folder copied from a CLIP and given a cased tokenizer (``lowercase`` off) embeds ``"Whale"``
@@ -96,3 +96,47 @@ def test_an_openclip_folder_with_another_tokenizer_is_another_fingerprint(
     cache = EmbeddingCache(tmp_path / "cache")
     embed_texts_cached(plain, text, cache=cache)
     np.testing.assert_allclose(embed_texts_cached(other, text, cache=cache), raw, atol=1e-6)
+
+
+def test_a_config_edited_in_place_is_another_fingerprint(tiny_hf_clip: Path,
+                                                         tmp_path: Path) -> None:
+    """The weights alone do not make the model: config.json's activation (OpenAI's CLIPs use
+    quick_gelu) changes every vector, so a folder whose config is fixed in place must not be
+    served the vectors cached under the old one."""
+    from models.cache import EmbeddingCache, embed_texts_cached
+    from models.registry import forget_loaded, load_embedder
+
+    folder = tmp_path / "clip"
+    shutil.copytree(tiny_hf_clip, folder)
+    cache = EmbeddingCache(tmp_path / "cache")
+    before = load_embedder(f"hf:{folder}", device="cpu")
+    embed_texts_cached(before, ["a whale"], cache=cache)
+    config = json.loads((folder / "config.json").read_text())
+    for tower in ("text_config", "vision_config"):
+        config[tower]["hidden_act"] = (
+            "gelu" if config[tower].get("hidden_act") == "quick_gelu" else "quick_gelu")
+    (folder / "config.json").write_text(json.dumps(config))
+    forget_loaded()
+    after = load_embedder(f"hf:{folder}", device="cpu")
+    raw = after.embed_texts(["a whale"])
+    assert not np.allclose(raw, before.embed_texts(["a whale"]), atol=1e-5)
+    assert after.fingerprint != before.fingerprint
+    np.testing.assert_allclose(embed_texts_cached(after, ["a whale"], cache=cache), raw,
+                               atol=1e-6)
+
+
+def test_an_openclip_folder_whose_config_is_edited_is_another_fingerprint(
+        tmp_path: Path) -> None:
+    from models.registry import load_embedder
+
+    folder = _openclip_folder(tmp_path / "plain")
+    before = load_embedder(f"openclip:local-dir:{folder}", device="cpu")
+    config = json.loads((folder / "open_clip_config.json").read_text())
+    config["model_cfg"]["quick_gelu"] = True
+    edited = tmp_path / "edited"
+    shutil.copytree(folder, edited)
+    (edited / "open_clip_config.json").write_text(json.dumps(config))
+    after = load_embedder(f"openclip:local-dir:{edited}", device="cpu")
+    assert not np.allclose(after.embed_texts(["a whale"]), before.embed_texts(["a whale"]),
+                           atol=1e-5)
+    assert after.fingerprint != before.fingerprint
