@@ -1,9 +1,7 @@
-"""A checkpoint's tokenizer and config are part of its fingerprint: the embedding cache never serves the
-text vectors of the same weights read through another tokenizer.
-
-A folder copied from a CLIP and given a cased tokenizer (``lowercase`` off) embeds ``"Whale"``
-differently; with the tokenizer left out of the fingerprint, the cache returned the lowercasing
-model's vectors for it.
+"""A checkpoint's tokenizer and config are part of its fingerprint, beside its weights: the
+embedding cache never serves the vectors of the same weights read through another tokenizer
+(a cased copy of an uncased CLIP, another cleaning) or another config (an activation fixed in
+place).
 """
 
 from __future__ import annotations
