@@ -291,9 +291,13 @@ def play_game(
                 action=None if returned is None else repr(returned), penalty="abort",
             ))
             raise GameInterrupted(game_record("aborted")) from interrupt
-        except Exception as error:
+        except (Exception, SystemExit) as error:
+            # An agent that calls sys.exit() fails its decision like one that raises: it must
+            # not end the run that plays it (a tournament stopped at once with exit status 0).
+            reason = (f"the agent called sys.exit({error.code!r})"
+                      if isinstance(error, SystemExit) else str(error))
             failures.append(Failure(
-                seat=seat, round=state.round, phase=phase.value, reason=str(error),
+                seat=seat, round=state.round, phase=phase.value, reason=reason,
                 error=type(error).__name__,
                 action=None if returned is None else repr(returned), penalty=on_failure,
             ))

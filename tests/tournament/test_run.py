@@ -359,3 +359,32 @@ def test_http_entrants_that_cannot_be_made_are_refused_before_anything(second, m
     with pytest.raises(ValueError, match=match):
         run_tournament(config, out=tmp_path, **QUICK)
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_an_entrant_that_calls_sys_exit_is_recorded_as_failing(workers, tmp_path,
+                                                               monkeypatch):
+    """An entrant whose decision called sys.exit(0) ended the whole tournament at once with exit
+    status 0: no game recorded, no report, no message. It is that entrant's failure, recorded
+    like any other (forfeited here), and the other entrants play on."""
+    from dixit_ai.agents import register_agent
+    from dixit_ai.agents.registry import CONFIG_DIRS_VARIABLE
+
+    folder = tmp_path / "agents"
+    folder.mkdir()
+    (folder / "quitting.yaml").write_text(
+        "name: quitting-test\nentry_point: tests.tournament.quitting_agent:QuittingAgent\n")
+    monkeypatch.setenv(CONFIG_DIRS_VARIABLE, str(folder))  # for the spawned workers
+    register_agent("quitting-test", "tests.tournament.quitting_agent:QuittingAgent",
+                   overwrite=True)  # here (this process may have read the folders already)
+    config = random_config(agents=("random", "quitting-test", "b=random"), players=3, games=3,
+                           max_rounds=2)
+    run = run_tournament(config, out=tmp_path / "runs", workers=workers, **QUICK)
+    assert run.played == 3 and run.results is not None
+    quitter = run.results.standing("quitting-test")
+    assert quitter.failures > 0 and run.results.standing("random").failures == 0
+    records = [GameRecord.from_json(line)
+               for line in (run.folder / "games.jsonl").read_text().splitlines()]
+    failures = [f for record in records for f in record.failures]
+    assert failures and {f.error for f in failures} == {"SystemExit"}
+    assert all("sys.exit" in f.reason and f.phase == "vote" for f in failures)
