@@ -58,6 +58,8 @@ def test_a_model_giving_vectors_of_another_dimension_is_refused_without_a_traceb
     # A copy: the session's tiny CLIP stays loaded (and cached) as it was.
     folder = tmp_path / "model"
     shutil.copytree(tiny_clip.removeprefix("hf:"), folder)
+    # A copy is the same model: a cache of its own, so that it embeds here.
+    monkeypatch.setenv("DIXIT_AI_CACHE_DIR", str(tmp_path / "cache"))
     out = tmp_path / "runs"
     try:
         status = main(["bench", "--models", f"hf:{folder}", "--tasks", "guess", "--items", "2",
@@ -83,6 +85,8 @@ def test_a_model_failing_mid_run_is_a_named_failure_not_a_traceback(
 
     folder = tmp_path / "model"
     shutil.copytree(tiny_clip.removeprefix("hf:"), folder)
+    # A copy is the same model: a cache of its own, so that it embeds here.
+    monkeypatch.setenv("DIXIT_AI_CACHE_DIR", str(tmp_path / "cache"))
     name = f"hf:{folder}"
     started: list[Path] = []
     encode = hf_backend.HFClipEmbedder._encode_text_batch

@@ -22,6 +22,8 @@ def test_a_model_failure_is_not_advised_as_a_full_disk(
 
     folder = tmp_path / "model"
     shutil.copytree(tiny_clip.removeprefix("hf:"), folder)
+    # A copy is the same model: a cache of its own, so that it embeds here.
+    monkeypatch.setenv("DIXIT_AI_CACHE_DIR", str(tmp_path / "cache"))
     name = f"hf:{folder}"
     made: list[Path] = []
     make_folder = bench_run.run_folder
