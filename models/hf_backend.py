@@ -182,7 +182,9 @@ class HFClipEmbedder(Embedder):
                 "written by save_pretrained (config.json, weights, tokenizer, "
                 "preprocessor_config.json) or a hub model id."
             )
-        source = str(path) if is_local else spec
+        # A folder is recorded (info["source"]) by its absolute path: which folder was loaded,
+        # wherever the command ran from.
+        source = str(path.resolve()) if is_local else spec
         kwargs: dict[str, Any] = {"local_files_only": offline}
         if revision:
             kwargs["revision"] = revision

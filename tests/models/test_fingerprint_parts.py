@@ -138,3 +138,14 @@ def test_an_openclip_folder_whose_config_is_edited_is_another_fingerprint(
     assert not np.allclose(after.embed_texts(["a whale"]), before.embed_texts(["a whale"]),
                            atol=1e-5)
     assert after.fingerprint != before.fingerprint
+
+
+def test_a_folder_given_by_a_relative_path_is_recorded_absolute(
+        tiny_hf_clip: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The records (bench.json's model info) say which folder was loaded, wherever the
+    command ran from."""
+    from models.registry import load_embedder
+
+    monkeypatch.chdir(tiny_hf_clip.parent)
+    embedder = load_embedder(f"hf:{tiny_hf_clip.name}", device="cpu")
+    assert embedder.info["source"] == str(tiny_hf_clip.resolve())
