@@ -125,8 +125,15 @@ def tokenizer_digest(tokenizer: Any) -> str:
     if backend is not None:
         text = backend.to_str()
     else:
-        text = json.dumps({"vocab": tokenizer.get_vocab(),
-                           "init": getattr(tokenizer, "init_kwargs", {})},
+        # Files by their contents (a sentencepiece model), not by where the folder lies.
+        init: dict[str, Any] = {}
+        for key, value in dict(getattr(tokenizer, "init_kwargs", {})).items():
+            if key == "name_or_path":
+                continue
+            if key.endswith("_file") and isinstance(value, str) and Path(value).is_file():
+                value = hashlib.sha256(Path(value).read_bytes()).hexdigest()
+            init[key] = value
+        text = json.dumps({"vocab": tokenizer.get_vocab(), "init": init},
                           sort_keys=True, default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

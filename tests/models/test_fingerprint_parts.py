@@ -149,3 +149,25 @@ def test_a_folder_given_by_a_relative_path_is_recorded_absolute(
     monkeypatch.chdir(tiny_hf_clip.parent)
     embedder = load_embedder(f"hf:{tiny_hf_clip.name}", device="cpu")
     assert embedder.info["source"] == str(tiny_hf_clip.resolve())
+
+
+class _SlowTokenizer:
+    """A tokenizer without a fast backend: a vocabulary, and the files it was made from."""
+
+    def __init__(self, folder: Path, text: str) -> None:
+        folder.mkdir()
+        (folder / "spiece.model").write_text(text)
+        self.init_kwargs = {"vocab_file": str(folder / "spiece.model"),
+                            "name_or_path": str(folder), "do_lower_case": True}
+
+    def get_vocab(self) -> dict[str, int]:
+        return {"a": 0, "whale": 1}
+
+
+def test_a_slow_tokenizer_is_known_by_its_files_contents_not_their_paths(
+        tmp_path: Path) -> None:
+    from models.hf_backend import tokenizer_digest
+
+    one = tokenizer_digest(_SlowTokenizer(tmp_path / "one", "rules"))
+    assert tokenizer_digest(_SlowTokenizer(tmp_path / "copy", "rules")) == one
+    assert tokenizer_digest(_SlowTokenizer(tmp_path / "other", "other rules")) != one
