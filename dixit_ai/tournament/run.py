@@ -36,6 +36,7 @@ from dixit_ai.tournament.store import (
     GamesWriter,
     check_same_config,
     check_scheduled,
+    check_totals,
     read_games,
     read_run_config,
     report_settings,
@@ -440,8 +441,12 @@ def analyse_folder(folder: str | Path, *, out: str | Path | None = None,
                          f"{_numbers(missing)}; these figures cover the other "
                          f"{len(read.records)}")
     elif path.is_file():
-        read = read_jsonl(path, GameRecord.from_json, allow_partial=allow_partial,
-                          what="game record")
+        def parse(text: str) -> GameRecord:
+            record = GameRecord.from_json(text)
+            check_totals(record)
+            return record
+
+        read = read_jsonl(path, parse, allow_partial=allow_partial, what="game record")
         title, seed, name = f"Games of {path.name}", 0, path.stem
         beside = path.parent
         origin = ("the defaults, bootstrap seed 0: a records file alone does not carry the "

@@ -315,7 +315,44 @@ def check_scheduled(record: GameRecord, schedule: list[ScheduledGame],
     if differ:
         raise ValueError(f"game {index} does not match the schedule{where}: "
                          + "; ".join(differ))
+    try:
+        check_totals(record)
+    except ValueError as error:
+        raise ValueError(f"game {index}: {error}") from None
     return index
+
+
+def check_totals(record: GameRecord) -> None:
+    """Refuse a record whose totals contradict its own rounds: each round's scores are the
+    scores before it (0 before the first) plus its points, the final scores are the last
+    round's, and a complete game's winners are the seats with the top final score. (A record
+    changed by hand, or a corruption that kept the JSON valid; ``dixit-ai replay`` checks every
+    move too.)
+
+    Raises:
+        ValueError: the first total that does not add up, with both values.
+    """
+    scores: list[int] | None = None
+    for number, round_ in enumerate(record.rounds, start=1):
+        if scores is None:
+            scores = [0] * len(round_.points)  # every game starts at 0
+        if len(round_.points) == len(scores):
+            expected = [before + gained for before, gained in zip(scores, round_.points,
+                                                                  strict=True)]
+            if list(round_.scores) != expected:
+                raise ValueError(f"round {number}'s scores {list(round_.scores)} are not the "
+                                 f"scores before it plus its points ({expected}); the record "
+                                 "was changed or corrupted")
+        scores = list(round_.scores)
+    if scores is not None and list(record.final_scores) != scores:
+        raise ValueError(f"final scores {list(record.final_scores)} are not the scores after "
+                         f"its last round ({scores}); the record was changed or corrupted")
+    if record.status == "complete" and record.final_scores:
+        top = max(record.final_scores)
+        leaders = [seat for seat, score in enumerate(record.final_scores) if score == top]
+        if sorted(record.winners) != leaders:
+            raise ValueError(f"winners {list(record.winners)} are not the seats with the top "
+                             f"final score ({leaders}); the record was changed or corrupted")
 
 
 def schedule_beside(records: str | os.PathLike[str]

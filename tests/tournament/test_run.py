@@ -388,3 +388,35 @@ def test_an_entrant_that_calls_sys_exit_is_recorded_as_failing(workers, tmp_path
     failures = [f for record in records for f in record.failures]
     assert failures and {f.error for f in failures} == {"SystemExit"}
     assert all("sys.exit" in f.reason and f.phase == "vote" for f in failures)
+
+
+@pytest.mark.parametrize("change, match", [
+    (lambda r: r.update(final_scores=[99, *r["final_scores"][1:]]),
+     r"final scores \[99, .*\] are not the scores after its last round"),
+    (lambda r: r.update(winners=[s for s in range(4) if s not in r["winners"]][:1]),
+     r"winners \[\d\] are not the seats with the top final score"),
+    (lambda r: r["rounds"][0]["points"].__setitem__(0, r["rounds"][0]["points"][0] + 1),
+     r"round 1's scores .* are not the scores before it plus its points"),
+], ids=["final-scores", "winners", "points"])
+def test_a_record_whose_totals_contradict_its_rounds_is_refused(change, match, reference,
+                                                                tmp_path):
+    """--analyse read final_scores and winners as written: a record changed by hand (or a
+    corruption that kept the JSON valid) with final scores [99, ...] against rounds that add up
+    to [33, ...] moved the leaderboard, without a word (only dixit-ai replay saw it). A record's
+    totals are now checked against its own rounds, for an analysis and a resume alike."""
+    from dixit_ai.jsonl import RecordFileError
+    from dixit_ai.tournament.run import analyse_folder
+
+    lines = (reference / "games.jsonl").read_text().splitlines()
+    record = json.loads(lines[1])
+    change(record)
+    folder = copy_run(reference, tmp_path / "changed", [lines[0], json.dumps(record), *lines[2:]])
+    with pytest.raises(RecordFileError, match=r"games.jsonl, line 2: game 1: " + match):
+        analyse_folder(folder, out=tmp_path / "report")
+    assert not (tmp_path / "report").exists()
+    with pytest.raises(ResumeError, match=r"line 2: game 1: " + match):
+        run_tournament(random_config(), resume=folder, **QUICK)
+    alone = tmp_path / "alone.jsonl"
+    alone.write_text("\n".join([lines[0], json.dumps(record)]) + "\n")
+    with pytest.raises(RecordFileError, match=r"alone.jsonl, line 2: " + match):
+        analyse_folder(alone, out=tmp_path / "report")
