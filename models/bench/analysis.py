@@ -390,6 +390,10 @@ def report(results: dict[str, Any], plots: dict[str, str], timing: dict[str, Any
         lines.append(f"Reference population: `{ref['embedder']}` players, guess model "
                      f"temperature {ref['guess_model']['temperature']:.4g}, bias "
                      f"{ref['guess_model']['bias']:.4g}.")
+        if ref["guess_model"].get("calibrated") is False:
+            lines.append(f"**The reference guess model is not calibrated for `{ref['embedder']}`**"
+                         f": it was fitted for `{ref['guess_model']['fitted_for']}`, on another "
+                         "similarity scale.")
     if run.get("dropped_records"):
         lines.append(f"**{run['dropped_records']} unreadable record(s) of `records.jsonl` were "
                      "dropped (`--allow-partial`)**: these figures leave them out.")

@@ -62,14 +62,32 @@ class ReferencePopulation:
 
         self.embedder = embedder
         self.model = model or load_guess_model("default", None, None)[0]
+        self.fitted_for: str | None = None
+        """The embedder fingerprint the shipped guess model was fitted for (``None``: a guess
+        model given by the caller, which says nothing about its fit)."""
+        if model is None:
+            from models.players.guess_files import calibration_path
+
+            path = calibration_path("default")
+            self.fitted_for = GuessModel.fitted_for(path) if path is not None else None
         ids = [int(c) for c in deck.card_ids]
         self._row = {card: i for i, card in enumerate(ids)}
         self.card_vectors = embed_deck(embedder, deck, ids, progress=False)
         self._clues: dict[str, np.ndarray] = {}
 
+    @property
+    def calibrated(self) -> bool | None:
+        """Whether the guess model was fitted for this embedder (``None``: not known). On
+        another embedder its temperature and bias are on another similarity scale."""
+        if self.fitted_for is None:
+            return None
+        return bool(self.fitted_for == self.embedder.fingerprint)
+
     def describe(self) -> dict[str, Any]:
         return {"embedder": self.embedder.name, "fingerprint": self.embedder.fingerprint,
-                "guess_model": {"temperature": self.model.temperature, "bias": self.model.bias}}
+                "guess_model": {"temperature": self.model.temperature, "bias": self.model.bias,
+                                "fitted_for": self.fitted_for,
+                                "calibrated": self.calibrated}}
 
     def prepare(self, clues: Sequence[str]) -> None:
         """Embed clues (through the cache) before items ask for them, in one batch."""

@@ -265,6 +265,11 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
 
             reference = ReferencePopulation(
                 load_embedder(config.reference, device=config.device), deck)
+            if reference.calibrated is False:
+                say(f"note: the reference population's guess model is not calibrated for "
+                    f"{config.reference}: it was fitted for {reference.fitted_for}, on "
+                    "another similarity scale (its decoy and tell figures are not those of "
+                    "calibrated guessers)")
         panel = None
         if config.panel and "tell" in config.tasks:
             from models.bench.panel import PanelTable
