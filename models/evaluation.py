@@ -26,6 +26,35 @@ from typing import Any
 import numpy as np
 
 QUERY_KINDS = ("caption", "object", "association")
+TIE = 1e-7
+"""Cosines this close are a tie: top-1 and the reciprocal rank share the point among them."""
+
+
+@dataclass(frozen=True)
+class TargetRank:
+    """Where the target stands among the scores, ties shared as random order would share them.
+
+    Attributes:
+        rank: 1 + the cards scored above the target (beyond :data:`TIE`).
+        top1: The expected top-1 point: ``1 / k`` when the target is among ``k`` cards tied
+            first, else 0.
+        reciprocal_rank: The expected ``1 / rank`` over random orders of the cards tied with
+            the target (a model that scores every card alike gets ``H(n) / n``, not 1).
+    """
+
+    rank: int
+    top1: float
+    reciprocal_rank: float
+
+
+def target_rank(scores: np.ndarray, target: int) -> TargetRank:
+    """:class:`TargetRank` of ``scores[target]`` among ``scores``."""
+    own = float(scores[target])
+    above = int((scores > own + TIE).sum())
+    level = int((np.abs(scores - own) <= TIE).sum())  # the target and the cards tied with it
+    reciprocal = float(np.mean([1.0 / r for r in range(above + 1, above + level + 1)]))
+    return TargetRank(rank=above + 1, top1=1.0 / level if above == 0 else 0.0,
+                      reciprocal_rank=reciprocal)
 
 
 def load_associations() -> dict[str, list[str]]:
@@ -151,9 +180,7 @@ def score_boards(
                 continue
             cards = [board.target, *board.distractors]
             similarity = card_vectors[cards] @ clue_vectors[clue_index[board.clue]]
-            best = float(similarity.max())
-            tied = np.flatnonzero(similarity >= best - 1e-7)
-            won = (1.0 / len(tied)) if 0 in tied else 0.0
+            won = target_rank(similarity, 0).top1
             wins.setdefault(board.target, []).append(won)
             rows.append([kind, board.target, *board.distractors, board.clue, won])
         if not wins:
@@ -194,22 +221,22 @@ def caption_retrieval(
 ) -> dict[str, Any]:
     """Caption-to-image retrieval among a small set: top-1 accuracy, mean reciprocal rank.
 
-    Caption ``i`` describes image ``i``; each caption ranks all images.
+    Caption ``i`` describes image ``i``; each caption ranks all images. Ties are shared
+    (:func:`target_rank`): images a model cannot tell apart score chance, not a win.
 
     Returns:
         ``{"top1", "low", "high", "mrr", "n", "chance", "ranks"}`` (ranks 1-based).
     """
     similarity = caption_vectors @ image_vectors.T
-    own = np.diag(similarity)
-    ranks = 1 + (similarity > own[:, None]).sum(axis=1)
-    top1 = (ranks == 1).astype(float)
+    standings = [target_rank(row, i) for i, row in enumerate(similarity)]
+    top1 = np.array([standing.top1 for standing in standings])
     low, high = bootstrap_interval(top1, seed=seed)
     return {
         "top1": float(top1.mean()),
         "low": low,
         "high": high,
-        "mrr": float((1.0 / ranks).mean()),
-        "n": len(ranks),
-        "chance": 1.0 / len(ranks),
-        "ranks": ranks.tolist(),
+        "mrr": float(np.mean([standing.reciprocal_rank for standing in standings])),
+        "n": len(standings),
+        "chance": 1.0 / len(standings),
+        "ranks": [standing.rank for standing in standings],
     }

@@ -26,7 +26,7 @@ from models.bench.config import ORACLE_PREFIX, BenchConfig, ModelSpec
 from models.bench.items import DeckFacts, GuessItem, ItemSets, item_seed
 from models.bench.tables import ask, laid, round_start, told
 from models.bench.timing import InferenceTimer
-from models.evaluation import QUERY_KINDS
+from models.evaluation import QUERY_KINDS, TIE, target_rank
 
 EDITION = "refresh-2021"
 """The rules of every bench table (one vote per guesser at every table size used)."""
@@ -524,10 +524,6 @@ def _guess(contestants: list[Contestant], items: dict[str, list[GuessItem]], rul
                             **record})
 
 
-TIE = 1e-7
-"""Cosines this close are a tie: top-1 and the reciprocal rank share the point among them."""
-
-
 def _guess_embedder(contestant: Contestant, item: GuessItem,
                     seed: np.random.SeedSequence) -> dict[str, Any]:
     """Score one board by cosine. Ties are broken at random, in expectation: top-1 shares the
@@ -537,16 +533,13 @@ def _guess_embedder(contestant: Contestant, item: GuessItem,
     first, drawn with ``seed``."""
     cards = item.cards
     sims = contestant.scores(item.clue, cards)
-    best = sims.max()
-    tied = np.flatnonzero(sims >= best - TIE)
-    correct = 1.0 / len(tied) if 0 in tied else 0.0
-    above = int((sims > sims[0] + TIE).sum())
-    level = int((np.abs(sims - sims[0]) <= TIE).sum())  # the target and the cards tied with it
-    reciprocal = float(np.mean([1.0 / r for r in range(above + 1, above + level + 1)]))
+    tied = np.flatnonzero(sims >= sims.max() - TIE)
+    standing = target_rank(sims, 0)
     answer = int(tied[0]) if len(tied) == 1 else int(np.random.default_rng(seed).choice(tied))
     return {"board": list(cards), "answer": int(cards[answer]),
-            "scores": [round(float(s), 6) for s in sims], "correct": correct,
-            "rank": above + 1, "reciprocal_rank": reciprocal, "invalid": False, "error": None}
+            "scores": [round(float(s), 6) for s in sims], "correct": standing.top1,
+            "rank": standing.rank, "reciprocal_rank": standing.reciprocal_rank,
+            "invalid": False, "error": None}
 
 
 def _guess_agent(item: GuessItem, question: _Question, answer: Any) -> dict[str, Any]:
