@@ -245,9 +245,11 @@ def leaderboards(results: dict[str, Any]) -> list[tuple[str, list[str], list[lis
                          "n/a" if entry["target_gap"] is None else f"{entry['target_gap']:.3f}",
                          "n/a" if entry["ece"] is None else f"{entry['ece']:.3f}",
                          _fmt_rate(entry["invalid_rate"])])
-        tables.append(("tell: storyteller success and calibration against the reference "
-                       "guessers (the default model: home ground for a default-based "
-                       "storyteller; --panel for other minds), 95% CI",
+        reference = (results["run"].get("reference") or {}).get("embedder", "default")
+        home = ("the default model: home ground for a default-based storyteller"
+                if reference == "default" else f"on {reference}")
+        tables.append((f"tell: storyteller success and calibration against the reference "
+                       f"guessers ({home}; --panel for other minds), 95% CI",
                        ["storyteller", "success", "observed guess rate", "target", "|gap|",
                         "ECE", "invalid"], rows))
         if results["tell"].get("panel"):

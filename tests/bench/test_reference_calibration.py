@@ -30,3 +30,23 @@ def test_the_default_reference_is_calibrated(tiny_run) -> None:  # type: ignore[
     reference = json.loads((tiny_run.folder / "bench.json").read_text())["reference"]
     assert reference["guess_model"]["calibrated"] is True
     assert "not calibrated" not in (tiny_run.folder / "report.md").read_text()
+
+
+def _tell_title(reference: dict[str, object] | None) -> str:
+    from dixit_ai.reporting import Interval
+    from models.bench.analysis import leaderboards
+
+    entry = {"success": Interval(0.5, 0.4, 0.6), "guess_rate": Interval(0.5, 0.4, 0.6),
+             "target": 0.5, "target_gap": 0.0, "ece": 0.05, "invalid_rate": 0.0}
+    results = {"run": {"reference": reference}, "tell": {"models": {"clip-greedy": entry}}}
+    titles = [title for title, _, _ in leaderboards(results) if title.startswith("tell:")]
+    assert len(titles) == 1
+    return titles[0]
+
+
+def test_the_tell_table_names_the_reference_it_was_played_against() -> None:
+    """The tell table called its guessers 'the default model' whatever --reference said."""
+    assert "the default model: home ground" in _tell_title({"embedder": "default"})
+    assert "the default model: home ground" in _tell_title(None)  # records before the field
+    other = _tell_title({"embedder": "hf:/models/tiny"})
+    assert "on hf:/models/tiny" in other and "the default model" not in other
