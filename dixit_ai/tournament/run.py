@@ -34,6 +34,7 @@ from dixit_ai.tournament.store import (
     CONFIG_FILE,
     GAMES_FILE,
     GamesWriter,
+    bootstrap_counts,
     check_same_config,
     check_scheduled,
     check_totals,
@@ -347,10 +348,7 @@ def run_bootstrap_settings(folder: Path) -> tuple[int, int] | None:
         resamples, ratings = method["n_resamples"], method["rating_resamples"]
     except (OSError, ValueError, KeyError, TypeError):
         return report_settings(folder)
-    if (not isinstance(resamples, int) or isinstance(resamples, bool) or resamples < 1
-            or not isinstance(ratings, int) or isinstance(ratings, bool) or ratings < 0):
-        return None
-    return resamples, ratings
+    return bootstrap_counts(resamples, ratings)
 
 
 def missing_games(config: TournamentConfig, records: list[GameRecord]) -> list[int]:
@@ -456,8 +454,7 @@ def analyse_folder(folder: str | Path, *, out: str | Path | None = None,
         raise ValueError(f"{path}: not a tournament run folder (no {CONFIG_FILE})")
     else:
         raise ValueError(f"{path}: no such run folder or records file")
-    chosen = (own[0] if n_resamples is None else n_resamples,
-              own[1] if rating_resamples is None else rating_resamples)
+    chosen = _bootstrap_settings(n_resamples, rating_resamples, own)
     overridden = [f"{option} {value} (not {default})" for option, value, default in
                   (("--resamples", n_resamples, own[0]),
                    ("--rating-resamples", rating_resamples, own[1]))

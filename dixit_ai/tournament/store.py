@@ -104,9 +104,14 @@ def report_settings(folder: str | os.PathLike[str]) -> tuple[int, int] | None:
     not a valid count)."""
     try:
         data = json.loads((Path(folder) / CONFIG_FILE).read_text(encoding="utf-8"))
-        resamples, ratings = data["report"]["n_resamples"], data["report"]["rating_resamples"]
+        return bootstrap_counts(data["report"]["n_resamples"], data["report"]["rating_resamples"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
+
+
+def bootstrap_counts(resamples: Any, ratings: Any) -> tuple[int, int] | None:
+    """``(resamples, ratings)`` as read from a run's file, or ``None`` unless both are valid
+    counts (resamples at least 1, rating resamples at least 0)."""
     if (not isinstance(resamples, int) or isinstance(resamples, bool) or resamples < 1
             or not isinstance(ratings, int) or isinstance(ratings, bool) or ratings < 0):
         return None
