@@ -190,17 +190,23 @@ def decide(agent: Agent, view: View) -> tuple[Action, dict[str, Any], float | No
             story.predicted_guess_rate)
 
 
+def missing_party_decisions(agent: object) -> str | None:
+    """The Dixit Party decisions an agent (or an agent class) lacks, as ``"announce() or
+    red_token()"``, or ``None`` when it makes both."""
+    missing = [m for m in ("announce", "red_token") if not callable(getattr(agent, m, None))]
+    return " or ".join(m + "()" for m in missing) if missing else None
+
+
 def needs_party_methods(agents: Sequence[Agent], rules: RuleSet) -> None:
     """Raise ``ValueError`` before a Dixit Party game if an agent lacks its two decisions."""
     if rules.mode != "party":
         return
     for seat, agent in enumerate(agents):
-        missing = [m for m in ("announce", "red_token") if not callable(getattr(agent, m, None))]
+        missing = missing_party_decisions(agent)
         if missing:
             raise ValueError(
                 f"seat {seat}: agent {getattr(agent, 'name', agent)!r} cannot play Dixit Party "
-                f"(no {' or '.join(m + '()' for m in missing)}); Party agents: random, "
-                "party-embedding")
+                f"(no {missing}); Party agents: random, party-embedding")
 
 
 def play_game(

@@ -39,6 +39,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from dixit_ai.match import missing_party_decisions
 from envs.agent_player import AgentPlayer
 from envs.core import CLUE_CHARSET
 from envs.dixit_v0 import raw_env
@@ -190,13 +191,12 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
             seats.append((f"the stand-in of the learner's seat {self.seat} (learner_phases="
                           f"{tuple(sorted(self.learner_phases))})", self.stand_in.agent))
         for where, agent in seats:
-            missing = [m for m in ("announce", "red_token") if not callable(getattr(agent, m,
-                                                                                    None))]
+            missing = missing_party_decisions(agent)
             if missing:
                 raise ValueError(
                     f"{where}: agent {getattr(agent, 'name', agent)!r} cannot play Dixit Party "
-                    f"(no {' or '.join(m + '()' for m in missing)}); Party agents: random, "
-                    "party-embedding (the embedding opponents and stand-in cannot)")
+                    f"(no {missing}); Party agents: random, party-embedding (the embedding "
+                    "opponents and stand-in cannot)")
 
     def vector_table(self) -> VectorTable:
         """The card and clue vectors of the embedding opponents (loaded on first use; never

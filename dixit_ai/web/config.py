@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from dixit_ai.agents import agent_spec, list_agents
+from dixit_ai.match import missing_party_decisions
 from dixit_ai.rules import EDITIONS, RuleSet
 from dixit_ai.rules.text import text_problem
 
@@ -425,10 +426,10 @@ def party_problem(name: str) -> str | None:
         factory = getattr(importlib.import_module(module_name), attribute)
     except (ImportError, AttributeError) as error:
         return f"bot {name!r} cannot be loaded: {error}"
-    missing = [m for m in ("announce", "red_token") if not callable(getattr(factory, m, None))]
+    missing = missing_party_decisions(factory)
     if missing:
-        return (f"bot {name!r} cannot play Dixit Party (no {' or '.join(m + '()' for m in missing)}"
-                "); choose a Party bot such as random or party-embedding")
+        return (f"bot {name!r} cannot play Dixit Party (no {missing}); choose a Party bot such "
+                "as random or party-embedding")
     return None
 
 
