@@ -195,16 +195,12 @@ class DixitCore:
         self._int64 = {i: np.int64(i) for i in range(-1, max(n_players, len(PHASES),
                                                               len(self.vocab or ())) + 1)}
         self._no_mask: Mask = np.zeros(self.n_actions, dtype=np.int8)
-        self._hand_masks: dict[int, Mask] = {}
-        for size in range(self.hand_size + 1):
+        # Masks of the first k indices (a hand's cards, a board's positions), copied per turn.
+        self._first_masks: dict[int, Mask] = {}
+        for size in range(max(self.hand_size, self.board_size) + 1):
             mask = self._no_mask.copy()
             mask[:size] = 1
-            self._hand_masks[size] = mask
-        self._board_masks: dict[int, Mask] = {}
-        for size in range(self.board_size + 1):
-            mask = self._no_mask.copy()
-            mask[:size] = 1
-            self._board_masks[size] = mask
+            self._first_masks[size] = mask
         self._no_board = (-1,) * self.board_size
         self._pads = tuple([(-1,) * (size - k) for k in range(size + 1)]
                            for size in (self.hand_size, self.played_size, self.max_votes))
@@ -470,7 +466,7 @@ class DixitCore:
                 mask[self.pass_index] = 1
             return mask
         hand = view.hand
-        mask = self._hand_masks[len(hand)].copy()
+        mask = self._first_masks[len(hand)].copy()
         for card in chosen:
             mask[hand.index(card)] = 0
         if view.can_pass and self.pass_index is not None:
@@ -482,7 +478,7 @@ class DixitCore:
         ``legal_vote_positions``: every position but the barred ones), from a ones-over-the-board
         template. Building it is cheaper than the per-(round, seat) cache it replaces, which
         missed on every first vote."""
-        mask = self._board_masks[len(view.board)].copy()
+        mask = self._first_masks[len(view.board)].copy()
         for position in view.barred_vote_positions:
             mask[position] = 0
         return mask
