@@ -44,7 +44,7 @@ from dixit_ai.tournament import (
     run_tournament,
 )
 from dixit_ai.tournament.config import split_names
-from dixit_ai.tournament.runner import BACKENDS
+from dixit_ai.tournament.runner import BACKENDS, MAX_WORKERS
 from dixit_ai.tournament.schedule import balance_period
 from dixit_ai.tournament.store import on_failure_chosen as stored_choice
 from dixit_ai.tournament.store import read_config
@@ -117,8 +117,9 @@ def register(subparsers: Any) -> None:
     what.add_argument("--name", default=None, help="name of the run (default: the agents)")
     how = parser.add_argument_group("how it runs (never changes a result)")
     how.add_argument("--workers", type=int, default=None,
-                     help="worker processes (local) or actors (ray); 1 plays in this process "
-                          "(default: one per CPU core, at most the number of games)")
+                     help="worker processes (local) or actors (ray), at most "
+                          f"{MAX_WORKERS:,}; 1 plays in this process (default: one per CPU "
+                          "core, at most the number of games; more than the cores is noted)")
     how.add_argument("--backend", choices=BACKENDS, default=None,
                      help="local processes (default) or Ray (pip install 'dixit-ai[dist]')")
     how.add_argument("--address", default=None,
@@ -289,14 +290,24 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError("--allow-partial and --overwrite go with --analyse")
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be at least 1, not {args.workers}")
+    if args.workers is not None:
+        check_at_most("--workers", args.workers, MAX_WORKERS)
     config = build_config(args)
     config.validate()
     # games from --games, a tournament file or a resumed run's config.json: the schedule of
     # more would exhaust memory before the first game.
     check_at_most("--games" if args.games is not None else "games", config.games, MAX_GAMES)
     chosen = failure_policy_chosen(args)
+    cores = os.cpu_count() or 1
     if args.workers is None:
-        args.workers = max(1, min(os.cpu_count() or 1, config.games))
+        args.workers = max(1, min(cores, config.games))
+    elif (args.backend or "local") == "local" and min(args.workers, config.games) > cores:
+        # Allowed (agents that wait on a server, over HTTP, gain from more), but said: each
+        # worker makes its own agents, and models that compute share the cores.
+        print(f"note: {args.workers} workers on {cores} CPU core{'s' if cores != 1 else ''}: "
+              "agents that compute share the cores (only agents that wait, such as HTTP "
+              "agents, gain from more workers than cores), and each worker loads its own "
+              "agents' models", file=sys.stderr)
     period = balance_period(len(config.agents), config.players)
     if config.games % period:
         print(f"note: {config.games} games is not a multiple of {period}: the seats are "

@@ -337,18 +337,23 @@ def load_run_records(folder: str | Path, *, allow_partial: bool = False
     return config, read.records
 
 
-def run_bootstrap_settings(folder: Path) -> tuple[int, int] | None:
+def run_bootstrap_settings(folder: Path) -> tuple[tuple[int, int], str] | None:
     """``(resamples, rating resamples)`` that a run folder's ``results.json`` states, else
-    those its ``config.json`` keeps (a run interrupted before its report), or ``None`` (a run
-    started before they were kept, with no readable report)."""
+    those its ``config.json`` keeps (a run interrupted before its report, or a report that
+    cannot be read or states no valid counts), each with the name of the file it came from;
+    ``None`` when neither holds them (a run started before they were kept, with no readable
+    report)."""
     import json
 
     try:
         method = json.loads((folder / RESULTS_JSON).read_text(encoding="utf-8"))["method"]
-        resamples, ratings = method["n_resamples"], method["rating_resamples"]
+        counts = bootstrap_counts(method["n_resamples"], method["rating_resamples"])
     except (OSError, ValueError, KeyError, TypeError):
-        return report_settings(folder)
-    return bootstrap_counts(resamples, ratings)
+        counts = None
+    if counts is not None:
+        return counts, RESULTS_JSON
+    kept = report_settings(folder)
+    return None if kept is None else (kept, CONFIG_FILE)
 
 
 def missing_games(config: TournamentConfig, records: list[GameRecord]) -> list[int]:
@@ -425,11 +430,11 @@ def analyse_folder(folder: str | Path, *, out: str | Path | None = None,
         config_data, title, seed, name = (config.to_dict(), f"Tournament {config.name}",
                                           config.seed, config.name)
         beside = path
-        stored = run_bootstrap_settings(path)
-        kept_in = (CONFIG_FILE if stored is not None and not (path / RESULTS_JSON).exists()
-                   else RESULTS_JSON)
-        origin = (f"the run's own ({kept_in})" if stored is not None else
-                  f"the defaults (the run folder has no readable {RESULTS_JSON})")
+        found = run_bootstrap_settings(path)
+        stored = None if found is None else found[0]
+        origin = (f"the run's own ({found[1]})" if found is not None else
+                  f"the defaults (neither the run's {RESULTS_JSON} nor its {CONFIG_FILE} "
+                  "states them)")
         own = stored or (DEFAULT_RESAMPLES, RATING_RESAMPLES)
         missing = missing_games(config, read.records)
         if missing:

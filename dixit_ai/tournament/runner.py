@@ -30,6 +30,11 @@ from dixit_ai.tournament.schedule import ScheduledGame
 Backend = Literal["local", "ray"]
 BACKENDS: tuple[str, ...] = ("local", "ray")
 
+MAX_WORKERS = 1024
+"""The most workers of a run (local processes or Ray actors): each makes its own agents (a model
+in memory each), so more would exhaust a machine, or a cluster's object store, before the first
+game."""
+
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 """Set to 1 in worker processes (unless already set) so that N workers use N cores, not N^2."""
 
@@ -402,12 +407,15 @@ class _RayPlayer:
 
 
 def check_backend(backend: str, workers: int, address: str | None) -> None:
-    """Raise ``ValueError`` for an unknown backend, a worker count below 1, or an address
-    without Ray; ``ImportError`` (naming the extra) for Ray when it is not installed."""
+    """Raise ``ValueError`` for an unknown backend, a worker count below 1 or above
+    :data:`MAX_WORKERS`, or an address without Ray; ``ImportError`` (naming the extra) for Ray
+    when it is not installed."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown backend {backend!r}; backends: {', '.join(BACKENDS)}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers!r}")
+    if workers > MAX_WORKERS:
+        raise ValueError(f"workers must be at most {MAX_WORKERS:,}, not {workers:,}")
     if address is not None and backend != "ray":
         raise ValueError("--address is for --backend ray")
     if backend == "ray":

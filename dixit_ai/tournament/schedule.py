@@ -54,6 +54,11 @@ SCHEDULE_VERSIONS = (1, 2)
 """The versions :func:`make_schedule` can still compute (a run keeps its own version: a run
 started with version 1 is resumed, extended and analysed with version 1's schedule)."""
 
+MAX_SCHEDULE_GAMES = 10_000_000
+"""The most games of a schedule (a tournament's ``games``), which is built in memory before any
+game: weeks of play at the fastest. The same as the command line's ``MAX_GAMES``
+(:mod:`dixit_ai.cli.common`, a layer above)."""
+
 _DRAW_STREAM = 0x7A6C
 """Mixed into the tournament seed for the table draws' generator (the deals use ``seed``)."""
 
@@ -135,8 +140,9 @@ def make_schedule(agents: Sequence[str], *, seats: int, n_games: int,
             continue a run that was started with it.
 
     Raises:
-        ValueError: fewer than two agents, a repeated label, a non-positive count, or a version
-            that is not one of :data:`SCHEDULE_VERSIONS`.
+        ValueError: fewer than two agents, a repeated label, a non-positive count, more games
+            than :data:`MAX_SCHEDULE_GAMES`, or a version that is not one of
+            :data:`SCHEDULE_VERSIONS`.
     """
     if version not in SCHEDULE_VERSIONS:
         raise ValueError(f"schedule version {version!r} is unknown to this version of dixit-ai "
@@ -150,6 +156,8 @@ def make_schedule(agents: Sequence[str], *, seats: int, n_games: int,
         raise ValueError(f"agent labels must be distinct, got {agents}")
     if seats < 1 or n_games < 1:
         raise ValueError(f"seats and n_games must be positive, got {seats} and {n_games}")
+    if n_games > MAX_SCHEDULE_GAMES:
+        raise ValueError(f"n_games must be at most {MAX_SCHEDULE_GAMES:,}, not {n_games:,}")
     if seed < 0:
         raise ValueError(f"seed must be non-negative, got {seed}")
     n_deals = -(-n_games // seats)

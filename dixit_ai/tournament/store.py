@@ -28,6 +28,7 @@ from dixit_ai.records import GameRecord
 from dixit_ai.reporting import write_json
 from dixit_ai.tournament.config import TournamentConfig, differences
 from dixit_ai.tournament.schedule import (
+    MAX_SCHEDULE_GAMES,
     SCHEDULE_VERSION,
     SCHEDULE_VERSIONS,
     ScheduledGame,
@@ -141,8 +142,9 @@ def read_run_config(folder: str | os.PathLike[str]) -> tuple[TournamentConfig, i
 
     Raises:
         ResumeError: no folder, no ``config.json``, not a tournament's, a schedule version this
-            version of dixit-ai does not compute, or a schedule that it would compute
-            differently.
+            version of dixit-ai does not compute, more games than
+            :data:`~dixit_ai.tournament.schedule.MAX_SCHEDULE_GAMES`, or a schedule that it
+            would compute differently.
     """
     path = Path(folder)
     if not path.is_dir():
@@ -172,6 +174,9 @@ def read_run_config(folder: str | os.PathLike[str]) -> tuple[TournamentConfig, i
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
             raise ResumeError(f"{config_path}: {key} must be an integer of at least {least}, "
                               f"not {value!r}")
+    if config.games > MAX_SCHEDULE_GAMES:  # its schedule would exhaust memory
+        raise ResumeError(f"{config_path}: games must be at most {MAX_SCHEDULE_GAMES:,}, not "
+                          f"{config.games:,}")
     schedule = schedule_of(config, version)
     if schedule_data.get("fingerprint") != schedule_fingerprint(schedule, version):
         raise ResumeError(
