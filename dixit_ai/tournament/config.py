@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import unicodedata
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -150,8 +151,9 @@ class TournamentConfig:
         """Check what can be checked before any game (no model is loaded).
 
         Raises:
-            ValueError: a name, edition or deck that is not text, too few agents, a repeated
-                label, an unknown agent, a bad edition, rule, player count, game count, seed,
+            ValueError: a name, edition or deck that is not text, a label or name with a control
+                character or too long, too few agents, a repeated label, an unknown agent, a
+                bad edition, rule, player count, game count, seed,
                 failure policy or round limit (the message says which).
         """
         for key in ("name", "edition", "deck"):
@@ -161,6 +163,9 @@ class TournamentConfig:
             raise ValueError(
                 f"a tournament needs at least 2 agents, got {len(self.agents)}: "
                 f"{', '.join(self.labels) or 'none'}")
+        for label in self.labels:  # before the name, which is made of them by default
+            _check_shown("agent label", label)
+        _check_shown("name", self.name)
         seen: set[str] = set()
         for label in self.labels:
             if label in seen:
@@ -237,6 +242,22 @@ class TournamentConfig:
         if "agents" in kept:
             kept["agents"] = tuple(AgentEntry.parse(a) for a in kept["agents"])
         return replace(self, **kept)
+
+
+MAX_LABEL_LENGTH = 100
+"""The longest agent label or run name (shown in tables, and the run folder's name)."""
+
+
+def _check_shown(what: str, text: str) -> None:
+    """Refuse a label or name that would corrupt the tables it is shown in: a control or
+    line-separating character (a newline breaks a Markdown table, an escape sequence recolours
+    the terminal), or one longer than :data:`MAX_LABEL_LENGTH`."""
+    if any(unicodedata.category(char) in ("Cc", "Zl", "Zp") for char in text):
+        raise ValueError(f"{what} {text!r} holds a control character (a newline, a tab, an "
+                         "escape); give it without")
+    if len(text) > MAX_LABEL_LENGTH:
+        raise ValueError(f"{what} {text[:20]!r}... must be at most {MAX_LABEL_LENGTH} "
+                         f"characters, not {len(text)}")
 
 
 def _check_int(key: str, value: Any, minimum: int) -> None:
