@@ -365,10 +365,12 @@ def print_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]
         print(title, file=file)
         print(markdown_table(columns, rows, digits=digits), file=file)
         return
-    table = Table(title=title, title_justify="left", min_width=min(len(title), 100))
+    from rich.markup import escape
+
+    # escaped: a title holds names (a run's, its agents') that may look like style tags
+    table = Table(title=escape(title), title_justify="left", min_width=min(len(title), 100))
     for i, column in enumerate(columns):
         table.add_column(column, justify="left" if i == 0 else "right", no_wrap=i == 0)
-    from rich.markup import escape
 
     for row in rows:  # escaped: an interval "[nan, nan]" is text, not a style tag
         table.add_row(*(escape(_format(v, digits)) for v in row))

@@ -43,3 +43,19 @@ def test_other_characters_are_kept_as_they_are(tmp_path, capsys):
     (folder,) = out.iterdir()
     assert "| a b\\|é✓ |" in (folder / "report.md").read_text(encoding="utf-8")
     assert "a b|é✓" in capsys.readouterr().out
+
+
+def test_a_name_that_looks_like_terminal_markup_is_printed_as_it_is(tmp_path, capsys):
+    # the leaderboard's title holds the run's name (by default its labels): rich's markup
+    # ('[/x]', '[bold]') in it is text, as it is in the table's cells
+    out = tmp_path / "runs"
+    assert main(["tournament", "--agents", "random,[/x]=random", *RUN, "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "Tournament random+[/x]:" in printed and " [/x] │" in printed
+    (folder,) = out.iterdir()
+    assert main(["tournament", "--analyse", str(folder), "--out", str(tmp_path / "r"),
+                 "--name", "x"]) == 2  # --name is refused with --analyse, nothing else
+    capsys.readouterr()
+    assert main(["tournament", "--agents", "random,b=random", "--name", "[bold]x", *RUN,
+                 "--out", str(tmp_path / "runs2")]) == 0
+    assert "Tournament [bold]x:" in capsys.readouterr().out
