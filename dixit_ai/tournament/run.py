@@ -324,6 +324,9 @@ def read_run_records(folder: str | Path, *, allow_partial: bool = False
         seen.add(index)
         return record
 
+    if not (Path(folder) / GAMES_FILE).exists():  # a run stopped before its first game
+        raise ValueError(f"{folder}: no game recorded yet (no {GAMES_FILE}); play its games "
+                         f"with: dixit-ai tournament --resume {folder}")
     read = read_jsonl(Path(folder) / GAMES_FILE, parse, allow_partial=allow_partial,
                       what="game record")
     read.items.sort(key=lambda item: item[1].header["tournament"]["game"])

@@ -147,6 +147,11 @@ def read_run_config(folder: str | os.PathLike[str]) -> tuple[TournamentConfig, i
             would compute differently.
     """
     path = Path(folder)
+    if path.is_file():
+        own = (f"; give its folder: {path.parent}"
+               if path.name in (GAMES_FILE, CONFIG_FILE) and (path.parent / CONFIG_FILE).is_file()
+               else "")
+        raise ResumeError(f"{path} is a file, not a run folder{own}")
     if not path.is_dir():
         raise ResumeError(f"{path}: no such run folder")
     config_path = path / CONFIG_FILE

@@ -1,0 +1,57 @@
+"""``--resume`` and ``--analyse`` on odd paths: each refused with a message that says what the
+path is and what to give, exit 2, nothing written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dixit_ai.cli import main
+
+RUN = ["tournament", "--agents", "a=random,b=random,c=random", "--players", "3", "--games",
+       "3", "--seed", "2", "--workers", "1", "--no-progress", "--resamples", "20",
+       "--rating-resamples", "0"]
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("odd")
+    assert main([*RUN, "--out", str(root)]) == 0
+    (folder,) = root.iterdir()
+    return folder
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(folder.iterdir())}
+
+
+def test_resuming_a_runs_records_file_names_its_folder(run, capsys):
+    before = snapshot(run)
+    capsys.readouterr()
+    assert main(["tournament", "--resume", str(run / "games.jsonl"), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert f"{run / 'games.jsonl'} is a file, not a run folder; give its folder: {run}" in err
+    assert snapshot(run) == before
+
+
+def test_resuming_another_file_says_it_is_not_a_folder(tmp_path, capsys):
+    path = tmp_path / "notes.txt"
+    path.write_text("x")
+    assert main(["tournament", "--resume", str(path), "--no-progress"]) == 2
+    assert f"{path} is a file, not a run folder" in capsys.readouterr().err
+    assert main(["tournament", "--resume", str(tmp_path / "nope"), "--no-progress"]) == 2
+    assert f"{tmp_path / 'nope'}: no such run folder" in capsys.readouterr().err
+
+
+def test_analysing_a_run_with_no_records_yet_says_so(run, tmp_path, capsys):
+    folder = tmp_path / "started"
+    folder.mkdir()
+    (folder / "config.json").write_bytes((run / "config.json").read_bytes())
+    assert main(["tournament", "--analyse", str(folder), "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert (f"{folder}: no game recorded yet (no games.jsonl); play its games with: "
+            f"dixit-ai tournament --resume {folder}") in err
+    assert "Errno" not in err
+    assert sorted(p.name for p in folder.iterdir()) == ["config.json"]
+    assert not (tmp_path / "r").exists()
