@@ -30,6 +30,7 @@ from dixit_ai.files import atomic_writer
 from dixit_ai.match import FailurePolicy, game_seeds, play_game
 from dixit_ai.records import GameRecord
 from dixit_ai.rules import EDITIONS, RuleSet
+from dixit_ai.tournament.run import progress_interval
 
 parse_rule = rule_argument
 """``--rule KEY=VALUE``, typed by the RuleSet field (kept under its old name)."""
@@ -116,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
               atomic_writer(args.out) if args.out else nullcontext() as out):
             seeds = game_seeds(args.seed, args.games)
             for seed in tqdm(seeds, desc="games", unit="game", disable=args.no_progress,
-                             file=sys.stderr):
+                             file=sys.stderr, mininterval=progress_interval(sys.stderr)):
                 agents = [make_agent_for_deck(name, args.deck) for name in names]
                 record = play_game(agents, edition=args.edition, deck=deck, seed=seed,
                                    on_failure=on_failure, max_rounds=args.max_rounds,

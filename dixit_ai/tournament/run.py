@@ -49,6 +49,10 @@ from dixit_ai.tournament.store import (
     on_failure_chosen as stored_choice,
 )
 
+LOG_PROGRESS_INTERVAL = 60.0
+"""Seconds between redraws of the progress bar when stderr is not a terminal (a log file): a
+week-long run at tqdm's default (ten a second) would fill its log with redraws."""
+
 
 @dataclass
 class TournamentRun:
@@ -260,7 +264,8 @@ def run_tournament(
     played = 0
     with GamesWriter(folder) as writer, tqdm(
             total=len(schedule), initial=len(stored.lines), desc="games", unit="game",
-            disable=not progress, file=sys.stderr, dynamic_ncols=True) as bar:
+            disable=not progress, file=sys.stderr, dynamic_ncols=True,
+            mininterval=progress_interval(sys.stderr)) as bar:
         for line in play_games(config, pending, backend=backend, workers=workers,
                                address=address, player=player, log=log,
                                idle=load_report_modules if completes else None):
@@ -276,6 +281,16 @@ def run_tournament(
                                         rating_resamples=settings[1], overwrite=True)
     return TournamentRun(folder, config, results, played, len(stored.lines),
                          stored.dropped_bytes, elapsed, files)
+
+
+def progress_interval(stream: Any) -> float:
+    """The least seconds between a progress bar's redraws on ``stream``: tqdm's default (0.1)
+    on a terminal, :data:`LOG_PROGRESS_INTERVAL` elsewhere (a log file, a pipe)."""
+    try:
+        terminal = bool(stream.isatty())
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        terminal = False
+    return 0.1 if terminal else LOG_PROGRESS_INTERVAL
 
 
 def _bootstrap_settings(n_resamples: int | None, rating_resamples: int | None,
