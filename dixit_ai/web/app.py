@@ -27,6 +27,11 @@ Routes:
   ``pong``, ``notice`` and ``error`` for refused ones. Binary frames and unknown types are
   answered with an ``error`` (status 400); the socket stays open.
 
+Opening tables and seat requests (join, recover, reclaim) are limited per client address
+(429, naming the limit: :class:`~dixit_ai.web.config.ServerConfig`'s ``tables_per_minute`` and
+``seat_requests_per_minute``; behind a reverse proxy every client has the proxy's address).
+An unknown seat token is looked up in the database's thread, never on the event loop.
+
 Every refused request is answered ``{"error": message}`` with its HTTP status. A request body
 or a WebSocket message over :data:`MAX_REQUEST_BYTES` is refused (413) without being read whole.
 """
@@ -115,6 +120,12 @@ def _token(request: Request) -> str | None:
     if authorization.lower().startswith("bearer "):
         return authorization[7:].strip()
     return None
+
+
+def _client(request: Request) -> str | None:
+    """The client's address (the limits of :class:`~dixit_ai.web.config.ServerConfig` are per
+    address; behind a reverse proxy, the proxy's)."""
+    return request.client.host if request.client else None
 
 
 def _error(status: int, message: str) -> dict[str, Any]:
@@ -242,7 +253,8 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
 
     @app.post("/api/tables")
     async def create_table(request: Request) -> dict[str, Any]:
-        return await manager().create_table(await _json_body(request))
+        return await manager().create_table(await _json_body(request),
+                                            client=_client(request))
 
     @app.get("/api/invites/{invite}")
     async def invite(invite: str) -> dict[str, Any]:
@@ -250,11 +262,13 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
 
     @app.post("/api/invites/{invite}/join")
     async def join(invite: str, request: Request) -> dict[str, Any]:
-        return await manager().join(invite, await _json_body(request))
+        return await manager().join(invite, await _json_body(request),
+                                    client=_client(request))
 
     @app.post("/api/invites/{invite}/recover")
     async def recover(invite: str, request: Request) -> dict[str, Any]:
-        return await manager().recover(invite, await _json_body(request))
+        return await manager().recover(invite, await _json_body(request),
+                                       client=_client(request))
 
     @app.post("/api/my-tables")
     async def my_tables(request: Request) -> dict[str, Any]:
@@ -262,7 +276,8 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
 
     @app.post("/api/invites/{invite}/reclaim")
     async def request_reclaim(invite: str, request: Request) -> dict[str, Any]:
-        return await manager().request_reclaim(invite, await _json_body(request))
+        return await manager().request_reclaim(invite, await _json_body(request),
+                                               client=_client(request))
 
     @app.get("/api/reclaims/{secret}")
     async def reclaim_status(secret: str) -> dict[str, Any]:
@@ -270,12 +285,12 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
 
     @app.get("/api/state")
     async def state(request: Request) -> dict[str, Any]:
-        table, seat = manager().authenticate(_token(request))
+        table, seat = await manager().authenticate(_token(request))
         return manager().state_for(table, seat)
 
     @app.get("/api/history")
     async def history(request: Request) -> dict[str, Any]:
-        table, _seat = manager().authenticate(_token(request))
+        table, _seat = await manager().authenticate(_token(request))
         return {"rounds": manager().history(table)}
 
     @app.get("/api/watch/{watch}")
@@ -287,7 +302,7 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
     @app.post("/api/action")
     async def action(request: Request) -> dict[str, Any]:
         token = _token(request)
-        table, seat = manager().authenticate(token)
+        table, seat = await manager().authenticate(token)
         return await manager().handle(table, seat, await _json_body(request), token=token)
 
     @app.get("/api/tables/{table_id}/cards/{card_id}")
@@ -326,7 +341,7 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
                 await _spectate(websocket, tables, watched)
                 return
             token = hello.get("token") if isinstance(hello, dict) else None
-            table, seat = tables.authenticate(token)
+            table, seat = await tables.authenticate(token)
             connection = Connection(websocket.send_text, _closer(websocket))
             try:
                 await tables.connect(table, seat, connection, token)
@@ -348,9 +363,7 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
                 try:
                     message = _parse(frame)
                     ref = message.get("ref") if isinstance(message, dict) else None
-                    table_now, seat_now = tables.authenticate(token)
-                    if (table_now.id, seat_now) != (table.id, seat):
-                        raise WebError(401, "this seat token is no longer valid here")
+                    tables.check_token(token, table, seat)  # in memory: no database
                     answer = await tables.handle(table, seat, message, connection,
                                                 token=token)
                     if answer["type"] != "ack":  # pong, history: answered to this socket

@@ -80,6 +80,13 @@ class ServerConfig:
             anyway (the page shows the countdown).
         allow_fixed_seeds: Whether a creator may fix the seed of a table marked as an
             experiment (every player is told).
+        tables_per_minute: The most tables one client address may open in 60 seconds
+            (``0``: no limit). Behind a reverse proxy every client has the proxy's address:
+            raise it, or turn it off.
+        seat_requests_per_minute: The most seat requests (joining, recovering a seat with
+            its code, asking the creator for a seat) one client address may send in 60
+            seconds (``0``: no limit); a flood would fill other people's tables and their
+            creators' lists.
     """
 
     decks: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_DECKS))
@@ -87,6 +94,8 @@ class ServerConfig:
     idle_cleanup: float | None = None
     reveal_seconds: float = 60.0
     allow_fixed_seeds: bool = True
+    tables_per_minute: int = 60
+    seat_requests_per_minute: int = 60
 
     def __post_init__(self) -> None:
         if not isinstance(self.decks, Mapping):
@@ -118,6 +127,11 @@ class ServerConfig:
             raise ValueError(f"idle_cleanup must be above 0 seconds, not {self.idle_cleanup}")
         if not 0 < self.reveal_seconds <= 3600:
             raise ValueError(f"reveal_seconds must be in (0, 3600], not {self.reveal_seconds}")
+        for name, count in (("tables_per_minute", self.tables_per_minute),
+                            ("seat_requests_per_minute", self.seat_requests_per_minute)):
+            if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+                raise ValueError(f"{name} must be a whole number, at least 0 (0: no limit), "
+                                 f"not {count!r}")
         if not isinstance(self.allow_fixed_seeds, bool):
             raise ValueError(f"allow_fixed_seeds must be true or false, not "
                              f"{self.allow_fixed_seeds!r}")
@@ -164,6 +178,8 @@ def load_server_config(path: str | Path, **overrides: Any) -> ServerConfig:
         idle_cleanup = 86400      # seconds
         reveal_seconds = 60
         allow_fixed_seeds = true
+        tables_per_minute = 60          # per client address; 0: no limit
+        seat_requests_per_minute = 60
         bots = ["random", "clip-greedy"]
 
         [decks]
@@ -189,10 +205,9 @@ def load_server_config(path: str | Path, **overrides: Any) -> ServerConfig:
             raise ValueError(f"{path}: bots must be a list of bot names (bots = [\"random\"]), "
                              f"not {bots!r}")
         data["bots"] = tuple(bots)
-        for name in bots:
-            problem = bot_problem(name) if isinstance(name, str) else None
-            if problem:
-                raise ValueError(f"{path}: bots: {problem}")
+        problem = bots_problem(bots)
+        if problem:
+            raise ValueError(f"{path}: bots: {problem}")
     data.update({k: v for k, v in overrides.items() if v is not None})
     try:
         return ServerConfig(**data)
@@ -399,6 +414,23 @@ def parse_config(data: Mapping[str, Any], server: ServerConfig | None = None) ->
         experiment=experiment)
 
 
+def bots_problem(names: Sequence[object]) -> str | None:
+    """Why a server cannot offer the bots ``names`` (a name that is not text, given twice,
+    unknown, or whose extra is not installed), or None: the one check of ``serve``'s
+    ``--bot`` flags and of its config file's ``bots``."""
+    seen: set[str] = set()
+    for name in names:
+        if not isinstance(name, str) or not name:
+            return f"bots must be a list of bot names, and {name!r} is not one"
+        if name in seen:
+            return f"bot {name!r} is listed twice"
+        seen.add(name)
+        problem = bot_problem(name)
+        if problem:
+            return problem
+    return None
+
+
 def check_bots(names: Iterable[object], offered: Sequence[str]) -> None:
     """Every name is a bot this server offers.
 
@@ -454,10 +486,9 @@ def server_config_from_options(*, config: str | Path | None = None,
             offered[name] = spec
         overrides["decks"] = offered
     if bots:
-        for name in bots:
-            problem = bot_problem(name)
-            if problem:
-                raise ValueError(f"--bot {name}: {problem}")
+        problem = bots_problem(bots)
+        if problem:
+            raise ValueError(f"--bot: {problem}")
         overrides["bots"] = tuple(bots)
     if config is not None:
         return load_server_config(config, **overrides)

@@ -157,7 +157,7 @@ class HubMixin:
         """Detach a spectator's socket (and forget its reactions' times)."""
         async with table.lock:
             table.spectators.discard(connection)
-            table.reaction_times.pop(("watch", id(connection)), None)
+            table.reaction_limits.forget(("watch", id(connection)))
         await connection.close()
 
     def send(self, table: Table, seat: int, connection: Connection,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from dixit_ai.match import resolve_deck
 from dixit_ai.web.config import (
@@ -27,6 +27,7 @@ from dixit_ai.web.table import Table
 if TYPE_CHECKING:
     from dixit_ai.decks import Deck
     from dixit_ai.web.bots import Warmup
+    from dixit_ai.web.limits import RateLimiter
     from dixit_ai.web.store import Store
 
 
@@ -48,7 +49,9 @@ class LobbyMixin:
     _by_invite: dict[str, str]
     _by_watch: dict[str, str]
     _by_token: dict[str, tuple[str, int]]
+    client_limits: RateLimiter
     _work: Callable[..., Any]
+    _db: Callable[..., Any]
     _deck: Callable[[str], Deck]
     _write: Callable[..., Any]
     _register: Callable[[Table], None]
@@ -59,9 +62,32 @@ class LobbyMixin:
 
     # ------------------------------------------------------------------ lobby
 
-    async def create_table(self, data: Mapping[str, Any]) -> dict[str, Any]:
+    def count_request(self, client: str | None, kind: Literal["tables", "seats"]) -> None:
+        """Count one request of the client address ``client`` (None: not known, not counted)
+        against the server's limit of its kind: new tables, or seat requests (joining,
+        recovering a seat, asking the creator for one).
+
+        Raises:
+            WebError: (429) the client reached the limit (the message names it).
+        """
+        if kind == "tables":
+            per_minute, what = self.server.tables_per_minute, "new tables from one address"
+        else:
+            per_minute = self.server.seat_requests_per_minute
+            what = ("seat requests (joining, recovering a seat, asking for one) from one "
+                    "address")
+        if client is not None and per_minute > 0:
+            self.client_limits.take(((kind, client), per_minute, 60.0, what))
+
+    async def create_table(self, data: Mapping[str, Any], *, client: str | None = None
+                           ) -> dict[str, Any]:
         """Create a table; its creator takes seat 0. Returns ids, invite, seat token and the
-        seat's recovery code."""
+        seat's recovery code.
+
+        Raises:
+            WebError: (400) bad settings; (403) a fixed seed not allowed; (429) ``client`` (an
+                address) opened too many tables this minute; nothing was created.
+        """
         config = parse_config(data, self.server)
         name = text_field(data.get("name"), "your name", limit=MAX_NAME_LENGTH)
         self.warmup.check([*config.bots, config.takeover_bot], party=config.ruleset.is_party)
@@ -78,6 +104,7 @@ class LobbyMixin:
                 raise WebError(400, str(error)) from None
         else:
             seed = draw_seed()
+        self.count_request(client, "tables")
 
         def load() -> dict[str, Any]:
             deck = self._deck(config.deck)
@@ -133,15 +160,18 @@ class LobbyMixin:
         return {"table": self._meta(table, include_invite=False),
                 "watch_path": None if table.watch is None else f"/watch/{table.watch}"}
 
-    async def join(self, invite: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    async def join(self, invite: str, data: Mapping[str, Any], *, client: str | None = None
+                   ) -> dict[str, Any]:
         """Take the first free seat of an invite's table; returns the seat, its token and its
         recovery code.
 
         Raises:
-            WebError: (404) bad invite; (409) the game started or the table is full.
+            WebError: (404) bad invite; (409) the game started or the table is full; (429)
+                ``client`` (an address) sent too many seat requests this minute.
         """
         table = self.table_for_invite(invite)
         name = text_field(data.get("name"), "your name", limit=MAX_NAME_LENGTH)
+        self.count_request(client, "seats")
         async with table.lock:
             if table.status != "lobby":
                 raise WebError(409, "the game at this table has already started; you can "
@@ -165,12 +195,14 @@ class LobbyMixin:
             self._broadcast(table)
         return {"table_id": table.id, "seat": seat, "token": token, "recovery_code": code}
 
-    async def recover(self, invite: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    async def recover(self, invite: str, data: Mapping[str, Any], *,
+                      client: str | None = None) -> dict[str, Any]:
         """Give a seat a new token for its recovery code (a lost link); the old token stops
         working and the code stays valid.
 
         Raises:
-            WebError: (404) bad invite; (400) no seat number; (403) a wrong code.
+            WebError: (404) bad invite; (400) no seat number; (403) a wrong code; (429)
+                ``client`` (an address) sent too many seat requests this minute.
         """
         table = self.table_for_invite(invite)
         seat, code = data.get("seat"), data.get("code")
@@ -180,6 +212,7 @@ class LobbyMixin:
                                 f"not {seat!r}")
         if not isinstance(code, str) or not code.strip():
             raise WebError(400, "the recovery code is needed")
+        self.count_request(client, "seats")   # guesses at a code count too
         async with table.lock:
             expected = table.recovery[seat] if seat < len(table.recovery) else None
             if expected is None or not secrets.compare_digest(
@@ -216,8 +249,12 @@ class LobbyMixin:
         if token is not None and not self.token_opens(token, table, seat):
             raise WebError(401, "this seat token is no longer valid here")
 
-    def authenticate(self, token: object) -> tuple[Table, int]:
+    async def authenticate(self, token: object) -> tuple[Table, int]:
         """The table and seat of a seat token.
+
+        A known token is found in memory; an unknown one is looked up in the database (for
+        its table's 410) in the database's thread, never on the event loop, where every table
+        would wait for it.
 
         Raises:
             WebError: (401) a missing or unknown token; (410) its table was cleaned up.
@@ -227,7 +264,7 @@ class LobbyMixin:
         digest = token_digest(token)
         found = self._by_token.get(digest)
         if found is None:
-            gone = self.store.table_of_token(digest)
+            gone = await self._db(self.store.table_of_token, digest)
             if gone is not None:
                 raise WebError(410, f"this table was cleaned up after being idle; its record "
                                     f"stays at /api/tables/{gone[0]}/record.json")

@@ -37,6 +37,7 @@ from dixit_ai.web.config import (
     parse_config,
 )
 from dixit_ai.web.connections import Connection, HubMixin, Listener
+from dixit_ai.web.limits import RateLimiter
 from dixit_ai.web.lobby import LobbyMixin, recovery_code
 from dixit_ai.web.messages import round_payload, rules_help
 from dixit_ai.web.persistence import PersistenceMixin
@@ -85,6 +86,9 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
         self._by_invite: dict[str, str] = {}
         self._by_watch: dict[str, str] = {}
         self._by_token: dict[str, tuple[str, int]] = {}
+        self.client_limits = RateLimiter()
+        """Per client address, its recent new tables and seat requests (see
+        :meth:`~dixit_ai.web.lobby.LobbyMixin.count_request`)."""
         self._db_pool = ThreadPoolExecutor(1, thread_name_prefix="dixit-db")
         self._bot_pool = ThreadPoolExecutor(bot_workers, thread_name_prefix="dixit-bot")
         self._decks: dict[str, Deck] = {}

@@ -22,9 +22,8 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -50,6 +49,19 @@ MAX_MY_TABLES = 100
 """The most seat tokens one "my tables" request may carry."""
 MAX_PENDING_RECLAIMS = 5
 """The most unanswered seat requests a table keeps."""
+MAX_PENDING_RECLAIMS_PER_CLIENT = 2
+"""The most unanswered seat requests one client address may have at a table (one person
+asking again and again cannot fill the table's :data:`MAX_PENDING_RECLAIMS`)."""
+RECLAIM_LAPSES_AFTER = 120.0
+"""A seat request whose page has not asked for its answer for this many seconds is forgotten
+(the page asks every 1.5 s; a hidden tab's timers may slow to once a minute): the person who
+asked has gone, the creator can no longer give them the seat, and the table's slot is free.
+An answered request is forgotten as long after its answer."""
+
+
+def _clock() -> float:
+    """The seat requests' clock (monotonic seconds; tests move it)."""
+    return time.monotonic()
 SOCIAL_TYPES = ("react", "reclaim_answer")
 """The message types of this module (handled by :meth:`SocialMixin.social`)."""
 
@@ -97,6 +109,15 @@ class ReclaimRequest:
     name: str
     status: str = "pending"
     token: str | None = None
+    client: str | None = None
+    """The address it came from (None: not known)."""
+    heard: float = field(default_factory=lambda: _clock())
+    """When the requester's page last asked for the answer (or the request was answered)."""
+
+    def lapsed(self) -> bool:
+        """Whether nobody has asked for this request's answer for
+        :data:`RECLAIM_LAPSES_AFTER` seconds."""
+        return _clock() - self.heard > RECLAIM_LAPSES_AFTER
 
 
 class SocialMixin:
@@ -111,6 +132,7 @@ class SocialMixin:
     _send_seat: Callable[[Table, int], None]
     table_for_invite: Callable[[object], Table]
     check_token: Callable[[object, Table, int], None]
+    count_request: Callable[..., None]
 
     # ------------------------------------------------------------------ messages
 
@@ -153,21 +175,14 @@ class SocialMixin:
         if not isinstance(reaction, str) or reaction not in REACTIONS:
             raise WebError(400, f"unknown reaction {reaction!r}: expected one of "
                                 f"{', '.join(REACTIONS)}")
-        now = time.monotonic()
-        buckets = ([(("seat", seat), REACTION_LIMIT, "")] if seat is not None else
-                   [(("watch", id(sender)), REACTION_LIMIT, ""),
-                    (("watch", "all"), SPECTATORS_REACTION_LIMIT, " from all spectators")])
-        queues = []
-        for key, limit, whose in buckets:
-            times = table.reaction_times.setdefault(key, deque())
-            while times and now - times[0] > REACTION_WINDOW:
-                times.popleft()
-            if len(times) >= limit:
-                raise WebError(429, f"too many reactions{whose}: at most {limit} every "
-                                    f"{REACTION_WINDOW:g} seconds")
-            queues.append(times)
-        for times in queues:
-            times.append(now)
+        if seat is not None:
+            table.reaction_limits.take((("seat", seat), REACTION_LIMIT, REACTION_WINDOW,
+                                        "reactions"))
+        else:
+            table.reaction_limits.take(
+                (("watch", id(sender)), REACTION_LIMIT, REACTION_WINDOW, "reactions"),
+                (("watch", "all"), SPECTATORS_REACTION_LIMIT, REACTION_WINDOW,
+                 "reactions from all spectators"))
         if seat is None:
             name: str | None = "a spectator"
         elif table.session is not None:
@@ -211,13 +226,15 @@ class SocialMixin:
 
     # ------------------------------------------------------------------ reclaim
 
-    async def request_reclaim(self, invite: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    async def request_reclaim(self, invite: str, data: Mapping[str, Any], *,
+                              client: str | None = None) -> dict[str, Any]:
         """Ask the creator of an invite's table for a person's seat; returns the request's
         secret (poll :meth:`reclaim_status` with it).
 
         Raises:
             WebError: (404) bad invite; (400) a bad seat or name; (409) the creator's seat, a
-                seat no person holds, or a finished game; (429) too many pending requests.
+                seat no person holds, or a finished game; (429) too many pending requests,
+                or ``client`` (an address) sent too many seat requests this minute.
         """
         table = self.table_for_invite(invite)
         n = table.config.n_players
@@ -232,12 +249,19 @@ class SocialMixin:
             raise WebError(409, "the game at this table is over")
         if table.tokens[seat] is None:
             raise WebError(409, f"seat {seat} is not held by a person: join the table instead")
+        self.count_request(client, "seats")
+        self.lapse_reclaims(table)
         pending = [r for r in table.reclaims.values() if r.status == "pending"]
         if len(pending) >= MAX_PENDING_RECLAIMS:
             raise WebError(429, f"this table already has {MAX_PENDING_RECLAIMS} seat requests "
                                 "waiting for the creator; try again later")
+        if client is not None and sum(r.client == client for r in pending) >= (
+                MAX_PENDING_RECLAIMS_PER_CLIENT):
+            raise WebError(429, f"{MAX_PENDING_RECLAIMS_PER_CLIENT} seat requests from your "
+                                "address already wait for this table's creator (at most "
+                                f"{MAX_PENDING_RECLAIMS_PER_CLIENT}): wait for the answer")
         request = ReclaimRequest(id=secrets.token_hex(8), secret=secrets.token_urlsafe(24),
-                                 table_id=table.id, seat=seat, name=name)
+                                 table_id=table.id, seat=seat, name=name, client=client)
         table.reclaims[request.id] = request
         self._send_seat(table, 0)
         return {"request": request.secret, "seat": seat, "status": "pending"}
@@ -253,13 +277,27 @@ class SocialMixin:
         for table in self.tables.values():
             for request in table.reclaims.values():
                 if secrets.compare_digest(request.secret.encode(), wanted):
+                    if request.lapsed():
+                        self.lapse_reclaims(table)
+                        break
+                    request.heard = _clock()
                     answer: dict[str, Any] = {"status": request.status, "seat": request.seat}
                     if request.status == "approved":
                         answer["token"] = request.token
                         request.status, request.token = "collected", None
                     return answer
-        raise WebError(404, "no such seat request (a server restart forgets unanswered "
-                            "requests: ask again)")
+        raise WebError(404, "no such seat request: a request is forgotten when its page has "
+                            f"not asked for the answer for {RECLAIM_LAPSES_AFTER:g} seconds "
+                            "(it lapsed), and at a server restart; ask again")
+
+    def lapse_reclaims(self, table: Table) -> None:
+        """Forget the table's seat requests nobody has asked about for
+        :data:`RECLAIM_LAPSES_AFTER` seconds (the creator sees pending ones go)."""
+        lapsed = [r for r in table.reclaims.values() if r.lapsed()]
+        for request in lapsed:
+            del table.reclaims[request.id]
+        if any(request.status == "pending" for request in lapsed):
+            self._send_seat(table, 0)
 
     @staticmethod
     def seat_held(table: Table, seat: int) -> bool:
@@ -273,7 +311,7 @@ class SocialMixin:
         voided = False
         for request in table.reclaims.values():
             if request.seat == seat and request.status == "pending":
-                request.status, voided = "expired", True
+                request.status, request.heard, voided = "expired", _clock(), True
         if voided:
             self._send_seat(table, 0)
 
@@ -284,7 +322,7 @@ class SocialMixin:
         return [{"id": r.id, "seat": r.seat, "name": r.name,
                  "seat_name": (table.session.seats[r.seat].name if table.session
                                else table.names[r.seat])}
-                for r in table.reclaims.values() if r.status == "pending"]
+                for r in table.reclaims.values() if r.status == "pending" and not r.lapsed()]
 
     async def answer_reclaim(self, table: Table, seat: int, request_id: object,
                              approve: object, *, token: object = None) -> None:
@@ -306,6 +344,16 @@ class SocialMixin:
             request = table.reclaims.get(request_id) if isinstance(request_id, str) else None
             if request is None or request.status != "pending":
                 raise WebError(404, f"no pending seat request {request_id!r}")
+            if request.lapsed():
+                # Whoever asked has gone: a token for them would reach nobody, and the
+                # seat's holder would lose the seat to no one.
+                self.lapse_reclaims(table)
+                if not approve:
+                    return
+                raise WebError(409, f"{request.name}, who asked for seat {request.seat}, has "
+                                    f"gone (their page has not asked for the answer for "
+                                    f"{RECLAIM_LAPSES_AFTER:g} seconds): the request is "
+                                    "withdrawn")
             if approve and not self.seat_held(table, request.seat):
                 # The seat was left (or the game ended) after the request: a token for it now
                 # would be a second key to whoever sits there next.
@@ -316,6 +364,7 @@ class SocialMixin:
                 # whoever asked (the creator too, asking through the invite link).
                 raise WebError(409, f"seat {request.seat}'s holder is connected now: a seat "
                                     "is given away only while its holder is away")
+            request.heard = _clock()   # the requester has as long again to read the answer
             if not approve:
                 request.status = "refused"
             else:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dixit_ai.web.config import TableConfig
+from dixit_ai.web.limits import RateLimiter
 from dixit_ai.web.session import Session
 
 if TYPE_CHECKING:
@@ -56,8 +56,9 @@ class Table:
     """Per seat, the newest reveal its person dismissed."""
     grace_tasks: dict[int, asyncio.Task[None]] = field(default_factory=dict)
     last_active: float = field(default_factory=time.time)
-    reaction_times: dict[object, deque[float]] = field(default_factory=dict)
-    """Per sender (a seat, or a spectator's socket), when its recent reactions were sent."""
+    reaction_limits: RateLimiter = field(default_factory=RateLimiter)
+    """Per sender (a seat, or a spectator's socket), its recent reactions (the limits are
+    :mod:`~dixit_ai.web.social`'s)."""
     reclaims: dict[str, ReclaimRequest] = field(default_factory=dict)
     """Seat requests for the creator, by id (in memory only)."""
 

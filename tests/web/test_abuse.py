@@ -155,18 +155,30 @@ def test_a_seat_request_secret_that_is_not_ascii_is_just_unknown(client: TestCli
 
 
 def revoke_after_next_check(manager: Any, token: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """From now on, the next time ``token`` passes ``authenticate`` it is revoked right after
-    (as recover, approve and leave revoke one): between a message's first check and its
+    """From now on, the next time ``token`` passes a check (``authenticate``, or
+    ``token_opens``: a socket's frames are checked in memory) it is revoked right after (as
+    recover, approve and leave revoke one): between a message's first check and its
     handling."""
-    real = manager.authenticate
+    real_authenticate, real_opens = manager.authenticate, manager.token_opens
+    pending = [True]
 
-    def revoked_after_check(checked: object) -> Any:
-        found = real(checked)
-        if checked == token:
+    def revoke(checked: object) -> None:
+        if checked == token and pending:
+            pending.clear()
             manager._by_token.pop(token_digest(token), None)
+
+    async def revoked_after_check(checked: object) -> Any:
+        found = await real_authenticate(checked)
+        revoke(checked)
+        return found
+
+    def opens_then_revoked(checked: object, table: Any, seat: int) -> bool:
+        found: bool = real_opens(checked, table, seat)
+        revoke(checked)
         return found
 
     monkeypatch.setattr(manager, "authenticate", revoked_after_check)
+    monkeypatch.setattr(manager, "token_opens", opens_then_revoked)
 
 
 def test_a_token_revoked_while_its_socket_says_hello_opens_nothing(
