@@ -30,7 +30,8 @@ Routes:
 Opening tables and seat requests (join, recover, reclaim) are limited per client address
 (429, naming the limit: :class:`~dixit_ai.web.config.ServerConfig`'s ``tables_per_minute`` and
 ``seat_requests_per_minute``; behind a reverse proxy every client has the proxy's address).
-An unknown seat token is looked up in the database's thread, never on the event loop.
+An unknown seat token is looked up in the database's thread, never on the event loop, and an
+address's unknown tokens count against ``seat_requests_per_minute`` too.
 
 Every refused request is answered ``{"error": message}`` with its HTTP status. A request body
 or a WebSocket message over :data:`MAX_REQUEST_BYTES` is refused (413) without being read whole.
@@ -285,12 +286,13 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
 
     @app.get("/api/state")
     async def state(request: Request) -> dict[str, Any]:
-        table, seat = await manager().authenticate(_token(request))
+        table, seat = await manager().authenticate(_token(request), client=_client(request))
         return manager().state_for(table, seat)
 
     @app.get("/api/history")
     async def history(request: Request) -> dict[str, Any]:
-        table, _seat = await manager().authenticate(_token(request))
+        table, _seat = await manager().authenticate(_token(request),
+                                                    client=_client(request))
         return {"rounds": manager().history(table)}
 
     @app.get("/api/watch/{watch}")
@@ -302,7 +304,7 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
     @app.post("/api/action")
     async def action(request: Request) -> dict[str, Any]:
         token = _token(request)
-        table, seat = await manager().authenticate(token)
+        table, seat = await manager().authenticate(token, client=_client(request))
         return await manager().handle(table, seat, await _json_body(request), token=token)
 
     @app.get("/api/tables/{table_id}/cards/{card_id}")
@@ -341,7 +343,8 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
                 await _spectate(websocket, tables, watched)
                 return
             token = hello.get("token") if isinstance(hello, dict) else None
-            table, seat = await tables.authenticate(token)
+            table, seat = await tables.authenticate(
+                token, client=websocket.client.host if websocket.client else None)
             connection = Connection(websocket.send_text, _closer(websocket))
             try:
                 await tables.connect(table, seat, connection, token)

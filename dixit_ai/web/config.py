@@ -86,7 +86,8 @@ class ServerConfig:
         seat_requests_per_minute: The most seat requests (joining, recovering a seat with
             its code, asking the creator for a seat) one client address may send in 60
             seconds (``0``: no limit); a flood would fill other people's tables and their
-            creators' lists.
+            creators' lists. Unknown seat tokens (each looked up in the database) are counted
+            apart under the same limit.
     """
 
     decks: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_DECKS))

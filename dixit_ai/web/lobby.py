@@ -62,20 +62,25 @@ class LobbyMixin:
 
     # ------------------------------------------------------------------ lobby
 
-    def count_request(self, client: str | None, kind: Literal["tables", "seats"]) -> None:
+    def count_request(self, client: str | None,
+                      kind: Literal["tables", "seats", "tokens"]) -> None:
         """Count one request of the client address ``client`` (None: not known, not counted)
-        against the server's limit of its kind: new tables, or seat requests (joining,
-        recovering a seat, asking the creator for one).
+        against the server's limit of its kind: new tables, seat requests (joining,
+        recovering a seat, asking the creator for one), or unknown seat tokens (each looked up
+        in the database's one thread; counted apart, under the seat requests' limit).
 
         Raises:
             WebError: (429) the client reached the limit (the message names it).
         """
         if kind == "tables":
             per_minute, what = self.server.tables_per_minute, "new tables from one address"
-        else:
+        elif kind == "seats":
             per_minute = self.server.seat_requests_per_minute
             what = ("seat requests (joining, recovering a seat, asking for one) from one "
                     "address")
+        else:
+            per_minute = self.server.seat_requests_per_minute
+            what = "unknown seat tokens from one address"
         if client is not None and per_minute > 0:
             self.client_limits.take(((kind, client), per_minute, 60.0, what))
 
@@ -249,21 +254,26 @@ class LobbyMixin:
         if token is not None and not self.token_opens(token, table, seat):
             raise WebError(401, "this seat token is no longer valid here")
 
-    async def authenticate(self, token: object) -> tuple[Table, int]:
+    async def authenticate(self, token: object, *, client: str | None = None
+                           ) -> tuple[Table, int]:
         """The table and seat of a seat token.
 
         A known token is found in memory; an unknown one is looked up in the database (for
         its table's 410) in the database's thread, never on the event loop, where every table
-        would wait for it.
+        would wait for it. An address's unknown tokens count against the seat requests'
+        limit (``client``: the address; the look-ups share the thread every write goes
+        through).
 
         Raises:
-            WebError: (401) a missing or unknown token; (410) its table was cleaned up.
+            WebError: (401) a missing or unknown token; (410) its table was cleaned up; (429)
+                ``client`` sent too many unknown tokens this minute.
         """
         if not isinstance(token, str) or not token:
             raise WebError(401, "a seat token is needed")
         digest = token_digest(token)
         found = self._by_token.get(digest)
         if found is None:
+            self.count_request(client, "tokens")
             gone = await self._db(self.store.table_of_token, digest)
             if gone is not None:
                 raise WebError(410, f"this table was cleaned up after being idle; its record "

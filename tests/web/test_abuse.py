@@ -167,8 +167,8 @@ def revoke_after_next_check(manager: Any, token: str, monkeypatch: pytest.Monkey
             pending.clear()
             manager._by_token.pop(token_digest(token), None)
 
-    async def revoked_after_check(checked: object) -> Any:
-        found = await real_authenticate(checked)
+    async def revoked_after_check(checked: object, **options: Any) -> Any:
+        found = await real_authenticate(checked, **options)
         revoke(checked)
         return found
 

@@ -223,3 +223,31 @@ def test_a_limiter_forgets_senders_whose_window_is_past() -> None:
         limiter.take((key, 1, 10.0, "things"))
     assert len(limiter) == RateLimiter.MAX_IDLE_KEYS + 1   # "a" and "b" were dropped
     limiter.take(("a", 1, 10.0, "things"))                 # and start afresh
+
+
+def test_one_client_cannot_flood_the_database_thread_with_unknown_tokens(
+        app_factory: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each unknown token costs a look-up in the database's one thread, which every table's
+    moves are written through: past the seat-request limit, an address's unknown tokens are
+    refused without one."""
+    client = app_factory(server=server_offering(seat_requests_per_minute=2))
+    _made, ann = create(client)
+    manager = manager_of(client)
+    original = manager.store.table_of_token
+    looked_up: list[str] = []
+
+    def counting(digest: str) -> Any:
+        looked_up.append(digest)
+        return original(digest)
+
+    monkeypatch.setattr(manager.store, "table_of_token", counting)
+    for _ in range(2):
+        assert client.get("/api/state", headers={"X-Seat-Token": "nope"}).status_code == 401
+    response = client.get("/api/state", headers={"X-Seat-Token": "nope"})
+    assert response.status_code == 429
+    assert "unknown seat tokens" in response.json()["error"]
+    with client.websocket_connect("/ws") as socket:
+        socket.send_text(json.dumps({"type": "hello", "token": "nope"}))
+        assert until(socket, "error")["status"] == 429
+    assert len(looked_up) == 2
+    assert ann.state()["you"]["seat"] == 0            # a known token is never counted
