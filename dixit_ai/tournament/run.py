@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 import sys
 import time
@@ -34,6 +35,7 @@ from dixit_ai.tournament.store import (
     CONFIG_FILE,
     GAMES_FILE,
     GamesWriter,
+    ResumeError,
     bootstrap_counts,
     check_same_config,
     check_scheduled,
@@ -215,6 +217,7 @@ def run_tournament(
     if resume is not None:
         folder = Path(resume)
         before, version = read_run_config(folder)
+        _check_writable(folder)
         extend = config.games > before.games
         # More games extend the tournament with the next games of the same schedule: a
         # schedule's first games do not depend on how many follow (see make_schedule).
@@ -281,6 +284,21 @@ def run_tournament(
                                         rating_resamples=settings[1], overwrite=True)
     return TournamentRun(folder, config, results, played, len(stored.lines),
                          stored.dropped_bytes, elapsed, files)
+
+
+def _check_writable(folder: Path) -> None:
+    """Refuse to resume a run folder this process cannot write (its games are appended to
+    ``games.jsonl``, its config and report rewritten), before anything is played.
+
+    Raises:
+        ResumeError: naming the folder or file, and how to read the run without writing it.
+    """
+    games = folder / GAMES_FILE
+    for path in (folder, *((games,) if games.exists() else ())):
+        if not os.access(path, os.W_OK | (os.X_OK if path == folder else 0)):
+            raise ResumeError(f"{path}: cannot write there (permission denied); a resumed run "
+                              f"appends to {GAMES_FILE} and rewrites its report (to read the "
+                              "run only: dixit-ai tournament --analyse FOLDER --out ELSEWHERE)")
 
 
 def progress_interval(stream: Any) -> float:

@@ -55,3 +55,24 @@ def test_analysing_a_run_with_no_records_yet_says_so(run, tmp_path, capsys):
     assert "Errno" not in err
     assert sorted(p.name for p in folder.iterdir()) == ["config.json"]
     assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("locked", ["folder", "games.jsonl"])
+def test_resuming_a_run_that_cannot_be_written_is_refused_before_anything(
+        locked, run, tmp_path, monkeypatch, capsys):
+    import os
+    import shutil
+
+    copy = tmp_path / "run"
+    shutil.copytree(run, copy)
+    target = copy if locked == "folder" else copy / "games.jsonl"
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode, **kw: (
+        False if Path(path) == target and mode & os.W_OK else real(path, mode, **kw)))
+    before = snapshot(copy)
+    capsys.readouterr()
+    assert main(["tournament", "--resume", str(copy), "--games", "6", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert f"{target}: cannot write there (permission denied)" in err
+    assert "run folder:" not in err
+    assert snapshot(copy) == before
