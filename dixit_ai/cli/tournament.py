@@ -299,19 +299,17 @@ def run(args: argparse.Namespace) -> int:
     check_at_most("--games" if args.games is not None else "games", config.games, MAX_GAMES)
     chosen = failure_policy_chosen(args)
     cores = os.cpu_count() or 1
+    notes: list[str] = []  # printed once the run begins, not above an error that refuses it
     if args.workers is None:
         args.workers = max(1, min(cores, config.games))
     elif (args.backend or "local") == "local" and min(args.workers, config.games) > cores:
         # Allowed (agents that wait on a server, over HTTP, gain from more), but said: each
         # worker makes its own agents, and models that compute share the cores.
-        print(f"note: {args.workers} workers on {cores} CPU core{'s' if cores != 1 else ''}: "
-              "agents that compute share the cores (only agents that wait, such as HTTP "
-              "agents, gain from more workers than cores), and each worker loads its own "
-              "agents' models", file=sys.stderr)
+        notes.append(f"note: {args.workers} workers on {cores} CPU "
+                     f"core{'s' if cores != 1 else ''}: agents that compute share the cores "
+                     "(only agents that wait, such as HTTP agents, gain from more workers than "
+                     "cores), and each worker loads its own agents' models")
     period = balance_period(len(config.agents), config.players)
-    if config.games % period:
-        print(f"note: {config.games} games is not a multiple of {period}: the seats are "
-              f"balanced up to the last, incomplete rotation", file=sys.stderr)
     folder: list[Path] = []
     # run_tournament checks the config, the deck and a resumed folder first (bad input: exit
     # 2); once it announces the run folder the games begin, and an error is a failure of the
@@ -323,6 +321,11 @@ def run(args: argparse.Namespace) -> int:
             work.start(f"the tournament in {path}",
                        then=f"the games recorded so far are kept; continue with: dixit-ai "
                             f"tournament --resume {path}")
+            if total % period:
+                notes.append(f"note: {total} games is not a multiple of {period}: the seats "
+                             "are balanced up to the last, incomplete rotation")
+            for note in notes:
+                print(note, file=sys.stderr)
             done = f" ({already} of {total} games already played)" if already else ""
             print(f"run folder: {path}{done}", file=sys.stderr, flush=True)
 

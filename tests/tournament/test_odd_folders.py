@@ -76,3 +76,21 @@ def test_resuming_a_run_that_cannot_be_written_is_refused_before_anything(
     assert f"{target}: cannot write there (permission denied)" in err
     assert "run folder:" not in err
     assert snapshot(copy) == before
+
+
+def test_a_refused_resume_prints_its_error_alone(run, tmp_path, capsys):
+    # 3 agents at 3 seats: a rotation is 3 games; 4 games would draw a note on a run that starts
+    import shutil
+
+    run = Path(shutil.copytree(run, tmp_path / "run"))
+    capsys.readouterr()
+    assert main(["tournament", "--resume", str(run), "--agents", "a=random,b=random,d=random",
+                 "--games", "4", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "holds another tournament" in err
+    assert "note:" not in err
+    # ... and a run that starts says it, above its folder
+    assert main(["tournament", "--resume", str(run), "--games", "4", "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert ("note: 4 games is not a multiple of 3: the seats are balanced up to the last, "
+            f"incomplete rotation\nrun folder: {run} (3 of 4 games already played)") in err
