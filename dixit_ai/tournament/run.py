@@ -9,6 +9,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,7 @@ from dixit_ai.tournament.store import (
     check_same_config,
     check_scheduled,
     check_totals,
+    lock_run,
     read_games,
     read_run_config,
     report_settings,
@@ -214,76 +216,88 @@ def run_tournament(
     """
     deck = check_ready(config)
     check_backend(backend, workers, address)
-    if resume is not None:
-        folder = Path(resume)
-        before, version = read_run_config(folder)
-        _check_writable(folder)
-        extend = config.games > before.games
-        # More games extend the tournament with the next games of the same schedule: a
-        # schedule's first games do not depend on how many follow (see make_schedule).
-        target = replace(before, games=config.games) if extend else before
-        check_same_config(target, config, folder)
-        # The run's own config (its agents' order, its deck's spelling) and schedule version
-        # go on: what was given only equals it.
-        config = target
-        schedule = schedule_of(config, version)
-        settings = _bootstrap_settings(n_resamples, rating_resamples,
-                                       report_settings(folder))
-        recorded = read_run_deck(folder)
-        # A run started before config.json kept the deck is checked against its records.
-        records = (() if recorded is not None
-                   else read_games(folder, schedule, name=config.name).lines.values())
-        warning = check_run_deck(folder, recorded, deck, records=records)
-        if warning is not None:
-            if log is not None:
-                log(warning)
-            else:
-                warnings.warn(warning, stacklevel=2)
-        stored = read_games(folder, schedule, repair=True, name=config.name)
-        if extend:
-            chosen = on_failure_chosen or stored_choice(folder)
-            write_config(folder, config, schedule, on_failure_chosen=chosen or None,
-                         version=version, deck=deck_identity(deck), report=settings)
-    else:
-        settings = _bootstrap_settings(n_resamples, rating_resamples, None)
-        schedule = schedule_of(config)
-        folder = run_folder("tournament", config.name, config.seed, root=out)
-        try:
-            write_config(folder, config, schedule, on_failure_chosen=on_failure_chosen,
-                         deck=deck_identity(deck), report=settings)
-        except BaseException:  # no game began: the new folder, without its config, goes
-            shutil.rmtree(folder, ignore_errors=True)
-            raise
-        stored = read_games(folder, schedule, name=config.name)
-    pending = [game for game in schedule if game.index not in stored.lines]
-    if stop_after is not None:
-        pending = pending[:max(stop_after, 0)]
-    if announce is not None:
-        announce(folder, len(stored.lines), len(schedule))
+    # The run folder is held (see lock_run) from before its files are touched until the report
+    # is written: a second process resuming it meanwhile is refused.
+    with ExitStack() as held:
+        if resume is not None:
+            folder = Path(resume)
+            before, version = read_run_config(folder)
+            _check_writable(folder)
+            _hold(held, folder)  # before anything is read to be repaired or rewritten
+            extend = config.games > before.games
+            # More games extend the tournament with the next games of the same schedule: a
+            # schedule's first games do not depend on how many follow (see make_schedule).
+            target = replace(before, games=config.games) if extend else before
+            check_same_config(target, config, folder)
+            # The run's own config (its agents' order, its deck's spelling) and schedule version
+            # go on: what was given only equals it.
+            config = target
+            schedule = schedule_of(config, version)
+            settings = _bootstrap_settings(n_resamples, rating_resamples,
+                                           report_settings(folder))
+            recorded = read_run_deck(folder)
+            # A run started before config.json kept the deck is checked against its records.
+            records = (() if recorded is not None
+                       else read_games(folder, schedule, name=config.name).lines.values())
+            warning = check_run_deck(folder, recorded, deck, records=records)
+            if warning is not None:
+                if log is not None:
+                    log(warning)
+                else:
+                    warnings.warn(warning, stacklevel=2)
+            stored = read_games(folder, schedule, repair=True, name=config.name)
+            if extend:
+                chosen = on_failure_chosen or stored_choice(folder)
+                write_config(folder, config, schedule, on_failure_chosen=chosen or None,
+                             version=version, deck=deck_identity(deck), report=settings)
+        else:
+            settings = _bootstrap_settings(n_resamples, rating_resamples, None)
+            schedule = schedule_of(config)
+            folder = run_folder("tournament", config.name, config.seed, root=out)
+            try:
+                write_config(folder, config, schedule, on_failure_chosen=on_failure_chosen,
+                             deck=deck_identity(deck), report=settings)
+            except BaseException:  # no game began: the new folder, without its config, goes
+                shutil.rmtree(folder, ignore_errors=True)
+                raise
+            _hold(held, folder)
+            stored = read_games(folder, schedule, name=config.name)
+        pending = [game for game in schedule if game.index not in stored.lines]
+        if stop_after is not None:
+            pending = pending[:max(stop_after, 0)]
+        if announce is not None:
+            announce(folder, len(stored.lines), len(schedule))
 
-    # With workers, this process can load the report's modules while they play the last games.
-    completes = report and len(stored.lines) + len(pending) == len(schedule)
-    started = time.perf_counter()
-    played = 0
-    with GamesWriter(folder) as writer, tqdm(
-            total=len(schedule), initial=len(stored.lines), desc="games", unit="game",
-            disable=not progress, file=sys.stderr, dynamic_ncols=True,
-            mininterval=progress_interval(sys.stderr)) as bar:
-        for line in play_games(config, pending, backend=backend, workers=workers,
-                               address=address, player=player, log=log,
-                               idle=load_report_modules if completes else None):
-            writer.append(line)
-            played += 1
-            bar.update()
-    elapsed = time.perf_counter() - started
+        # With workers, this process can load the report's modules while they play the last games.
+        completes = report and len(stored.lines) + len(pending) == len(schedule)
+        started = time.perf_counter()
+        played = 0
+        with GamesWriter(folder) as writer, tqdm(
+                total=len(schedule), initial=len(stored.lines), desc="games", unit="game",
+                disable=not progress, file=sys.stderr, dynamic_ncols=True,
+                mininterval=progress_interval(sys.stderr)) as bar:
+            for line in play_games(config, pending, backend=backend, workers=workers,
+                                   address=address, player=player, log=log,
+                                   idle=load_report_modules if completes else None):
+                writer.append(line)
+                played += 1
+                bar.update()
+        elapsed = time.perf_counter() - started
 
-    results: TournamentResults | None = None
-    files: dict[str, Any] = {}
-    if report and len(stored.lines) + played == len(schedule):
-        results, files = analyse_folder(folder, n_resamples=settings[0],
-                                        rating_resamples=settings[1], overwrite=True)
-    return TournamentRun(folder, config, results, played, len(stored.lines),
-                         stored.dropped_bytes, elapsed, files)
+        results: TournamentResults | None = None
+        files: dict[str, Any] = {}
+        if report and len(stored.lines) + played == len(schedule):
+            results, files = analyse_folder(folder, n_resamples=settings[0],
+                                            rating_resamples=settings[1], overwrite=True)
+        return TournamentRun(folder, config, results, played, len(stored.lines),
+                             stored.dropped_bytes, elapsed, files)
+
+
+def _hold(held: ExitStack, folder: Path) -> None:
+    """Lock ``folder`` (:func:`~dixit_ai.tournament.store.lock_run`) until ``held`` closes."""
+    handle = lock_run(folder)
+    if handle is not None:
+        held.callback(os.close, handle)
 
 
 def _check_writable(folder: Path) -> None:

@@ -191,6 +191,32 @@ def read_run_config(folder: str | os.PathLike[str]) -> tuple[TournamentConfig, i
     return config, version
 
 
+def lock_run(folder: Path) -> int | None:
+    """Hold ``folder`` as the run this process plays (an exclusive lock on the folder, released
+    when the returned descriptor is closed, or when the process ends however it ends), so that
+    a second ``--resume`` of it does not play and append the same games. ``None``: locks are not
+    available here (no ``fcntl``, or a file system without them), and nothing is held.
+
+    Raises:
+        ResumeError: another process holds the run.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on POSIX
+        return None
+    handle = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(handle)
+        raise ResumeError(f"{folder}: another process is playing this run (it holds the "
+                          "folder); wait for it to end, or stop it, then resume") from None
+    except OSError:  # a file system without locks
+        os.close(handle)
+        return None
+    return handle
+
+
 def check_same_config(stored: TournamentConfig, given: TournamentConfig, folder: Path) -> None:
     """Refuse to resume ``folder`` (run with ``stored``) as another tournament (``given``).
 

@@ -94,3 +94,30 @@ def test_a_refused_resume_prints_its_error_alone(run, tmp_path, capsys):
     err = capsys.readouterr().err
     assert ("note: 4 games is not a multiple of 3: the seats are balanced up to the last, "
             f"incomplete rotation\nrun folder: {run} (3 of 4 games already played)") in err
+
+
+def test_a_run_being_played_by_another_process_is_not_resumed(run, tmp_path, capsys):
+    import fcntl
+    import os
+    import shutil
+
+    copy = Path(shutil.copytree(run, tmp_path / "run"))
+    before = snapshot(copy)
+    held = os.open(copy, os.O_RDONLY)  # as the process playing it holds it
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        capsys.readouterr()
+        assert main(["tournament", "--resume", str(copy), "--games", "6",
+                     "--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert f"{copy}: another process is playing this run" in err
+        assert snapshot(copy) == before
+    finally:
+        os.close(held)
+    # once it is done, the run goes on; and a finished run holds no lock
+    assert main(["tournament", "--resume", str(copy), "--games", "6", "--no-progress"]) == 0
+    held = os.open(copy, os.O_RDONLY)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    finally:
+        os.close(held)
