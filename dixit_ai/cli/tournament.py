@@ -345,8 +345,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"cut off an incomplete last record ({outcome.dropped_bytes} bytes) and "
                   "played that game again", file=sys.stderr)
         rate = outcome.played / outcome.elapsed if outcome.elapsed > 0 else 0.0
+        # as many workers start as there are games to play, at most
+        used = min(args.workers, outcome.played)
         print(f"played {outcome.played} games in {outcome.elapsed:.1f} s ({rate:.2f} games/s; "
-              f"{args.workers} worker(s), {args.backend or 'local'})", file=sys.stderr)
+              f"{used} worker(s), {args.backend or 'local'})", file=sys.stderr)
         if outcome.results is not None:
             print_leaderboard(outcome.results, title=f"Tournament {config.name}")
             _print_files(outcome.files)
