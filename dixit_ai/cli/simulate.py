@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Iterator
 from contextlib import nullcontext
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +18,12 @@ from dixit_ai.agents import make_agent_for_deck, prepare_agents
 from dixit_ai.agents.requirements import check_agent_requirements
 from dixit_ai.cli.common import (
     EXIT_OK,
+    FAILURES_SHOWN,
     MAX_GAMES,
     check_at_most,
     check_out_file,
+    failure_lines,
     failure_status,
-    print_failures,
     progress_line,
     rule_argument,
     running,
@@ -105,7 +108,9 @@ def run(args: argparse.Namespace) -> int:
     # The records stream into a temporary file beside --out, which replaces --out once every
     # game is written: a failure part-way (a record that cannot be serialised, an error, Ctrl-C)
     # removes it and leaves an existing file as it was.
-    records: list[GameRecord] = []
+    # Each record is counted and written, then let go: a long run keeps only its tallies and
+    # the records of the failures it prints.
+    tally = Tally(len(names))
     started = time.perf_counter()
     # From here on the work has begun: an error is a failure of the run (exit 1), not bad input.
     what, then = "playing the games", ""
@@ -122,41 +127,83 @@ def run(args: argparse.Namespace) -> int:
                 record = play_game(agents, edition=args.edition, deck=deck, seed=seed,
                                    on_failure=on_failure, max_rounds=args.max_rounds,
                                    **overrides)
-                records.append(record)
+                tally.add(record)
                 if out is not None:
                     out.write(record.to_json() + "\n")
     except KeyboardInterrupt:
         if args.out:
-            print(f"dixit-ai simulate: interrupted after {len(records)} of {args.games} "
+            print(f"dixit-ai simulate: interrupted after {tally.games} of {args.games} "
                   f"game(s); {args.out} was not written", file=sys.stderr)
         raise
     elapsed = time.perf_counter() - started
-    print_summary(records, elapsed, args, names)
-    failures = print_failures(records)
+    print_summary(tally, elapsed, args, names)
+    for line in failure_lines(tally.failure_records()):
+        print(line, file=sys.stderr)
+    failures = tally.failures
     return failure_status(failures, on_failure, chosen=chosen) if failures else EXIT_OK
 
 
-def print_summary(records: list[GameRecord], elapsed: float, args: argparse.Namespace,
-                  names: list[str]) -> None:
-    rounds = sum(len(r.rounds) for r in records)
-    scores = np.array([r.final_scores for r in records], dtype=float)
-    wins = np.zeros(scores.shape[1])
-    for record in records:
+@dataclass
+class _NoRecord:
+    """Stands for a game whose record was not kept, in :func:`failure_lines`' count."""
+
+    failures: list[Any] = field(default_factory=list)
+    header: dict[str, Any] = field(default_factory=dict)
+
+
+class Tally:
+    """What the summary needs of the games played, counted as each ends (no record is kept but
+    those of the first failures, which are printed)."""
+
+    def __init__(self, players: int) -> None:
+        self.games = 0
+        self.rounds = 0
+        self.statuses = {"complete": 0, "aborted": 0, "truncated": 0}
+        self.failures = 0
+        self.scores = np.zeros(players)
+        self.wins = np.zeros(players)
+        self.shown: list[tuple[int, GameRecord]] = []  # (game number, record), printed
+
+    def add(self, record: GameRecord) -> None:
+        self.games += 1
+        self.rounds += len(record.rounds)
+        self.statuses[record.status] = self.statuses.get(record.status, 0) + 1
+        self.scores += np.asarray(record.final_scores, dtype=float)
         for seat in record.winners:
-            wins[seat] += 1 / len(record.winners)
-    statuses = {s: sum(r.status == s for r in records) for s in ("complete", "aborted",
-                                                                  "truncated")}
-    failures = sum(len(r.failures) for r in records)
+            self.wins[seat] += 1 / len(record.winners)
+        if record.failures and self.failures < FAILURES_SHOWN:
+            self.shown.append((self.games, record))
+        self.failures += len(record.failures)
+
+    def failure_records(self) -> Iterator[Any]:
+        """Records for :func:`failure_lines`, each at its game's position: those kept, and
+        stand-ins for the rest (the failures after the shown ones are only counted)."""
+        number = 0
+        kept = 0
+        for game, record in self.shown:
+            while number + 1 < game:
+                number += 1
+                yield _NoRecord()
+            number += 1
+            kept += len(record.failures)
+            yield record
+        if self.failures > kept:
+            yield _NoRecord(failures=[None] * (self.failures - kept))
+
+
+def print_summary(tally: Tally, elapsed: float, args: argparse.Namespace,
+                  names: list[str]) -> None:
+    rounds, games, statuses = tally.rounds, tally.games, tally.statuses
     print(f"edition {args.edition}, {args.players} players, deck {args.deck}, seed {args.seed}")
-    print(f"games: {len(records)} ({statuses['complete']} complete, {statuses['aborted']} "
-          f"aborted, {statuses['truncated']} truncated); agent failures: {failures}")
-    print(f"rounds: {rounds} (mean {rounds / len(records):.1f} per game)")
+    print(f"games: {games} ({statuses['complete']} complete, {statuses['aborted']} "
+          f"aborted, {statuses['truncated']} truncated); agent failures: {tally.failures}")
+    print(f"rounds: {rounds} (mean {rounds / games:.1f} per game)")
     width = max(5, *(len(name) for name in names))
     print(f"seat  {'agent':<{width}}  mean score  win share")
-    for seat in range(scores.shape[1]):
-        print(f"{seat:>4}  {names[seat]:<{width}}  {scores[:, seat].mean():>10.2f}  "
-              f"{wins[seat] / len(records):>9.3f}")
-    print(f"speed: {rounds / elapsed:,.0f} rounds/s, {len(records) / elapsed:,.1f} games/s "
+    for seat in range(len(tally.scores)):
+        print(f"{seat:>4}  {names[seat]:<{width}}  {tally.scores[seat] / games:>10.2f}  "
+              f"{tally.wins[seat] / games:>9.3f}")
+    print(f"speed: {rounds / elapsed:,.0f} rounds/s, {games / elapsed:,.1f} games/s "
           f"({elapsed:.2f} s)")
     if args.out:
         print(f"records: {args.out}")
