@@ -292,6 +292,10 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--workers must be at least 1, not {args.workers}")
     if args.workers is not None:
         check_at_most("--workers", args.workers, MAX_WORKERS)
+    for flag, value, least in (("--games", args.games, 1), ("--players", args.players, 1),
+                               ("--seed", args.seed, 0), ("--max-rounds", args.max_rounds, 1)):
+        if value is not None and value < least:  # named as given, before any file is read
+            raise ValueError(f"{flag} must be at least {least}, not {value}")
     config = build_config(args)
     config.validate()
     # games from --games, a tournament file or a resumed run's config.json: the schedule of

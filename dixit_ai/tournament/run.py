@@ -225,6 +225,12 @@ def run_tournament(
             _check_writable(folder)
             _hold(held, folder)  # before anything is read to be repaired or rewritten
             extend = config.games > before.games
+            if config.games < before.games:  # the same tournament otherwise, it is said so
+                check_same_config(before, replace(config, games=before.games), folder)
+                raise ResumeError(f"{folder} holds this tournament with more games (stored != "
+                                  f"given: games: {before.games} != {config.games}): --games "
+                                  "extends a run, never shortens it; leave --games out, or "
+                                  f"give more than {before.games}")
             # More games extend the tournament with the next games of the same schedule: a
             # schedule's first games do not depend on how many follow (see make_schedule).
             target = replace(before, games=config.games) if extend else before

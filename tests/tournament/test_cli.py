@@ -64,8 +64,8 @@ def test_a_tournament_writes_every_output(tmp_path, capsys):
     assert main(["tournament", "--resume", str(folder), "--games", "8", "--workers", "2",
                  "--no-progress"]) == 0  # the same value again, and how it runs, are fine
     assert main(["tournament", "--resume", str(folder), "--games", "4"]) == 2
-    assert "holds another tournament; differences (stored != given): games: 8 != 4" in (
-        capsys.readouterr().err)
+    assert ("holds this tournament with more games (stored != given: games: 8 != 4): "
+            "--games extends a run, never shortens it") in capsys.readouterr().err
     assert main(["tournament", "--resume", str(folder), "--seed", "2"]) == 2
     assert "differences (stored != given): seed: 1 != 2" in capsys.readouterr().err
 

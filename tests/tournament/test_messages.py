@@ -22,3 +22,25 @@ def test_the_last_line_counts_the_workers_that_played(tmp_path, capsys):
     assert main(["tournament", "--resume", str(folder), "--no-progress"]) == 0
     err = capsys.readouterr().err
     assert "played 0 games in " in err and "; 0 worker(s), local)" in err
+
+
+def test_a_resume_asking_fewer_games_says_a_run_is_not_shortened(tmp_path, capsys):
+    out = tmp_path / "runs"
+    assert main([*RUN, "--games", "3", "--workers", "1", "--out", str(out)]) == 0
+    (folder,) = out.iterdir()
+    capsys.readouterr()
+    assert main(["tournament", "--resume", str(folder), "--games", "2", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert (f"{folder} holds this tournament with more games (stored != given: games: 3 != "
+            "2): --games extends a run, never shortens it; leave --games out, or give more "
+            "than 3") in err
+    assert "another tournament" not in err
+
+
+def test_flags_below_their_least_value_are_named_as_flags(tmp_path, capsys):
+    for flag, value, least in (("--games", "0", 1), ("--players", "0", 1), ("--seed", "-1", 0),
+                               ("--max-rounds", "0", 1)):
+        assert main(["tournament", "--agents", "a=random,b=random", flag, value,
+                     "--out", str(tmp_path)]) == 2
+        assert f"{flag} must be at least {least}, not {value}" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []

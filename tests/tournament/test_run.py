@@ -139,7 +139,7 @@ def test_more_games_extend_a_finished_tournament_as_one_longer_run(reference, tm
     assert files_of(short.folder) == files_of(reference)  # 12 games, as if run at once
     stored = json.loads((short.folder / "config.json").read_text())
     assert stored["config"]["games"] == 12 and stored["schedule"]["games"] == 12
-    with pytest.raises(ResumeError, match="games: 12 != 8"):  # fewer is another tournament
+    with pytest.raises(ResumeError, match="games: 12 != 8"):  # fewer: never shortened
         run_tournament(random_config(games=8), resume=short.folder, **QUICK)
 
 
@@ -246,7 +246,7 @@ def test_resume_refuses_what_is_not_this_tournament(reference, tmp_path):
         run_tournament(config, resume=tmp_path / "missing", **QUICK)
     with pytest.raises(ResumeError, match=r"not a tournament run folder \(no config.json\)"):
         run_tournament(config, resume=tmp_path, **QUICK)
-    with pytest.raises(ResumeError, match=r"another tournament.*games: 12 != 6"):
+    with pytest.raises(ResumeError, match=r"more games.*games: 12 != 6.*never shortens"):
         run_tournament(random_config(games=6), resume=reference, **QUICK)
     with pytest.raises(ResumeError, match=r"another tournament.*agents"):
         run_tournament(random_config(agents=("random", "c=random")), resume=reference, **QUICK)
