@@ -126,7 +126,8 @@ def register(subparsers: Any) -> None:
                      help="Ray cluster to join (default: RAY_ADDRESS, a `ray start` cluster on "
                           "this machine, else a new local Ray)")
     how.add_argument("--out", type=Path, default=None,
-                     help="folder for the run folder (default: runs); with --analyse, the "
+                     help="folder for the run folder (default: runs; not with --resume, "
+                          "which goes on in its own folder); with --analyse, the "
                           "folder the report is written to (default: a new run folder "
                           "runs/tournament-analysis__<name>__<seed>__<time>)")
     how.add_argument("--resume", type=Path, default=None, metavar="RUN_DIR",
@@ -288,6 +289,9 @@ def run(args: argparse.Namespace) -> int:
     # run's own settings (a new run, the defaults), as --analyse does.
     if args.allow_partial or args.overwrite:
         raise ValueError("--allow-partial and --overwrite go with --analyse")
+    if args.resume is not None and args.out is not None:
+        raise ValueError(f"--out does not go with --resume: a resumed run goes on in its own "
+                         f"folder ({args.resume})")
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be at least 1, not {args.workers}")
     if args.workers is not None:

@@ -44,3 +44,17 @@ def test_flags_below_their_least_value_are_named_as_flags(tmp_path, capsys):
                      "--out", str(tmp_path)]) == 2
         assert f"{flag} must be at least {least}, not {value}" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_out_with_resume_is_refused_not_ignored(tmp_path, capsys):
+    out = tmp_path / "runs"
+    assert main([*RUN, "--games", "3", "--workers", "1", "--out", str(out)]) == 0
+    (folder,) = out.iterdir()
+    capsys.readouterr()
+    elsewhere = tmp_path / "elsewhere"
+    assert main(["tournament", "--resume", str(folder), "--games", "4", "--out",
+                 str(elsewhere), "--no-progress"]) == 2
+    assert ("--out does not go with --resume: a resumed run goes on in its own folder "
+            f"({folder})") in capsys.readouterr().err
+    assert not elsewhere.exists()
+    assert len((folder / "games.jsonl").read_text().splitlines()) == 3
