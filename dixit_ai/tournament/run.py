@@ -32,6 +32,7 @@ from dixit_ai.tournament.report import (
     write_report,
 )
 from dixit_ai.tournament.runner import Backend, GamePlayer, check_backend, play_games
+from dixit_ai.tournament.schedule import balance_period
 from dixit_ai.tournament.store import (
     CONFIG_FILE,
     GAMES_FILE,
@@ -492,6 +493,15 @@ def analyse_folder(folder: str | Path, *, out: str | Path | None = None,
                   f"the defaults (neither the run's {RESULTS_JSON} nor its {CONFIG_FILE} "
                   "states them)")
         own = stored or (DEFAULT_RESAMPLES, RATING_RESAMPLES)
+        last = max((r.header["tournament"]["game"] for r in read.records), default=-1)
+        if last + 1 < config.games:  # games after the last recorded one: not played yet
+            period = balance_period(len(config.agents), config.players)
+            count = len(read.records)
+            notes.append(f"the run is unfinished: {count} of its {config.games} scheduled "
+                         "games are recorded"
+                         + (f" (the seats are not balanced: a rotation is {period} games)"
+                            if count % period else "")
+                         + f"; continue it with: dixit-ai tournament --resume {path}")
         missing = missing_games(config, read.records)
         if missing:
             notes.append(f"{len(missing)} of the {config.games} scheduled games "

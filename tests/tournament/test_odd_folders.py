@@ -121,3 +121,22 @@ def test_a_run_being_played_by_another_process_is_not_resumed(run, tmp_path, cap
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
     finally:
         os.close(held)
+
+
+def test_analysing_an_unfinished_run_says_it_is_unfinished(run, tmp_path, capsys):
+    import shutil
+
+    copy = Path(shutil.copytree(run, tmp_path / "run"))
+    lines = (copy / "games.jsonl").read_text().splitlines(keepends=True)
+    (copy / "games.jsonl").write_text("".join(lines[:2]))
+    capsys.readouterr()
+    assert main(["tournament", "--analyse", str(copy), "--out", str(tmp_path / "r")]) == 0
+    err = capsys.readouterr().err
+    note = (f"the run is unfinished: 2 of its {len(lines)} scheduled games are recorded (the "
+            "seats are not balanced: a rotation is 3 games); continue it with: dixit-ai "
+            f"tournament --resume {copy}")
+    assert f"warning: {note}; the report says so" in err
+    assert note in (tmp_path / "r" / "report.md").read_text()
+    # a finished run says nothing of the kind
+    assert main(["tournament", "--analyse", str(run), "--out", str(tmp_path / "r2")]) == 0
+    assert "unfinished" not in capsys.readouterr().err
