@@ -81,16 +81,18 @@ def json_object(text: str, what: str) -> dict[str, Any]:
 
 @overload
 def read_jsonl(path: str | os.PathLike[str], *, allow_partial: bool = False,
-               what: str = "record") -> JsonlRecords[Any]: ...
+               what: str = "record", being_written: bool = False) -> JsonlRecords[Any]: ...
 
 
 @overload
 def read_jsonl(path: str | os.PathLike[str], parse: Callable[[str], T], *,
-               allow_partial: bool = False, what: str = "record") -> JsonlRecords[T]: ...
+               allow_partial: bool = False, what: str = "record",
+               being_written: bool = False) -> JsonlRecords[T]: ...
 
 
 def read_jsonl(path: str | os.PathLike[str], parse: Callable[[str], Any] = _json_object, *,
-               allow_partial: bool = False, what: str = "record") -> JsonlRecords[Any]:
+               allow_partial: bool = False, what: str = "record",
+               being_written: bool = False) -> JsonlRecords[Any]:
     """Read every line of a JSON Lines file through ``parse``, strictly (see the module).
 
     Args:
@@ -99,6 +101,9 @@ def read_jsonl(path: str | os.PathLike[str], parse: Callable[[str], Any] = _json
             (default: ``json.loads``).
         allow_partial: Drop unreadable lines (and a torn last line) instead of refusing the file.
         what: What a record is called in messages (``"game record"``, say).
+        being_written: The file is being appended to now (a run in play): a torn last line is
+            the record being written, left out and not counted as dropped; every other line is
+            read as strictly as ever.
 
     Raises:
         RecordFileError: see the module docstring; the message starts ``PATH, line N:``.
@@ -116,6 +121,8 @@ def read_jsonl(path: str | os.PathLike[str], parse: Callable[[str], Any] = _json
             continue
         where = f"{source}, line {number}"
         if torn and number == len(lines):
+            if being_written:
+                continue
             reason = ("incomplete last line (no newline at its end: the run was cut off "
                       "while writing it)")
         else:

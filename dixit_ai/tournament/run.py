@@ -46,6 +46,7 @@ from dixit_ai.tournament.store import (
     read_games,
     read_run_config,
     report_settings,
+    run_in_play,
     same_deck,
     schedule_of,
     write_config,
@@ -356,13 +357,16 @@ def load_report_modules() -> None:
         return
 
 
-def read_run_records(folder: str | Path, *, allow_partial: bool = False
+def read_run_records(folder: str | Path, *, allow_partial: bool = False,
+                     being_written: bool = False
                      ) -> tuple[TournamentConfig, JsonlRecords[GameRecord]]:
     """A run folder's config and its records, read strictly for an analysis.
 
     Every line must be a record of this tournament's schedule (as for a resume), and the last
     line must be complete: an analysis of a torn or corrupt file is refused, naming the file and
-    the line, unless ``allow_partial`` (then such lines are dropped and counted).
+    the line, unless ``allow_partial`` (then such lines are dropped and counted). Of a run
+    ``being_written`` (played now by another process), a torn last line is the game being
+    written: it is left out.
 
     Raises:
         ValueError: not a run folder, or a record file that cannot be trusted
@@ -382,7 +386,7 @@ def read_run_records(folder: str | Path, *, allow_partial: bool = False
         raise ValueError(f"{folder}: no game recorded yet (no {GAMES_FILE}); play its games "
                          f"with: dixit-ai tournament --resume {folder}")
     read = read_jsonl(Path(folder) / GAMES_FILE, parse, allow_partial=allow_partial,
-                      what="game record")
+                      what="game record", being_written=being_written)
     read.items.sort(key=lambda item: item[1].header["tournament"]["game"])
     return config, read
 
@@ -483,7 +487,9 @@ def analyse_folder(folder: str | Path, *, out: str | Path | None = None,
     config_data: dict[str, Any] | None = None
     notes: list[str] = []
     if path.is_dir() and (path / CONFIG_FILE).exists():
-        config, read = read_run_records(path, allow_partial=allow_partial)
+        playing = run_in_play(path)  # another process plays it now: its records grow
+        config, read = read_run_records(path, allow_partial=allow_partial,
+                                        being_written=playing)
         config_data, title, seed, name = (config.to_dict(), f"Tournament {config.name}",
                                           config.seed, config.name)
         beside = path
@@ -497,11 +503,14 @@ def analyse_folder(folder: str | Path, *, out: str | Path | None = None,
         if last + 1 < config.games:  # games after the last recorded one: not played yet
             period = balance_period(len(config.agents), config.players)
             count = len(read.records)
-            notes.append(f"the run is unfinished: {count} of its {config.games} scheduled "
-                         "games are recorded"
+            notes.append(f"the run is {'being played' if playing else 'unfinished'}: "
+                         f"{count} of its {config.games} scheduled games are recorded"
+                         + (" so far" if playing else "")
                          + (f" (the seats are not balanced: a rotation is {period} games)"
                             if count % period else "")
-                         + f"; continue it with: dixit-ai tournament --resume {path}")
+                         + ("; another process is playing it (analyse it again once it "
+                            "ends)" if playing else
+                            f"; continue it with: dixit-ai tournament --resume {path}"))
         missing = missing_games(config, read.records)
         if missing:
             notes.append(f"{len(missing)} of the {config.games} scheduled games "

@@ -217,6 +217,26 @@ def lock_run(folder: Path) -> int | None:
     return handle
 
 
+def run_in_play(folder: Path) -> bool:
+    """Whether another process holds ``folder`` as the run it plays (:func:`lock_run`); the
+    check takes and drops a shared lock, so it never holds the run. ``False`` where locks are
+    not available."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on POSIX
+        return False
+    handle = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:  # a file system without locks
+        return False
+    finally:
+        os.close(handle)  # closing drops the shared lock
+    return False
+
+
 def check_same_config(stored: TournamentConfig, given: TournamentConfig, folder: Path) -> None:
     """Refuse to resume ``folder`` (run with ``stored``) as another tournament (``given``).
 

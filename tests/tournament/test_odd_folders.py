@@ -140,3 +140,41 @@ def test_analysing_an_unfinished_run_says_it_is_unfinished(run, tmp_path, capsys
     # a finished run says nothing of the kind
     assert main(["tournament", "--analyse", str(run), "--out", str(tmp_path / "r2")]) == 0
     assert "unfinished" not in capsys.readouterr().err
+
+
+def test_analysing_a_run_being_played_leaves_out_the_game_being_written(run, tmp_path, capsys):
+    import fcntl
+    import os
+    import shutil
+
+    copy = Path(shutil.copytree(run, tmp_path / "run"))
+    lines = (copy / "games.jsonl").read_text().splitlines(keepends=True)
+    # two games written, the third half-way: as a process playing the run leaves it
+    (copy / "games.jsonl").write_text("".join(lines[:2]) + lines[2][:200])
+    capsys.readouterr()
+    # not in play: the torn line is refused, as ever (a run cut off while writing it)
+    assert main(["tournament", "--analyse", str(copy), "--out", str(tmp_path / "r0")]) == 2
+    assert "incomplete last line" in capsys.readouterr().err
+    held = os.open(copy, os.O_RDONLY)  # as the process playing it holds it
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        assert main(["tournament", "--analyse", str(copy), "--out", str(tmp_path / "r")]) == 0
+        err = capsys.readouterr().err
+    finally:
+        os.close(held)
+    note = (f"the run is being played: 2 of its {len(lines)} scheduled games are recorded so "
+            "far (the seats are not balanced: a rotation is 3 games); another process is "
+            "playing it (analyse it again once it ends)")
+    assert f"warning: {note}; the report says so" in err
+    assert "incomplete" not in err and "--resume" not in err
+    report = (tmp_path / "r" / "report.md").read_text()
+    assert note in report and "2 games" in report
+    # a corrupt line before the last is refused even while the run is played
+    (copy / "games.jsonl").write_text(lines[0] + "{not json}\n" + lines[2][:200])
+    held = os.open(copy, os.O_RDONLY)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        assert main(["tournament", "--analyse", str(copy), "--out", str(tmp_path / "r2")]) == 2
+    finally:
+        os.close(held)
+    assert "line 2" in capsys.readouterr().err
