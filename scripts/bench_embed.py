@@ -45,6 +45,9 @@ TARGET_HARNESS_OVER_RAW = 0.9
 at batch 1 and at the default image batch."""
 TARGET_REPEAT = 3
 """The interleaved timings per mode the target is stated for."""
+SMOKE = {"repeat": 1}
+"""``--smoke``'s settings, each where the command line gave none (:func:`apply_smoke`); it also
+times a few items on an 8-card deck at batches 1 and 4."""
 
 LOAD_CODE = """
 import time
@@ -145,6 +148,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from dixit_ai.cli.common import check_at_least
     from dixit_ai.reporting import new_run_dir
+    from models.players.cli import apply_smoke, given_options
+
+    if args.smoke:  # what the command line gave stays as given
+        apply_smoke(args, SMOKE, given_options(parser, argv))
 
     try:  # refused before anything is made or measured (--repeat 0 timed nothing: NaN ratios)
         check_at_least(args, (("repeat", 1),) if args.threads is None
@@ -193,7 +200,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     cards = [deck.image(c) for c in deck.card_ids]
     texts = list(load_vocabulary("default").texts)
     batches = BATCHES if not args.smoke else (1, 4)
-    repeat = args.repeat if not args.smoke else 1
+    repeat = args.repeat
     embedder = load_embedder("default", device="cpu")
     results: dict[str, Any] = {"threads": torch.get_num_threads(), "cores": os.cpu_count(),
                                "deck": deck.source, "default_batch_size": DEFAULT_BATCH_SIZE,

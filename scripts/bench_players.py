@@ -38,12 +38,16 @@ from dixit_ai.agents import make_agent
 from dixit_ai.cli.targets import Targets, too_small
 from dixit_ai.match import game_seeds
 from models.bench.timing import storyteller_views, time_tells
-from models.players.cli import check_at_least, is_clip_player, parse_args
+from models.players.cli import apply_smoke, check_at_least, is_clip_player, parse_args
 
 TARGET_DECISION_MS = 100.0
 """A storyteller decision's median wall time, at most (milliseconds)."""
 TARGET_GAME_S = 2.0
 """A whole 5-player game's median wall time, under (seconds)."""
+SMOKE = {"deck": "dream:size=40", "decisions": 2, "games": 1}
+"""``--smoke``'s settings, each where the command line gave none (:func:`apply_smoke`)."""
+SMOKE_VOCABULARY = 300
+"""``--smoke``'s vocabulary (clues), which no option sets."""
 
 
 @dataclass
@@ -76,6 +80,8 @@ def check_args(args: Args) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
+    if args.smoke:  # the budget where the command line gave none (flags given stay)
+        apply_smoke(args, SMOKE)
     try:
         check_args(args)
     except ValueError as error:
@@ -84,9 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     overrides: dict[str, Any] = {"deck": args.deck, "n_simulations": args.simulations,
                                  "pair_clues": args.pair_clues}
     if args.smoke:
-        args.deck = overrides["deck"] = "dream:size=40"
-        overrides["vocabulary_size"] = 300
-        args.decisions, args.games = 2, 1
+        overrides["vocabulary_size"] = SMOKE_VOCABULARY
     figures = measure(args, overrides)
     print(f"storyteller decision: {figures['decision_ms_median']} ms median "
           f"({figures['decision_ms_p90']} ms p90; CPU time {figures['decision_cpu_ms_median']} ms) "
@@ -115,7 +119,8 @@ def other_configuration(args: Args) -> str | None:
     """Why no target is judged on this run's configuration (``None``: the defaults, which the
     targets are stated for); the counts of decisions and games are judged apart."""
     if args.smoke:
-        return "--smoke (a 40-card deck, 300 clues); judged on the defaults"
+        return (f"--smoke (deck {args.deck}, {SMOKE_VOCABULARY} clues); judged on the "
+                "defaults")
     defaults = Args()
     for name in ("agent", "deck", "simulations", "pair_clues"):
         if getattr(args, name) != getattr(defaults, name):

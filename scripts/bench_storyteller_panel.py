@@ -67,7 +67,7 @@ from models.bench.panel_settings import Args, restore_args
 from models.bench.panel_storytellers import CHECKED
 from models.bench.panel_storytellers import POINTS_ROWS as POINTS_ROWS
 from models.bench.panel_storytellers import storytellers as storytellers
-from models.players.cli import parse_args, refuse_bad_population_options
+from models.players.cli import apply_smoke, parse_args, refuse_bad_population_options
 
 JUDGED = "population"
 """The storyteller the calibration targets are judged on (``self@T`` rows are its comparison)."""
@@ -89,6 +89,9 @@ TARGET_ITEMS = Args().items
 """The items the targets are stated for (the default ``--items``)."""
 TARGET_DECISIONS = Args().decisions
 """The decisions the timing target is stated for (the default ``--decisions``)."""
+SMOKE = {"items": 3, "deals": 2, "fit_games": 1, "decisions": 2, "fit_iterations": 1,
+         "bootstrap": 200}
+"""``--smoke``'s settings, each where the command line gave none (:func:`apply_smoke`)."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,10 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.tell_cards not in TELL_CARDS:
         raise SystemExit(f"error: --tell-cards must be one of {', '.join(TELL_CARDS)}, not "
                          f"{args.tell_cards!r}")
-    if args.smoke:
-        args.items, args.deals, args.fit_games, args.decisions = 3, 2, 1, 2
-        args.fit_iterations = 1
-        args.bootstrap = 200
+    if args.smoke:  # what the command line gave stays as given
+        apply_smoke(args, SMOKE)
     figures = measure(args, restored)
     if args.json:
         write_json(args.json, figures)

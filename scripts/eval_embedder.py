@@ -20,6 +20,10 @@ import json
 import numpy as np
 
 from dixit_ai.cli.common import check_at_least
+from models.players.cli import apply_smoke, given_options
+
+SMOKE = {"cards": 24, "boards": 2}
+"""``--smoke``'s settings, each where the command line gave none (:func:`apply_smoke`)."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,12 +37,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs-dir", default="runs", help="folder of run records")
     parser.add_argument("--smoke", action="store_true", help="tiny run for CI")
     args = parser.parse_args(argv)
+    if args.smoke:  # what the command line gave stays as given
+        apply_smoke(args, SMOKE, given_options(parser, argv))
     try:  # before anything is embedded: a board needs 6 cards, a measurement one board
         check_at_least(args, (("cards", 6), ("boards", 1)))
     except ValueError as error:
         parser.error(str(error))
-    if args.smoke:
-        args.cards, args.boards = 24, 2
 
     from PIL import Image
 

@@ -38,6 +38,7 @@ from dixit_ai.reporting import new_run_dir
 from models.players.calibration import plot_reliability, reliability
 from models.players.cli import (
     SMOKE_AGENT_OPTIONS,
+    apply_smoke,
     check_at_least,
     check_deck_option,
     check_table_agents,
@@ -46,6 +47,8 @@ from models.players.cli import (
 from models.players.experiments import play_table, readable_game, round_rows, wilson
 
 TARGETS = {"clip-cryptic": 0.1, "clip-greedy": 0.5, "clip-obvious": 0.9}
+SMOKE = {"deck": "dream:size=40", "rounds": 10}
+"""``--smoke``'s settings, each where the command line gave none (:func:`apply_smoke`)."""
 
 
 @dataclass
@@ -77,10 +80,10 @@ def check_args(args: Args, overrides: dict[str, object]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
+    if args.smoke:  # the budget where the command line gave none (flags given stay)
+        apply_smoke(args, SMOKE)
     overrides: dict[str, object] = {}
     if args.smoke:
-        args.deck = "dream:size=40"
-        args.rounds = min(args.rounds, 10)
         overrides = dict(SMOKE_AGENT_OPTIONS)
     try:
         check_args(args, overrides)

@@ -71,6 +71,7 @@ from models.players.calibration import (
     vote_predictions,
 )
 from models.players.cli import (
+    apply_smoke,
     check_at_least,
     check_deck_option,
     check_table_agents,
@@ -85,6 +86,8 @@ from models.players.simulation import MIN_TEMPERATURE, VOTERS_KEY, GuessModel
 TEMPERATURE_SEARCH = (MIN_TEMPERATURE, 1.0)
 """Where the guess model's temperature is searched (log scale); a fit at either end is warned
 about: the likelihood may still rise beyond it."""
+SMOKE = {"deck": "dream:size=40", "play_games": 2, "validate_games": 0}
+"""``--smoke``'s settings, each where the command line gave none (:func:`apply_smoke`)."""
 
 
 @dataclass
@@ -306,10 +309,8 @@ def main(argv: list[str] | None = None,
     cross_play = args.voters != "all" or bool(args.population)
     # Cross-play tables keep every agent's own embedder.
     overrides: dict[str, object] = {} if cross_play else {"embedder": args.embedder}
-    if args.smoke:
-        args.deck = "dream:size=40"
-        args.play_games = args.play_games or 2
-        args.validate_games = min(args.validate_games, 1)
+    if args.smoke:  # what the command line gave stays as given
+        apply_smoke(args, SMOKE)
         overrides.update(vocabulary_size=300, n_simulations=16, pair_clues=0)
     size = 300 if args.smoke else None
     try:

@@ -41,7 +41,15 @@ from typing import Any
 import numpy as np
 
 from dixit_ai.reporting import print_table
-from models.players.cli import SMOKE_AGENT_OPTIONS, parse_args, refuse_bad_population_options
+from models.players.cli import (
+    SMOKE_AGENT_OPTIONS,
+    apply_smoke,
+    parse_args,
+    refuse_bad_population_options,
+)
+
+SMOKE = {"items": 3, "deals": 2}
+"""``--smoke``'s settings, each where the command line gave none (:func:`apply_smoke`)."""
 
 
 @dataclass
@@ -117,6 +125,8 @@ def tell_against(member: str, population: str, fit: str, args: Args, targets: li
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
+    if args.smoke:  # the budget where the command line gave none (flags given stay)
+        apply_smoke(args, SMOKE)
     refuse_bad_population_options(args.aim, args.temperature_scale, args.tolerance)
     from models.bench.items import TELL_CARDS
     from models.players.population_fit import population_fit_path
@@ -176,7 +186,6 @@ def main(argv: list[str] | None = None) -> int:
                              f"{m} votes on must be fitted without them")
     extra: dict[str, Any] = {}
     if args.smoke:
-        args.items, args.deals = 3, 2
         extra = dict(SMOKE_AGENT_OPTIONS)
     settings = _settings(args)
     started = time.time()

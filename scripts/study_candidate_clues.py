@@ -43,12 +43,15 @@ import numpy as np
 from tqdm import tqdm
 
 from dixit_ai.reporting import mean_interval, print_table, write_json
-from models.players.cli import parse_args, refuse_bad_population_options
+from models.players.cli import apply_smoke, parse_args, refuse_bad_population_options
 
 AIM_WORDS = {"mean": "the mean", "each": "each member (the worst gap)",
              "rms": "each member (the root mean square of the gaps)"}
 
 TARGETS = (0.1, 0.25, 0.5, 0.75, 0.9)
+
+SMOKE = {"items": 2, "deals": 2, "simulations": 16, "bootstrap": 100}
+"""``--smoke``'s settings, each where the command line gave none (:func:`apply_smoke`)."""
 
 
 @dataclass
@@ -85,6 +88,8 @@ class Args:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
+    if args.smoke:  # the budget where the command line gave none (flags given stay)
+        apply_smoke(args, SMOKE)
     from dixit_ai.decks import load_deck
     from dixit_ai.rules import RuleSet
     from models.bench.items import DeckFacts, ItemSets
@@ -100,8 +105,6 @@ def main(argv: list[str] | None = None) -> int:
         storyteller_points_by_finders,
     )
 
-    if args.smoke:
-        args.items, args.deals, args.simulations, args.bootstrap = 2, 2, 16, 100
     refuse_bad_population_options(args.aim, args.temperature_scale)
     if args.oracle and args.deals < 2:
         raise SystemExit(f"--oracle splits each item's deals in two halves: --deals must be at "

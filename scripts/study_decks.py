@@ -35,6 +35,8 @@ from typing import Any
 from dixit_ai.reporting import Interval, print_table, write_json
 from models.players.cli import (
     SMOKE_AGENT_OPTIONS,
+    apply_smoke,
+    options_given,
     parse_args,
     refuse_bad_population_options,
     registry_storytellers,
@@ -44,6 +46,9 @@ WITHIN = 0.10
 """How near the target every member's and the pooled rate must be for a deck to meet it."""
 ECE_WITHIN = 0.10
 """The issue's bound on the ECE over all turns, per member and pooled."""
+
+SMOKE = {"items": 3, "deals": 2}
+"""``--smoke``'s settings, each where the command line gave none (:func:`apply_smoke`)."""
 
 
 @dataclass
@@ -273,18 +278,18 @@ ANALYSE_OPTIONS = ("analyse", "json", "guesses")
 """The options ``--analyse`` takes; every other one is the study's own."""
 
 
-def restore(args: Args, argv: list[str] | None) -> tuple[Args, dict[str, str]]:
+def restore(args: Args) -> tuple[Args, dict[str, str]]:
     """``--analyse``: the arguments and run folders of an earlier study (its ``--json`` file).
 
     Raises:
         SystemExit: another option beside ``--analyse``, or a file that is not a study's
             figures.
     """
-    given = [a.split("=")[0][2:].replace("-", "_") for a in (argv or []) if a.startswith("--")]
-    others = sorted(set(given) - set(ANALYSE_OPTIONS))
+    others = [f"--{name.replace('_', '-')}"
+              for name in sorted(options_given(args) - set(ANALYSE_OPTIONS))]
     if others:
         raise SystemExit(f"error: --analyse recomputes a study with its own settings; it takes "
-                         f"only --json and --guesses beside it, not --{', --'.join(others)}")
+                         f"only --json and --guesses beside it, not {', '.join(others)}")
     path = Path(args.analyse)
     try:
         earlier = json.loads(path.read_text())
@@ -300,9 +305,11 @@ def restore(args: Args, argv: list[str] | None) -> tuple[Args, dict[str, str]]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
+    if args.smoke:  # the budget where the command line gave none (flags given stay)
+        apply_smoke(args, SMOKE)
     runs: dict[str, str] | None = None
     if args.analyse:
-        args, runs = restore(args, argv)
+        args, runs = restore(args)
     refuse_bad_population_options(args.aim, args.temperature_scale, args.tolerance)
     decks = deck_specs(args.deck_seeds, args.deck_size)
     try:
@@ -312,8 +319,6 @@ def main(argv: list[str] | None = None) -> int:
                          ) from None
     if not targets or any(not 0 <= t <= 1 for t in targets):
         raise SystemExit(f"error: --targets must be numbers in [0, 1], not {args.targets!r}")
-    if args.smoke:
-        args.items, args.deals = 3, 2
     from models.bench.analysis import compute, read_run
 
     started = time.time()

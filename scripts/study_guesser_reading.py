@@ -38,12 +38,15 @@ from dixit_ai.reporting import (
     print_table,
     write_json,
 )
-from models.players.cli import SMOKE_AGENT_OPTIONS, parse_args
+from models.players.cli import SMOKE_AGENT_OPTIONS, apply_smoke, parse_args
 from models.players.experiments import run_games
 
 TELLERS = ("panel-lite2-mpnet", "panel-imagenet-zeroshot", "panel-caption-reader",
            "panel-sibling")
 STAGES = ("1st story", "2nd story", "later stories")
+
+SMOKE = {"games": 2, "workers": 1, "bootstrap": 200}
+"""``--smoke``'s settings, each where the command line gave none (:func:`apply_smoke`)."""
 
 
 @dataclass
@@ -146,10 +149,10 @@ def find_rate(games: list[dict[str, Any]], teller: str | None, stage: str | None
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
+    if args.smoke:  # the budget where the command line gave none (flags given stay)
+        apply_smoke(args, SMOKE)
     from dixit_ai.match import game_seeds
 
-    if args.smoke:
-        args.games, args.workers, args.bootstrap = 2, 1, 200
     guessers = [g.strip() for g in args.guessers.split(",") if g.strip()]
     tellers = [t.strip() for t in args.tellers.split(",") if t.strip()]
     if len(tellers) != 4:

@@ -52,10 +52,13 @@ from dixit_ai.reporting import (
     print_table,
     write_json,
 )
-from models.players.cli import parse_args
+from models.players.cli import apply_smoke, parse_args
 from models.players.experiments import run_games
 
 PANEL = ("panel-lite2-mpnet", "panel-imagenet-zeroshot", "panel-caption-reader", "panel-sibling")
+
+SMOKE = {"games": 1, "workers": 1, "bootstrap": 200}
+"""``--smoke``'s settings, each where the command line gave none (:func:`apply_smoke`)."""
 
 
 @dataclass
@@ -202,14 +205,14 @@ def calibration_rows(games: list[dict[str, Any]], target: float, seed: int, resa
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
+    if args.smoke:  # the budget where the command line gave none (flags given stay)
+        apply_smoke(args, SMOKE)
     from dixit_ai.match import game_seeds
 
     try:  # before any game: a count below 1 played nothing or failed only at the report
         check_at_least(args, (("games", 1), ("workers", 1), ("bootstrap", 1)))
     except ValueError as error:
         refuse_input(str(error))
-    if args.smoke:
-        args.games, args.workers, args.bootstrap = 1, 1, 200
     tables = [t.strip() for t in args.tables.split(",") if t.strip()]
     names = [s.strip() for s in args.storytellers.split(",") if s.strip()]
     panel = [m.strip() for m in args.panel.split(",") if m.strip()]

@@ -27,13 +27,16 @@ from typing import Any
 
 from dixit_ai.cli.common import refuse_input
 from dixit_ai.reporting import new_run_dir, print_table, write_json
-from models.players.cli import SMOKE_AGENT_OPTIONS, parse_args
+from models.players.cli import SMOKE_AGENT_OPTIONS, apply_smoke, parse_args
 
 TELLERS = ("clip-greedy", "panel-sibling", "panel-default-zeroshot", "panel-lite2-mpnet",
            "panel-lite1-minilm", "panel-lite1-mpnet", "panel-imagenet-zeroshot",
            "panel-caption-reader", "caption-teller", "object-teller")
 GUESSERS = ("default", "panel:sibling", "panel:default-zeroshot", "lite2-mpnet", "lite1-minilm",
             "lite1-mpnet", "imagenet-zeroshot", "lite1-zeroshot", "caption-reader")
+
+SMOKE = {"items": 4, "bootstrap": 200, "sequence": 2}
+"""``--smoke``'s settings, each where the command line gave none (:func:`apply_smoke`)."""
 
 
 @dataclass
@@ -103,6 +106,8 @@ def reading_column(sets: Any, stories: dict[str, Any], minds: list[str], deck: A
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
+    if args.smoke:  # the budget where the command line gave none (flags given stay)
+        apply_smoke(args, SMOKE)
     from tqdm import tqdm
 
     from dixit_ai.decks import load_deck
@@ -118,7 +123,6 @@ def main(argv: list[str] | None = None) -> int:
                          f"{args.sequence}")
     extra: dict[str, object] = {}
     if args.smoke:
-        args.items, args.bootstrap, args.sequence = 4, 200, 2
         extra = dict(SMOKE_AGENT_OPTIONS)
     deck = load_deck("dream")
     sets = ItemSets(DeckFacts.of(deck), seed=args.seed, items=args.items, board_size=6,

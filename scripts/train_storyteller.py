@@ -42,8 +42,18 @@ from dixit_ai.match import game_seeds
 from dixit_ai.reporting import new_run_dir, save_figure, write_json, write_text
 from dixit_ai.rules import View
 from models.players import ClipAgent, LinearCluePolicy
-from models.players.cli import check_at_least, check_deck_option, check_positive, parse_args
+from models.players.cli import (
+    apply_smoke,
+    check_at_least,
+    check_deck_option,
+    check_positive,
+    parse_args,
+)
 from models.players.policy import FEATURES
+
+SMOKE = {"deck": "dream:size=40", "vocabulary_size": 300, "simulations": 8, "games": 3,
+         "eval_games": 2}
+"""``--smoke``'s settings, each where the command line gave none (:func:`apply_smoke`)."""
 
 
 @dataclass
@@ -157,9 +167,13 @@ def main(argv: list[str] | None = None,
     once the settings are checked and the folder is made: an error before is bad input (2,
     nothing written), one after a failure of the run."""
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
+    if args.smoke:  # what the command line gave stays as given
+        apply_smoke(args, SMOKE)
     overrides: dict[str, object] = {"deck": args.deck, "n_simulations": args.simulations}
     if args.vocabulary_size:
         overrides["vocabulary_size"] = args.vocabulary_size
+    if args.smoke:
+        overrides["pair_clues"] = 0
     try:
         check_args(args, overrides)
     except ValueError as error:
@@ -167,11 +181,6 @@ def main(argv: list[str] | None = None,
         return 2
     from envs import dixit_v0
 
-    if args.smoke:
-        args.deck = overrides["deck"] = "dream:size=40"
-        args.vocabulary_size, args.simulations = 300, 8
-        overrides.update(vocabulary_size=300, n_simulations=8, pair_clues=0)
-        args.games, args.eval_games = 3, 2
     settings = run_settings(args, overrides)
     try:  # the players' model, before anything is written: one that does not load is bad input
         # Every reward comes from the votes of self-play learners on one model: the voters a

@@ -26,7 +26,7 @@ import runpy
 import sys
 import types
 import typing
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -185,9 +185,72 @@ def check_deck_option(deck: str) -> None:
 
 
 def parse_args(cls: type[T], argv: list[str] | None = None, description: str = "") -> T:
-    """An instance of the ``Args`` dataclass ``cls`` from the command line."""
-    namespace = _parser_for(cls, description).parse_args(argv)
-    return cls(**vars(namespace))
+    """An instance of the ``Args`` dataclass ``cls`` from the command line; it remembers which
+    options the command line gave (:func:`apply_smoke` leaves those alone)."""
+    parser = _parser_for(cls, description)
+    namespace = parser.parse_args(argv)
+    args = cls(**vars(namespace))
+    object.__setattr__(args, _GIVEN, given_options(parser, argv))
+    return args
+
+
+_GIVEN = "_given_options"
+_UNSET = object()
+
+
+def given_options(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> frozenset[str]:
+    """The settings (``dest`` names) that ``argv`` gives an option for, whatever the value:
+    ``--items 200`` is given even where 200 is the default. ``argv`` must parse (parse it
+    first: an error there is the user's to see once)."""
+    names = vars(parser.parse_args(argv))
+    probe = argparse.Namespace(**dict.fromkeys(names, _UNSET))
+    parser.parse_args(argv, namespace=probe)   # argparse fills no default a namespace holds
+    return frozenset(name for name, value in vars(probe).items() if value is not _UNSET)
+
+
+def apply_smoke(args: Any, values: Mapping[str, Any],
+                given: Iterable[str] | None = None) -> dict[str, Any]:
+    """``--smoke``'s budget: set each of ``values`` (``{"items": 3, ...}``) on ``args``, except
+    the settings the command line gave: an explicit ``--items 50`` beside ``--smoke`` is the
+    user's choice, kept (a smoke run with more items), never thrown away in silence.
+
+    Args:
+        args: The parsed settings (an ``Args`` from :func:`parse_args`, or a namespace).
+        values: The smoke value of each setting, by its ``dest`` name.
+        given: The settings the command line gave (:func:`given_options`); by default what
+            :func:`parse_args` recorded, or, for ``args`` made in code, the fields that
+            differ from their dataclass default.
+
+    Returns:
+        The settings it set, with their values (the others in ``values`` kept the user's).
+    """
+    taken = frozenset(given) if given is not None else options_given(args)
+    unknown = [name for name in values if not hasattr(args, name)]
+    if unknown:  # a typo in a script's table would set an attribute nothing reads
+        raise AttributeError(f"--smoke sets settings {args!r} does not have: {unknown}")
+    applied = {name: value for name, value in values.items() if name not in taken}
+    for name, value in applied.items():
+        setattr(args, name, value)
+    return applied
+
+
+def options_given(args: Any) -> frozenset[str]:
+    """The settings of ``args`` that the command line gave an option for (``dest`` names), as
+    :func:`parse_args` recorded them; for an ``Args`` made in code, the fields that differ from
+    their default.
+
+    Raises:
+        TypeError: ``args`` is neither (a namespace: use :func:`given_options`).
+    """
+    recorded = getattr(args, _GIVEN, None)
+    if recorded is not None:
+        return frozenset(recorded)
+    if dataclasses.is_dataclass(args) and not isinstance(args, type):
+        defaults = type(args)()
+        return frozenset(f.name for f in dataclasses.fields(args)
+                         if getattr(args, f.name) != getattr(defaults, f.name))
+    raise TypeError("settings not made by parse_args: pass what given_options(parser, argv) "
+                    "returns")
 
 
 def script_path(name: str) -> Path:
