@@ -355,8 +355,9 @@ def run(args: argparse.Namespace) -> int:
         rate = outcome.played / outcome.elapsed if outcome.elapsed > 0 else 0.0
         # as many workers start as there are games to play, at most
         used = min(args.workers, outcome.played)
-        print(f"played {outcome.played} games in {outcome.elapsed:.1f} s ({rate:.2f} games/s; "
-              f"{used} worker(s), {args.backend or 'local'})", file=sys.stderr)
+        print(f"played {outcome.played} game{'' if outcome.played == 1 else 's'} in "
+              f"{outcome.elapsed:.1f} s ({rate:.2f} games/s; {used} "
+              f"worker{'' if used == 1 else 's'}, {args.backend or 'local'})", file=sys.stderr)
         if outcome.results is not None:
             print_leaderboard(outcome.results, title=f"Tournament {config.name}")
             _print_files(outcome.files)

@@ -83,7 +83,7 @@ def test_a_tournament_with_failures_fails_unless_forfeit_is_chosen(tmp_path, env
     resumed = dixit("tournament", "--resume", str(again), "--games", "4", *QUICK, cwd=tmp_path,
                     env=env)
     assert resumed.returncode == 0, resumed.output
-    assert "played 1 games" in resumed.stderr and "agent failures" in resumed.stderr
+    assert "played 1 game " in resumed.stderr and "agent failures" in resumed.stderr
 
 
 def test_the_failure_policy_defaults_are_in_the_help(tmp_path):

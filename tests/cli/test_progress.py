@@ -37,4 +37,4 @@ def test_a_tournament_says_what_it_prepares_before_the_games(tmp_path):
     assert embedding, result.stderr
     assert any(re.match(r"loading model default .*\.\.\. \d+\.\d s", line) for line in lines)
     assert lines.index(embedding[0]) < next(
-        i for i, line in enumerate(lines) if line.startswith("played 1 games"))
+        i for i, line in enumerate(lines) if line.startswith("played 1 game "))

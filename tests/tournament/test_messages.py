@@ -13,15 +13,15 @@ def test_the_last_line_counts_the_workers_that_played(tmp_path, capsys):
     out = tmp_path / "runs"
     assert main([*RUN, "--games", "2", "--workers", "8", "--out", str(out)]) == 0
     err = capsys.readouterr().err
-    assert "played 2 games in " in err and "; 2 worker(s), local)" in err
+    assert "played 2 games in " in err and "; 2 workers, local)" in err
     (folder,) = out.iterdir()
     assert main(["tournament", "--resume", str(folder), "--games", "3", "--workers", "8",
                  "--no-progress"]) == 0
     err = capsys.readouterr().err
-    assert "played 1 games in " in err and "; 1 worker(s), local)" in err
+    assert "played 1 game in " in err and "; 1 worker, local)" in err
     assert main(["tournament", "--resume", str(folder), "--no-progress"]) == 0
     err = capsys.readouterr().err
-    assert "played 0 games in " in err and "; 0 worker(s), local)" in err
+    assert "played 0 games in " in err and "; 0 workers, local)" in err
 
 
 def test_a_resume_asking_fewer_games_says_a_run_is_not_shortened(tmp_path, capsys):
