@@ -60,6 +60,19 @@ class Args:
     """speed-up target of the largest worker count over the first"""
 
 
+def _counts(parser: argparse.ArgumentParser, flag: str, text: str) -> list[int]:
+    """A comma-separated list of counts, each at least 1 (``parser.error`` otherwise)."""
+    try:
+        counts = [int(c) for c in text.split(",") if c.strip()]
+    except ValueError:
+        parser.error(f"{flag} must be whole numbers, comma-separated, not {text!r}")
+    if not counts:
+        parser.error(f"{flag} must name at least one count, not {text!r}")
+    if min(counts) < 1:
+        parser.error(f"{flag} must be at least 1, not {min(counts)}")
+    return counts
+
+
 def parse_args(argv: list[str] | None = None) -> Args:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -79,10 +92,8 @@ def parse_args(argv: list[str] | None = None) -> Args:
     parser.add_argument("--target-speedup", type=float, default=1.8,
                         help="target speed-up of the last worker count (default 1.8)")
     ns = parser.parse_args(argv)
-    workers = [int(w) for w in ns.workers.split(",") if w.strip()]
-    games = [int(g) for g in ns.games.split(",") if g.strip()]
-    if not games or min(games) < 1 or not workers or min(workers) < 1:
-        parser.error("every game count and every worker count must be at least 1")
+    games, workers = (_counts(parser, flag, text) for flag, text in
+                      (("--games", ns.games), ("--workers", ns.workers)))
     return Args(games, ns.agents, ns.players, ns.edition, ns.seed, workers, ns.out,
                 ns.target_minutes, ns.target_speedup)
 

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
+from dixit_ai.cli.common import refuse_input
 from dixit_ai.reporting import mean_interval, print_table, write_json
 from models.players.cli import apply_smoke, parse_args, refuse_bad_population_options
 
@@ -107,8 +108,8 @@ def main(argv: list[str] | None = None) -> int:
 
     refuse_bad_population_options(args.aim, args.temperature_scale)
     if args.oracle and args.deals < 2:
-        raise SystemExit(f"--oracle splits each item's deals in two halves: --deals must be at "
-                         f"least 2 (got {args.deals})")
+        refuse_input(f"--oracle splits each item's deals in two halves: --deals must be at "
+                     f"least 2, not {args.deals}")
     started = time.perf_counter()
     deck = load_deck("dream")
     table = PanelTable(args.panel, deck, seed=args.seed)

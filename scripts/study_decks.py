@@ -112,7 +112,8 @@ def deck_specs(seeds: str, size: int) -> list[str]:
     if not numbers or len(set(numbers)) != len(numbers):
         raise SystemExit(f"error: --deck-seeds must name one seed or more, each once: {seeds!r}")
     if size < 40:
-        raise SystemExit(f"error: --deck-size must be at least 40 cards, not {size}")
+        raise SystemExit(f"error: --deck-size must be at least 40, not {size} (cards: a deck "
+                         "of fewer would not deal a full game)")
     seen = sorted(set(numbers) & seen_seeds())
     if seen:
         raise SystemExit(f"error: --deck-seeds {seen}: a model was trained, validated or tested "

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from dixit_ai.cli.common import refuse_input
+from dixit_ai.cli.common import check_at_least, refuse_input
 from dixit_ai.reporting import (
     mean_interval,
     new_run_dir,
@@ -160,8 +160,10 @@ def main(argv: list[str] | None = None) -> int:
                          f"{tellers}")
     if not guessers or len(set(guessers)) != len(guessers):
         raise SystemExit(f"--guessers must name distinct agents: {guessers}")
-    if args.games < 1:
-        refuse_input(f"--games must be at least 1, got {args.games}")
+    try:
+        check_at_least(args, (("games", 1),))
+    except ValueError as error:
+        refuse_input(str(error))
     for guesser in guessers:  # a guesser reading with a teller's model fails before any game
         check_held_out(_agent(guesser, args.smoke, "test"),
                        [_agent(t, args.smoke, f"seat{i}") for i, t in enumerate(tellers)],

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from dixit_ai.cli.common import refuse_input
+from dixit_ai.cli.common import check_at_least, refuse_input
 from dixit_ai.reporting import new_run_dir, print_table, write_json
 from models.players.cli import SMOKE_AGENT_OPTIONS, apply_smoke, parse_args
 
@@ -116,8 +116,10 @@ def main(argv: list[str] | None = None) -> int:
     from models.players.panel_models import load_member_resources
 
     tellers, guesser_names = _names(args.tellers, "tellers"), _names(args.guessers, "guessers")
-    if args.items < 1:
-        refuse_input(f"--items must be at least 1, got {args.items}")
+    try:
+        check_at_least(args, (("items", 1),))
+    except ValueError as error:
+        refuse_input(str(error))
     if not 1 <= args.sequence <= args.items:
         refuse_input(f"--sequence must be between 1 and --items ({args.items}), got "
                          f"{args.sequence}")

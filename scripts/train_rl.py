@@ -43,6 +43,8 @@ from typing import Any
 
 import numpy as np
 
+from dixit_ai.cli.common import check_at_least
+
 # What a run writes (its folder, curve and checkpoints' bytes) lives in envs.training_run; the
 # names stay this script's too (ZIP_EPOCH re-exported as it was defined here).
 from envs.training_run import ZIP_EPOCH as ZIP_EPOCH
@@ -176,13 +178,10 @@ def check_args(args: Args) -> None:
             args.exp_name.startswith(".")):
         raise ValueError(f"--exp-name must be a folder name (not empty, no '/', not starting "
                          f"with '.'), not {args.exp_name!r}")
-    for name, least in (("seed", 0), ("eval_seed", 0), ("embedding_dim", 1),
-                        ("clues_per_card", 1), ("total_timesteps", 1), ("n_envs", 1),
-                        ("n_steps", 1), ("hidden", 1), ("curve_every", 1), ("eval_games", 0),
-                        ("threads", 1)):
-        value = getattr(args, name)
-        if value < least:
-            raise ValueError(f"{_flag(name)} must be at least {least}, not {value}")
+    check_at_least(args, (("seed", 0), ("eval_seed", 0), ("embedding_dim", 1),
+                          ("clues_per_card", 1), ("total_timesteps", 1), ("n_envs", 1),
+                          ("n_steps", 1), ("hidden", 1), ("curve_every", 1), ("eval_games", 0),
+                          ("threads", 1)))
     if args.n_envs * args.n_steps < 2:
         raise ValueError(f"--n-envs times --n-steps (a rollout) must be at least 2, not "
                          f"{args.n_envs} x {args.n_steps}")

@@ -176,3 +176,28 @@ def test_apply_smoke_sets_only_what_was_not_given() -> None:
         apply_smoke(Args(), {"itmes": 3})
     with pytest.raises(TypeError, match="given_options"):
         apply_smoke(argparse.Namespace(items=1), {"items": 3})
+
+
+# Counts below their limit: one wording, "--flag must be at least N, not V", and exit 2.
+
+@pytest.mark.parametrize(("games", "said"), [
+    ("0,40", "--games must be at least 1, not 0"),
+    ("40,a", "--games must be whole numbers, comma-separated, not '40,a'"),
+    (",", "--games must name at least one count, not ','"),
+])
+def test_bench_tournament_names_the_bad_count(games: str, said: str,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    module = runpy.run_path(str(SCRIPTS / "bench_tournament.py"), run_name="t")
+    with pytest.raises(SystemExit) as refused:
+        module["parse_args"](["--games", games])
+    assert refused.value.code == 2
+    assert said in capsys.readouterr().err
+
+
+def test_candidate_clues_oracle_deals_below_two_is_bad_input(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    module = runpy.run_path(str(SCRIPTS / "study_candidate_clues.py"), run_name="t")
+    with pytest.raises(SystemExit) as refused:
+        module["main"](["--oracle", "--deals", "1"])
+    assert refused.value.code == 2
+    assert "--deals must be at least 2, not 1" in capsys.readouterr().err

@@ -32,7 +32,7 @@ def test_t_quantiles_and_the_interval_over_decks(study):
     (["--deck-seeds", "0"], r"\[0\]: a model was trained"),
     (["--deck-seeds", "7002,7002"], "each once"),
     (["--deck-seeds", "x"], "whole numbers"),
-    (["--deck-size", "30"], "at least 40 cards"),
+    (["--deck-size", "30"], "--deck-size must be at least 40, not 30"),
     (["--targets", "0.5,2"], r"numbers in \[0, 1\]"),
     (["--also", "no-such-teller"], "--also: .*no-such-teller"),
     (["--also", "object-teller,object-teller"], "names a storyteller twice"),
