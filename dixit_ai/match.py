@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
+import numbers
 from collections.abc import Sequence
 from importlib import metadata
 from typing import Any, Literal
@@ -143,7 +145,11 @@ def fallback_action(state: GameState, seat: int) -> Action:
 
 
 def decide(agent: Agent, view: View) -> tuple[Action, dict[str, Any], float | None]:
-    """Ask ``agent`` for its decision in ``view``.
+    """Ask ``agent`` for its decision in ``view``, checking that the record can hold it.
+
+    Raises (as ``TypeError`` or ``ValueError``, the agent's failure) on a predicted guess rate
+    that is not a number from 0 to 1 and on notes that are not JSON-ready (a NaN, an object):
+    either would be found only when the record is written, after the game.
 
     Returns:
         The rules action, the notes the agent attached (JSON-ready), and the storyteller's
@@ -153,6 +159,17 @@ def decide(agent: Agent, view: View) -> tuple[Action, dict[str, Any], float | No
         TypeError: the agent returned something that is not a decision.
         Exception: whatever the agent raised.
     """
+    action, notes, guess = _decide(agent, view)
+    for key, value in notes.items():
+        try:
+            json.dumps(value, allow_nan=False)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"the agent's info[{key!r}] cannot be written to the game record "
+                             f"(strict JSON): {error}") from None
+    return action, notes, guess
+
+
+def _decide(agent: Agent, view: View) -> tuple[Action, dict[str, Any], float | None]:
     seat = view.seat
     phase = view.phase
     if phase is _PLAY:
@@ -184,10 +201,15 @@ def decide(agent: Agent, view: View) -> tuple[Action, dict[str, Any], float | No
     if not isinstance(story, Story):
         raise TypeError(f"tell() must return a Story, not {story!r}")
     notes = dict(story.info)
-    if story.predicted_guess_rate is not None:
-        notes["predicted_guess_rate"] = float(story.predicted_guess_rate)
-    return (Tell(seat, story.card, story.clue, story.clue_kind), notes,
-            story.predicted_guess_rate)
+    rate = story.predicted_guess_rate
+    if rate is not None:
+        # NaN fails both comparisons: refused with the out-of-range numbers.
+        if isinstance(rate, bool) or not isinstance(rate, numbers.Real) or not 0 <= rate <= 1:
+            raise ValueError(f"tell() returned predicted_guess_rate={rate!r}: it must be None "
+                             "or a number from 0 to 1")
+        rate = float(rate)
+        notes["predicted_guess_rate"] = rate
+    return Tell(seat, story.card, story.clue, story.clue_kind), notes, rate
 
 
 def missing_party_decisions(agent: object) -> str | None:
@@ -240,8 +262,10 @@ def play_game(
         raise ValueError(f"on_failure must be 'abort' or 'forfeit', not {on_failure!r}")
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
         raise ValueError(f"seed must be a non-negative int, not {seed!r}")
-    if max_rounds is not None and max_rounds < 1:
-        raise ValueError(f"max_rounds must be None or at least 1, not {max_rounds}")
+    if max_rounds is not None and (isinstance(max_rounds, bool)
+                                   or not isinstance(max_rounds, int | np.integer)
+                                   or max_rounds < 1):
+        raise ValueError(f"max_rounds must be None or an int of at least 1, not {max_rounds!r}")
     rules = RuleSet.edition(edition, **rule_overrides)
     n_players = len(agents)
     rules.check_players(n_players)
