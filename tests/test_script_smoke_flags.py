@@ -167,6 +167,9 @@ class Args:
 def test_apply_smoke_sets_only_what_was_not_given() -> None:
     args = parse_args(Args, ["--smoke", "--items", "200"])
     assert options_given(args) == {"smoke", "items"}
+    # the record is kept beside the settings: vars(args) is its fields alone (an --analyse
+    # check that reads vars(args) met a stray attribute)
+    assert set(vars(args)) == {f.name for f in dataclasses.fields(Args)}
     assert apply_smoke(args, {"items": 3, "deals": 2}) == {"deals": 2}
     assert (args.items, args.deals) == (200, 2)
     made = Args(items=50, smoke=True)  # made in code: what differs from the defaults is given

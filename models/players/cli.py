@@ -26,6 +26,7 @@ import runpy
 import sys
 import types
 import typing
+import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -190,11 +191,14 @@ def parse_args(cls: type[T], argv: list[str] | None = None, description: str = "
     parser = _parser_for(cls, description)
     namespace = parser.parse_args(argv)
     args = cls(**vars(namespace))
-    object.__setattr__(args, _GIVEN, given_options(parser, argv))
+    # Kept beside the instance, not in it: vars(args) and asdict(args) stay its settings alone.
+    _GIVEN[id(args)] = given_options(parser, argv)
+    weakref.finalize(args, _GIVEN.pop, id(args), None)
     return args
 
 
-_GIVEN = "_given_options"
+_GIVEN: dict[int, frozenset[str]] = {}
+"""What :func:`parse_args` recorded: the options given, by ``id`` of the live ``Args``."""
 _UNSET = object()
 
 
@@ -242,7 +246,7 @@ def options_given(args: Any) -> frozenset[str]:
     Raises:
         TypeError: ``args`` is neither (a namespace: use :func:`given_options`).
     """
-    recorded = getattr(args, _GIVEN, None)
+    recorded = _GIVEN.get(id(args))
     if recorded is not None:
         return frozenset(recorded)
     if dataclasses.is_dataclass(args) and not isinstance(args, type):
