@@ -70,9 +70,9 @@ def extract_features(
     cache = cache or default_cache()
     fingerprint = tower_feature_fingerprint(tower)
     keys = [deck.card_hash(card_id) for card_id in card_ids]
-    found = cache.lookup(fingerprint, "images", keys)
-    missing = [i for i, key in enumerate(keys) if key not in found]
     feature_dim = int(getattr(tower, "feature_dim", FEATURE_DIM))
+    found = cache.lookup(fingerprint, "images", keys, dim=feature_dim + N_CLASSES)
+    missing = [i for i, key in enumerate(keys) if key not in found]
     out = np.empty((len(keys), feature_dim + N_CLASSES), dtype=np.float32)
     for i, key in enumerate(keys):
         if key in found:

@@ -100,7 +100,8 @@ def cached_vectors(
     missing = [i for i, key in enumerate(keys) if key not in found]
     if missing:
         with cache.locked(embedder.fingerprint, kind):
-            found.update(cache.lookup(embedder.fingerprint, kind, [keys[i] for i in missing]))
+            found.update(cache.lookup(embedder.fingerprint, kind, [keys[i] for i in missing],
+                                      dim=embedder.dim))
             missing = [i for i in missing if keys[i] not in found]
             if missing:
                 first: list[int] = []
@@ -144,7 +145,7 @@ def _known(cache: EmbeddingCache, embedder: Embedder, kind: str, keys: Sequence[
         found = shipped_vectors(embedder.fingerprint, kind, keys)
     rest = [key for key in keys if key not in found]
     if rest:
-        found.update(cache.lookup(embedder.fingerprint, kind, rest))
+        found.update(cache.lookup(embedder.fingerprint, kind, rest, dim=embedder.dim))
     return found
 
 

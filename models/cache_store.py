@@ -58,10 +58,30 @@ def embeddings_dir() -> Path:
 
 @dataclass
 class _Table:
-    """Vectors of one (fingerprint, kind) this process has read, and their shards."""
+    """Vectors of one (fingerprint, kind) this process has read, by width (a shard whose
+    vectors have another width than the embedder's, written by another tool or by hand, is
+    kept apart and never served for it), and their shards."""
 
-    rows: dict[str, np.ndarray]
+    rows: dict[int, dict[str, np.ndarray]]
     shards: set[str]
+
+    def add(self, keys: Sequence[str], vectors: np.ndarray) -> None:
+        """Remember ``vectors`` (one per key) under their width."""
+        width = self.rows.setdefault(int(vectors.shape[1]), {})
+        for key, vector in zip(keys, vectors, strict=True):
+            width[key] = vector
+
+    def has(self, key: str, dim: int | None) -> bool:
+        """Whether ``key`` has a vector (of width ``dim``, when given)."""
+        if dim is not None:
+            return key in self.rows.get(int(dim), {})
+        return any(key in width for width in self.rows.values())
+
+    def get(self, key: str, dim: int | None) -> np.ndarray:
+        """The vector of ``key`` (of width ``dim``, when given; else of any width)."""
+        if dim is not None:
+            return self.rows[int(dim)][key]
+        return next(width[key] for width in self.rows.values() if key in width)
 
 
 class EmbeddingCache:
@@ -87,13 +107,20 @@ class EmbeddingCache:
             raise ValueError(f"invalid fingerprint {fingerprint!r}")
         return self.root / fingerprint / kind
 
-    def lookup(self, fingerprint: str, kind: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
-        """The cached vectors among ``keys`` (missing keys are absent from the result)."""
+    def lookup(self, fingerprint: str, kind: str, keys: Sequence[str],
+               dim: int | None = None) -> dict[str, np.ndarray]:
+        """The cached vectors among ``keys`` (missing keys are absent from the result).
+
+        Args:
+            dim: The width the vectors must have (the embedder's): a vector of another width
+                (a foreign or hand-made shard) counts as missing, so it is computed again
+                rather than served. ``None``: any width.
+        """
         with self._lock:
             table = self._table(fingerprint, kind)
-            if any(key not in table.rows for key in keys):
+            if any(not table.has(key, dim) for key in keys):
                 self._refresh(fingerprint, kind, table)
-            return {key: table.rows[key] for key in keys if key in table.rows}
+            return {key: table.get(key, dim) for key in keys if table.has(key, dim)}
 
     def store(
         self,
@@ -119,8 +146,7 @@ class EmbeddingCache:
         written = atomic_write_bytes(folder / name, buffer.getvalue())
         with self._lock:
             table = self._table(fingerprint, kind)
-            for key, vector in zip(keys, vectors, strict=True):
-                table.rows[key] = vector
+            table.add(keys, vectors)
             if written:
                 table.shards.add(name)
         if written and len(list(folder.glob("*.npz"))) > COMPACT_AFTER:
@@ -136,20 +162,24 @@ class EmbeddingCache:
             old = sorted(p.name for p in folder.glob("*.npz"))
             if len(old) <= 1:
                 return
-            keys = list(table.rows)
-            vectors = np.stack([table.rows[k] for k in keys])
-        buffer = io.BytesIO()
-        np.savez(buffer, keys=np.asarray(keys, dtype="<U64"), vectors=vectors)
-        name = f"{time.time_ns():020d}-{os.getpid()}-{uuid.uuid4().hex[:8]}.npz"
-        if not atomic_write_bytes(folder / name, buffer.getvalue()):
-            return
+            # One merged shard per width (vectors of another width are kept apart, as read).
+            merged = [(list(rows), np.stack(list(rows.values())))
+                      for rows in table.rows.values() if rows]
+        names: set[str] = set()
+        for keys, vectors in merged:
+            buffer = io.BytesIO()
+            np.savez(buffer, keys=np.asarray(keys, dtype="<U64"), vectors=vectors)
+            name = f"{time.time_ns():020d}-{os.getpid()}-{uuid.uuid4().hex[:8]}.npz"
+            if not atomic_write_bytes(folder / name, buffer.getvalue()):
+                return
+            names.add(name)
         for shard in old:
             try:
                 (folder / shard).unlink()
             except OSError:
                 pass
         with self._lock:
-            self._table(fingerprint, kind).shards = {name}
+            self._table(fingerprint, kind).shards = names
 
     @contextmanager
     def locked(self, fingerprint: str, kind: str) -> Iterator[None]:
@@ -198,8 +228,7 @@ class EmbeddingCache:
             if read is None:
                 continue  # removed by a compaction, or unreadable: it will be recomputed
             keys, vectors = read
-            for key, vector in zip(keys.tolist(), vectors, strict=True):
-                table.rows[key] = vector
+            table.add(keys.tolist(), vectors)
             table.shards.add(name)
 
     # ---------------------------------------------------------------- info and clearing

@@ -32,7 +32,7 @@ class MemoTextTower:
         if todo and self.fingerprint:
             keys = {text_key(t): t for t in todo}
             for key, vector in default_cache().lookup(self.fingerprint, "texts",
-                                                      list(keys)).items():
+                                                      list(keys), dim=self.dim).items():
                 self._memo[keys[key]] = vector
             todo = [t for t in todo if t not in self._memo]
         for start in range(0, len(todo), 256):
