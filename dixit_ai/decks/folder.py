@@ -14,7 +14,8 @@ Optional files in the folder:
 
 Every image is decoded once when the deck is loaded, so that bad input fails early with an error
 naming the file: unreadable or corrupt images, an empty folder, the same picture twice (by
-content). Nothing is ever written into the folder.
+content), an image name that is a broken link. A link to an image elsewhere is read as a card.
+Nothing is ever written into the folder.
 """
 
 from __future__ import annotations
@@ -80,16 +81,22 @@ class FolderDeck(Deck):
         if not folder.is_dir():
             raise DeckError(f"folder deck: {folder} is not a folder")
         folder = folder.resolve()
-        files = sorted(
-            (
-                entry
-                for entry in folder.iterdir()
-                if entry.suffix.lower() in IMAGE_SUFFIXES
-                and not entry.name.startswith(".")
-                and entry.is_file()
-            ),
-            key=_natural_key,
-        )
+        named = [
+            entry
+            for entry in folder.iterdir()
+            if entry.suffix.lower() in IMAGE_SUFFIXES and not entry.name.startswith(".")
+        ]
+        broken = sorted((entry for entry in named if entry.is_symlink() and not entry.exists()),
+                        key=_natural_key)
+        if broken:  # a card meant to be there: never dropped in silence
+            listed = ", ".join(entry.name for entry in broken[:_MAX_LISTED_ERRORS])
+            more = len(broken) - _MAX_LISTED_ERRORS
+            raise DeckError(
+                f"folder deck {folder}: broken link{'s' if len(broken) > 1 else ''} (the "
+                f"file linked to does not exist): {listed}"
+                + (f" and {more} more" if more > 0 else "")
+            )
+        files = sorted((entry for entry in named if entry.is_file()), key=_natural_key)
         if not files:
             raise DeckError(
                 f"folder deck: {folder} has no image files (PNG, JPEG or WebP: "
