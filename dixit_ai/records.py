@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
@@ -163,33 +164,68 @@ class GameRecord:
         """Rebuild a record from :meth:`to_dict` output.
 
         Raises:
-            ValueError: a field is missing or the format version is unknown.
+            ValueError: the format version is unknown, or a field is missing, unknown, of the
+                wrong type, or a NaN or infinite number; the message names the field
+                (``rounds[2].votes``).
         """
+        return cls._parse(data, check_finite=True)
+
+    @classmethod
+    def _parse(cls, data: dict[str, Any], *, check_finite: bool) -> GameRecord:
         try:
-            version = data["header"].get("format")
-            if isinstance(version, bool) or version not in READABLE_FORMATS:
-                raise ValueError(f"record format {version!r} is not one this version reads "
-                                 f"({', '.join(map(str, READABLE_FORMATS))})")
-            rounds = []
-            for item in data["rounds"]:
-                item = dict(item)
-                item["votes"] = {int(seat): list(p) for seat, p in item["votes"].items()}
-                rounds.append(RoundRecord(**item))
-            return cls(
-                header=data["header"],
-                rounds=rounds,
-                final_scores=list(data["final_scores"]),
-                winners=list(data["winners"]),
-                status=data.get("status", "complete"),
-                failures=[Failure(**f) for f in data.get("failures", [])],
-            )
-        except (KeyError, TypeError, AttributeError) as error:
-            raise ValueError(f"not a dixit-ai game record: {error!r}") from error
+            return cls._from_dict(data, check_finite=check_finite)
+        except _Broken as error:
+            raise ValueError(f"not a dixit-ai game record: {error}") from None
+        except (KeyError, TypeError, AttributeError, ValueError) as error:
+            raise ValueError(f"not a dixit-ai game record: {type(error).__name__}: "
+                             f"{error}") from error
+
+    @classmethod
+    def _from_dict(cls, data: dict[str, Any], *, check_finite: bool) -> GameRecord:
+        if not isinstance(data, dict):
+            raise _Broken(f"a record is a JSON object, not {type(data).__name__}")
+        for key in ("header", "rounds", "final_scores", "winners"):
+            if key not in data:
+                raise _Broken(f"no {key!r} field")
+        header = data["header"]
+        if not isinstance(header, dict):
+            raise _Broken(f"'header' must be an object, not {type(header).__name__}")
+        version = header.get("format")
+        if isinstance(version, bool) or not isinstance(version, int) \
+                or version not in READABLE_FORMATS:
+            raise ValueError(f"record format {version!r} is not one this version reads "
+                             f"({', '.join(map(str, READABLE_FORMATS))})")
+        where = _non_finite_field(data) if check_finite else None
+        if where is not None:
+            raise _Broken(f"{where} (not finite: strict JSON has no NaN or Infinity)")
+        for key in ("rounds", "final_scores", "winners", "failures"):
+            if key in data and not isinstance(data[key], list):
+                raise _Broken(f"{key!r} must be a list, not {type(data[key]).__name__}")
+        status = data.get("status", "complete")
+        if status not in ("complete", "aborted", "truncated"):
+            raise _Broken(f"'status' must be 'complete', 'aborted' or 'truncated', not "
+                          f"{status!r}")
+        rounds = [_round_from_dict(item, f"rounds[{number}]")
+                  for number, item in enumerate(data["rounds"])]
+        failures = []
+        for number, item in enumerate(data.get("failures", [])):
+            where = f"failures[{number}]"
+            _check_fields(item, where, _FAILURE_FIELDS, _FAILURE_FIELDS)
+            failures.append(Failure(**item))
+        return cls(header=header, rounds=rounds, final_scores=list(data["final_scores"]),
+                   winners=list(data["winners"]), status=status, failures=failures)
 
     @classmethod
     def from_json(cls, text: str) -> GameRecord:
-        """Parse one record written by :meth:`to_json`."""
-        return cls.from_dict(json_object(text, "game record"))
+        """Parse one record written by :meth:`to_json`.
+
+        Raises:
+            ValueError: see :meth:`from_dict`; also for a ``NaN`` or ``Infinity`` (or a number
+                too large for a float, which reads as infinite), naming the field.
+        """
+        data = json_object(text, "game record")
+        # The costly walk for a non-finite number runs only where the text may hold one.
+        return cls._parse(data, check_finite=_MAY_NOT_BE_FINITE.search(text) is not None)
 
     @property
     def n_players(self) -> int:
@@ -200,6 +236,61 @@ class GameRecord:
     def seed(self) -> int:
         """The game's seed."""
         return int(self.header["seed"])
+
+
+_MAY_NOT_BE_FINITE = re.compile(r"NaN|Infinity|\d[eE]\+?\d{3}")
+"""Text that may hold a float that is not finite: the literals json reads as NaN or infinite,
+or an exponent of three digits or more (``1e999`` reads as ``inf``)."""
+
+
+class _Broken(ValueError):
+    """A record's structure is broken (the message names the field)."""
+
+
+_ROUND_FIELDS = frozenset(f.name for f in fields(RoundRecord))
+_ROUND_REQUIRED = frozenset(f.name for f in fields(RoundRecord)
+                            if f.default is MISSING and f.default_factory is MISSING)
+_FAILURE_FIELDS = frozenset(f.name for f in fields(Failure))
+
+
+def _check_fields(item: Any, where: str, known: frozenset[str], required: frozenset[str]) -> None:
+    if not isinstance(item, dict):
+        raise _Broken(f"{where} must be an object, not {type(item).__name__}")
+    unknown = sorted(set(item) - known)
+    if unknown:
+        raise _Broken(f"{where} has unknown field(s) {', '.join(map(repr, unknown))}")
+    missing = sorted(required - set(item))
+    if missing:
+        raise _Broken(f"{where} lacks field(s) {', '.join(map(repr, missing))}")
+
+
+def _round_from_dict(item: Any, where: str) -> RoundRecord:
+    """One round of :meth:`GameRecord.to_dict` output, checked field by field."""
+    _check_fields(item, where, _ROUND_FIELDS, _ROUND_REQUIRED)
+    item = dict(item)
+    votes = item["votes"]
+    if not isinstance(votes, dict):
+        raise _Broken(f"{where}.votes must map seats to lists of board positions, not "
+                      f"{type(votes).__name__}")
+    item["votes"] = {}
+    for seat, positions in votes.items():
+        if isinstance(seat, bool) or not (isinstance(seat, int) or (
+                isinstance(seat, str) and seat.isascii() and seat.isdigit())):
+            raise _Broken(f"{where}.votes has the key {seat!r}, which is not a seat number")
+        if not isinstance(positions, list):
+            raise _Broken(f"{where}.votes[{seat!r}] must be a list of board positions, not "
+                          f"{positions!r}")
+        item["votes"][int(seat)] = list(positions)
+    for name, kind, form in (("notes", dict, "an object"), ("parts", list, "a list"),
+                             ("played", list, "a list"), ("forfeits", list, "a list")):
+        if name in item and not isinstance(item[name], kind):
+            raise _Broken(f"{where}.{name} must be {form}, not {item[name]!r}")
+    rate = item["predicted_guess_rate"]
+    if rate is not None and (isinstance(rate, bool) or not isinstance(rate, int | float)
+                             or not 0 <= rate <= 1):
+        raise _Broken(f"{where}.predicted_guess_rate must be null or a number from 0 to 1, "
+                      f"not {rate!r}")
+    return RoundRecord(**item)
 
 
 def _non_finite_field(value: Any, path: str = "", fields: bool = True) -> str | None:

@@ -66,13 +66,32 @@ def _rules_of(header: dict[str, Any]) -> dict[str, Any]:
     return rules
 
 
+def _integer(value: Any) -> bool:
+    return isinstance(value, Integral) and not isinstance(value, bool)
+
+
 def _check_shape(round_: RoundRecord, n_players: int, where: str) -> None:
     """Refuse a round whose seats and cards are not the lists the rules read
     (:class:`MalformedRecord` naming the field)."""
 
     def cards(value: Any) -> bool:
-        return isinstance(value, (list, tuple)) and all(
-            isinstance(item, Integral) and not isinstance(item, bool) for item in value)
+        return isinstance(value, (list, tuple)) and all(_integer(item) for item in value)
+
+    for name in ("round", "storyteller", "storyteller_card"):
+        value = getattr(round_, name)
+        if not _integer(value):
+            raise MalformedRecord(f"{where}: '{name}' must be an integer, not {value!r}")
+    for name in ("board", "board_owner", "points", "scores"):
+        value = getattr(round_, name)
+        if not cards(value):
+            raise MalformedRecord(f"{where}: '{name}' must be a list of integers, not "
+                                  f"{value!r}")
+    if round_.red_token is not None and not _integer(round_.red_token):
+        raise MalformedRecord(f"{where}: 'red_token' must be null or a board position, not "
+                              f"{round_.red_token!r}")
+    if not isinstance(round_.reshuffled, bool):
+        raise MalformedRecord(f"{where}: 'reshuffled' must be true or false, not "
+                              f"{round_.reshuffled!r}")
 
     if not cards(round_.forfeits):
         raise MalformedRecord(f"{where}: 'forfeits' must be a list of seats, not "
@@ -114,17 +133,22 @@ def replay_record(record: GameRecord) -> GameState:
     header = record.header
     try:
         rules = RuleSet.edition(header["edition"], **_rules_of(header))
-        n_players = int(header["n_players"])
-        seed = record.seed
-        if seed < 0:
-            raise ValueError(f"the seed must be a non-negative integer, not {seed}")
+        n_players, seed = header["n_players"], header["seed"]
+        if not _integer(n_players):
+            raise ValueError(f"'n_players' must be an integer, not {n_players!r}")
+        try:
+            rules.check_players(n_players)
+        except ValueError as error:
+            raise ValueError(f"'n_players': {error}") from None
+        if not _integer(seed) or seed < 0:
+            raise ValueError(f"the seed must be a non-negative integer, not {seed!r}")
         card_ids = [int(card) for card in header["deck"]["card_ids"]]
         rng = np.random.default_rng(game_streams(seed, n_players)[0])
         state = new_game(rules, n_players, card_ids, rng)
         _check_tournament(header, n_players)
     except ReplayMismatch:
         raise
-    except (KeyError, TypeError, ValueError) as error:
+    except (KeyError, TypeError, ValueError, OverflowError) as error:
         raise MalformedRecord(f"header: cannot rebuild the game: {error}") from error
 
     for number, round_ in enumerate(record.rounds):
@@ -168,10 +192,16 @@ def replay_record(record: GameRecord) -> GameState:
         _expect("points", round_.points, list(result.points), where)
         _expect("scores", round_.scores, list(result.scores), where)
         _expect("forfeits", round_.forfeits, list(result.forfeits), where)
+        _expect("red token", round_.red_token, result.red_token, where)
+        _expect("reshuffled (the discard shuffled into the deck)", round_.reshuffled,
+                result.reshuffled, where)
         if round_.parts:  # records written before itemised scoring have none
             _expect("point parts", round_.parts, [parts_dict(p) for p in result.parts], where)
 
     where = f"game seed {seed}, end"
+    for name, value in (("final_scores", record.final_scores), ("winners", record.winners)):
+        if not all(_integer(item) for item in value):
+            raise MalformedRecord(f"{where}: '{name}' must be a list of integers, not {value!r}")
     _expect("final scores", record.final_scores, list(state.scores), where)
     if record.status == "complete":
         if not state.is_over:
