@@ -121,7 +121,10 @@ def run(args: argparse.Namespace) -> int:
 
         people = [agent for agent in agents if isinstance(agent, HumanAgent)]
         if record.rounds and people and people[0].shown_round < record.rounds[-1].round:
-            people[0].show_result(record.rounds[-1].to_result())
+            # Under the game's own rules, as the rounds before were shown (a Party round has a
+            # red token and no storyteller's card to find; a team round its own reasons).
+            people[0].show_result(record.rounds[-1].to_result(), party=rules.mode == "party",
+                                  teams=rules.teams)
         print()
         if record.status == "complete":
             names = [f"{seats[s]} (seat {s})" for s in record.winners]

@@ -1,0 +1,67 @@
+"""`dixit-ai play` in the variants: the final screen shows the last round as the earlier ones."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from dixit_ai.agents.human import HumanAgent
+from dixit_ai.cli import main
+from dixit_ai.records import GameRecord
+from dixit_ai.replay import replay_record
+
+
+def answer(prompt: str) -> str:
+    if prompt.startswith("Clue"):
+        return "a quiet storm"
+    if prompt.startswith("Play") and "'pass'" in prompt:
+        return "pass"
+    if prompt.startswith("Red token"):
+        return "2"
+    if prompt.startswith("Card"):
+        return "1 a quiet storm"
+    if prompt.startswith("Your vote"):
+        return "1" if "partner" not in prompt else "3"
+    return "1"
+
+
+class Voter:
+    """Answers every prompt; votes for each board card in turn until one is legal."""
+
+    def __init__(self) -> None:
+        self.tries = 0
+
+    def __call__(self, prompt: str) -> str:
+        if prompt.startswith("Your vote"):
+            self.tries += 1
+            return str(self.tries % 6 + 1)
+        return answer(prompt)
+
+
+@pytest.mark.parametrize("rule", ["mode=party", "teams=true"])
+def test_the_last_round_is_revealed_under_the_games_own_rules(
+        rule: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr("builtins.input", Voter())
+    out = tmp_path / "game.json"
+    seats = ["human"] + ["random"] * 5
+    status = main(["play", "--seats", ",".join(seats), "--edition", "odyssey-2024", "--rule",
+                   rule, "--seed", "2", "--deck", "dream:size=120,seed=1", "--images",
+                   str(tmp_path / "cards"), "--out", str(out)])
+    printed = capsys.readouterr().out
+    record = GameRecord.from_json(out.read_text())
+    assert status == 0 and record.status == "complete", record.failures
+    replay_record(record)
+    # The last round as the human agent reveals every round of this game during it.
+    shown = io.StringIO()
+    person = HumanAgent(deck="dream:size=120,seed=1", seat_names=seats, output=shown)
+    person.seat = 0
+    person.show_result(record.rounds[-1].to_result(), party=rule == "mode=party",
+                       teams=rule == "teams=true")
+    last = printed.split(f"\n-- Round {len(record.rounds)} revealed")[-1]
+    expected = shown.getvalue().split(f"\n-- Round {len(record.rounds)} revealed")[-1]
+    assert last.startswith(expected)
+    if rule == "mode=party":
+        assert "the storyteller's red token" in last
