@@ -34,6 +34,7 @@ from dixit_ai.decks import (
     valid_forms,
 )
 from dixit_ai.decks.base import check_size
+from dixit_ai.decks.sheet import check_not_own_folder
 
 _SPEC_HELP = "the deck spec (default: %(default)s); forms: "
 
@@ -378,6 +379,7 @@ def run_export(args: argparse.Namespace) -> int:
         if args.size is not None:
             check_size(args.size)
         deck = load_deck(args.spec)
+        check_not_own_folder(deck, folder)
         make_export_folder(folder)  # only once everything is checked
     except (ValueError, KeyError, OSError) as error:
         return _fail(error)

@@ -189,6 +189,35 @@ def contact_sheet(
     return sheet
 
 
+def _source_folders(deck: Deck) -> list[Path]:
+    """The folders whose files ``deck`` reads (a folder deck's, a composite's parts')."""
+    folders: list[Path] = []
+    own = getattr(deck, "folder", None)
+    if isinstance(own, Path):
+        folders.append(own)
+    for part in getattr(deck, "parts", ()):
+        folders.extend(_source_folders(part))
+    return folders
+
+
+def check_not_own_folder(deck: Deck, directory: str | Path) -> None:
+    """Refuse to export ``deck`` into a folder it reads its cards from (a folder deck's own,
+    even reached by another path): the copies would land among the originals, and the folder
+    would no longer load as a deck (every card twice).
+
+    Raises:
+        DeckError: naming the folder and the deck.
+    """
+    target = Path(directory).expanduser().resolve()
+    for source in _source_folders(deck):
+        if source.resolve() == target:
+            raise DeckError(
+                f"cannot export to {directory}: it is the folder of the deck being exported "
+                f"(its own cards, folder:{source}); the copies would land among the originals. "
+                "Export to another folder"
+            )
+
+
 def export_deck(
     deck: Deck,
     directory: str | Path,
@@ -216,11 +245,13 @@ def export_deck(
         The paths of the image files written, in card order.
 
     Raises:
-        DeckError: ``directory`` is a file, or is not empty and ``overwrite`` is false.
+        DeckError: ``directory`` is a file, or is not empty and ``overwrite`` is false, or is
+            the folder of a folder deck in ``deck`` (:func:`check_not_own_folder`).
     """
     folder = Path(directory).expanduser()
     if folder.exists() and not folder.is_dir():
         raise DeckError(f"cannot export to {folder}: it is a file")
+    check_not_own_folder(deck, folder)
     if folder.is_dir() and any(folder.iterdir()) and not overwrite:
         raise DeckError(f"cannot export to {folder}: the folder is not empty (use overwrite)")
     wanted = None if size is None else check_size(size)
