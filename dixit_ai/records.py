@@ -281,8 +281,8 @@ def _round_from_dict(item: Any, where: str) -> RoundRecord:
             raise _Broken(f"{where}.votes[{seat!r}] must be a list of board positions, not "
                           f"{positions!r}")
         item["votes"][int(seat)] = list(positions)
-    for name, kind, form in (("notes", dict, "an object"), ("parts", list, "a list"),
-                             ("played", list, "a list"), ("forfeits", list, "a list")):
+    # (played and forfeits are read, and named, by replay_record's shape check)
+    for name, kind, form in (("notes", dict, "an object"), ("parts", list, "a list")):
         if name in item and not isinstance(item[name], kind):
             raise _Broken(f"{where}.{name} must be {form}, not {item[name]!r}")
     rate = item["predicted_guess_rate"]

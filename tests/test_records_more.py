@@ -49,7 +49,6 @@ UNREADABLE = [
     (setter("rounds", 0, "votes", value=[[1]]), "rounds[0].votes"),
     (setter("rounds", 0, value=[]), "rounds[0]"),
     (setter("rounds", 0, "notes", value=[]), "rounds[0].notes"),
-    (setter("rounds", 0, "played", value=5), "rounds[0].played"),
     (setter("rounds", 0, "predicted_guess_rate", value=float("nan")),
      "rounds[0].predicted_guess_rate"),
     (setter("rounds", 2, "points", value=[float("inf"), 0, 0, 0]), "rounds[2].points"),
