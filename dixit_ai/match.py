@@ -275,6 +275,16 @@ def play_game(
         (make_agent_for_deck(a, deck) if isinstance(deck, str) else make_agent(a))
         if isinstance(a, str) else a for a in agents]
 
+    first_seat: dict[int, int] = {}
+    for seat, agent in enumerate(players):
+        other = first_seat.setdefault(id(agent), seat)
+        if other != seat:
+            # reset() gives an agent its seat and its stream: one object in two seats would
+            # play both as the last seat it was given, on one stream.
+            raise ValueError(f"seats {other} and {seat} are the same agent object "
+                             f"({getattr(agent, 'name', type(agent).__name__)!r}); give "
+                             "one agent per seat, e.g. [RandomAgent() for _ in range(4)], "
+                             "not [RandomAgent()] * 4")
     needs_party_methods(players, rules)
     streams = game_streams(int(seed), n_players)
     rng = np.random.default_rng(streams[0])

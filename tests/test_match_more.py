@@ -77,3 +77,11 @@ def test_max_rounds_must_be_an_int(max_rounds: Any) -> None:
     with pytest.raises(ValueError, match="max_rounds"):
         play_game([RandomAgent() for _ in range(4)], edition="refresh-2021", deck=range(84),
                   seed=1, max_rounds=max_rounds)
+
+
+def test_one_agent_object_in_two_seats_is_refused() -> None:
+    shared = RandomAgent()
+    with pytest.raises(ValueError, match=r"seats 0 and 2 .*same agent object.*one agent per seat"):
+        play_game([shared, RandomAgent(), shared, RandomAgent()], edition="refresh-2021",
+                  deck=range(84), seed=1)
+    assert getattr(shared, "rng", None) is None  # nothing was reset: no game began
