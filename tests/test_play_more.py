@@ -65,3 +65,19 @@ def test_the_last_round_is_revealed_under_the_games_own_rules(
     assert last.startswith(expected)
     if rule == "mode=party":
         assert "the storyteller's red token" in last
+
+
+@pytest.mark.parametrize("line", ["2\ta quiet storm", "2  a quiet storm", " 2 a quiet storm"])
+def test_the_card_and_the_clue_may_be_parted_by_any_blank(line: str) -> None:
+    import numpy as np
+
+    from dixit_ai.rules import RuleSet, new_game, observe
+
+    state = new_game(RuleSet.edition("refresh-2021"), 4, range(84), np.random.default_rng(0))
+    view = observe(state, state.storyteller)
+    out = io.StringIO()
+    feed = iter([line])  # asked again: StopIteration fails the test
+
+    story = HumanAgent(input_fn=lambda _: next(feed), output=out).tell(view)
+    assert story.card == view.hand[1] and story.clue == "a quiet storm"
+    assert "not played" not in out.getvalue()

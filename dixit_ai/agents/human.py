@@ -84,7 +84,7 @@ class HumanAgent:
         self._show_cards("Your hand", view.hand, sheet="hand")
         while True:
             line = self._ask(f"Card (1-{len(view.hand)}) and clue, e.g. '2 a quiet storm': ")
-            number, _, clue = line.partition(" ")
+            number, clue = [*line.split(None, 1), ""][:2]  # any blank parts them (a tab)
             try:
                 index = self._number(number, len(view.hand))
                 clue = clue.strip()
