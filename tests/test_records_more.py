@@ -127,3 +127,25 @@ def test_replay_checks_the_red_token_and_the_reshuffle(change: Any, named: str) 
 
 def test_an_honest_record_still_replays_after_its_round_trip() -> None:
     replay_record(GameRecord.from_json(json.dumps(BASE)))
+
+
+def test_replay_refuses_a_file_with_no_record_among_others(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    good = tmp_path / "good.jsonl"
+    good.write_text(json.dumps(BASE) + "\n")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n\n")
+    assert main(["replay", str(good), str(empty)]) == 2
+    captured = capsys.readouterr()
+    assert f"{empty}: no game record in it" in captured.err
+    assert main(["replay", str(good)]) == 0
+    assert "replayed 1 game (" in capsys.readouterr().out
+
+
+def test_replay_of_a_folder_says_where_a_runs_records_are(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "games.jsonl").write_text(json.dumps(BASE) + "\n")
+    assert main(["replay", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "a folder, not a file of game records" in err
+    assert str(tmp_path / "games.jsonl") in err

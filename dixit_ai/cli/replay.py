@@ -41,6 +41,11 @@ def run(args: argparse.Namespace) -> int:
     games = rounds = 0
     notes: list[str] = []
     for path in args.paths:
+        if Path(path).is_dir():
+            inside = Path(path) / "games.jsonl"
+            hint = (f"; a tournament run's records are {inside}" if inside.is_file() else "")
+            raise ValueError(f"{path}: a folder, not a file of game records{hint}")
+    for path in args.paths:
         tournament: tuple[TournamentConfig, list[ScheduledGame]] | None = None
         why = ""
         try:
@@ -48,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         except ResumeError as error:
             why = str(error)
         seen: set[int] = set()
-        in_tournament = 0
+        in_tournament = in_file = 0
         for index, (line, record) in enumerate(read_numbered_records(path), start=1):
             where = f"{path}, game {index} (line {line})"
             try:
@@ -68,6 +73,11 @@ def run(args: argparse.Namespace) -> int:
             in_tournament += record.header.get("tournament") is not None
             games += 1
             rounds += len(record.rounds)
+            in_file += 1
+        if in_file == 0:
+            # Bad input, named: among other files it would pass unseen (a run that died
+            # before its first game), and alone it was 'no records found' (exit 1).
+            raise ValueError(f"{path}: no game record in it (empty, or blank lines only)")
         if tournament is not None:
             config = tournament[0]
             notes.append(f"{path}: the {in_tournament} tournament games match the schedule of "
@@ -78,10 +88,8 @@ def run(args: argparse.Namespace) -> int:
                          f"tournament games were not checked: {why}; the tournament's seed is "
                          f"in its run folder's {CONFIG_FILE}, and only a run folder's own "
                          "games.jsonl is checked against it")
-    if games == 0:
-        print("no records found in " + ", ".join(args.paths), file=sys.stderr)
-        return EXIT_FAILED
-    print(f"replayed {games} games ({rounds} rounds): every record matches the rules")
+    print(f"replayed {games} game{'s' if games != 1 else ''} ({rounds} "
+          f"round{'s' if rounds != 1 else ''}): every record matches the rules")
     for note in notes:
         print(note)
     return EXIT_OK
