@@ -78,6 +78,82 @@ def parse_openclip_spec(spec: str) -> tuple[str, str | None, str]:
     return arch, source, "tag"
 
 
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def _quoted_list(text: str) -> list[str]:
+    import re
+
+    return re.findall(r'"([^"]*)"', text)
+
+
+def checkpoint_problem(error: BaseException, architecture: str) -> str | None:
+    """What is wrong with a local checkpoint, in a sentence, from the error open_clip (torch,
+    safetensors) raised reading it into ``architecture``; ``None`` when it is not one of those.
+
+    A checkpoint of another architecture is summarised (counts of the tensors missing, extra
+    and of other shapes, with the first of each) rather than listed in full; a file that cannot
+    be deserialised is called corrupt, without torch's advice to load it with
+    ``weights_only=False`` (which would run whatever code a pickle holds).
+    """
+    import pickle
+    import re
+
+    text = str(error)
+    if isinstance(error, RuntimeError) and text.startswith("Error(s) in loading state_dict"):
+        missing: list[str] = []
+        unexpected: list[str] = []
+        shapes: list[str] = []
+        for line in text.splitlines():
+            line = line.strip()
+            if line.startswith("Missing key(s)"):
+                missing += _quoted_list(line)
+            elif line.startswith("Unexpected key(s)"):
+                unexpected += _quoted_list(line)
+            elif line.startswith("size mismatch for "):
+                found = re.match(r"size mismatch for (\S+): copying a param with shape "
+                                 r"torch\.Size\((\[[^\]]*\])\) from checkpoint, the shape in "
+                                 r"current model is torch\.Size\((\[[^\]]*\])\)", line)
+                shapes.append(f"{found.group(1)}' {found.group(2)} where {architecture} has "
+                              f"{found.group(3)}" if found else line.removeprefix(
+                                  "size mismatch for ").split(":")[0] + "'")
+        parts = []
+        if missing:
+            parts.append(f"{_plural(len(missing), 'tensor')} of {architecture} missing from the "
+                         f"checkpoint ({missing[0]!r}"
+                         + (", ...)" if len(missing) > 1 else ")"))
+        if unexpected:
+            parts.append(f"{_plural(len(unexpected), 'tensor')} of the checkpoint that "
+                         f"{architecture} lacks ({unexpected[0]!r}"
+                         + (", ...)" if len(unexpected) > 1 else ")"))
+        if shapes:
+            parts.append(f"{_plural(len(shapes), 'tensor')} of another shape ('{shapes[0]}"
+                         + (", ...)" if len(shapes) > 1 else ")"))
+        return (f"it does not fit the architecture {architecture}: " + "; ".join(parts)
+                + ". Is it a checkpoint of another architecture? Name that one before the '@'")
+    unreadable = (
+        isinstance(error, (pickle.UnpicklingError, EOFError))
+        or "PytorchStreamReader" in text
+        or type(error).__name__ == "SafetensorError"
+        or "Weights only load failed" in text
+    )
+    if not unreadable:
+        return None
+    if isinstance(error, EOFError) or "Ran out of input" in text:
+        why = "it is empty or cut short"
+    elif "Weights only load failed" in text:
+        detail = text.split("WeightsUnpickler error:", 1)[-1].strip().split("\n")[0].strip()
+        why = ("its bytes are corrupt, or it holds objects other than tensors, which dixit-ai "
+               "never unpickles (torch.load weights_only=True)"
+               + (f": {detail}" if detail and "WeightsUnpickler" in text else ""))
+    elif "PytorchStreamReader" in text:
+        why = "it is corrupt or cut short (not a whole torch zip archive)"
+    else:
+        why = f"it is not a whole safetensors file ({text.strip() or type(error).__name__})"
+    return f"it is not a readable checkpoint: {why}"
+
+
 def _local_model_cfg(folder: str) -> Any:
     """The ``model_cfg`` of a ``local-dir`` folder's ``open_clip_config.json`` (open_clip has
     just read it to build the model)."""
@@ -204,6 +280,10 @@ class OpenClipEmbedder(Embedder):
                 "hf-hub": f"the hub repository {model_name.removeprefix('hf-hub:')}",
                 "random": f"a random initialisation of {model_name}",
             }[kind]
+            problem = checkpoint_problem(error, model_name) if kind in ("file",
+                                                                        "local-dir") else None
+            if problem is not None:
+                raise EmbedderLoadError(f"openclip could not load {where}: {problem}.") from error
             offline = ""
             if kind in ("tag", "hf-hub"):
                 offline = (
