@@ -196,9 +196,21 @@ class HFClipEmbedder(Embedder):
         if revision:
             kwargs["revision"] = revision
         try:
-            model = AutoModel.from_pretrained(source, dtype=self._dtype, **kwargs)
+            model, loading = AutoModel.from_pretrained(source, dtype=self._dtype,
+                                                       output_loading_info=True, **kwargs)
+            missing = sorted(loading.get("missing_keys") or ())
+            if missing:
+                # transformers initialises them at random (a log table, no error): the
+                # embedder would serve vectors of a model nobody trained.
+                raise EmbedderLoadError(
+                    f"hf: the weights of {source} lack {len(missing)} of its model's tensors "
+                    f"({', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''}), which "
+                    "would be initialised at random: the folder's weights are incomplete or "
+                    "of another model. Save the whole model with save_pretrained")
             tokenizer = AutoTokenizer.from_pretrained(source, **kwargs)
             image_processor = AutoImageProcessor.from_pretrained(source, **kwargs)
+        except EmbedderLoadError:
+            raise
         except Exception as error:
             if is_local:
                 where = f"the folder {path}"
