@@ -198,6 +198,8 @@ def replay_record(record: GameRecord) -> GameState:
         if round_.parts:  # records written before itemised scoring have none
             _expect("point parts", round_.parts, [parts_dict(p) for p in result.parts], where)
 
+    _check_header(header, n_players, len(card_ids))
+    _check_failures(record, n_players, f"game seed {seed}")
     where = f"game seed {seed}, end"
     for name, value in (("final_scores", record.final_scores), ("winners", record.winners)):
         if not all(_integer(item) for item in value):
@@ -247,3 +249,59 @@ def _check_tournament(header: dict[str, Any], n_players: int) -> None:
             raise ReplayMismatch(f"header: seat {seat}'s tournament label is {label!r} but "
                                  f"header.agents[{seat}] names {name!r}: the record credits "
                                  "another agent than the one that played")
+
+
+def _check_header(header: dict[str, Any], n_players: int, n_cards: int) -> None:
+    """The header's deck size and agents agree with its cards and seats (checked after the
+    rounds, so that a tampered player count or deck is named where the rules meet it)."""
+    size = header["deck"].get("size", n_cards)
+    if size != n_cards:
+        raise MalformedRecord(f"header: header.deck.size is {size!r} but header.deck.card_ids "
+                              f"holds {n_cards} cards")
+    agents = header.get("agents")
+    if not isinstance(agents, list):
+        raise MalformedRecord(f"header: header.agents must list one agent per seat, not "
+                              f"{type(agents).__name__}")
+    if len(agents) != n_players:
+        raise MalformedRecord(f"header: header.agents describes {len(agents)} agents, but "
+                              f"header.n_players is {n_players}: one agent per seat")
+
+
+_PHASES = frozenset(phase.value for phase in Phase if phase is not Phase.OVER)
+
+
+def _check_failures(record: GameRecord, n_players: int, game: str) -> None:
+    """Each failure names a seat, a phase and a penalty that exist, and a round the game
+    reached; an ``abort`` failure is the aborted game's last (its round was not recorded),
+    and a ``forfeit`` failure's round, where recorded, lists the seat among its forfeits."""
+    played = len(record.rounds)
+    aborts = 0
+    for number, failure in enumerate(record.failures):
+        where = f"{game}, failures[{number}]"
+        if not _integer(failure.seat) or not 0 <= failure.seat < n_players:
+            raise MalformedRecord(f"{where}: 'seat' must be a seat of this {n_players}-player "
+                                  f"game, not {failure.seat!r}")
+        if failure.phase not in _PHASES:
+            raise MalformedRecord(f"{where}: 'phase' must be one of "
+                                  f"{', '.join(sorted(_PHASES))}, not {failure.phase!r}")
+        if failure.penalty not in ("abort", "forfeit"):
+            raise MalformedRecord(f"{where}: 'penalty' must be 'abort' or 'forfeit', not "
+                                  f"{failure.penalty!r}")
+        if not _integer(failure.round) or not 0 <= failure.round <= played:
+            raise ReplayMismatch(f"{where}: the failure is in round {failure.round!r}, but the "
+                                 f"record's game reached round {played} only")
+        if failure.penalty == "abort":
+            aborts += 1
+            if record.status != "aborted" or failure.round != played \
+                    or number != len(record.failures) - 1:
+                raise ReplayMismatch(
+                    f"{where}: an 'abort' failure stops the game in the round it happened "
+                    f"(here {failure.round}), so it is the last failure of an aborted record "
+                    f"whose rounds end before it; this record is {record.status} with "
+                    f"{played} rounds")
+        elif failure.round < played and failure.seat not in record.rounds[failure.round].forfeits:
+            raise ReplayMismatch(f"{where}: a 'forfeit' failure of seat {failure.seat}, but "
+                                 f"round {failure.round} does not list it among its forfeits")
+    if record.status == "aborted" and not aborts:
+        raise ReplayMismatch(f"{game}: the record is aborted but no failure with penalty "
+                             "'abort' says why")

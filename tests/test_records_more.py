@@ -149,3 +149,42 @@ def test_replay_of_a_folder_says_where_a_runs_records_are(
     err = capsys.readouterr().err
     assert "a folder, not a file of game records" in err
     assert str(tmp_path / "games.jsonl") in err
+
+
+def failure(**fields: Any) -> dict[str, Any]:
+    entry = {"seat": 0, "round": 2, "phase": "tell", "reason": "x", "error": "E",
+             "action": None, "penalty": "abort"}
+    entry.update(fields)
+    return entry
+
+
+def stopped(*failures: dict[str, Any], status: str = "aborted",
+            rounds: int = 2) -> Callable[[dict[str, Any]], None]:
+    def change(data: dict[str, Any]) -> None:
+        data.update(status=status, winners=[], rounds=data["rounds"][:rounds],
+                    final_scores=data["rounds"][rounds - 1]["scores"], failures=list(failures))
+    return change
+
+
+@pytest.mark.parametrize(("change", "named", "kind"), [
+    (setter("header", "agents", value=BASE["header"]["agents"][:3]), "agents", MalformedRecord),
+    (setter("header", "agents", value="x"), "agents", MalformedRecord),
+    (setter("header", "deck", "size", value=5), "deck", MalformedRecord),
+    (stopped(failure(seat=9)), "failures[0]", MalformedRecord),
+    (stopped(failure(phase="zzz")), "failures[0]", MalformedRecord),
+    (stopped(failure(penalty="shrug")), "failures[0]", MalformedRecord),
+    (stopped(failure(round=7)), "failures[0]", ReplayMismatch),
+    (stopped(), "aborted", ReplayMismatch),
+    (stopped(failure(), status="truncated"), "abort", ReplayMismatch),
+    (lambda d: d.update(failures=[failure(round=11)]), "abort", ReplayMismatch),
+    (stopped(failure(penalty="forfeit", round=1), status="truncated"), "forfeit",
+     ReplayMismatch),
+])
+def test_replay_checks_the_header_and_the_failures(change: Any, named: str, kind: type) -> None:
+    with pytest.raises(kind, match=named.replace("[", r"\[")):
+        replay_record(GameRecord.from_dict(tampered(change)))
+
+
+def test_an_honest_stopped_record_still_replays() -> None:
+    replay_record(GameRecord.from_dict(tampered(stopped(failure()))))
+    replay_record(GameRecord.from_dict(tampered(stopped(status="truncated"))))
