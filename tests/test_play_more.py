@@ -81,3 +81,14 @@ def test_the_card_and_the_clue_may_be_parted_by_any_blank(line: str) -> None:
     story = HumanAgent(input_fn=lambda _: next(feed), output=out).tell(view)
     assert story.card == view.hand[1] and story.clue == "a quiet storm"
     assert "not played" not in out.getvalue()
+
+
+def test_images_that_name_a_file_are_refused_as_a_file(tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    afile = tmp_path / "cards.png"
+    afile.write_text("not a folder")
+    assert main(["play", "--seats", "human,random,random", "--seed", "1", "--images",
+                 str(afile), "--out", str(tmp_path / "game.json")]) == 2
+    err = capsys.readouterr().err
+    assert f"--images {afile} is a file, not a folder" in err
+    assert not (tmp_path / "game.json").exists()

@@ -77,6 +77,9 @@ def prepare_images(folder: Path) -> None:
     Raises:
         ValueError: the folder cannot be made, is a file, or cannot be written.
     """
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"--images {folder} is a file, not a folder; give a folder for the "
+                         "card pictures")
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
