@@ -270,9 +270,11 @@ def play_game(
     n_players = len(agents)
     rules.check_players(n_players)
     card_ids, deck_entry = resolve_deck(deck)
-    # Agents named by string are made for this game's deck where it is given as a spec.
+    # Agents named by string are made for this game's deck where it is given as a spec or a
+    # loaded Deck (given card ids alone, there are no pictures to give them).
+    given_deck = isinstance(deck, str) or hasattr(deck, "card_ids")
     players: list[Agent] = [
-        (make_agent_for_deck(a, deck) if isinstance(deck, str) else make_agent(a))
+        (make_agent_for_deck(a, deck) if given_deck else make_agent(a))
         if isinstance(a, str) else a for a in agents]
 
     first_seat: dict[int, int] = {}

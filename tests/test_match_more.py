@@ -3,7 +3,7 @@ failure (recorded, under the game's policy), not at the end when the record is w
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -85,3 +85,28 @@ def test_one_agent_object_in_two_seats_is_refused() -> None:
         play_game([shared, RandomAgent(), shared, RandomAgent()], edition="refresh-2021",
                   deck=range(84), seed=1)
     assert getattr(shared, "rng", None) is None  # nothing was reset: no game began
+
+
+class DeckReader(RandomAgent):
+    """Keeps the deck its registry entry or the game gave it."""
+
+    made: ClassVar[list[Any]] = []
+
+    def __init__(self, *, deck: Any, name: str = "deck-reader") -> None:
+        super().__init__(name=name)
+        self.deck = deck
+        DeckReader.made.append(self)
+
+
+def test_named_agents_get_the_games_deck_when_it_is_given_loaded() -> None:
+    from dixit_ai.agents import register_agent
+    from dixit_ai.decks import load_deck
+
+    register_agent("deck-reader-more-test", "tests.test_match_more:DeckReader", overwrite=True,
+                   deck="dream")
+    deck = load_deck("dream:size=60,seed=2")
+    DeckReader.made.clear()
+    play_game(["deck-reader-more-test", "random", "random"], edition="refresh-2021", deck=deck,
+              seed=1, max_rounds=1)
+    (reader,) = DeckReader.made
+    assert reader.deck is deck  # not its entry's default 'dream', another deck's pictures
