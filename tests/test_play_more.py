@@ -92,3 +92,24 @@ def test_images_that_name_a_file_are_refused_as_a_file(tmp_path: Path,
     err = capsys.readouterr().err
     assert f"--images {afile} is a file, not a folder" in err
     assert not (tmp_path / "game.json").exists()
+
+
+class _Deck:
+    """A deck whose captions and objects hold terminal control sequences."""
+
+    def captions(self, card: int) -> list[str]:
+        return ["\x1b[2J\x1b[31mred\nnew line"] if card % 2 else []
+
+    def description(self, card: int) -> dict[str, object]:
+        return {"objects": ["a\x1b]0;title\x07b", "\u202eevil"]}
+
+
+def test_card_captions_cannot_drive_the_terminal() -> None:
+    out = io.StringIO()
+    person = HumanAgent(deck=_Deck(), output=out)
+    person.seat = 0
+    person._show_cards("Your hand", [1, 2], sheet="hand")
+    text = out.getvalue()
+    assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+    assert "red\\nnew line" in text and "\\x1b[31m" in text  # shown, escaped
+    assert len(text.splitlines()) == 3  # one line a card

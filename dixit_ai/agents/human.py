@@ -30,6 +30,12 @@ from dixit_ai.rules.game import check_clue
 QUIT_WORDS = frozenset({"q", "quit", "exit"})
 
 
+def _printable(text: str) -> str:
+    """``text`` with every character the terminal would act on (escape sequences, newlines,
+    bidirectional overrides) written as its escape: a deck's captions come from its files."""
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
+
+
 class HumanQuit(RuntimeError):
     """The person left the game (``quit``, or the input ended)."""
 
@@ -256,10 +262,10 @@ class HumanAgent:
             return f"card {card}"
         captions = self.deck.captions(card)
         if captions:
-            return f"card {card}: {captions[0]}"
+            return f"card {card}: {_printable(captions[0])}"
         description = self.deck.description(card)
         if description and description.get("objects"):
-            return f"card {card}: " + ", ".join(map(str, description["objects"]))
+            return f"card {card}: " + _printable(", ".join(map(str, description["objects"])))
         return f"card {card}"
 
     def _seat_name(self, seat: int) -> str:
