@@ -55,6 +55,7 @@ import itertools
 import math
 from typing import Any
 
+from dixit_ai.cli.common import refuse_input
 from dixit_ai.cli.targets import Targets, too_small
 from dixit_ai.reporting import write_json
 
@@ -103,8 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     from models.bench.items import TELL_CARDS
 
     if args.tell_cards not in TELL_CARDS:
-        raise SystemExit(f"error: --tell-cards must be one of {', '.join(TELL_CARDS)}, not "
-                         f"{args.tell_cards!r}")
+        refuse_input(f"--tell-cards must be one of {', '.join(TELL_CARDS)}, not "
+                     f"{args.tell_cards!r}")
     if args.smoke:  # what the command line gave stays as given
         apply_smoke(args, SMOKE)
     figures = measure(args, restored)

@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from dixit_ai.cli.common import refuse_input
 from dixit_ai.reporting import print_table
 from models.players.cli import (
     SMOKE_AGENT_OPTIONS,
@@ -134,56 +135,55 @@ def main(argv: list[str] | None = None) -> int:
     from models.players.unseen_minds import UnseenMindMap, file_sha256
 
     if not args.out:
-        raise SystemExit("error: --out FILE is required (where the map goes)")
+        refuse_input("--out FILE is required (where the map goes)")
     if args.tell_cards not in TELL_CARDS:
-        raise SystemExit(f"error: --tell-cards must be one of {', '.join(TELL_CARDS)}, not "
-                         f"{args.tell_cards!r}")
+        refuse_input(f"--tell-cards must be one of {', '.join(TELL_CARDS)}, not "
+                     f"{args.tell_cards!r}")
     try:
         targets = [float(t) for t in args.targets.split(",") if t.strip()]
     except ValueError:
-        raise SystemExit(f"error: --targets must be numbers in [0, 1], not {args.targets!r}"
-                         ) from None
+        refuse_input(f"--targets must be numbers in [0, 1], not {args.targets!r}")
     if len(targets) < 2 or any(not 0 <= t <= 1 for t in targets):
-        raise SystemExit(f"error: --targets must be two or more numbers in [0, 1], not "
-                         f"{args.targets!r}")
+        refuse_input(f"--targets must be two or more numbers in [0, 1], not "
+                     f"{args.targets!r}")
     names = [m.strip() for m in args.population.split(",") if m.strip()]
     outside = [m.strip() for m in args.outside.split(",") if m.strip()]
     left = [m.strip() for m in args.leave_out.split(",") if m.strip()]
     fits = [f.strip() for f in args.leave_out_fits.split(",") if f.strip()]
     if not outside and not left:
-        raise SystemExit("error: name the unseen minds: --outside (minds outside the "
-                         "population) or --leave-out (members left out one at a time)")
+        refuse_input("name the unseen minds: --outside (minds outside the "
+                     "population) or --leave-out (members left out one at a time)")
     if len(fits) != len(left):
-        raise SystemExit(f"error: --leave-out-fits needs one population fit per member left out "
-                         f"({len(left)}: {left}), not {len(fits)}")
+        refuse_input(f"--leave-out-fits needs one population fit per member left out "
+                     f"({len(left)}: {left}), not {len(fits)}")
     if len(set(outside + left)) != len(outside + left):
-        raise SystemExit(f"error: an unseen mind is named twice: {outside + left}")
+        refuse_input(f"an unseen mind is named twice: {outside + left}")
     jobs: list[tuple[str, str, str]] = []  # (unseen mind, storyteller's population, its fit)
     for m in outside:
         if m in names:
-            raise SystemExit(f"error: --outside {m!r} is a member of --population ({names}): "
-                             "leave it out instead (--leave-out)")
+            refuse_input(f"--outside {m!r} is a member of --population ({names}): "
+                         "leave it out instead (--leave-out)")
         jobs.append((m, args.population, args.population_file))
     for m, fit in zip(left, fits, strict=True):
         if m not in names or m in ("self", "copy"):
-            raise SystemExit(f"error: --leave-out {m!r} is not a member of --population "
-                             f"({names}) with a model of its own")
+            refuse_input(f"--leave-out {m!r} is not a member of --population "
+                         f"({names}) with a model of its own")
         jobs.append((m, ",".join(n for n in names if n != m), fit))
     for m, _, fit in jobs:
         try:
             fingerprint = _member_fingerprint(m, args)
         except ValueError as error:
-            raise SystemExit(f"error: unseen mind {m!r}: {error}") from None
+            refuse_input(f"unseen mind {m!r}: {error}")
         path = population_fit_path(fit)
         if path is None or not path.is_file():
-            raise SystemExit(f"error: population fit {fit!r} for {m} is not a file")
+            refuse_input(f"population fit {fit!r} for {m} is not a file")
         fit_voters = fitted_file_voters(path)
         if fit_voters is None:
-            raise SystemExit(f"error: {fit} does not record the voters it was fitted on "
-                             f"({VOTERS_KEY!r})")
+            refuse_input(f"{fit} does not record the voters it was fitted on "
+                         f"({VOTERS_KEY!r})")
         if any(v.get("fingerprint") == fingerprint for v in fit_voters):
-            raise SystemExit(f"error: {fit} was fitted on {m}'s votes: the storyteller that "
-                             f"{m} votes on must be fitted without them")
+            refuse_input(f"{fit} was fitted on {m}'s votes: the storyteller that "
+                         f"{m} votes on must be fitted without them")
     extra: dict[str, Any] = {}
     if args.smoke:
         extra = dict(SMOKE_AGENT_OPTIONS)

@@ -119,11 +119,11 @@ def main(argv: list[str] | None = None) -> int:
     shared = [n for n, f in zip(table.names, table.fingerprints, strict=True)
               if f in {r.fingerprint for r in members}]
     if shared:
-        raise SystemExit(f"the population simulates panel member(s) {', '.join(shared)}: "
-                         "take them out of one or the other")
+        refuse_input(f"the population simulates panel member(s) {', '.join(shared)}: "
+                     "take them out of one or the other")
     fit = load_population_fit(args.population_file)
     if fit is None:
-        raise SystemExit(f"no population file at {args.population_file!r}")
+        refuse_input(f"no population file at {args.population_file!r}")
     own = members[0] if names[0] == "default" else load_member_resources("default", deck)
     own_model = GuessModel.load(DEFAULT_CALIBRATION)
     models = [fit.model_for(r.fingerprint, GuessModel(correlation=0.0)).scaled(

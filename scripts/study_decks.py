@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dixit_ai.cli.common import refuse_input
 from dixit_ai.reporting import Interval, print_table, write_json
 from models.players.cli import (
     SMOKE_AGENT_OPTIONS,
@@ -108,17 +109,17 @@ def deck_specs(seeds: str, size: int) -> list[str]:
     try:
         numbers = [int(s) for s in seeds.split(",") if s.strip()]
     except ValueError:
-        raise SystemExit(f"error: --deck-seeds must be whole numbers, not {seeds!r}") from None
+        refuse_input(f"--deck-seeds must be whole numbers, not {seeds!r}")
     if not numbers or len(set(numbers)) != len(numbers):
-        raise SystemExit(f"error: --deck-seeds must name one seed or more, each once: {seeds!r}")
+        refuse_input(f"--deck-seeds must name one seed or more, each once: {seeds!r}")
     if size < 40:
-        raise SystemExit(f"error: --deck-size must be at least 40, not {size} (cards: a deck "
-                         "of fewer would not deal a full game)")
+        refuse_input(f"--deck-size must be at least 40, not {size} (cards: a deck "
+                     "of fewer would not deal a full game)")
     seen = sorted(set(numbers) & seen_seeds())
     if seen:
-        raise SystemExit(f"error: --deck-seeds {seen}: a model was trained, validated or tested "
-                         "on these dream seeds, or the population fitted on them; take seeds "
-                         "none saw")
+        refuse_input(f"--deck-seeds {seen}: a model was trained, validated or tested "
+                     "on these dream seeds, or the population fitted on them; take seeds "
+                     "none saw")
     return [f"dream:size={size},seed={n}" for n in numbers]
 
 
@@ -289,16 +290,16 @@ def restore(args: Args) -> tuple[Args, dict[str, str]]:
     others = [f"--{name.replace('_', '-')}"
               for name in sorted(options_given(args) - set(ANALYSE_OPTIONS))]
     if others:
-        raise SystemExit(f"error: --analyse recomputes a study with its own settings; it takes "
-                         f"only --json and --guesses beside it, not {', '.join(others)}")
+        refuse_input(f"--analyse recomputes a study with its own settings; it takes "
+                     f"only --json and --guesses beside it, not {', '.join(others)}")
     path = Path(args.analyse)
     try:
         earlier = json.loads(path.read_text())
         arguments, runs = earlier["arguments"], earlier["runs"]
         restored = Args(**{k: v for k, v in arguments.items() if k in Args.__dataclass_fields__})
     except (OSError, ValueError, KeyError, TypeError) as error:
-        raise SystemExit(f"error: --analyse {path}: not the figures of a study_decks run "
-                         f"(its --json file): {error}") from None
+        refuse_input(f"--analyse {path}: not the figures of a study_decks run "
+                     f"(its --json file): {error}")
     restored.analyse, restored.json = args.analyse, args.json
     restored.guesses = restored.guesses or args.guesses
     return restored, {str(k): str(v) for k, v in runs.items()}
@@ -316,10 +317,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         targets = [float(t) for t in args.targets.split(",") if t.strip()]
     except ValueError:
-        raise SystemExit(f"error: --targets must be numbers in [0, 1], not {args.targets!r}"
-                         ) from None
+        refuse_input(f"--targets must be numbers in [0, 1], not {args.targets!r}")
     if not targets or any(not 0 <= t <= 1 for t in targets):
-        raise SystemExit(f"error: --targets must be numbers in [0, 1], not {args.targets!r}")
+        refuse_input(f"--targets must be numbers in [0, 1], not {args.targets!r}")
     from models.bench.analysis import compute, read_run
 
     started = time.time()
@@ -327,8 +327,8 @@ def main(argv: list[str] | None = None) -> int:
     if runs is None:
         runs = run_decks(args, decks, targets, also)
     elif sorted(runs) != sorted(decks):
-        raise SystemExit(f"error: --analyse {args.analyse}: its run folders are of the decks "
-                         f"{sorted(runs)}, its arguments name {sorted(decks)}")
+        refuse_input(f"--analyse {args.analyse}: its run folders are of the decks "
+                     f"{sorted(runs)}, its arguments name {sorted(decks)}")
     per_deck: dict[str, dict[str, dict[str, float]]] = {}
     rows_by_deck: dict[str, list[dict[str, Any]]] = {}
     results_by_deck: dict[str, dict[str, Any]] = {}
@@ -340,6 +340,9 @@ def main(argv: list[str] | None = None) -> int:
         try:
             header, records = read_run(runs[deck])
         except ValueError as error:
+            if args.analyse:  # the earlier run's folder: the input
+                refuse_input(f"deck {deck}: {error}")
+            # this run's own folder, just written: the run failed (exit 1)
             raise SystemExit(f"error: deck {deck}: {error}") from None
         resamples = int(header["config"]["bootstrap"])
         results_by_deck[deck] = compute(header, records)

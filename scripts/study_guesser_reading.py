@@ -156,10 +156,10 @@ def main(argv: list[str] | None = None) -> int:
     guessers = [g.strip() for g in args.guessers.split(",") if g.strip()]
     tellers = [t.strip() for t in args.tellers.split(",") if t.strip()]
     if len(tellers) != 4:
-        raise SystemExit(f"--tellers needs four agents (five seats), not {len(tellers)}: "
-                         f"{tellers}")
+        refuse_input(f"--tellers needs four agents (five seats), not {len(tellers)}: "
+                     f"{tellers}")
     if not guessers or len(set(guessers)) != len(guessers):
-        raise SystemExit(f"--guessers must name distinct agents: {guessers}")
+        refuse_input(f"--guessers must name distinct agents: {guessers}")
     try:
         check_at_least(args, (("games", 1),))
     except ValueError as error:
@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     try:  # a folder of its own, even beside a run started in the same second
         folder = new_run_dir(args.out, "study_guesser_reading", args.seed)
     except ValueError as error:
-        raise SystemExit(f"--out {error}") from None
+        refuse_input(f"--out {error}")
     seeds = game_seeds(args.seed, args.games)
     tasks = [(g, i, seeds[i], tellers, args.smoke) for g in guessers for i in range(args.games)]
     print(f"{len(tasks)} games: guessers {guessers}, tellers {tellers}, seed {args.seed}, "

@@ -62,9 +62,9 @@ class Args:
 def _names(text: str, what: str) -> list[str]:
     names = [n.strip() for n in text.split(",") if n.strip()]
     if not names:
-        raise SystemExit(f"--{what}: name at least one")
+        refuse_input(f"--{what}: name at least one")
     if len(set(names)) != len(names):
-        raise SystemExit(f"--{what} names one twice: {names}")
+        refuse_input(f"--{what} names one twice: {names}")
     return names
 
 
@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     try:  # a folder of its own, even beside a run started in the same second
         folder = new_run_dir(args.out, "study_who_reads_whom", args.seed)
     except ValueError as error:
-        raise SystemExit(f"--out {error}") from None
+        refuse_input(f"--out {error}")
     start = time.perf_counter()
     stories = {}
     for teller in tqdm(tellers, desc="tellers telling", unit="teller", disable=args.smoke):

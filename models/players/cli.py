@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from dixit_ai.cli.common import check_at_least as check_at_least  # re-exported for the scripts
+from dixit_ai.cli.common import refuse_input
 
 T = TypeVar("T")
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
@@ -97,9 +98,9 @@ def refuse_bad_population_options(aim: str, temperature_scale: float,
         check_aim(aim, "--aim")
         check_scale(temperature_scale, "--temperature-scale")
     except ValueError as error:
-        raise SystemExit(str(error)) from None
+        refuse_input(str(error))
     if tolerance is not None and not tolerance >= 0:
-        raise SystemExit(f"--tolerance must be at least 0, not {tolerance}")
+        refuse_input(f"--tolerance must be at least 0, not {tolerance}")
 
 
 def check_positive(args: Any, name: str) -> None:
@@ -161,13 +162,13 @@ def registry_storytellers(names: Sequence[str]) -> list[tuple[str, bool]]:
             registered names).
     """
     if len(set(names)) != len(names):
-        raise SystemExit(f"error: --also names a storyteller twice: {list(names)}")
+        refuse_input(f"--also names a storyteller twice: {list(names)}")
     out = []
     for name in names:
         try:
             out.append((name, is_clip_player(name)))
         except ValueError as error:
-            raise SystemExit(f"error: --also: {error}") from None
+            refuse_input(f"--also: {error}")
     return out
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import runpy
 from pathlib import Path
 
@@ -82,8 +83,14 @@ def test_a_mind_outside_the_population_votes_on_the_storyteller_itself(tmp_path)
      "fitted on lite1-minilm's votes"),
     (["--targets", "0.5", "--out", "X"], "two or more numbers"),
     (["--targets", "0.5,x", "--out", "X"], "must be numbers"),
+    (["--tell-cards", "some", "--out", "X"], "--tell-cards must be one of"),
+    (["--aim", "every", "--out", "X"], "--aim must be one of mean, each, rms, not 'every'"),
 ])
 def test_bad_input_is_refused_before_any_run(tmp_path, argv, message, capsys):
-    with pytest.raises(SystemExit, match=message):
+    """Exit 2, the status of bad input (it was 1, a failed run's), the message on stderr."""
+    with pytest.raises(SystemExit) as done:
         _main()([*argv, "--runs-dir", str(tmp_path / "runs")])
+    err = capsys.readouterr().err
+    assert done.value.code == 2, (done.value.code, err)
+    assert err.startswith("error: ") and re.search(message, err), err
     assert not (tmp_path / "runs").exists() and not Path("X").exists()

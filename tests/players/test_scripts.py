@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import runpy
 import sys
 from pathlib import Path
@@ -296,15 +297,17 @@ def test_bench_storyteller_panel_rows_say_which_storyteller_they_are():
     assert set(bench["POINTS_ROWS"]) <= set(entries)
 
 
-def test_bench_storyteller_panel_refuses_an_unknown_storyteller(tmp_path, monkeypatch):
+def test_bench_storyteller_panel_refuses_an_unknown_storyteller(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(sys, "argv", ["bench_storyteller_panel.py", "--smoke", "--out",
                                       str(tmp_path), "--also", "clip-obvious,clip-nonesuch"])
-    with pytest.raises(SystemExit, match="no agent named 'clip-nonesuch'; registered agents: "):
-        runpy.run_path(str(REPO / "scripts" / "bench_storyteller_panel.py"), run_name="__main__")
+    refused(lambda: runpy.run_path(str(REPO / "scripts" / "bench_storyteller_panel.py"),
+                                   run_name="__main__"),
+            "no agent named 'clip-nonesuch'; registered agents: ", capsys)
     monkeypatch.setattr(sys, "argv", ["bench_storyteller_panel.py", "--smoke", "--out",
                                       str(tmp_path), "--also", "clip-obvious,clip-obvious"])
-    with pytest.raises(SystemExit, match="names a storyteller twice"):
-        runpy.run_path(str(REPO / "scripts" / "bench_storyteller_panel.py"), run_name="__main__")
+    refused(lambda: runpy.run_path(str(REPO / "scripts" / "bench_storyteller_panel.py"),
+                                   run_name="__main__"),
+            "names a storyteller twice", capsys)
     assert not list(tmp_path.iterdir())
 
 
@@ -348,10 +351,11 @@ def test_study_table_reading_smoke(tmp_path, monkeypatch, capsys):
     (["--temperature-scale", "0"], "--temperature-scale must be a positive finite number"),
     (["--temperature-scale", "inf"], "--temperature-scale must be a positive finite number"),
     (["--aim", "every"], "--aim must be one of mean, each, rms, not 'every'")])
-def test_the_study_refuses_a_bad_aim_or_scale_before_loading_anything(bad, message, monkeypatch):
+def test_the_study_refuses_a_bad_aim_or_scale_before_loading_anything(bad, message, monkeypatch,
+                                                                      capsys):
     monkeypatch.setattr(sys, "argv", ["study_candidate_clues.py", "--smoke", *bad])
-    with pytest.raises(SystemExit, match=message):
-        runpy.run_path(str(REPO / "scripts" / "study_candidate_clues.py"), run_name="__main__")
+    refused(lambda: runpy.run_path(str(REPO / "scripts" / "study_candidate_clues.py"),
+                                   run_name="__main__"), message, capsys)
 
 
 @pytest.mark.parametrize("bad, message", [
@@ -360,12 +364,11 @@ def test_the_study_refuses_a_bad_aim_or_scale_before_loading_anything(bad, messa
     (["--tolerance", "-0.1"], r"--tolerance must be at least 0, not -0\.1"),
     (["--tolerance", "nan"], "--tolerance must be at least 0, not nan")])
 def test_the_panel_bench_refuses_bad_population_options_before_writing_anything(
-        bad, message, tmp_path, monkeypatch):
+        bad, message, tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(sys, "argv", ["bench_storyteller_panel.py", "--smoke", "--out",
                                       str(tmp_path / "runs"), *bad])
-    with pytest.raises(SystemExit, match=message):
-        runpy.run_path(str(REPO / "scripts" / "bench_storyteller_panel.py"),
-                       run_name="__main__")
+    refused(lambda: runpy.run_path(str(REPO / "scripts" / "bench_storyteller_panel.py"),
+                                   run_name="__main__"), message, capsys)
     assert not list(tmp_path.iterdir())
 
 
@@ -450,3 +453,14 @@ def test_study_guesser_reading_smoke(tmp_path, monkeypatch, capsys):
         run_script("study_guesser_reading.py", ["--smoke", "--out", str(tmp_path), "--tellers",
                                                 "panel-lite1-mpnet,panel-lite2-mpnet,"
                                                 "panel-sibling,caption-teller"], monkeypatch)
+
+
+def refused(call, message, capsys):
+    """``call`` ends with exit 2 (bad input, where it was 1, a failed run's status), with
+    ``error: ...`` matching ``message`` on stderr."""
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as done:
+        call()
+    err = capsys.readouterr().err
+    assert done.value.code == 2, (done.value.code, err)
+    assert err.startswith("error: ") and re.search(message, err), err

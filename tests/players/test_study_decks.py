@@ -4,6 +4,7 @@ across decks."""
 from __future__ import annotations
 
 import json
+import re
 import runpy
 from pathlib import Path
 
@@ -36,11 +37,25 @@ def test_t_quantiles_and_the_interval_over_decks(study):
     (["--targets", "0.5,2"], r"numbers in \[0, 1\]"),
     (["--also", "no-such-teller"], "--also: .*no-such-teller"),
     (["--also", "object-teller,object-teller"], "names a storyteller twice"),
+    (["--targets", "x"], r"--targets must be numbers in \[0, 1\], not 'x'"),
+    (["--aim", "every"], "--aim must be one of mean, each, rms, not 'every'"),
+    (["--tolerance", "-1"], "--tolerance must be at least 0, not -1"),
 ])
-def test_bad_input_is_refused_before_any_run(study, tmp_path, argv, message):
-    with pytest.raises(SystemExit, match=message):
-        study["main"]([*argv, "--runs-dir", str(tmp_path / "runs")])
+def test_bad_input_is_refused_before_any_run(study, tmp_path, argv, message, capsys):
+    """Bad input is exit 2 (it was 1, the status of a failed run), the message on stderr."""
+    refused(lambda: study["main"]([*argv, "--runs-dir", str(tmp_path / "runs")]), message,
+            capsys)
     assert not (tmp_path / "runs").exists()
+
+
+def refused(call, message, capsys):
+    """``call`` ends with exit 2 (bad input), ``error: ...`` matching ``message`` on stderr."""
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as done:
+        call()
+    err = capsys.readouterr().err
+    assert done.value.code == 2, (done.value.code, err)
+    assert re.search(message, err) and err.startswith("error: "), err
 
 def _rows(deck_offset: float, cards: list[int]) -> list[dict]:
     """Tell records of one deck: a storyteller predicting 0.5 whom member a finds at
@@ -124,13 +139,13 @@ def test_smoke_reads_every_deck_and_analyse_recomputes_it(study, tmp_path, monke
     assert cell["per_deck"] == {first["decks"][0]: 1.0, first["decks"][1]: 0.5}
     assert cell["default"]["estimate"] == 0.75  # over every deck's stories
     assert cell["caption-reader"]["estimate"] == 1.0
-    with pytest.raises(SystemExit, match="takes only --json and --guesses"):
-        study["main"](["--analyse", str(out), "--items", "5"])
+    refused(lambda: study["main"](["--analyse", str(out), "--items", "5"]),
+            "takes only --json and --guesses", capsys)
     (tmp_path / "bad.json").write_text("{}")
-    with pytest.raises(SystemExit, match="not the figures of a study_decks run"):
-        study["main"](["--analyse", str(tmp_path / "bad.json")])
+    refused(lambda: study["main"](["--analyse", str(tmp_path / "bad.json")]),
+            "not the figures of a study_decks run", capsys)
     torn = dict(first, runs={first["decks"][0]: str(tmp_path / "nowhere"),
                              first["decks"][1]: first["runs"][first["decks"][1]]})
     (tmp_path / "torn.json").write_text(json.dumps(torn))
-    with pytest.raises(SystemExit, match="not a benchmark run folder"):
-        study["main"](["--analyse", str(tmp_path / "torn.json")])
+    refused(lambda: study["main"](["--analyse", str(tmp_path / "torn.json")]),
+            "not a benchmark run folder", capsys)
