@@ -105,12 +105,17 @@ def resolve_deck(deck: Any) -> tuple[tuple[int, ...], dict[str, Any]]:
             "card_ids": list(ids),
         }
     try:
-        ids = tuple(int(card) for card in deck)
+        given = list(deck)
     except TypeError as error:
         raise ValueError(
             f"deck must be a deck spec (e.g. 'dream'), a Deck or a list of card ids, "
             f"not {deck!r}"
         ) from error
+    for index, card in enumerate(given):
+        # int() would read '7' as 7 and truncate 0.5 to 0 (another card), so only integers.
+        if isinstance(card, bool | np.bool_) or not isinstance(card, numbers.Integral):
+            raise ValueError(f"card ids must be integers; deck[{index}] is {card!r}")
+    ids = tuple(int(card) for card in given)
     digest = hashlib.sha256(",".join(map(str, ids)).encode()).hexdigest()
     return ids, {"spec": None, "name": "card ids", "fingerprint": digest, "size": len(ids),
                  "card_ids": list(ids)}

@@ -110,3 +110,20 @@ def test_named_agents_get_the_games_deck_when_it_is_given_loaded() -> None:
               seed=1, max_rounds=1)
     (reader,) = DeckReader.made
     assert reader.deck is deck  # not its entry's default 'dream', another deck's pictures
+
+
+@pytest.mark.parametrize(("deck", "named"), [
+    (["a", "b"], "'a'"), ([i + 0.5 for i in range(84)], "0.5"), ([True, False], "True"),
+])
+def test_card_ids_must_be_integers(deck: list[Any], named: str) -> None:
+    with pytest.raises(ValueError, match=rf"card ids must be integers.*{named}"):
+        play_game([RandomAgent() for _ in range(4)], edition="refresh-2021", deck=deck, seed=1)
+
+
+def test_numpy_card_ids_are_integers() -> None:
+    import numpy as np
+
+    record = play_game([RandomAgent() for _ in range(4)], edition="refresh-2021",
+                       deck=np.arange(84), seed=1, max_rounds=1)
+    assert record.header["deck"]["card_ids"] == list(range(84))
+    record.to_json()
