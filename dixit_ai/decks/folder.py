@@ -50,11 +50,15 @@ def load_card_image(path: Path) -> Image.Image:
     """Read an image file as a card: EXIF orientation applied, transparency flattened on white.
 
     Raises:
-        OSError, ValueError: the file cannot be read or decoded.
+        OSError, ValueError: the file cannot be read or decoded (Pillow's ``SyntaxError`` for a
+            broken file structure comes as an ``OSError``).
     """
-    with Image.open(path) as opened:
-        opened.load()
-        image = ImageOps.exif_transpose(opened)
+    try:
+        with Image.open(path) as opened:
+            opened.load()
+            image = ImageOps.exif_transpose(opened)
+    except SyntaxError as error:  # Pillow's word for a broken PNG chunk, among others
+        raise OSError(f"corrupt image file: {error}") from error
     if image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info):
         rgba = image.convert("RGBA")
         background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
