@@ -197,7 +197,7 @@ class DreamDeck(Deck):
                         # over it) is drawn again, never served.
                         if expected is None or image_content_hash(copied) == expected:
                             return copied
-            except (OSError, ValueError):
+            except (OSError, ValueError, SyntaxError):  # SyntaxError: Pillow's broken PNG
                 pass  # unreadable: draw it again
         image = self.render(card_id, size)
         buffer = io.BytesIO()

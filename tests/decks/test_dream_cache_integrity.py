@@ -38,3 +38,12 @@ def test_a_cached_card_of_another_size_with_another_picture_is_drawn_again(
     deck.image(1, (200, 300))
     shutil.copyfile(_card_file(fresh_cache, "200x300", 1), _card_file(fresh_cache, "200x300", 0))
     assert load_deck("dream:size=3,seed=5").image(0, (200, 300)).tobytes() == first
+
+
+def test_a_cached_card_with_a_broken_png_chunk_is_drawn_again(fresh_cache: Path) -> None:
+    from tests.decks.test_folder_broken_png import _png_with_a_broken_chunk
+
+    deck = load_deck("dream:size=3,seed=5")
+    first = image_content_hash(deck.image(0))
+    _card_file(fresh_cache, "400x600", 0).write_bytes(_png_with_a_broken_chunk())
+    assert image_content_hash(load_deck("dream:size=3,seed=5").image(0)) == first
