@@ -35,7 +35,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -52,7 +52,7 @@ class Args:
     member: str = ""
     """train a member of the model family (models.family: lite2-mpnet, lite1-minilm,
     lite1-mpnet) instead of the default head: its towers, training seeds, caption mix, seed and
-    head settings (flags left at their defaults take the member's); with --write-head its head
+    head settings (the flags not given take the member's); with --write-head its head
     and model card go under models/weights/"""
     image_tower: str = "lite0"
     """image tower (models.towers: lite0, the default's; lite1; lite2)"""
@@ -138,6 +138,12 @@ def parse_args(argv: list[str] | None = None) -> Args:
     return Args(**vars(build_parser().parse_args(argv)))
 
 
+SMOKE: dict[str, Any] = {"train_seeds": "1001", "train_cards": 48, "eval_cards": 24,
+                         "boards_per_query": 2, "steps": 20, "batch_size": 32}
+"""``--smoke``'s budget, where the command line gave no option (a family member's smoke run
+trains on the first of its own seeds)."""
+
+
 def _field_docs() -> dict[str, str]:
     """The docstring under each field of Args (as CleanRL's tyro shows them)."""
     import ast
@@ -161,7 +167,11 @@ def parse_seeds(text: str) -> list[int]:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line and run the experiment; returns the exit status."""
-    return run(parse_args(argv))
+    from models.players.cli import given_options
+
+    parser = build_parser()
+    args = Args(**vars(parser.parse_args(argv)))
+    return run(args, given=given_options(parser, argv))
 
 
 def check_args(args: Args) -> None:
@@ -203,23 +213,30 @@ def check_args(args: Args) -> None:
         raise ValueError(str(error.code)) from None
 
 
-def settle_args(args: Args) -> None:
+def settle_args(args: Args, given: Iterable[str] | None = None) -> None:
     """Check ``args`` (:func:`check_args`), give it a family member's settings and the smoke
-    budget where asked, and check the training seeds they end with.
+    budget (:data:`SMOKE`) where asked, and check the training seeds they end with.
+
+    ``given``: the settings the command line gave (``dest`` names); the smoke budget leaves
+    them as given (``--smoke --steps 200`` trains 200 steps). By default, the settings that
+    differ from :class:`Args`' defaults.
 
     Raises:
         ValueError: a setting :func:`check_args` refuses; a member that is not trained; training
             seeds that include the default deck's (0) or the evaluation seed, or, for a family
             member, any of the default model's seeds.
     """
+    from models.players.cli import apply_smoke, options_given
+
+    taken = frozenset(given) if given is not None else options_given(args)  # before the member's
     check_args(args)
     if args.member:
-        apply_member(args)
+        apply_member(args, taken)
     if args.smoke:
-        args.train_seeds = str(parse_seeds(args.train_seeds)[0]) if args.member else "1001"
-        args.train_cards = 48
-        args.eval_cards, args.boards_per_query = 24, 2
-        args.steps, args.batch_size = 20, 32
+        smoke = dict(SMOKE)
+        if args.member:
+            smoke["train_seeds"] = str(parse_seeds(args.train_seeds)[0])
+        apply_smoke(args, smoke, taken)
     train_seeds = parse_seeds(args.train_seeds)
     if 0 in train_seeds or args.eval_seed in train_seeds:
         raise ValueError(f"--train-seeds must differ from 0 (the default deck) and --eval-seed "
@@ -244,15 +261,17 @@ def _check_finite(args: Args, name: str, *, least: float, most: float | None = N
         raise ValueError(f"{_flag(name)} must be a finite number {limit}{note}, not {value}")
 
 
-def run(args: Args, *, announce: Callable[[Path], None] | None = None) -> int:
+def run(args: Args, *, announce: Callable[[Path], None] | None = None,
+        given: Iterable[str] | None = None) -> int:
     """Run the experiment; returns the exit status (2, with a message, for bad settings).
 
     ``announce`` (if given) is called with the run folder once it is made: the settings were
     checked and the towers loaded (weights that cannot be loaded are bad input, found before
-    anything is written), and the work begins.
+    anything is written), and the work begins. ``given``: the settings the command line gave,
+    which ``--smoke`` keeps (see :func:`settle_args`).
     """
     try:
-        settle_args(args)
+        settle_args(args, given)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2  # bad input (dixit_ai.cli.common.EXIT_USAGE): nothing loaded or written
@@ -490,8 +509,10 @@ def mixed_captions(captions: list[str], mix: tuple[int, ...]) -> list[str]:
     return kept or list(captions)
 
 
-def apply_member(args: Args) -> None:
-    """Give ``args`` the settings of ``args.member`` where they are left at their defaults.
+def apply_member(args: Args, given: Iterable[str] | None = None) -> None:
+    """Give ``args`` the settings of ``args.member`` where the command line gave none
+    (``given``: the settings it gave, ``dest`` names; by default, those that differ from their
+    defaults): ``--member lite1-minilm --seed 0`` trains with seed 0, not the member's.
 
     Raises:
         ValueError: the member is not a trained one (nothing to train).
@@ -502,10 +523,13 @@ def apply_member(args: Args) -> None:
     if spec.kind != "trained":
         raise ValueError(f"{args.member} is not trained (it is {spec.kind}): nothing to train")
     defaults = Args()
+    taken = (frozenset(given) if given is not None else
+             frozenset(f.name for f in dataclasses.fields(Args)
+                       if getattr(args, f.name) != getattr(defaults, f.name)))
     for key, value in spec.train_flags.items():
-        if getattr(args, key) == getattr(defaults, key):
+        if key not in taken:
             setattr(args, key, value)
-    if args.exp_name == defaults.exp_name:
+    if "exp_name" not in taken:
         args.exp_name = f"train_{args.member}"
 
 

@@ -28,10 +28,6 @@ from dixit_ai.cli.common import EXIT_USAGE, running
 Announce = Callable[[Path], None]
 """A job's announcement that its settings are checked and its work begins, in this folder."""
 
-#: Options of ``align`` shared by the default model's trainer and fine-tuning; their defaults
-#: differ, so the parser leaves them unset (``None``) and :func:`run_align` fills them in.
-_SHARED_UNSET = ("steps", "batch_size", "learning_rate", "exp_name")
-
 _ALIGN_EPILOG = (
     "With --model NAME (an 'openclip:...' or 'hf:...' model) and --deck SPEC, align fine-tunes "
     "that model on the deck's cards and captions instead (see 'dixit-ai train finetune "
@@ -106,7 +102,10 @@ def add_align_arguments(parser: argparse.ArgumentParser) -> None:
     own = {f.name for f in dataclasses.fields(train_default.Args)}
     extra = tuple(f.name for f in dataclasses.fields(finetune.FinetuneArgs) if f.name not in own)
     finetune.add_arguments(parser, skip=tuple(own))
-    parser.set_defaults(**{name: None for name in (*_SHARED_UNSET, *extra)})
+    # Every option unset (None) until run_align fills it in: the options shared with fine-tuning
+    # (--steps, --batch-size, ...) default differently there, and an option given is known even
+    # at its default's value (--smoke and --member leave it as given).
+    parser.set_defaults(**{name: None for name in (*own, *extra)})
 
 
 def run_align(args: argparse.Namespace, announce: Announce | None = None) -> int:
@@ -120,7 +119,7 @@ def run_align(args: argparse.Namespace, announce: Announce | None = None) -> int
     model = getattr(args, "model", None)
     if model and model.strip() != "default":
         wrong = [name for name, default in head_defaults.items()
-                 if name not in tune_defaults and getattr(args, name) != default]
+                 if name not in tune_defaults and getattr(args, name) not in (None, default)]
         if wrong:
             return _refuse(", ".join(_flag(n) for n in wrong) + " set the default model's "
                            f"head and do not apply when fine-tuning --model {model}")
@@ -133,8 +132,9 @@ def run_align(args: argparse.Namespace, announce: Announce | None = None) -> int
         return _refuse(", ".join(_flag(n) for n in given) + " need --model (an 'openclip:...' "
                        "or 'hf:...' model to fine-tune); without it, align trains the default "
                        "model's head")
+    kept = {name for name in head_defaults if getattr(args, name, None) is not None}
     values = {name: _given(args, name, default) for name, default in head_defaults.items()}
-    return int(train_default.run(train_default.Args(**values), announce=announce))
+    return int(train_default.run(train_default.Args(**values), announce=announce, given=kept))
 
 
 def run_finetune(args: argparse.Namespace, announce: Announce | None = None) -> int:
