@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from dixit_ai.cli.common import refuse_input
 from dixit_ai.reporting import Interval, new_run_dir, print_table
 from models.bench.panel_settings import Args
 from models.bench.panel_storytellers import (
@@ -51,7 +52,7 @@ def measure(args: Args, restored: list[Any] | None) -> dict[str, Any]:
         try:
             results = analyse(run_folder, show=False)
         except ValueError as error:
-            raise SystemExit(f"error: --analyse {args.analyse}: {error}") from None
+            refuse_input(f"--analyse {args.analyse}: {error}")
         crowd = {"population": args.population,
                  "population_calibration": args.population_file}
         assert restored is not None
@@ -62,7 +63,7 @@ def measure(args: Args, restored: list[Any] | None) -> dict[str, Any]:
         try:  # a folder of its own, even beside a run started in the same second
             folder = new_run_dir(args.out, "bench_storyteller_panel", args.seed)
         except ValueError as error:
-            raise SystemExit(f"error: --out {error}") from None
+            refuse_input(f"--out {error}")
         fitted = [m for m in members if m != "copy"]  # a copy keeps its own calibration
         population_file = args.population_file or str(
             fit_population_file(fitted, args.fit_games, args.fit_iterations, folder,

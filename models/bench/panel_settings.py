@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dixit_ai.cli.common import refuse_input
 from models.bench.panel_storytellers import storytellers
 
 
@@ -89,24 +90,24 @@ def restore_args(args: Args) -> tuple[Args, list[dict[str, Any]], dict[str, Any]
     given = [name for name in vars(args) if name not in ANALYSE_OPTIONS
              and getattr(args, name) != getattr(Args(), name)]
     if given:
-        raise SystemExit(f"error: --analyse recomputes a run with its own settings; it takes "
-                         f"only --json and --bootstrap, not --{given[0].replace('_', '-')}")
+        refuse_input(f"--analyse recomputes a run with its own settings; it takes "
+                     f"only --json and --bootstrap, not --{given[0].replace('_', '-')}")
     path = Path(args.analyse) / "bench.json"
     if not path.is_file():
-        raise SystemExit(f"error: --analyse {args.analyse}: no bench.json there (give the "
-                         "bench__panel__... folder of a run)")
+        refuse_input(f"--analyse {args.analyse}: no bench.json there (give the "
+                     "bench__panel__... folder of a run)")
     config = json.loads(path.read_text(encoding="utf-8"))["config"]
     entries = {m["label"]: m for m in config["models"]}
     crowd = entries.get("population@0.5", {}).get("kwargs")
     if crowd is None:
-        raise SystemExit(f"error: --analyse {args.analyse}: not a run of this bench (no "
-                         "population@0.5 storyteller)")
+        refuse_input(f"--analyse {args.analyse}: not a run of this bench (no "
+                     "population@0.5 storyteller)")
     extra = dict(entries["clip-expected"]["kwargs"])
     try:
         restored = _restored(args, config, crowd)
     except KeyError as error:
-        raise SystemExit(f"error: --analyse {args.analyse}: its bench.json does not say "
-                         f"{error} (a run of an older version of this bench)") from None
+        refuse_input(f"--analyse {args.analyse}: its bench.json does not say "
+                     f"{error} (a run of an older version of this bench)")
     taken = {e["label"] for e in storytellers({}, {})}
     also = [{"name": m["name"], "label": m["label"], "kwargs": m["kwargs"]}
             for m in config["models"] if m["label"] not in taken]

@@ -119,3 +119,18 @@ def test_export_script_tells_bad_input_from_a_failed_export(
         assert f"error: {error}" in capsys.readouterr().err
     else:  # SystemExit("error: ...") prints the message and exits 1
         assert done.value.code == f"error: {error}"
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--analyse", "{tmp}", "--items", "5"], "takes only --json and --bootstrap, not --items"),
+    (["--analyse", "{tmp}"], "--analyse .*: no bench.json there"),
+    (["--out", "{tmp}/file"], "--out .*file"),
+])
+def test_bench_storyteller_panel_refuses_a_bad_run_or_folder_with_exit_2(
+        argv: list[str], message: str, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Its ``--analyse`` and ``--out`` refusals (models.bench) exited 1."""
+    (tmp_path / "file").write_text("")
+    main = runpy.run_path(str(SCRIPTS / "bench_storyteller_panel.py"), run_name="t")["main"]
+    _refused(lambda: main([a.format(tmp=tmp_path) for a in argv]), message, capsys)
+    assert [p.name for p in tmp_path.iterdir()] == ["file"]

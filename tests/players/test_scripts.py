@@ -278,9 +278,8 @@ def test_bench_storyteller_panel_smoke(tmp_path, monkeypatch, capsys):
                            "takes only --json and --bootstrap, not --items"),
                           (["--analyse", str(tmp_path)], "no bench.json there")):
         monkeypatch.setattr(sys, "argv", ["bench_storyteller_panel.py", *argv])
-        with pytest.raises(SystemExit, match=message):
-            runpy.run_path(str(REPO / "scripts" / "bench_storyteller_panel.py"),
-                           run_name="__main__")
+        refused(lambda: runpy.run_path(str(REPO / "scripts" / "bench_storyteller_panel.py"),
+                                       run_name="__main__"), message, capsys)
 
 
 def test_bench_storyteller_panel_rows_say_which_storyteller_they_are():
