@@ -118,8 +118,8 @@ def run_align(args: argparse.Namespace, announce: Announce | None = None) -> int
     tune_defaults = {f.name: f.default for f in dataclasses.fields(finetune.FinetuneArgs)}
     model = getattr(args, "model", None)
     if model and model.strip() != "default":
-        wrong = [name for name, default in head_defaults.items()
-                 if name not in tune_defaults and getattr(args, name) not in (None, default)]
+        wrong = [name for name in head_defaults  # given, even at its default's value
+                 if name not in tune_defaults and getattr(args, name) is not None]
         if wrong:
             return _refuse(", ".join(_flag(n) for n in wrong) + " set the default model's "
                            f"head and do not apply when fine-tuning --model {model}")

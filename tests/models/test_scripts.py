@@ -62,6 +62,9 @@ def test_train_default_model_smoke(tmp_path, monkeypatch):
     (["--threads", "-1"], "--threads must be at least 0, not -1"),
     (["--model", "openclip:ViT-B-32", "--blend", "0.5"],
      "error: --blend set the default model's head and do not apply when fine-tuning --model"),
+    # a head option given at its default's value was ignored in silence
+    (["--model", "openclip:ViT-B-32", "--train-cards", "600", "--hidden", "0"],
+     "error: --train-cards, --hidden set the default model's head and do not apply"),
     (["--mode", "full"], "error: --mode need --model"),
     # these exited 1 (a SystemExit message), after the checks that exit 2
     (["--train-seeds", "0-3"], "error: --train-seeds must differ from 0 (the default deck)"),
