@@ -104,8 +104,11 @@ def deck_specs(seeds: str, size: int) -> list[str]:
 
     Raises:
         SystemExit: a seed that is not a number, named twice, or that some model saw; a size
-            below 40 (five hands of six and the deals need them).
+            below 40 (five hands of six and the deals need them) or above a dream deck's
+            largest.
     """
+    from dixit_ai.decks.dream import MAX_DREAM_SIZE
+
     try:
         numbers = [int(s) for s in seeds.split(",") if s.strip()]
     except ValueError:
@@ -115,6 +118,9 @@ def deck_specs(seeds: str, size: int) -> list[str]:
     if size < 40:
         refuse_input(f"--deck-size must be at least 40, not {size} (cards: a deck "
                      "of fewer would not deal a full game)")
+    if size > MAX_DREAM_SIZE:
+        refuse_input(f"--deck-size must be at most {MAX_DREAM_SIZE} (a dream deck's largest), "
+                     f"not {size}")
     seen = sorted(set(numbers) & seen_seeds())
     if seen:
         refuse_input(f"--deck-seeds {seen}: a model was trained, validated or tested "

@@ -34,6 +34,9 @@ def test_t_quantiles_and_the_interval_over_decks(study):
     (["--deck-seeds", "7002,7002"], "each once"),
     (["--deck-seeds", "x"], "whole numbers"),
     (["--deck-size", "30"], "--deck-size must be at least 40, not 30"),
+    # a traceback (DeckError) once the run began
+    (["--deck-size", "100001", "--deck-seeds", "7002"],
+     r"--deck-size must be at most 100000 \(a dream deck's largest\), not 100001"),
     (["--targets", "0.5,2"], r"numbers in \[0, 1\]"),
     (["--also", "no-such-teller"], "--also: .*no-such-teller"),
     (["--also", "object-teller,object-teller"], "names a storyteller twice"),
