@@ -55,7 +55,7 @@ import itertools
 import math
 from typing import Any
 
-from dixit_ai.cli.common import refuse_input
+from dixit_ai.cli.common import MAX_ITEMS, check_at_least, check_at_most, refuse_input
 from dixit_ai.cli.targets import Targets, too_small
 from dixit_ai.reporting import write_json
 
@@ -108,6 +108,11 @@ def main(argv: list[str] | None = None) -> int:
                      f"{args.tell_cards!r}")
     if args.smoke:  # what the command line gave stays as given
         apply_smoke(args, SMOKE)
+    try:  # counts the run would die on part-way (or exhaust memory with)
+        check_at_least(args, (("items", 1), ("deals", 1)))
+        check_at_most("--items", args.items, MAX_ITEMS)
+    except ValueError as error:
+        refuse_input(str(error))
     figures = measure(args, restored)
     if args.json:
         write_json(args.json, figures)

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from dixit_ai.cli.common import check_at_least, refuse_input
+from dixit_ai.cli.common import MAX_GAMES, check_at_least, check_at_most, refuse_input
 from dixit_ai.reporting import (
     mean_interval,
     new_run_dir,
@@ -162,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         refuse_input(f"--guessers must name distinct agents: {guessers}")
     try:
         check_at_least(args, (("games", 1),))
+        check_at_most("--games", args.games, MAX_GAMES)
     except ValueError as error:
         refuse_input(str(error))
     for guesser in guessers:  # a guesser reading with a teller's model fails before any game

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from dixit_ai.cli.common import check_at_least, refuse_input
+from dixit_ai.cli.common import MAX_ITEMS, check_at_least, check_at_most, refuse_input
 from dixit_ai.reporting import new_run_dir, print_table, write_json
 from models.players.cli import SMOKE_AGENT_OPTIONS, apply_smoke, parse_args
 
@@ -118,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     tellers, guesser_names = _names(args.tellers, "tellers"), _names(args.guessers, "guessers")
     try:
         check_at_least(args, (("items", 1),))
+        check_at_most("--items", args.items, MAX_ITEMS)
     except ValueError as error:
         refuse_input(str(error))
     if not 1 <= args.sequence <= args.items:

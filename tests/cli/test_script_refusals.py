@@ -134,3 +134,37 @@ def test_bench_storyteller_panel_refuses_a_bad_run_or_folder_with_exit_2(
     main = runpy.run_path(str(SCRIPTS / "bench_storyteller_panel.py"), run_name="t")["main"]
     _refused(lambda: main([a.format(tmp=tmp_path) for a in argv]), message, capsys)
     assert [p.name for p in tmp_path.iterdir()] == ["file"]
+
+
+@pytest.mark.parametrize(("name", "argv", "message"), [
+    ("study_decks.py", ["--deck-seeds", "7002", "--items", "0"],
+     "--items must be at least 1, not 0"),
+    ("study_decks.py", ["--deck-seeds", "7002", "--deals", "0"],
+     "--deals must be at least 1, not 0"),
+    ("study_decks.py", ["--deck-seeds", "7002", "--items", "100001"],
+     "--items must be at most 100,000, not 100,001"),
+    ("fit_unseen_minds.py", ["--outside", "default-zeroshot", "--out", "{tmp}/m.json",
+                             "--items", "0"], "--items must be at least 1, not 0"),
+    ("fit_unseen_minds.py", ["--outside", "default-zeroshot", "--out", "{tmp}/m.json",
+                             "--deals", "0"], "--deals must be at least 1, not 0"),
+    ("bench_storyteller_panel.py", ["--items", "0", "--out", "{tmp}/runs"],
+     "--items must be at least 1, not 0"),
+    ("bench_storyteller_panel.py", ["--items", "100001", "--out", "{tmp}/runs"],
+     "--items must be at most 100,000, not 100,001"),
+    ("study_who_reads_whom.py", ["--items", "100001", "--out", "{tmp}/runs"],
+     "--items must be at most 100,000, not 100,001"),
+    ("study_guesser_reading.py", ["--games", "10000001", "--out", "{tmp}/runs"],
+     "--games must be at most 10,000,000, not 10,000,001"),
+])
+def test_a_count_out_of_range_is_refused_before_the_run(
+        name: str, argv: list[str], message: str, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Each of these played or fitted first (a population fit, a run folder), then died with a
+    traceback (``items must be an integer of at least 1``), or ran out of memory."""
+    main = runpy.run_path(str(SCRIPTS / name), run_name="t")["main"]
+    _refused(lambda: main(["--smoke", *[a.format(tmp=tmp_path) for a in argv],
+                           "--runs-dir", str(tmp_path / "runs")]
+                          if name in ("study_decks.py", "fit_unseen_minds.py")
+                          else ["--smoke", *[a.format(tmp=tmp_path) for a in argv]]),
+             message, capsys)
+    assert not list(tmp_path.iterdir())
