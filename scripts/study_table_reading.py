@@ -44,7 +44,13 @@ from typing import Any
 
 import numpy as np
 
-from dixit_ai.cli.common import check_at_least, refuse_input
+from dixit_ai.cli.common import (
+    MAX_GAMES,
+    MAX_RESAMPLES,
+    check_at_least,
+    check_at_most,
+    refuse_input,
+)
 from dixit_ai.reporting import (
     mean_interval,
     new_run_dir,
@@ -211,13 +217,15 @@ def main(argv: list[str] | None = None) -> int:
 
     try:  # before any game: a count below 1 played nothing or failed only at the report
         check_at_least(args, (("games", 1), ("workers", 1), ("bootstrap", 1)))
+        check_at_most("--games", args.games, MAX_GAMES)
+        check_at_most("--bootstrap", args.bootstrap, MAX_RESAMPLES)
     except ValueError as error:
         refuse_input(str(error))
     tables = [t.strip() for t in args.tables.split(",") if t.strip()]
     names = [s.strip() for s in args.storytellers.split(",") if s.strip()]
     panel = [m.strip() for m in args.panel.split(",") if m.strip()]
     if len(panel) != 4:
-        raise ValueError(f"--panel needs four members, not {len(panel)}: {panel}")
+        refuse_input(f"--panel needs four members, not {len(panel)}: {panel}")
     for table in tables:
         seating(table, 0, panel)  # an unknown table fails before any game
     checked: dict[str, list[str]] | None = None

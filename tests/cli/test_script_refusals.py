@@ -168,3 +168,26 @@ def test_a_count_out_of_range_is_refused_before_the_run(
                           else ["--smoke", *[a.format(tmp=tmp_path) for a in argv]]),
              message, capsys)
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(("name", "argv", "message"), [
+    ("study_table_reading.py", ["--games", "10000001"],
+     "--games must be at most 10,000,000, not 10,000,001"),
+    ("study_table_reading.py", ["--bootstrap", "100001"],
+     "--bootstrap must be at most 100,000, not 100,001"),
+    ("study_table_reading.py", ["--panel", "a,b"], r"--panel needs four members, not 2"),
+    ("study_candidate_clues.py", ["--items", "0"], "--items must be at least 1, not 0"),
+    ("study_candidate_clues.py", ["--items", "100001"],
+     "--items must be at most 100,000, not 100,001"),
+    ("study_candidate_clues.py", ["--simulations", "0"], "--simulations must be at least 1"),
+    ("study_candidate_clues.py", ["--bootstrap", "0"], "--bootstrap must be at least 1"),
+])
+def test_the_studies_refuse_counts_out_of_range(name: str, argv: list[str], message: str,
+                                                tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """study_table_reading ran out of memory drawing 10**11 games' seeds (a traceback) and took
+    a panel of two until a traceback; study_candidate_clues --items 0 died in numpy."""
+    main = runpy.run_path(str(SCRIPTS / name), run_name="t")["main"]
+    out = ["--out", str(tmp_path / "runs")] if name == "study_table_reading.py" else []
+    _refused(lambda: main(["--smoke", *argv, *out]), message, capsys)
+    assert not list(tmp_path.iterdir())
