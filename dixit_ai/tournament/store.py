@@ -191,6 +191,29 @@ def read_run_config(folder: str | os.PathLike[str]) -> tuple[TournamentConfig, i
     return config, version
 
 
+def _lock_folder(folder: Path, *, exclusive: bool) -> int | None:
+    """A descriptor of ``folder`` holding a lock on it (exclusive, or shared), released when
+    the descriptor is closed or the process ends. ``None``: locks are not available here (no
+    ``fcntl``, or a file system without them), and nothing is held.
+
+    Raises:
+        BlockingIOError: another process holds a lock that conflicts with it.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on POSIX
+        return None
+    handle = os.open(folder, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+    except OSError as error:
+        os.close(handle)
+        if isinstance(error, BlockingIOError):
+            raise
+        return None  # a file system without locks
+    return handle
+
+
 def lock_run(folder: Path) -> int | None:
     """Hold ``folder`` as the run this process plays (an exclusive lock on the folder, released
     when the returned descriptor is closed, or when the process ends however it ends), so that
@@ -201,20 +224,10 @@ def lock_run(folder: Path) -> int | None:
         ResumeError: another process holds the run.
     """
     try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not on POSIX
-        return None
-    handle = os.open(folder, os.O_RDONLY)
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return _lock_folder(folder, exclusive=True)
     except BlockingIOError:
-        os.close(handle)
         raise ResumeError(f"{folder}: another process is playing this run (it holds the "
                           "folder); wait for it to end, or stop it, then resume") from None
-    except OSError:  # a file system without locks
-        os.close(handle)
-        return None
-    return handle
 
 
 def run_in_play(folder: Path) -> bool:
@@ -222,17 +235,10 @@ def run_in_play(folder: Path) -> bool:
     check takes and drops a shared lock, so it never holds the run. ``False`` where locks are
     not available."""
     try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not on POSIX
-        return False
-    handle = os.open(folder, os.O_RDONLY)
-    try:
-        fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        handle = _lock_folder(folder, exclusive=False)
     except BlockingIOError:
         return True
-    except OSError:  # a file system without locks
-        return False
-    finally:
+    if handle is not None:
         os.close(handle)  # closing drops the shared lock
     return False
 
