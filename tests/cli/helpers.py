@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -43,3 +45,17 @@ def dixit(*args: str, cwd: Path, env: dict[str, str] | None = None,
 def files_in(folder: Path) -> set[str]:
     """Every file under ``folder``, as paths relative to it."""
     return {str(path.relative_to(folder)) for path in folder.rglob("*") if path.is_file()}
+
+
+def refused(call: Any, message: str, capsys: Any) -> None:
+    """``call`` ends with exit 2 (bad input found before the work, where a failed run is 1), with
+    ``error: ...`` matching the regular expression ``message`` on stderr."""
+    import pytest
+
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as done:
+        call()
+    err = capsys.readouterr().err
+    assert done.value.code == 2, (done.value.code, err)
+    assert err.startswith("error: ") and re.search(message, err), err
+

@@ -16,17 +16,9 @@ from typing import Any
 import pytest
 
 from models.players import cli
+from tests.cli.helpers import refused
 
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
-
-
-def _refused(call: Any, message: str, capsys: pytest.CaptureFixture[str]) -> None:
-    capsys.readouterr()
-    with pytest.raises(SystemExit) as done:
-        call()
-    err = capsys.readouterr().err
-    assert done.value.code == 2, (done.value.code, err)
-    assert err.startswith("error: ") and re.search(message, err), err
 
 
 @pytest.mark.parametrize(("name", "argv", "message"), [
@@ -45,7 +37,7 @@ def test_a_script_refuses_bad_input_with_exit_2(name: str, argv: list[str], mess
                                                 tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     main = runpy.run_path(str(SCRIPTS / name), run_name="refusal_test")["main"]
-    _refused(lambda: main([*argv, "--smoke"]), message, capsys)
+    refused(lambda: main([*argv, "--smoke"]), message, capsys)
     assert not list(tmp_path.iterdir())
 
 
@@ -55,7 +47,7 @@ def test_an_out_that_is_a_file_is_bad_input(tmp_path: Path,
     blocker = tmp_path / "file"
     blocker.write_text("")
     main = runpy.run_path(str(SCRIPTS / "study_who_reads_whom.py"), run_name="t")["main"]
-    _refused(lambda: main(["--smoke", "--tellers", "caption-teller", "--guessers", "random",
+    refused(lambda: main(["--smoke", "--tellers", "caption-teller", "--guessers", "random",
                            "--out", str(blocker)]), f"--out .*{re.escape(str(blocker))}",
              capsys)
     assert [p.name for p in tmp_path.iterdir()] == ["file"]
@@ -74,7 +66,7 @@ def test_an_out_that_is_a_file_is_bad_input(tmp_path: Path,
 ])
 def test_the_shared_checks_refuse_with_exit_2(call: Any, message: str,
                                               capsys: pytest.CaptureFixture[str]) -> None:
-    _refused(call, message, capsys)
+    refused(call, message, capsys)
 
 
 def test_export_script_refuses_a_head_open_clip_cannot_hold(
@@ -89,7 +81,7 @@ def test_export_script_refuses_a_head_open_clip_cannot_hold(
 
     monkeypatch.setattr(export, "export_default_openclip", refuse_head)
     main = runpy.run_path(str(SCRIPTS / "export_default_openclip.py"), run_name="t")["main"]
-    _refused(lambda: main(["--out", str(tmp_path / "x"), "--head", "h.npz"]),
+    refused(lambda: main(["--out", str(tmp_path / "x"), "--head", "h.npz"]),
              "open_clip cannot represent the head h.npz", capsys)
     assert not list(tmp_path.iterdir())
 
@@ -132,7 +124,7 @@ def test_bench_storyteller_panel_refuses_a_bad_run_or_folder_with_exit_2(
     """Its ``--analyse`` and ``--out`` refusals (models.bench) exited 1."""
     (tmp_path / "file").write_text("")
     main = runpy.run_path(str(SCRIPTS / "bench_storyteller_panel.py"), run_name="t")["main"]
-    _refused(lambda: main([a.format(tmp=tmp_path) for a in argv]), message, capsys)
+    refused(lambda: main([a.format(tmp=tmp_path) for a in argv]), message, capsys)
     assert [p.name for p in tmp_path.iterdir()] == ["file"]
 
 
@@ -162,7 +154,7 @@ def test_a_count_out_of_range_is_refused_before_the_run(
     """Each of these played or fitted first (a population fit, a run folder), then died with a
     traceback (``items must be an integer of at least 1``), or ran out of memory."""
     main = runpy.run_path(str(SCRIPTS / name), run_name="t")["main"]
-    _refused(lambda: main(["--smoke", *[a.format(tmp=tmp_path) for a in argv],
+    refused(lambda: main(["--smoke", *[a.format(tmp=tmp_path) for a in argv],
                            "--runs-dir", str(tmp_path / "runs")]
                           if name in ("study_decks.py", "fit_unseen_minds.py")
                           else ["--smoke", *[a.format(tmp=tmp_path) for a in argv]]),
@@ -189,5 +181,5 @@ def test_the_studies_refuse_counts_out_of_range(name: str, argv: list[str], mess
     a panel of two until a traceback; study_candidate_clues --items 0 died in numpy."""
     main = runpy.run_path(str(SCRIPTS / name), run_name="t")["main"]
     out = ["--out", str(tmp_path / "runs")] if name == "study_table_reading.py" else []
-    _refused(lambda: main(["--smoke", *argv, *out]), message, capsys)
+    refused(lambda: main(["--smoke", *argv, *out]), message, capsys)
     assert not list(tmp_path.iterdir())

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import runpy
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ import numpy as np
 import pytest
 
 from models.players.guess_files import DEFAULT_CALIBRATION
+from tests.cli.helpers import refused
 
 REPO = Path(__file__).resolve().parents[2]
 pytest.importorskip("torch")
@@ -452,14 +452,3 @@ def test_study_guesser_reading_smoke(tmp_path, monkeypatch, capsys):
         run_script("study_guesser_reading.py", ["--smoke", "--out", str(tmp_path), "--tellers",
                                                 "panel-lite1-mpnet,panel-lite2-mpnet,"
                                                 "panel-sibling,caption-teller"], monkeypatch)
-
-
-def refused(call, message, capsys):
-    """``call`` ends with exit 2 (bad input, where it was 1, a failed run's status), with
-    ``error: ...`` matching ``message`` on stderr."""
-    capsys.readouterr()
-    with pytest.raises(SystemExit) as done:
-        call()
-    err = capsys.readouterr().err
-    assert done.value.code == 2, (done.value.code, err)
-    assert err.startswith("error: ") and re.search(message, err), err
