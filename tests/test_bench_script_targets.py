@@ -339,8 +339,8 @@ def test_bench_players_targets(decision_ms: float, game_s: float, status: int,
 
 
 @pytest.mark.parametrize(("args", "decision", "game"), [
-    (["--smoke"], "--smoke (a 40-card deck, 300 clues); judged on the defaults",
-     "--smoke (a 40-card deck, 300 clues); judged on the defaults"),
+    (["--smoke"], "--smoke (deck dream:size=40, 300 clues); judged on the defaults",
+     "--smoke (deck dream:size=40, 300 clues); judged on the defaults"),
     (["--decisions", "5", "--games", "2"], "5 decisions timed; judged on 30 or more",
      "2 games timed; judged on 5 or more"),
     (["--simulations", "16"], "--simulations 16; the targets are for 64",
