@@ -86,22 +86,31 @@ def failure_lines(records: Iterable[Any], *, limit: int = FAILURES_SHOWN) -> lis
     (counted from 1, as the game's own prompts and reports count them; a record's ``round``
     field counts from 0), the phase, what the runner did and the reason.
     """
+    return numbered_failure_lines(enumerate(records, start=1), limit=limit)
+
+
+def numbered_failure_lines(numbered: Iterable[tuple[int, Any]], *, limit: int = FAILURES_SHOWN,
+                           total: int | None = None) -> list[str]:
+    """:func:`failure_lines` of ``(position, record)`` pairs: a run that kept only the records
+    of its first failures gives those, each with its game's position, and ``total``, the
+    failures of every game it played."""
     lines: list[str] = []
-    total = 0
-    for number, record in enumerate(records, start=1):
+    counted = 0
+    for number, record in numbered:
         agents = record.header.get("agents", [])
         info = record.header.get("tournament")
         game = (f"game {info['game']}" if isinstance(info, dict) and "game" in info
                 else f"game {number}")
         for failure in record.failures:
-            total += 1
-            if total > limit:
+            counted += 1
+            if counted > limit:
                 continue
             name = (agents[failure.seat].get("name", "?")
                     if failure.seat < len(agents) else "?")
             lines.append(f"  {game} (seed {record.header.get('seed')}), seat {failure.seat} "
                          f"({name}), round {failure.round + 1}, {failure.phase}: {failure.error}: "
                          f"{failure.reason} [{failure.penalty}]")
+    total = counted if total is None else total
     if total > limit:
         lines.append(f"  ... and {total - limit} more (every failure is in the records)")
     if total:

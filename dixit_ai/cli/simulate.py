@@ -5,9 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Iterator
 from contextlib import nullcontext
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +20,8 @@ from dixit_ai.cli.common import (
     MAX_GAMES,
     check_at_most,
     check_out_file,
-    failure_lines,
     failure_status,
+    numbered_failure_lines,
     progress_line,
     rule_argument,
     running,
@@ -137,18 +135,10 @@ def run(args: argparse.Namespace) -> int:
         raise
     elapsed = time.perf_counter() - started
     print_summary(tally, elapsed, args, names)
-    for line in failure_lines(tally.failure_records()):
+    for line in tally.failure_lines():
         print(line, file=sys.stderr)
     failures = tally.failures
     return failure_status(failures, on_failure, chosen=chosen) if failures else EXIT_OK
-
-
-@dataclass
-class _NoRecord:
-    """Stands for a game whose record was not kept, in :func:`failure_lines`' count."""
-
-    failures: list[Any] = field(default_factory=list)
-    header: dict[str, Any] = field(default_factory=dict)
 
 
 class Tally:
@@ -175,20 +165,10 @@ class Tally:
             self.shown.append((self.games, record))
         self.failures += len(record.failures)
 
-    def failure_records(self) -> Iterator[Any]:
-        """Records for :func:`failure_lines`, each at its game's position: those kept, and
-        stand-ins for the rest (the failures after the shown ones are only counted)."""
-        number = 0
-        kept = 0
-        for game, record in self.shown:
-            while number + 1 < game:
-                number += 1
-                yield _NoRecord()
-            number += 1
-            kept += len(record.failures)
-            yield record
-        if self.failures > kept:
-            yield _NoRecord(failures=[None] * (self.failures - kept))
+    def failure_lines(self) -> list[str]:
+        """:func:`~dixit_ai.cli.common.failure_lines` of every game played, from the records
+        kept (those of the first failures, which are the ones printed) and the count."""
+        return numbered_failure_lines(self.shown, total=self.failures)
 
 
 def print_summary(tally: Tally, elapsed: float, args: argparse.Namespace,

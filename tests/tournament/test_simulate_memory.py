@@ -70,4 +70,4 @@ def test_the_failure_lines_are_those_of_every_record():
     for record in records:
         tally.add(record)
     assert tally.failures == 9 and len(tally.shown) == 2 < FAILURES_SHOWN + 1
-    assert list(failure_lines(tally.failure_records())) == failure_lines(records)
+    assert tally.failure_lines() == failure_lines(records)
