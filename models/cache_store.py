@@ -71,17 +71,16 @@ class _Table:
         for key, vector in zip(keys, vectors, strict=True):
             width[key] = vector
 
-    def has(self, key: str, dim: int | None) -> bool:
-        """Whether ``key`` has a vector (of width ``dim``, when given)."""
-        if dim is not None:
-            return key in self.rows.get(int(dim), {})
-        return any(key in width for width in self.rows.values())
-
-    def get(self, key: str, dim: int | None) -> np.ndarray:
-        """The vector of ``key`` (of width ``dim``, when given; else of any width)."""
-        if dim is not None:
-            return self.rows[int(dim)][key]
-        return next(width[key] for width in self.rows.values() if key in width)
+    def found(self, keys: Sequence[str], dim: int | None) -> dict[str, np.ndarray]:
+        """The vectors of ``keys`` it holds (of width ``dim``, when given; else of any width)."""
+        widths = [self.rows.get(int(dim), {})] if dim is not None else list(self.rows.values())
+        out: dict[str, np.ndarray] = {}
+        for key in keys:
+            for width in widths:
+                if key in width:
+                    out[key] = width[key]
+                    break
+        return out
 
 
 class EmbeddingCache:
@@ -118,9 +117,11 @@ class EmbeddingCache:
         """
         with self._lock:
             table = self._table(fingerprint, kind)
-            if any(not table.has(key, dim) for key in keys):
+            found = table.found(keys, dim)
+            if len(found) < len(set(keys)):
                 self._refresh(fingerprint, kind, table)
-            return {key: table.get(key, dim) for key in keys if table.has(key, dim)}
+                found = table.found(keys, dim)
+            return found
 
     def store(
         self,
