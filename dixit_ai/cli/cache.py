@@ -89,26 +89,15 @@ def match_fingerprint(given: str, embeddings: Any) -> str:
                      f"({embeddings.root}); cached: {listing}")
 
 
-def _root_source() -> str:
-    """Which setting chose the cache root (for a message)."""
-    import os
-
-    if os.environ.get(CACHE_DIR_ENV, "").strip():
-        return f"${CACHE_DIR_ENV}"
-    if os.environ.get("XDG_CACHE_HOME", "").strip():
-        return f"$XDG_CACHE_HOME (no ${CACHE_DIR_ENV} is set)"
-    return f"the default, ~/.cache/dixit-ai (neither ${CACHE_DIR_ENV} nor $XDG_CACHE_HOME is set)"
-
-
 def run(args: argparse.Namespace) -> int:
     """Run ``dixit-ai cache info`` or ``dixit-ai cache clear``; returns the exit status."""
-    from dixit_ai.decks.cache import cache_root, remove_tree
+    from dixit_ai.decks.cache import cache_root_chosen, remove_tree
     from models.cache import EmbeddingCache
 
-    root = cache_root()
+    root, chosen_by = cache_root_chosen()
     if root.exists() and not root.is_dir():
         raise ValueError(
-            f"the cache root {root} is not a folder (it was chosen by {_root_source()}); point "
+            f"the cache root {root} is not a folder (it was chosen by {chosen_by}); point "
             f"{CACHE_DIR_ENV} at a folder (it is made when first needed)")
     embeddings = EmbeddingCache(root / "embeddings")
     if args.cache_action == "info":

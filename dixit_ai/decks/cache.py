@@ -30,12 +30,20 @@ _warned = False
 
 def cache_root() -> Path:
     """The root folder of dixit-ai's caches (see the module docstring for the precedence)."""
+    return cache_root_chosen()[0]
+
+
+def cache_root_chosen() -> tuple[Path, str]:
+    """The root folder of dixit-ai's caches, and which setting chose it (for a message)."""
     explicit = os.environ.get(CACHE_DIR_ENV, "").strip()
     if explicit:
-        return Path(explicit).expanduser()
+        return Path(explicit).expanduser(), f"${CACHE_DIR_ENV}"
     xdg = os.environ.get("XDG_CACHE_HOME", "").strip()
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "dixit-ai"
+    if xdg:
+        return Path(xdg).expanduser() / "dixit-ai", f"$XDG_CACHE_HOME (no ${CACHE_DIR_ENV} is set)"
+    return (Path.home() / ".cache" / "dixit-ai",
+            f"the default, ~/.cache/dixit-ai (neither ${CACHE_DIR_ENV} nor $XDG_CACHE_HOME is "
+            "set)")
 
 
 def deck_cache_dir() -> Path:
