@@ -55,7 +55,7 @@ import itertools
 import math
 from typing import Any
 
-from dixit_ai.cli.common import MAX_ITEMS, check_at_least, check_at_most, refuse_input
+from dixit_ai.cli.common import MAX_ITEMS, refuse_input
 from dixit_ai.cli.targets import Targets, too_small
 from dixit_ai.reporting import write_json
 
@@ -68,7 +68,12 @@ from models.bench.panel_settings import Args, restore_args
 from models.bench.panel_storytellers import CHECKED
 from models.bench.panel_storytellers import POINTS_ROWS as POINTS_ROWS
 from models.bench.panel_storytellers import storytellers as storytellers
-from models.players.cli import apply_smoke, parse_args, refuse_bad_population_options
+from models.players.cli import (
+    apply_smoke,
+    parse_args,
+    refuse_bad_counts,
+    refuse_bad_population_options,
+)
 
 JUDGED = "population"
 """The storyteller the calibration targets are judged on (``self@T`` rows are its comparison)."""
@@ -108,11 +113,7 @@ def main(argv: list[str] | None = None) -> int:
                      f"{args.tell_cards!r}")
     if args.smoke:  # what the command line gave stays as given
         apply_smoke(args, SMOKE)
-    try:  # counts the run would die on part-way (or exhaust memory with)
-        check_at_least(args, (("items", 1), ("deals", 1)))
-        check_at_most("--items", args.items, MAX_ITEMS)
-    except ValueError as error:
-        refuse_input(str(error))
+    refuse_bad_counts(args, (("items", 1), ("deals", 1)), (("items", MAX_ITEMS),))
     figures = measure(args, restored)
     if args.json:
         write_json(args.json, figures)

@@ -40,12 +40,13 @@ from typing import Any
 
 import numpy as np
 
-from dixit_ai.cli.common import MAX_ITEMS, check_at_least, check_at_most, refuse_input
+from dixit_ai.cli.common import MAX_ITEMS, refuse_input
 from dixit_ai.reporting import print_table
 from models.players.cli import (
     SMOKE_AGENT_OPTIONS,
     apply_smoke,
     parse_args,
+    refuse_bad_counts,
     refuse_bad_population_options,
 )
 
@@ -129,11 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.smoke:  # the budget where the command line gave none (flags given stay)
         apply_smoke(args, SMOKE)
     refuse_bad_population_options(args.aim, args.temperature_scale, args.tolerance)
-    try:  # counts the run would die on part-way (or exhaust memory with)
-        check_at_least(args, (("items", 1), ("deals", 1)))
-        check_at_most("--items", args.items, MAX_ITEMS)
-    except ValueError as error:
-        refuse_input(str(error))
+    refuse_bad_counts(args, (("items", 1), ("deals", 1)), (("items", MAX_ITEMS),))
     from models.bench.items import TELL_CARDS
     from models.players.population_fit import population_fit_path
     from models.players.simulation import VOTERS_KEY, fitted_file_voters

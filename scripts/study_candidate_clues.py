@@ -45,12 +45,15 @@ from tqdm import tqdm
 from dixit_ai.cli.common import (
     MAX_ITEMS,
     MAX_RESAMPLES,
-    check_at_least,
-    check_at_most,
     refuse_input,
 )
 from dixit_ai.reporting import mean_interval, print_table, write_json
-from models.players.cli import apply_smoke, parse_args, refuse_bad_population_options
+from models.players.cli import (
+    apply_smoke,
+    parse_args,
+    refuse_bad_counts,
+    refuse_bad_population_options,
+)
 
 AIM_WORDS = {"mean": "the mean", "each": "each member (the worst gap)",
              "rms": "each member (the root mean square of the gaps)"}
@@ -113,12 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     refuse_bad_population_options(args.aim, args.temperature_scale)
-    try:  # counts the study would die on part-way (or exhaust memory with)
-        check_at_least(args, (("items", 1), ("deals", 1), ("simulations", 1), ("bootstrap", 1)))
-        check_at_most("--items", args.items, MAX_ITEMS)
-        check_at_most("--bootstrap", args.bootstrap, MAX_RESAMPLES)
-    except ValueError as error:
-        refuse_input(str(error))
+    refuse_bad_counts(args, (("items", 1), ("deals", 1), ("simulations", 1), ("bootstrap", 1)),
+                      (("items", MAX_ITEMS), ("bootstrap", MAX_RESAMPLES)))
     if args.oracle and args.deals < 2:
         refuse_input(f"--oracle splits each item's deals in two halves: --deals must be at "
                      f"least 2, not {args.deals}")

@@ -32,13 +32,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dixit_ai.cli.common import MAX_ITEMS, check_at_least, check_at_most, refuse_input
+from dixit_ai.cli.common import MAX_ITEMS, refuse_input
 from dixit_ai.reporting import Interval, print_table, write_json
 from models.players.cli import (
     SMOKE_AGENT_OPTIONS,
     apply_smoke,
     options_given,
     parse_args,
+    refuse_bad_counts,
     refuse_bad_population_options,
     registry_storytellers,
 )
@@ -319,11 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.analyse:
         args, runs = restore(args)
     refuse_bad_population_options(args.aim, args.temperature_scale, args.tolerance)
-    try:  # counts the run would die on part-way (or exhaust memory with)
-        check_at_least(args, (("items", 1), ("deals", 1)))
-        check_at_most("--items", args.items, MAX_ITEMS)
-    except ValueError as error:
-        refuse_input(str(error))
+    refuse_bad_counts(args, (("items", 1), ("deals", 1)), (("items", MAX_ITEMS),))
     decks = deck_specs(args.deck_seeds, args.deck_size)
     try:
         targets = [float(t) for t in args.targets.split(",") if t.strip()]

@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from dixit_ai.cli.common import MAX_GAMES, check_at_least, check_at_most, refuse_input
+from dixit_ai.cli.common import MAX_GAMES, refuse_input
 from dixit_ai.reporting import (
     mean_interval,
     new_run_dir,
@@ -38,7 +38,7 @@ from dixit_ai.reporting import (
     print_table,
     write_json,
 )
-from models.players.cli import SMOKE_AGENT_OPTIONS, apply_smoke, parse_args
+from models.players.cli import SMOKE_AGENT_OPTIONS, apply_smoke, parse_args, refuse_bad_counts
 from models.players.experiments import run_games
 
 TELLERS = ("panel-lite2-mpnet", "panel-imagenet-zeroshot", "panel-caption-reader",
@@ -160,11 +160,7 @@ def main(argv: list[str] | None = None) -> int:
                      f"{tellers}")
     if not guessers or len(set(guessers)) != len(guessers):
         refuse_input(f"--guessers must name distinct agents: {guessers}")
-    try:
-        check_at_least(args, (("games", 1),))
-        check_at_most("--games", args.games, MAX_GAMES)
-    except ValueError as error:
-        refuse_input(str(error))
+    refuse_bad_counts(args, (("games", 1),), (("games", MAX_GAMES),))
     for guesser in guessers:  # a guesser reading with a teller's model fails before any game
         check_held_out(_agent(guesser, args.smoke, "test"),
                        [_agent(t, args.smoke, f"seat{i}") for i, t in enumerate(tellers)],

@@ -47,8 +47,6 @@ import numpy as np
 from dixit_ai.cli.common import (
     MAX_GAMES,
     MAX_RESAMPLES,
-    check_at_least,
-    check_at_most,
     refuse_input,
 )
 from dixit_ai.reporting import (
@@ -58,7 +56,7 @@ from dixit_ai.reporting import (
     print_table,
     write_json,
 )
-from models.players.cli import apply_smoke, parse_args
+from models.players.cli import apply_smoke, parse_args, refuse_bad_counts
 from models.players.experiments import run_games
 
 PANEL = ("panel-lite2-mpnet", "panel-imagenet-zeroshot", "panel-caption-reader", "panel-sibling")
@@ -215,12 +213,9 @@ def main(argv: list[str] | None = None) -> int:
         apply_smoke(args, SMOKE)
     from dixit_ai.match import game_seeds
 
-    try:  # before any game: a count below 1 played nothing or failed only at the report
-        check_at_least(args, (("games", 1), ("workers", 1), ("bootstrap", 1)))
-        check_at_most("--games", args.games, MAX_GAMES)
-        check_at_most("--bootstrap", args.bootstrap, MAX_RESAMPLES)
-    except ValueError as error:
-        refuse_input(str(error))
+    # before any game: a count below 1 played nothing or failed only at the report
+    refuse_bad_counts(args, (("games", 1), ("workers", 1), ("bootstrap", 1)),
+                      (("games", MAX_GAMES), ("bootstrap", MAX_RESAMPLES)))
     tables = [t.strip() for t in args.tables.split(",") if t.strip()]
     names = [s.strip() for s in args.storytellers.split(",") if s.strip()]
     panel = [m.strip() for m in args.panel.split(",") if m.strip()]

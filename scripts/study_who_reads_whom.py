@@ -25,9 +25,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from dixit_ai.cli.common import MAX_ITEMS, check_at_least, check_at_most, refuse_input
+from dixit_ai.cli.common import MAX_ITEMS, refuse_input
 from dixit_ai.reporting import new_run_dir, print_table, write_json
-from models.players.cli import SMOKE_AGENT_OPTIONS, apply_smoke, parse_args
+from models.players.cli import SMOKE_AGENT_OPTIONS, apply_smoke, parse_args, refuse_bad_counts
 
 TELLERS = ("clip-greedy", "panel-sibling", "panel-default-zeroshot", "panel-lite2-mpnet",
            "panel-lite1-minilm", "panel-lite1-mpnet", "panel-imagenet-zeroshot",
@@ -116,11 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     from models.players.panel_models import load_member_resources
 
     tellers, guesser_names = _names(args.tellers, "tellers"), _names(args.guessers, "guessers")
-    try:
-        check_at_least(args, (("items", 1),))
-        check_at_most("--items", args.items, MAX_ITEMS)
-    except ValueError as error:
-        refuse_input(str(error))
+    refuse_bad_counts(args, (("items", 1),), (("items", MAX_ITEMS),))
     if not 1 <= args.sequence <= args.items:
         refuse_input(f"--sequence must be between 1 and --items ({args.items}), got "
                          f"{args.sequence}")

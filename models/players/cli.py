@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from dixit_ai.cli.common import check_at_least as check_at_least  # re-exported for the scripts
-from dixit_ai.cli.common import refuse_input
+from dixit_ai.cli.common import check_at_most, refuse_input
 
 T = TypeVar("T")
 SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
@@ -101,6 +101,20 @@ def refuse_bad_population_options(aim: str, temperature_scale: float,
         refuse_input(str(error))
     if tolerance is not None and not tolerance >= 0:
         refuse_input(f"--tolerance must be at least 0, not {tolerance}")
+
+
+def refuse_bad_counts(args: Any, least: Iterable[tuple[str, float]],
+                      most: Iterable[tuple[str, int]] = ()) -> None:
+    """Refuse, as bad input (exit 2, :func:`~dixit_ai.cli.common.refuse_input`), the first of
+    ``args``' counts below its least value (:func:`check_at_least`) or above its largest
+    (``most``: ``(setting, limit)`` pairs, :func:`~dixit_ai.cli.common.check_at_most`): counts a
+    run would die on part-way, or exhaust memory with, found before any work."""
+    try:
+        check_at_least(args, least)
+        for name, limit in most:
+            check_at_most(f"--{name.replace('_', '-')}", getattr(args, name), limit)
+    except ValueError as error:
+        refuse_input(str(error))
 
 
 def check_positive(args: Any, name: str) -> None:
