@@ -11,33 +11,22 @@ from dixit_ai.agents.human import HumanAgent
 from dixit_ai.cli import main
 from dixit_ai.records import GameRecord
 from dixit_ai.replay import replay_record
+from tests.test_play import VariantScript
 
 
-def answer(prompt: str) -> str:
-    if prompt.startswith("Clue"):
-        return "a quiet storm"
-    if prompt.startswith("Play") and "'pass'" in prompt:
-        return "pass"
-    if prompt.startswith("Red token"):
-        return "2"
-    if prompt.startswith("Card"):
-        return "1 a quiet storm"
-    if prompt.startswith("Your vote"):
-        return "1" if "partner" not in prompt else "3"
-    return "1"
-
-
-class Voter:
-    """Answers every prompt; votes for each board card in turn until one is legal."""
+class Voter(VariantScript):
+    """Answers every prompt as test_play's VariantScript does, but votes for each board card
+    in turn until one is legal."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.tries = 0
 
     def __call__(self, prompt: str) -> str:
         if prompt.startswith("Your vote"):
             self.tries += 1
             return str(self.tries % 6 + 1)
-        return answer(prompt)
+        return super().__call__(prompt)
 
 
 @pytest.mark.parametrize("rule", ["mode=party", "teams=true"])
