@@ -7,7 +7,8 @@ same ``games.jsonl`` writes the same files.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,27 @@ REPORT_MD = "report.md"
 FEW_DEALS = 10
 """Below this many deals, the report says that its intervals are not reliable."""
 
+MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>#!~&|])")
+"""The characters of a label or name that would make Markdown (or HTML) in report.md."""
+
+
+def markdown_text(text: str, *, in_table: bool = False) -> str:
+    """``text`` as plain text in Markdown: each character that could start emphasis, a link,
+    code, HTML, an entity, a heading or a table cell is escaped with a backslash (CommonMark
+    escapes any ASCII punctuation so). In a table cell ``|`` is left as it is: the table
+    escapes it (:func:`~dixit_ai.reporting.markdown_table`), and escaping it twice would split
+    the cell."""
+    def escape(found: re.Match[str]) -> str:
+        char = found.group(1)
+        return char if in_table and char == "|" else "\\" + char
+
+    return MARKDOWN_SPECIAL.sub(escape, text)
+
+
+def _table_text(text: str) -> str:
+    return markdown_text(text, in_table=True)
+
+
 LEADERBOARD_COLUMNS = ("#", "agent", "rating", "win rate", "mean points", "points/story",
                        "story success", "games", "failures")
 
@@ -43,20 +65,23 @@ def _interval(value: Interval, digits: int) -> str:
     return value.format(digits)
 
 
-def leaderboard_rows(results: TournamentResults) -> list[list[Any]]:
-    """One row per agent, best first, formatted for a table."""
-    return [[rank, s.agent, _interval(s.rating, 1), _interval(s.win_rate, 2),
+def leaderboard_rows(results: TournamentResults, *,
+                     label: Callable[[str], str] = str) -> list[list[Any]]:
+    """One row per agent, best first, formatted for a table (each agent's label through
+    ``label``)."""
+    return [[rank, label(s.agent), _interval(s.rating, 1), _interval(s.win_rate, 2),
              _interval(s.mean_points, 1), _interval(s.storyteller_points, 2),
              _interval(s.storyteller_success, 2), s.games, s.failures]
             for rank, s in enumerate(results.standings, start=1)]
 
 
-def summary_line(results: TournamentResults) -> str:
-    """How many games and deals, and what the intervals are."""
+def summary_line(results: TournamentResults, *, label: Callable[[str], str] = str) -> str:
+    """How many games and deals, and what the intervals are (each agent's label through
+    ``label``)."""
     players = f"{results.players} players, " if results.players else ""
     aborted = ""
     if results.aborted:
-        by = ", ".join(f"{s.aborted_games} by {s.agent}'s failures"
+        by = ", ".join(f"{s.aborted_games} by {label(s.agent)}'s failures"
                        for s in results.standings if s.aborted_games)
         aborted = f", {results.aborted} aborted games left out" + (f" ({by})" if by else "")
     if results.dropped:
@@ -141,15 +166,17 @@ def write_report(folder: str | Path, results: TournamentResults, *,
 def markdown_report(results: TournamentResults, *, config: Mapping[str, Any] | None = None,
                     title: str = "Tournament") -> str:
     """The Markdown report (it embeds the two plots by their file names)."""
-    lines = [f"# {title}", "", summary_line(results) + ".", ""]
+    lines = [f"# {markdown_text(title)}", "", summary_line(results, label=markdown_text) + ".",
+             ""]
     if results.source:
         lines += [f"Records: `{results.source}`.", ""]
     for note in results.notes:
         lines += [f"**{note}**", ""]
     if config:
         agents = ", ".join(
-            entry["label"] if entry["label"] == entry["agent"] and not entry["kwargs"]
-            else f"{entry['label']} ({entry['agent']}, {entry['kwargs']})"
+            markdown_text(entry["label"] if entry["label"] == entry["agent"]
+                          and not entry["kwargs"]
+                          else f"{entry['label']} ({entry['agent']}, {entry['kwargs']})")
             for entry in config.get("agents", []))
         lines += [
             f"- agents: {agents}",
@@ -160,7 +187,7 @@ def markdown_report(results: TournamentResults, *, config: Mapping[str, Any] | N
             "",
         ]
     lines += ["## Leaderboard", "",
-              markdown_table(LEADERBOARD_COLUMNS, leaderboard_rows(results)),
+              markdown_table(LEADERBOARD_COLUMNS, leaderboard_rows(results, label=_table_text)),
               f"![ratings]({RATINGS_PLOT})", "", f"![win rate]({WIN_RATE_PLOT})", "",
               "## How these are computed", "",
               "- **rating**: OpenSkill Plackett-Luce, updated game by game in schedule order, "
@@ -187,7 +214,7 @@ def markdown_report(results: TournamentResults, *, config: Mapping[str, Any] | N
               markdown_table(("agent", "games", "seat-games", "storytelling turns",
                               "forfeited turns", "sigma", "ordinal", "failures",
                               "aborted games"),
-                             [[s.agent, s.games, s.seat_games, s.storytelling_turns,
+                             [[_table_text(s.agent), s.games, s.seat_games, s.storytelling_turns,
                                s.forfeited_turns, s.sigma, s.ordinal, s.failures,
                                s.aborted_games]
                               for s in results.standings]),
