@@ -11,7 +11,8 @@ Routes:
 - ``GET /api/invites/{invite}``, ``POST /api/invites/{invite}/join``: see and join a table;
   ``POST /api/invites/{invite}/recover``: a new token for a seat's recovery code;
   ``POST /api/invites/{invite}/reclaim``, ``GET /api/reclaims/{secret}``: ask the creator for a
-  seat, and the answer (see :mod:`dixit_ai.web.social`);
+  seat, and the answer (see :mod:`dixit_ai.web.social`); ``POST
+  /api/reclaims/{secret}/withdraw``: the asking page closes (the creator's list drops it);
 - ``POST /api/my-tables``: per seat token a browser keeps, its table's title, status and seat;
 - ``GET /api/state``, ``POST /api/action``, ``GET /api/history``: a seat's state, moves and the
   game's revealed rounds over plain HTTP (header ``X-Seat-Token``), for scripts and tests;
@@ -29,7 +30,10 @@ Routes:
 
 Opening tables and seat requests (join, recover, reclaim) are limited per client address
 (429, naming the limit: :class:`~dixit_ai.web.config.ServerConfig`'s ``tables_per_minute`` and
-``seat_requests_per_minute``; behind a reverse proxy every client has the proxy's address).
+``seat_requests_per_minute``; behind a reverse proxy every client has the proxy's address),
+and the messages of each WebSocket (``socket_messages_per_minute``: past it each message is
+answered with a 429 error; a socket that sends as many again within the minute is closed,
+1008). The counts are held in this process's memory (``dixit-ai serve`` runs one process).
 An unknown seat token is looked up in the database's thread, never on the event loop, and an
 address's unknown tokens count against ``seat_requests_per_minute`` too.
 
@@ -55,6 +59,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from dixit_ai.web.config import ServerConfig, WebError
 from dixit_ai.web.connections import Connection
+from dixit_ai.web.limits import SocketFlood
 from dixit_ai.web.manager import TableManager
 from dixit_ai.web.social import reaction_image
 from dixit_ai.web.store import Store
@@ -284,6 +289,10 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
     async def reclaim_status(secret: str) -> dict[str, Any]:
         return manager().reclaim_status(secret)
 
+    @app.post("/api/reclaims/{secret}/withdraw")
+    async def withdraw_reclaim(secret: str) -> dict[str, Any]:
+        return manager().withdraw_reclaim(secret)
+
     @app.get("/api/state")
     async def state(request: Request) -> dict[str, Any]:
         table, seat = await manager().authenticate(_token(request), client=_client(request))
@@ -327,20 +336,35 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
     async def socket(websocket: WebSocket) -> None:
         await websocket.accept()
         tables = manager()
+        sender = object()  # this socket, for its message limit
+        try:
+            await _serve_socket(websocket, tables, sender)
+        finally:
+            tables.forget_socket(sender)
+
+    async def _serve_socket(websocket: WebSocket, tables: TableManager,
+                            sender: object) -> None:
         try:
             while True:  # until a good hello (a binary or malformed frame is answered)
                 frame = await websocket.receive()
                 if frame["type"] == "websocket.disconnect":
                     return
                 try:
-                    hello = _parse(frame)
+                    try:
+                        hello = _parse(frame)
+                    finally:
+                        tables.count_message(sender)  # a bad frame counts too
+                except SocketFlood as error:
+                    await websocket.send_text(json.dumps(_error(error.status, error.message)))
+                    await websocket.close(code=1008)
+                    return
                 except WebError as error:
                     await websocket.send_text(json.dumps(_error(error.status, error.message)))
                     continue
                 break
             if isinstance(hello, dict) and hello.get("watch") is not None:
                 watched = tables.table_for_watch(hello.get("watch"))
-                await _spectate(websocket, tables, watched)
+                await _spectate(websocket, tables, watched, sender)
                 return
             token = hello.get("token") if isinstance(hello, dict) else None
             table, seat = await tables.authenticate(
@@ -364,13 +388,21 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
                     break
                 ref = None
                 try:
-                    message = _parse(frame)
-                    ref = message.get("ref") if isinstance(message, dict) else None
+                    try:
+                        message = _parse(frame)
+                        ref = message.get("ref") if isinstance(message, dict) else None
+                    finally:
+                        tables.count_message(sender)  # a bad frame counts too
                     tables.check_token(token, table, seat)  # in memory: no database
                     answer = await tables.handle(table, seat, message, connection,
                                                 token=token)
                     if answer["type"] != "ack":  # pong, history: answered to this socket
                         tables.send(table, seat, connection, answer)
+                except SocketFlood as error:
+                    tables.send(table, seat, connection, _error(error.status, error.message))
+                    await connection.close()  # the error goes first
+                    await websocket.close(code=1008)
+                    break
                 except WebError as error:
                     tables.send(table, seat, connection, {
                         "type": "error", "ref": ref, "message": error.message,
@@ -380,7 +412,8 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
         finally:
             await tables.disconnect(table, seat, connection)
 
-    async def _spectate(websocket: WebSocket, tables: TableManager, table: Any) -> None:
+    async def _spectate(websocket: WebSocket, tables: TableManager, table: Any,
+                        sender: object) -> None:
         connection = Connection(websocket.send_text, _closer(websocket))
         await tables.watch(table, connection)
         try:
@@ -390,8 +423,11 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
                     break
                 ref = None
                 try:
-                    message = _parse(frame)
-                    ref = message.get("ref") if isinstance(message, dict) else None
+                    try:
+                        message = _parse(frame)
+                        ref = message.get("ref") if isinstance(message, dict) else None
+                    finally:
+                        tables.count_message(sender)  # a bad frame counts too
                     kind = message.get("type") if isinstance(message, dict) else None
                     if kind == "ping":
                         answer: dict[str, Any] = {"type": "pong", "ref": ref}
@@ -405,6 +441,11 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
                         raise WebError(403, "spectators watch: they cannot send "
                                             f"{kind!r} (only ping, history and react)")
                     tables.send(table, -1, connection, answer)
+                except SocketFlood as error:
+                    tables.send(table, -1, connection, _error(error.status, error.message))
+                    await connection.close()  # the error goes first
+                    await websocket.close(code=1008)
+                    break
                 except WebError as error:
                     tables.send(table, -1, connection, {
                         "type": "error", "ref": ref, "message": error.message,

@@ -88,6 +88,15 @@ class ServerConfig:
             seconds (``0``: no limit); a flood would fill other people's tables and their
             creators' lists. Unknown seat tokens (each looked up in the database) are counted
             apart under the same limit.
+        socket_messages_per_minute: The most messages one WebSocket may send in 60 seconds
+            (``0``: no limit): seats' and spectators' sockets, and those that have not said
+            hello yet. A page sends a few a minute (its moves, one ``seen`` per reveal, a click
+            on *Earlier rounds* or a reaction); past the limit each message is answered with
+            an error (429) naming it, and a socket that sends as many again within the minute
+            is closed (1008). Each socket counts apart: behind a proxy too.
+
+    Every limit is counted in the memory of the one server process (``dixit-ai serve`` runs
+    one; a restart forgets the counts).
     """
 
     decks: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_DECKS))
@@ -97,6 +106,7 @@ class ServerConfig:
     allow_fixed_seeds: bool = True
     tables_per_minute: int = 60
     seat_requests_per_minute: int = 60
+    socket_messages_per_minute: int = 600
 
     def __post_init__(self) -> None:
         if not isinstance(self.decks, Mapping):
@@ -129,7 +139,9 @@ class ServerConfig:
         if not 0 < self.reveal_seconds <= 3600:
             raise ValueError(f"reveal_seconds must be in (0, 3600], not {self.reveal_seconds}")
         for name, count in (("tables_per_minute", self.tables_per_minute),
-                            ("seat_requests_per_minute", self.seat_requests_per_minute)):
+                            ("seat_requests_per_minute", self.seat_requests_per_minute),
+                            ("socket_messages_per_minute",
+                             self.socket_messages_per_minute)):
             if isinstance(count, bool) or not isinstance(count, int) or count < 0:
                 raise ValueError(f"{name} must be a whole number, at least 0 (0: no limit), "
                                  f"not {count!r}")
@@ -181,6 +193,7 @@ def load_server_config(path: str | Path, **overrides: Any) -> ServerConfig:
         allow_fixed_seeds = true
         tables_per_minute = 60          # per client address; 0: no limit
         seat_requests_per_minute = 60
+        socket_messages_per_minute = 600  # per WebSocket; 0: no limit
         bots = ["random", "clip-greedy"]
 
         [decks]

@@ -2,7 +2,12 @@
 
 One :class:`RateLimiter` serves every limit of the web tables: a table's reactions (per seat,
 per spectator's socket, all spectators together) and the server's limits per client address
-(tables opened, seat requests: see :class:`~dixit_ai.web.config.ServerConfig`).
+(tables opened, seat requests) and per open WebSocket (its messages: see
+:class:`~dixit_ai.web.config.ServerConfig`).
+
+The counts are held in the memory of the server process: ``dixit-ai serve`` runs one (uvicorn
+with the app object itself, no workers; a second process on the same database refuses to
+start), so they hold for the whole server; a restart forgets them.
 """
 
 from __future__ import annotations
@@ -17,6 +22,10 @@ Limit = tuple[Hashable, int, float, str]
 """``(key, limit, window, what)``: at most ``limit`` events of ``key`` every ``window``
 seconds; ``what`` names them in the refusal (``"reactions"``, ``"new tables from one
 address"``)."""
+
+
+class SocketFlood(WebError):
+    """A socket kept sending past its limit (as many messages again refused): close it."""
 
 
 class RateLimiter:

@@ -37,7 +37,7 @@ from dixit_ai.web.config import (
     parse_config,
 )
 from dixit_ai.web.connections import Connection, HubMixin, Listener
-from dixit_ai.web.limits import RateLimiter
+from dixit_ai.web.limits import RateLimiter, SocketFlood
 from dixit_ai.web.lobby import LobbyMixin, recovery_code
 from dixit_ai.web.messages import round_payload, rules_help
 from dixit_ai.web.persistence import PersistenceMixin
@@ -89,6 +89,9 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
         self.client_limits = RateLimiter()
         """Per client address, its recent new tables and seat requests (see
         :meth:`~dixit_ai.web.lobby.LobbyMixin.count_request`)."""
+        self.socket_limits = RateLimiter()
+        """Per open WebSocket, its recent messages, and those refused (see
+        :meth:`count_message`)."""
         self._db_pool = ThreadPoolExecutor(1, thread_name_prefix="dixit-db")
         self._bot_pool = ThreadPoolExecutor(bot_workers, thread_name_prefix="dixit-bot")
         self._decks: dict[str, Deck] = {}
@@ -196,6 +199,37 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
         return self._warming
 
     # ------------------------------------------------------------------ messages in
+
+    def count_message(self, socket: object) -> None:
+        """Count one message received on ``socket`` against the server's
+        ``socket_messages_per_minute`` (call :meth:`forget_socket` when it closes).
+
+        Raises:
+            SocketFlood: (429) the socket has sent as many messages again past the limit
+                within the minute: close it.
+            WebError: (429) the socket reached the limit (the message names it); answer it and
+                read on.
+        """
+        per_minute = self.server.socket_messages_per_minute
+        if per_minute <= 0:
+            return
+        try:
+            self.socket_limits.take((("socket", socket), per_minute, 60.0,
+                                     "messages on one socket"))
+        except WebError:
+            try:
+                self.socket_limits.take((("refused", socket), per_minute, 60.0,
+                                         "refused messages on one socket"))
+            except WebError:
+                raise SocketFlood(429, f"too many messages on one socket: at most {per_minute} "
+                                       f"every 60 seconds, and {per_minute} more sent past "
+                                       "it; the socket is closed") from None
+            raise
+
+    def forget_socket(self, socket: object) -> None:
+        """Drop a closed socket's counts."""
+        self.socket_limits.forget(("socket", socket))
+        self.socket_limits.forget(("refused", socket))
 
     async def handle(self, table: Table, seat: int, message: object,
                      connection: Connection | None = None, *,

@@ -64,6 +64,13 @@ function renderRequests() {
 function initAsk(invite) {
   const form = $("ask-form");
   let polling = null;
+  let waiting = null;  // the secret of the request waiting for the creator's answer
+  // A page closed (or left) while its request waits withdraws it, so that the creator's list
+  // drops it at once; a page that vanishes without unloading lapses after 120 s of silence.
+  window.addEventListener("pagehide", () => {
+    if (waiting) navigator.sendBeacon(`/api/reclaims/${encodeURIComponent(waiting)}/withdraw`);
+    waiting = null;
+  });
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const status = $("ask-status");
@@ -72,16 +79,18 @@ function initAsk(invite) {
         method: "POST", headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ seat: parseInt($("recover-seat").value, 10), name: $("ask-name").value.trim() }),
       });
+      waiting = asked.request;
       status.textContent = "Asked: waiting for the table's creator…";
       $("ask-submit").disabled = true;
       clearInterval(polling);
       polling = setInterval(async () => {
         let answer;
         try { answer = await api(`/api/reclaims/${encodeURIComponent(asked.request)}`); } catch (error) {
-          clearInterval(polling); status.textContent = error.message; $("ask-submit").disabled = false; return;
+          clearInterval(polling); waiting = null; status.textContent = error.message; $("ask-submit").disabled = false; return;
         }
         if (answer.status === "pending") return;
         clearInterval(polling);
+        waiting = null;
         $("ask-submit").disabled = false;
         if (answer.status === "approved") { keepSeat(invite, answer.token); enterTable(answer.token); }
         else if (answer.status === "expired") status.textContent = "Its holder left this seat before the creator answered: join the table instead.";

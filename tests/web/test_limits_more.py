@@ -1,0 +1,165 @@
+"""The last of the web tables' limits: messages per socket (a page that floods its table is
+refused, then closed), seat requests withdrawn as their page goes, and the limits held by the
+one server process."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from dixit_ai.web.config import ServerConfig, load_server_config
+from tests.web.conftest import create, join, manager_of, server_offering
+from tests.web.playing import until
+
+LIMIT = 20
+
+
+def _hello(socket: Any, **hello: str) -> None:
+    socket.send_text(json.dumps({"type": "hello", **hello}))
+    until(socket, "state")
+
+
+def _answers(socket: Any, count: int) -> list[dict[str, Any]]:
+    """The next ``count`` answers to this socket's own frames (states and the like skipped)."""
+    got: list[dict[str, Any]] = []
+    while len(got) < count:
+        message = socket.receive_json()
+        if message["type"] in ("history", "pong", "error"):
+            got.append(message)
+    return got
+
+
+def test_a_seat_flooding_its_socket_is_refused_then_closed_and_the_table_goes_on(
+        app_factory: Callable[..., TestClient]) -> None:
+    client = app_factory(server=server_offering(socket_messages_per_minute=LIMIT))
+    made, ann = create(client)
+    bea = join(client, made["invite"], "Bea")
+    with client.websocket_connect("/ws") as flood, client.websocket_connect("/ws") as honest:
+        _hello(flood, token=bea.token)
+        _hello(honest, token=ann.token)
+        for ref in range(LIMIT):  # the hello was one message already
+            flood.send_text(json.dumps({"type": "history", "ref": ref}))
+        answers = _answers(flood, LIMIT)
+        assert [a["type"] for a in answers] == ["history"] * (LIMIT - 1) + ["error"]
+        refused = answers[-1]
+        assert refused["status"] == 429 and refused["ref"] == LIMIT - 1
+        assert (f"too many messages on one socket: at most {LIMIT} every 60 seconds"
+                in refused["message"])
+        # the other seat's socket is not counted with it
+        honest.send_text(json.dumps({"type": "ping", "ref": 1}))
+        assert until(honest, "pong")["ref"] == 1
+        # a sustained flood: as many refused again, and the socket is closed (1008)
+        for ref in range(LIMIT):
+            flood.send_text(json.dumps({"type": "ping", "ref": ref}))
+        last: dict[str, Any] = {}
+        with pytest.raises(WebSocketDisconnect) as closed:
+            for _ in range(10 * LIMIT):
+                last = flood.receive_json()
+        assert closed.value.code == 1008
+        assert last["status"] == 429 and "the socket is closed" in last["message"]
+        honest.send_text(json.dumps({"type": "ping", "ref": 2}))
+        assert until(honest, "pong")["ref"] == 2
+    assert not manager_of(client).socket_limits._times  # forgotten with their sockets
+    assert bea.state()["you"]["seat"] == bea.seat  # the seat itself is untouched
+
+
+def test_a_spectator_and_a_client_that_never_says_hello_are_limited_too(
+        app_factory: Callable[..., TestClient]) -> None:
+    client = app_factory(server=server_offering(socket_messages_per_minute=LIMIT))
+    made, _ann = create(client)
+    with client.websocket_connect("/ws") as watcher:
+        _hello(watcher, watch=made["watch"])
+        for ref in range(LIMIT):  # the hello was one message already
+            watcher.send_text(json.dumps({"type": "history", "ref": ref}))
+        answers = _answers(watcher, LIMIT)
+        assert answers[-1]["status"] == 429 and answers[-2]["type"] == "history"
+    with client.websocket_connect("/ws") as stranger:
+        for _ in range(LIMIT):
+            stranger.send_text("not json")
+        for _ in range(LIMIT):
+            assert stranger.receive_json()["status"] == 400
+        stranger.send_text("not json")
+        assert "too many messages on one socket" in stranger.receive_json()["message"]
+
+
+def test_no_socket_limit_when_turned_off(app_factory: Callable[..., TestClient]) -> None:
+    client = app_factory(server=server_offering(socket_messages_per_minute=0))
+    _made, ann = create(client)
+    with client.websocket_connect("/ws") as socket:
+        _hello(socket, token=ann.token)
+        for ref in range(300):
+            socket.send_text(json.dumps({"type": "ping", "ref": ref}))
+        assert all(a["type"] == "pong" for a in _answers(socket, 300))
+
+
+def test_the_socket_limit_is_a_setting_checked_like_the_others(tmp_path: Path) -> None:
+    assert ServerConfig().socket_messages_per_minute >= 300  # far above what a page sends
+    path = tmp_path / "server.toml"
+    path.write_text("socket_messages_per_minute = 500\n", encoding="utf-8")
+    assert load_server_config(path).socket_messages_per_minute == 500
+    for bad in (-1, 2.5, True):
+        with pytest.raises(ValueError, match="socket_messages_per_minute must be a whole"):
+            ServerConfig(socket_messages_per_minute=bad)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------- seat requests
+
+
+def test_a_withdrawn_seat_request_leaves_the_creators_list_at_once(
+        client: TestClient) -> None:
+    made, ann = create(client)
+    join(client, made["invite"], "Bea")
+    with client.websocket_connect("/ws") as creator:
+        _hello(creator, token=ann.token)
+        asked = client.post(f"/api/invites/{made['invite']}/reclaim",
+                            json={"seat": 1, "name": "Cy"})
+        assert asked.status_code == 200, asked.text
+        secret = asked.json()["request"]
+        listed = until(creator, "state")["you"]["reclaim_requests"]
+        assert [r["name"] for r in listed] == ["Cy"]
+        gone = client.post(f"/api/reclaims/{secret}/withdraw")
+        assert gone.status_code == 200, gone.text
+        assert until(creator, "state")["you"]["reclaim_requests"] == []
+    assert ann.state()["you"]["reclaim_requests"] == []
+    assert client.get(f"/api/reclaims/{secret}").status_code == 404
+    again = client.post(f"/api/reclaims/{secret}/withdraw")  # nothing left to withdraw
+    assert again.status_code == 404 and "no such seat request" in again.json()["error"]
+
+
+def test_an_answered_request_is_not_withdrawn_under_the_creator(client: TestClient) -> None:
+    made, ann = create(client)
+    join(client, made["invite"], "Bea")
+    secret = client.post(f"/api/invites/{made['invite']}/reclaim",
+                         json={"seat": 1, "name": "Cy"}).json()["request"]
+    request_id = ann.state()["you"]["reclaim_requests"][0]["id"]
+    assert ann.send({"type": "reclaim_answer", "request": request_id,
+                     "approve": False}).status_code == 200
+    assert client.post(f"/api/reclaims/{secret}/withdraw").status_code == 200
+    assert client.get(f"/api/reclaims/{secret}").status_code == 404
+
+
+# ---------------------------------------------------------------------- one process
+
+
+def test_serve_runs_one_process_whose_memory_holds_the_limits(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The limits live in the server process's memory: ``serve`` hands uvicorn the app object
+    itself (several workers would need an import string) and no ``workers``."""
+    import uvicorn
+
+    from dixit_ai.cli import main
+    from tests.web.servers import free_port
+
+    calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: calls.append((a, k)))
+    assert main(["serve", "--db", str(tmp_path / "a.db"), "--port", str(free_port()),
+                 "--bot", "random"]) == 0
+    (args, kwargs), = calls
+    assert not isinstance(args[0], str) and kwargs.get("workers") in (None, 1)
+    assert "reload" not in kwargs
