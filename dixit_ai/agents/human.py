@@ -11,10 +11,19 @@ write the record and then stop as interrupted.
 
 Everything the agent shows comes from the seat's view and the deck, so a person sees exactly what a
 bot in that seat would see.
+
+Several people at one terminal (hot seat) share one :class:`HotSeat`: before a seat's private view
+(its hand, the card it tells, its own cards on the board) is shown, a handoff screen asks that seat
+to take the terminal and press Enter. On a terminal the screen and its scrollback are cleared after
+each answer and again at each handoff, so what the previous person saw cannot be scrolled back to;
+the pictures of the previous person's cards are removed. Output that is not a terminal cannot be
+cleared, and the first handoff says so. Public information (the clue, the revealed round, the
+scores) is shown on the handoff screen, to everyone.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -28,6 +37,8 @@ from dixit_ai.rules.explain import explain_round
 from dixit_ai.rules.game import check_clue
 
 QUIT_WORDS = frozenset({"q", "quit", "exit"})
+#: Cursor home, clear the screen, clear the scrollback (``3J``, where the terminal keeps one).
+CLEAR_SCREEN = "\x1b[H\x1b[2J\x1b[3J"
 
 
 def _printable(text: str) -> str:
@@ -38,6 +49,21 @@ def _printable(text: str) -> str:
 
 class HumanQuit(RuntimeError):
     """The person left the game (``quit``, or the input ended)."""
+
+
+class HotSeat:
+    """The terminal that several human seats share, passed from person to person.
+
+    Give the same instance to every :class:`HumanAgent` at the terminal.
+
+    Attributes:
+        holder: The seat whose person has the terminal now (``None``: nobody yet).
+        said_uncleared: The first handoff has said that the output cannot be cleared.
+    """
+
+    def __init__(self) -> None:
+        self.holder: int | None = None
+        self.said_uncleared = False
 
 
 class HumanAgent:
@@ -52,6 +78,8 @@ class HumanAgent:
         input_fn: Reads one line given a prompt (default :func:`input`); tests pass a script.
         output: Where to print (default standard output).
         name: The agent's name in records.
+        hot_seat: Shared by every person at this terminal when there are several (hot seat);
+            ``None`` for one person, who is asked nothing more.
 
     Attributes:
         interrupted: The person pressed Ctrl-C at a prompt (the game was left, as with
@@ -61,7 +89,7 @@ class HumanAgent:
     def __init__(self, *, deck: Any = None, images_dir: str | Path | None = None,
                  seat_names: Sequence[str] | None = None,
                  input_fn: Callable[[str], str] | None = None, output: TextIO | None = None,
-                 name: str = "human") -> None:
+                 name: str = "human", hot_seat: HotSeat | None = None) -> None:
         if isinstance(deck, str):
             from dixit_ai.decks import load_deck
 
@@ -72,6 +100,8 @@ class HumanAgent:
         self.input_fn = input_fn if input_fn is not None else input
         self.output = output
         self.name = name
+        self.hot_seat = hot_seat
+        self.sheets: list[Path] = []  # the pictures written for the decision on screen
         self.seat = -1
         self.shown_round = -1
         self.interrupted = False
@@ -82,10 +112,28 @@ class HumanAgent:
         self.seat = seat
         self.shown_round = -1
         self.interrupted = False
+        if self.hot_seat is not None:
+            self.hot_seat.holder = None
 
     def tell(self, view: View) -> Story:
-        self._show_last_round(view)
-        self._say(f"\n== Round {view.round + 1}: you are the storyteller ==")
+        return self._privately(self._tell, view)
+
+    def announce(self, view: View) -> Announcement:
+        """Dixit Party: say a clue before looking at the hand."""
+        return self._privately(self._announce, view)
+
+    def red_token(self, view: View) -> Choice:
+        """Dixit Party: the storyteller's red token (its voters score nothing)."""
+        return self._privately(self._red_token, view)
+
+    def play(self, view: View) -> Choice:
+        return self._privately(self._play, view)
+
+    def vote(self, view: View) -> Choice:
+        return self._privately(self._vote, view)
+
+    def _tell(self, view: View) -> Story:
+        self._say(f"\n== Round {view.round + 1}: {self._addressed()}you are the storyteller ==")
         self._show_scores(view)
         self._show_cards("Your hand", view.hand, sheet="hand")
         while True:
@@ -100,10 +148,9 @@ class HumanAgent:
                 continue
             return Story(card=view.hand[index], clue=clue)
 
-    def announce(self, view: View) -> Announcement:
-        """Dixit Party: say a clue before looking at the hand."""
-        self._show_last_round(view)
-        self._say(f"\n== Round {view.round + 1}: you are the storyteller (Dixit Party) ==")
+    def _announce(self, view: View) -> Announcement:
+        self._say(f"\n== Round {view.round + 1}: {self._addressed()}you are the storyteller "
+                  "(Dixit Party) ==")
         self._show_scores(view)
         self._say("Say a clue before looking at your hand; everyone then plays the card that "
                   "fits it best.")
@@ -116,8 +163,7 @@ class HumanAgent:
                 continue
             return Announcement(clue=clue)
 
-    def red_token(self, view: View) -> Choice:
-        """Dixit Party: the storyteller's red token (its voters score nothing)."""
+    def _red_token(self, view: View) -> Choice:
         self._show_cards("The board", view.board, sheet="board")
         while True:
             line = self._ask(f"Red token on card (1-{len(view.board)}): ")
@@ -128,8 +174,7 @@ class HumanAgent:
                 continue
             return Choice((position,))
 
-    def play(self, view: View) -> Choice:
-        self._show_last_round(view)
+    def _play(self, view: View) -> Choice:
         k = view.cards_to_play
         verb = "said" if view.is_party else "tells"
         self._say(f"\n== Round {view.round + 1}: {self._seat_name(view.storyteller)} {verb} "
@@ -150,11 +195,11 @@ class HumanAgent:
                 continue
             return Choice(tuple(view.hand[i] for i in indexes))
 
-    def vote(self, view: View) -> Choice:
-        self._show_last_round(view)
+    def _vote(self, view: View) -> Choice:
         goal = ("the image most players will choose (your own is allowed)" if view.is_party
                 else "the storyteller's card")
-        self._say(f"\n== Round {view.round + 1}: vote for {goal}; the clue is {view.clue!r} ==")
+        self._say(f"\n== Round {view.round + 1}: {self._addressed()}vote for {goal}; "
+                  f"the clue is {view.clue!r} ==")
         marks = {p: "yours" if p in view.my_positions else "your partner's"
                  for p in view.team_positions}
         self._show_cards("The board", view.board, sheet="board", marks=marks)
@@ -166,7 +211,7 @@ class HumanAgent:
                 picks = self._numbers(line, len(view.board), at_most=view.max_votes)
                 for position in picks:
                     if position not in legal:
-                        raise IllegalAction(f"card {position + 1} is "
+                        raise IllegalAction(f"{position + 1} (card {view.board[position]}) is "
                                             f"{marks.get(position, 'not allowed')}; "
                                             f"you may not vote for it")
             except IllegalAction as error:
@@ -176,6 +221,69 @@ class HumanAgent:
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "class": "HumanAgent"}
+
+    # -------------------------------------------------------------------- hot seat
+
+    def _privately(self, decide: Callable[[View], Any], view: View) -> Any:
+        """Show the public news, hand the terminal over where several people share it, then
+        ask the seat's question; afterwards wipe what only this seat may see."""
+        if self.hot_seat is None:
+            self._show_last_round(view)
+            return decide(view)
+        try:
+            if self.hot_seat.holder != self.seat:
+                self._hand_over(view)
+            else:
+                self._show_last_round(view)
+            return decide(view)
+        finally:
+            self._wipe()
+
+    def _hand_over(self, view: View) -> None:
+        assert self.hot_seat is not None
+        if self.hot_seat.holder is not None:  # the first handoff leaves the game's opening lines
+            self._clear_screen()
+        name = self._seat_name(self.seat)
+        self._say(f"\n== Pass the terminal to {name} ==")
+        if not self.hot_seat.said_uncleared and not self._clears():
+            self.hot_seat.said_uncleared = True
+            self._say(f"  (the screen is not cleared between seats: {self._uncleared_reason()}; "
+                      "whoever reads this output sees every seat's cards)")
+        self._show_last_round(view)  # public: everyone may read it
+        self._ask(f"{name}: press Enter when only you can see the screen ('quit' leaves): ")
+        self.hot_seat.holder = self.seat
+
+    def _wipe(self) -> None:
+        """Clear the screen (on a terminal) and remove the pictures of this decision's cards."""
+        self._clear_screen()
+        for path in self.sheets:
+            path.unlink(missing_ok=True)
+        self.sheets.clear()
+
+    def _stream(self) -> TextIO:
+        return self.output if self.output is not None else sys.stdout
+
+    def _uncleared_reason(self) -> str:
+        """Why the screen cannot be cleared (``""``: it can)."""
+        isatty = getattr(self._stream(), "isatty", None)
+        if not (callable(isatty) and isatty()):
+            return "the output is not a terminal"
+        if os.environ.get("TERM", "") in ("", "dumb"):
+            return "TERM is unset or 'dumb'"
+        return ""
+
+    def _clears(self) -> bool:
+        return not self._uncleared_reason()
+
+    def _clear_screen(self) -> None:
+        if self._clears():
+            stream = self._stream()
+            stream.write(CLEAR_SCREEN)
+            stream.flush()
+
+    def _addressed(self) -> str:
+        """Nothing for one person; ``"human (seat 1), "`` where several share the terminal."""
+        return "" if self.hot_seat is None else f"{self._seat_name(self.seat)}, "
 
     # -------------------------------------------------------------------- showing
 
@@ -255,6 +363,8 @@ class HumanAgent:
             draw.text((x + width // 2 - 4, height + gap + 6), str(i + 1), fill=(236, 236, 240))
         path = self.images_dir / f"{sheet}.png"
         canvas.save(path)
+        if self.hot_seat is not None:
+            self.sheets.append(path)
         return path
 
     def _label(self, card: int) -> str:
@@ -269,7 +379,7 @@ class HumanAgent:
         return f"card {card}"
 
     def _seat_name(self, seat: int) -> str:
-        if seat == self.seat:
+        if seat == self.seat and self.hot_seat is None:
             return "you"
         if self.seat_names is not None and seat < len(self.seat_names):
             return f"{self.seat_names[seat]} (seat {seat})"

@@ -5,6 +5,10 @@ other seats are registry agents. The cards each person is shown are listed with 
 drawn to ``hand.png`` and ``board.png`` in the images folder. The game's record is written at the
 end (also when someone quits, with ``quit``, Ctrl-D or Ctrl-C, at a prompt or while a bot decides:
 the record then says so; Ctrl-C exits 130), atomically, and ``dixit-ai replay`` checks it.
+
+Several ``human`` seats share the terminal (hot seat): before each person's cards are shown, a
+handoff screen asks that seat to take the terminal and press Enter, and on a terminal the
+previous person's screen (and its scrollback) is cleared and the pictures of its cards removed.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Any
 
 from dixit_ai.agents import make_agent_for_deck
 from dixit_ai.agents.base import Agent
-from dixit_ai.agents.human import HumanAgent
+from dixit_ai.agents.human import HotSeat, HumanAgent
 from dixit_ai.agents.requirements import check_agent_requirements
 from dixit_ai.cli.common import (
     EXIT_FAILED,
@@ -42,8 +46,10 @@ def register(subparsers: Any) -> None:
         "play", help="play a game in the terminal against bots",
         description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--seats", required=True,
-                        help="comma-separated seats: 'human' or a registry agent, e.g. "
-                             "human,clip-greedy,clip-greedy,clip-expected")
+                        help="comma-separated seats, one name a seat: 'human' (a person at "
+                             "this terminal; several take turns at it, each asked to take it "
+                             "before seeing its cards) or a registry agent (`dixit-ai agents`), "
+                             "e.g. human,clip-greedy,clip-greedy,clip-expected")
     parser.add_argument("--edition", default="refresh-2021", choices=EDITIONS,
                         help="edition of the rules (default: %(default)s)")
     parser.add_argument("--deck", default="dream", help="deck spec (default: dream)")
@@ -60,12 +66,16 @@ def register(subparsers: Any) -> None:
 
 def make_seat_agents(seats: list[str], deck_spec: str, *, images: Path | None,
                      deck: Any = None) -> list[Agent]:
-    """One agent per seat: people for ``human``, registry agents (on the game's deck) otherwise."""
+    """One agent per seat: people for ``human``, registry agents (on the game's deck) otherwise.
+
+    Several people share one :class:`HotSeat`, which hands the terminal from one to the next.
+    """
+    hot_seat = HotSeat() if seats.count(HUMAN) > 1 else None
     agents: list[Agent] = []
     for name in seats:
         if name == HUMAN:
             agents.append(HumanAgent(deck=deck if deck is not None else deck_spec,
-                                     images_dir=images, seat_names=seats))
+                                     images_dir=images, seat_names=seats, hot_seat=hot_seat))
         else:
             agents.append(make_agent_for_deck(name, deck_spec))
     return agents
@@ -89,8 +99,26 @@ def prepare_images(folder: Path) -> None:
         raise ValueError(f"--images {folder}: cannot write there (permission denied)")
 
 
+def parse_seats(text: str) -> list[str]:
+    """The seats of ``--seats``, one name a seat.
+
+    Raises:
+        ValueError: a seat is empty (``human,,random``: a seat would silently be dropped), or is
+            ``human`` in other letters (``Human``).
+    """
+    seats = [name.strip() for name in text.split(",")]
+    for seat, name in enumerate(seats):
+        if not name and any(seats):
+            raise ValueError(f"--seats {text!r}: seat {seat} is empty; give one name a seat, "
+                             "comma-separated")
+        if name != HUMAN and name.lower() == HUMAN:
+            raise ValueError(f"--seats {text!r}: seat {seat} is {name!r}; a person's seat is "
+                             f"spelled {HUMAN!r}")
+    return [name for name in seats if name]
+
+
 def run(args: argparse.Namespace) -> int:
-    seats = [name.strip() for name in args.seats.split(",") if name.strip()]
+    seats = parse_seats(args.seats)
     if HUMAN not in seats:
         raise ValueError("--seats needs at least one 'human' seat "
                          "(use `dixit-ai simulate` for games among bots)")
@@ -111,6 +139,11 @@ def run(args: argparse.Namespace) -> int:
     check_out_file(out)
     print(f"Dixit ({args.edition}), {len(seats)} seats: {', '.join(seats)}; seed {seed}")
     print(f"Card pictures go to {args.images}/ (hand.png, board.png). Type 'quit' to leave.")
+    people_seats = [str(seat) for seat, name in enumerate(seats) if name == HUMAN]
+    if len(people_seats) > 1:
+        print(f"Seats {', '.join(people_seats[:-1])} and {people_seats[-1]} share this terminal: "
+              "each is asked to take it before its cards are shown, and its pictures are "
+              "removed once it has answered.")
     agents = make_seat_agents(seats, args.deck, images=args.images, deck=deck)
     prepare_images(args.images)  # made once the agents are: a failure before leaves no folder
     # The game begins: from here on an error (pictures or the record that cannot be written)
