@@ -223,3 +223,30 @@ def test_a_refused_vote_names_the_board_number_not_a_card_id() -> None:
     HumanAgent(input_fn=lambda _: next(feed), output=out).vote(view)
     assert (f"not voted: {own + 1} (card {view.board[own]}) is yours; you may not vote for it"
             in out.getvalue())
+
+
+class _NoPartyAgent(RandomAgent):
+    """A bot without Dixit Party's two decisions."""
+
+    announce = None
+    red_token = None
+
+
+def test_a_bot_that_cannot_play_party_is_refused_before_the_game(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """It was found once the game had begun: 'failed', exit 1, as if the game had broken."""
+    from dixit_ai.agents import register_agent
+
+    register_agent("no-party-test", "tests.test_play_hotseat:_NoPartyAgent", overwrite=True)
+
+    def no_game(_prompt: str = "") -> str:
+        raise AssertionError("the game started")
+
+    monkeypatch.setattr("builtins.input", no_game)
+    seats = "human,no-party-test,random,random,random,random"
+    assert main(["play", "--seats", seats, "--edition", "odyssey-2011", "--rule", "mode=party",
+                 "--seed", "1", "--images", str(tmp_path / "cards"),
+                 "--out", str(tmp_path / "game.json")]) == 2
+    assert "seat 1: agent 'no-party-test' cannot play Dixit Party" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []

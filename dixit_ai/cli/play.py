@@ -34,7 +34,7 @@ from dixit_ai.cli.common import (
     running,
 )
 from dixit_ai.decks import load_deck
-from dixit_ai.match import GameInterrupted, play_game
+from dixit_ai.match import GameInterrupted, needs_party_methods, play_game
 from dixit_ai.reporting import write_text
 from dixit_ai.rules import EDITIONS, RuleSet
 
@@ -145,6 +145,7 @@ def run(args: argparse.Namespace) -> int:
               "each is asked to take it before its cards are shown, and its pictures are "
               "removed once it has answered.")
     agents = make_seat_agents(seats, args.deck, images=args.images, deck=deck)
+    needs_party_methods(agents, rules)  # a bot that cannot play Party is bad input (exit 2)
     prepare_images(args.images)  # made once the agents are: a failure before leaves no folder
     # The game begins: from here on an error (pictures or the record that cannot be written)
     # is a failure of the run (exit 1), not bad input.
