@@ -26,6 +26,7 @@ import numpy as np
 from dixit_ai.files import atomic_writer
 
 __all__ = [
+    "LOG_PROGRESS_INTERVAL",
     "Interval",
     "bootstrap",
     "bootstrap_indices",
@@ -37,6 +38,7 @@ __all__ = [
     "new_run_dir",
     "plot_intervals",
     "print_table",
+    "progress_interval",
     "run_folder",
     "write_csv",
     "write_json",
@@ -45,6 +47,26 @@ __all__ = [
 
 DEFAULT_RESAMPLES = 2000
 DEFAULT_LEVEL = 0.95
+
+LOG_PROGRESS_INTERVAL = 60.0
+"""Seconds between redraws of a progress bar when its stream is not a terminal (a log file, a
+pipe): a week-long run at tqdm's default (ten a second) would fill its log with redraws."""
+
+
+def progress_interval(stream: Any) -> float:
+    """The least seconds between a progress bar's redraws on ``stream`` (tqdm's ``mininterval``):
+    tqdm's default (0.1) on a terminal, :data:`LOG_PROGRESS_INTERVAL` elsewhere (a log file, a
+    pipe, a closed stream or an object without ``isatty``).
+
+    >>> import io
+    >>> progress_interval(io.StringIO()) == LOG_PROGRESS_INTERVAL
+    True
+    """
+    try:
+        terminal = bool(stream.isatty())
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        terminal = False
+    return 0.1 if terminal else LOG_PROGRESS_INTERVAL
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,14 @@ the zero-shot path keeps ordinary photographs ranked sensibly.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
 import numpy as np
 
+from dixit_ai.reporting import progress_interval
 from models.base import fingerprint_of
 from models.cache import EmbeddingCache, default_cache
 from models.default_head import AlignmentHead
@@ -80,7 +82,8 @@ def extract_features(
     if missing:
         about = {"name": f"{getattr(tower, 'arch', 'efficientnet_lite0')} features",
                  "backend": "features"}
-        bar = tqdm(total=len(missing), desc="image features", unit="card", disable=not progress)
+        bar = tqdm(total=len(missing), desc="image features", unit="card", disable=not progress,
+                   mininterval=progress_interval(sys.stderr))
         for start in range(0, len(missing), batch_size * 8):
             chunk = missing[start : start + batch_size * 8]
             rows = []
@@ -120,7 +123,8 @@ def embed_unique_texts(
     vectors = np.empty((len(vocabulary), int(getattr(text_tower, "dim", TEXT_DIM))),
                        dtype=np.float32)
     for start in tqdm(
-        range(0, len(vocabulary), batch_size), desc="text embeddings", disable=not progress
+        range(0, len(vocabulary), batch_size), desc="text embeddings", disable=not progress,
+        mininterval=progress_interval(sys.stderr),
     ):
         vectors[start : start + batch_size] = text_tower.encode(
             vocabulary[start : start + batch_size]
@@ -242,7 +246,8 @@ def train_head(
     n = len(features)
     history: list[dict[str, float]] = []
     running = {"loss": 0.0, "caption": 0.0, "object": 0.0}
-    bar = tqdm(range(config.steps), desc="training head", disable=not progress)
+    bar = tqdm(range(config.steps), desc="training head", disable=not progress,
+               mininterval=progress_interval(sys.stderr))
     for step in bar:
         batch = rng.choice(n, size=min(config.batch_size, n), replace=False)
         caption_pick = [int(rng.choice(data.caption_ids[i])) for i in batch]

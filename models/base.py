@@ -28,6 +28,8 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from dixit_ai.reporting import progress_interval
+
 #: Show a progress bar when an ``embed_*`` call holds more items than this (and stderr is a tty).
 PROGRESS_MIN_ITEMS = 256
 
@@ -267,6 +269,7 @@ class Embedder(ABC):
                 unit=what[:-1] if what.endswith("s") else what,
                 disable=None if progress is None else not progress,
                 leave=False,
+                mininterval=progress_interval(sys.stderr),
             )
         try:
             with numpy_blas_threads(1):

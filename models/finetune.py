@@ -50,6 +50,7 @@ import argparse
 import csv
 import dataclasses
 import json
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -58,6 +59,7 @@ from typing import Any
 
 import numpy as np
 
+from dixit_ai.reporting import progress_interval
 from models.finetune_model import MODES, FinetuneError, Finetuner, TrainableModel
 
 
@@ -309,7 +311,8 @@ def run(args: FinetuneArgs, *, announce: Callable[[Path], None] | None = None) -
     batch = min(args.batch_size, len(train))
     order: list[int] = []
     history = []
-    bar = tqdm(range(args.steps), desc="fine-tuning", unit="step", disable=None)
+    bar = tqdm(range(args.steps), desc="fine-tuning", unit="step", disable=None,
+               mininterval=progress_interval(sys.stderr))
     every = max(1, args.steps // 10)
     for step in bar:
         if len(order) < batch:  # a new epoch; the last partial batch is dropped

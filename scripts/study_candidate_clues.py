@@ -35,6 +35,7 @@ towards the middle on new deals), not the best clue that exists.
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,7 +48,7 @@ from dixit_ai.cli.common import (
     MAX_RESAMPLES,
     refuse_input,
 )
-from dixit_ai.reporting import mean_interval, print_table, write_json
+from dixit_ai.reporting import mean_interval, print_table, progress_interval, write_json
 from models.players.cli import (
     apply_smoke,
     parse_args,
@@ -148,7 +149,8 @@ def main(argv: list[str] | None = None) -> int:
         "self": {t: [] for t in TARGETS}, "population": {t: [] for t in TARGETS}}
     pairs: dict[str, list[np.ndarray]] = {"self": [], "population": [], "observed": []}
     oracle = Oracle(table.names)
-    for item in tqdm(items, desc="items", unit="item", disable=args.smoke):
+    for item in tqdm(items, desc="items", unit="item", disable=args.smoke,
+                     mininterval=progress_interval(sys.stderr)):
         truth = table.found_rates(item.hand, item.deals, item.index)
         if args.oracle:
             half = len(item.deals) // 2

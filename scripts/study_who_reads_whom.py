@@ -21,12 +21,13 @@ recomputed from them), with the matrix as ``reading_matrix.png``; ``--json`` wri
 from __future__ import annotations
 
 import json
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from dixit_ai.cli.common import MAX_ITEMS, refuse_input
-from dixit_ai.reporting import new_run_dir, print_table, write_json
+from dixit_ai.reporting import new_run_dir, print_table, progress_interval, write_json
 from models.players.cli import SMOKE_AGENT_OPTIONS, apply_smoke, parse_args, refuse_bad_counts
 
 TELLERS = ("clip-greedy", "panel-sibling", "panel-default-zeroshot", "panel-lite2-mpnet",
@@ -132,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
         refuse_input(f"--out {error}")
     start = time.perf_counter()
     stories = {}
-    for teller in tqdm(tellers, desc="tellers telling", unit="teller", disable=args.smoke):
+    for teller in tqdm(tellers, desc="tellers telling", unit="teller", disable=args.smoke,
+                       mininterval=progress_interval(sys.stderr)):
         kwargs = extra if teller.startswith(("clip-", "panel-")) else {}
         stories[teller] = tell_stories(teller, sets, args.seed, deck=deck, **kwargs)
     with (folder / "stories.jsonl").open("w") as out:
@@ -142,7 +144,8 @@ def main(argv: list[str] | None = None) -> int:
                 out.write(json.dumps({"teller": teller, "item": item, "card": card,
                                       "clue": clue}) + "\n")
     guessers = {}
-    for name in tqdm(guesser_names, desc="loading guessers", unit="model", disable=args.smoke):
+    for name in tqdm(guesser_names, desc="loading guessers", unit="model", disable=args.smoke,
+                     mininterval=progress_interval(sys.stderr)):
         guessers[name] = load_member_resources(name, deck)
     matrix = reading_matrix(sets, stories, guessers, seed=args.seed, resamples=args.bootstrap)
     print_table(f"top-1 on boards of the told card and 5 distractors ({args.items} items, seed "

@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from dixit_ai.cli.common import check_at_least
+from dixit_ai.reporting import progress_interval
 
 # What a run writes (its folder, curve and checkpoints' bytes) lives in envs.training_run; the
 # names stay this script's too (ZIP_EPOCH re-exported as it was defined here).
@@ -322,7 +323,8 @@ def train(args: Args, role: str, table: Any, run_dir: Path) -> tuple[Path, Curve
                        for i in range(args.n_envs)])
     curve = Curve(role, args.curve_every)
     bar = tqdm(total=args.total_timesteps, desc=f"training {role}", unit="step",
-               disable=args.no_progress, file=sys.stderr, dynamic_ncols=True, leave=False)
+               disable=args.no_progress, file=sys.stderr, dynamic_ncols=True, leave=False,
+               mininterval=progress_interval(sys.stderr))
 
     class Log(BaseCallback):  # type: ignore[misc]
         def _on_step(self) -> bool:
@@ -389,7 +391,7 @@ def evaluate(args: Args, role: str, checkpoint: Path, table: Any,
         started = time.perf_counter()
         bar = tqdm(total=len(seeds) * len(deciders), desc=f"evaluating {role} vs {opponent}",
                    unit="game", disable=args.no_progress, file=sys.stderr, dynamic_ncols=True,
-                   leave=False)
+                   leave=False, mininterval=progress_interval(sys.stderr))
         for seed in seeds:
             for name, decider in deciders.items():
                 learner = RoleAgent(decider, EmbeddingAgent(table), phases, name=name)

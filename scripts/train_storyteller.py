@@ -39,7 +39,7 @@ from tqdm import tqdm
 from dixit_ai import play_game
 from dixit_ai.agents import make_agent
 from dixit_ai.match import game_seeds
-from dixit_ai.reporting import new_run_dir, save_figure, write_json, write_text
+from dixit_ai.reporting import new_run_dir, progress_interval, save_figure, write_json, write_text
 from dixit_ai.rules import View
 from models.players import ClipAgent, LinearCluePolicy
 from models.players.cli import (
@@ -130,7 +130,8 @@ def storyteller_points(agent, seeds, deck, overrides,  # type: ignore[no-untyped
     per_game = []
     others = [make_agent("clip-greedy", **{**overrides, "deck": deck}) for _ in range(4)]
     for index, seed in enumerate(tqdm(seeds, desc=desc, unit="game", file=sys.stderr,
-                                      dynamic_ncols=True)):
+                                      dynamic_ncols=True,
+                                      mininterval=progress_interval(sys.stderr))):
         seat = index % 5
         table = [*others[:seat], agent, *others[seat:]]
         record = play_game(table, edition="refresh-2021", deck=deck, seed=seed)

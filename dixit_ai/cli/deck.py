@@ -35,6 +35,7 @@ from dixit_ai.decks import (
 )
 from dixit_ai.decks.base import check_size
 from dixit_ai.decks.sheet import check_not_own_folder
+from dixit_ai.reporting import progress_interval
 
 _SPEC_HELP = "the deck spec (default: %(default)s); forms: "
 
@@ -226,7 +227,8 @@ def hash_cards(deck: Deck) -> float:
     started = time.perf_counter()
     ids = list(deck.card_ids)
     for card_id in tqdm(ids, desc=f"reading the {len(ids)} cards of {deck.name}", unit="card",
-                        file=sys.stderr, delay=1.0, leave=False):
+                        file=sys.stderr, delay=1.0, leave=False,
+                        mininterval=progress_interval(sys.stderr)):
         deck.card_hash(card_id)
     _ = deck.fingerprint
     elapsed = time.perf_counter() - started

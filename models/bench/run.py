@@ -11,6 +11,7 @@ what ``dixit-ai bench --analyse RUN_FOLDER`` redoes.
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from dixit_ai.reporting import run_folder, write_json
+from dixit_ai.reporting import progress_interval, run_folder, write_json
 from dixit_ai.rules import RuleSet, Tell, Vote
 from models.bench.config import ORACLE_PREFIX, BenchConfig, ModelSpec
 from models.bench.items import DeckFacts, GuessItem, ItemSets, item_seed
@@ -372,9 +373,12 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
 
 
 def _progress(total: int, enabled: bool) -> Any:
+    """The bench's bar on stderr: redrawn ten times a second on a terminal, once a minute in a
+    log file or a pipe (:func:`dixit_ai.reporting.progress_interval`)."""
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc="bench", unit="item", disable=not enabled, leave=False)
+    return tqdm(total=total, desc="bench", unit="item", disable=not enabled, leave=False,
+                file=sys.stderr, mininterval=progress_interval(sys.stderr))
 
 
 @dataclass(frozen=True)
