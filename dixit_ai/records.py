@@ -187,6 +187,10 @@ class GameRecord:
         for key in ("header", "rounds", "final_scores", "winners"):
             if key not in data:
                 raise _Broken(f"no {key!r} field")
+        unknown = sorted(set(data) - _RECORD_FIELDS, key=str)
+        if unknown:
+            raise _Broken(f"unknown field(s) {', '.join(map(repr, unknown))} (a record has "
+                          f"{', '.join(sorted(_RECORD_FIELDS))})")
         header = data["header"]
         if not isinstance(header, dict):
             raise _Broken(f"'header' must be an object, not {type(header).__name__}")
@@ -251,6 +255,7 @@ _ROUND_FIELDS = frozenset(f.name for f in fields(RoundRecord))
 _ROUND_REQUIRED = frozenset(f.name for f in fields(RoundRecord)
                             if f.default is MISSING and f.default_factory is MISSING)
 _FAILURE_FIELDS = frozenset(f.name for f in fields(Failure))
+_RECORD_FIELDS = frozenset(f.name for f in fields(GameRecord))
 
 
 def _check_fields(item: Any, where: str, known: frozenset[str], required: frozenset[str]) -> None:

@@ -42,6 +42,8 @@ UNREADABLE = [
     (setter("failures", value=5), "failures"),
     (setter("failures", value=[{"x": 1}]), "failures[0]"),
     (setter("header", value=[]), "header"),
+    # an unknown top-level field (a misspelt 'status' was read as a complete game)
+    (lambda d: d.update(staus="aborted"), "'staus'"),
     (setter("header", "format", value=2.0), "format"),
     (lambda d: d["rounds"][0].update(foo=1), "rounds[0]"),
     (lambda d: d["rounds"][1].pop("clue"), "rounds[1]"),
