@@ -94,6 +94,12 @@ class ServerConfig:
             on *Earlier rounds* or a reaction); past the limit each message is answered with
             an error (429) naming it, and a socket that sends as many again within the minute
             is closed (1008). Each socket counts apart: behind a proxy too.
+        seat_connections_per_minute: The most sockets opened for one seat of a table in 60
+            seconds (``0``: no limit): each connection and each close sends every socket at
+            the table the new state, so a seat reconnecting in a loop would flood the others.
+            A page reconnects after a back-off of at least half a second, with a few tabs;
+            past the limit a connection is refused (429, closed 4429) and the page tries again
+            ten seconds later.
 
     Every limit is counted in the memory of the one server process (``dixit-ai serve`` runs
     one; a restart forgets the counts).
@@ -107,6 +113,7 @@ class ServerConfig:
     tables_per_minute: int = 60
     seat_requests_per_minute: int = 60
     socket_messages_per_minute: int = 600
+    seat_connections_per_minute: int = 60
 
     def __post_init__(self) -> None:
         if not isinstance(self.decks, Mapping):
@@ -141,7 +148,9 @@ class ServerConfig:
         for name, count in (("tables_per_minute", self.tables_per_minute),
                             ("seat_requests_per_minute", self.seat_requests_per_minute),
                             ("socket_messages_per_minute",
-                             self.socket_messages_per_minute)):
+                             self.socket_messages_per_minute),
+                            ("seat_connections_per_minute",
+                             self.seat_connections_per_minute)):
             if isinstance(count, bool) or not isinstance(count, int) or count < 0:
                 raise ValueError(f"{name} must be a whole number, at least 0 (0: no limit), "
                                  f"not {count!r}")
@@ -194,6 +203,7 @@ def load_server_config(path: str | Path, **overrides: Any) -> ServerConfig:
         tables_per_minute = 60          # per client address; 0: no limit
         seat_requests_per_minute = 60
         socket_messages_per_minute = 600  # per WebSocket; 0: no limit
+        seat_connections_per_minute = 60  # per seat of a table; 0: no limit
         bots = ["random", "clip-greedy"]
 
         [decks]

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from dixit_ai.rules import observe
-from dixit_ai.web.config import WebError
+from dixit_ai.web.config import ServerConfig, WebError
 from dixit_ai.web.fairness import fairness_payload
 from dixit_ai.web.messages import COLOURS, game_payload, public_payload, rules_help
 from dixit_ai.web.table import Table
@@ -97,6 +97,7 @@ class HubMixin:
     """The message hub of :class:`~dixit_ai.web.manager.TableManager` (mixed in)."""
 
     listeners: list[Listener]
+    server: ServerConfig
     remaining: Callable[[Table, int], dict[str, float | None]]
     reveal_seconds: float
     _start_grace: Callable[[Table, int], None]
@@ -114,11 +115,17 @@ class HubMixin:
         given away while the socket waited for the lock opens nothing.
 
         Raises:
-            WebError: (401) the token no longer opens ``seat`` of ``table``; nothing changed.
+            WebError: (401) the token no longer opens ``seat`` of ``table``; (429) the seat
+                was connected ``seat_connections_per_minute`` times this minute (each
+                connection sends every socket at the table the state); nothing changed.
         """
         async with table.lock:
             if not self.token_opens(token, table, seat):
                 raise WebError(401, "this seat token is not valid (it may have been given up)")
+            per_minute = self.server.seat_connections_per_minute
+            if per_minute > 0:
+                table.reaction_limits.take((("connect", seat), per_minute, 60.0,
+                                            "connections to one seat"))
             others = table.connections.setdefault(seat, set())
             if others:
                 notice = {"type": "notice", "code": "second_tab",

@@ -58,7 +58,8 @@ class Table:
     last_active: float = field(default_factory=time.time)
     reaction_limits: RateLimiter = field(default_factory=RateLimiter)
     """Per sender (a seat, or a spectator's socket), its recent reactions (the limits are
-    :mod:`~dixit_ai.web.social`'s)."""
+    :mod:`~dixit_ai.web.social`'s); per seat, its recent connections
+    (:class:`~dixit_ai.web.config.ServerConfig`'s ``seat_connections_per_minute``)."""
     reclaims: dict[str, ReclaimRequest] = field(default_factory=dict)
     """Seat requests for the creator, by id (in memory only)."""
 

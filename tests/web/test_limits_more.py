@@ -163,3 +163,43 @@ def test_serve_runs_one_process_whose_memory_holds_the_limits(
     (args, kwargs), = calls
     assert not isinstance(args[0], str) and kwargs.get("workers") in (None, 1)
     assert "reload" not in kwargs
+
+
+# ---------------------------------------------------------------------- reconnecting
+
+
+def test_a_seat_reconnecting_in_a_loop_is_refused_before_it_floods_the_table(
+        app_factory: Callable[..., TestClient]) -> None:
+    """Each connection of a seat (and each close) sends every socket at the table the state: a
+    seat that connects again and again would flood the others. Past the limit a connection is
+    refused (429, naming it; closed 4429, which the page retries after its back-off)."""
+    client = app_factory(server=server_offering(seat_connections_per_minute=LIMIT))
+    made, ann = create(client)
+    bea = join(client, made["invite"], "Bea")
+    manager = manager_of(client)
+    sent: list[int] = []
+    manager.listeners.append(lambda table_id, seat, message: sent.append(seat))
+    refused: dict[str, Any] = {}
+    for _ in range(3 * LIMIT):
+        with client.websocket_connect("/ws") as socket:
+            socket.send_text(json.dumps({"type": "hello", "token": bea.token}))
+            first = socket.receive_json()
+            if first["type"] == "error":
+                refused = first
+                with pytest.raises(WebSocketDisconnect) as closed:
+                    socket.receive_json()
+                assert closed.value.code == 4429
+                break
+    assert refused["status"] == 429
+    assert f"too many connections to one seat: at most {LIMIT} every 60" in refused["message"]
+    assert len(sent) <= 4 * LIMIT
+    assert ann.state()["you"]["seat"] == 0  # the others' seats are untouched
+    with client.websocket_connect("/ws") as socket:  # another seat is not counted with it
+        socket.send_text(json.dumps({"type": "hello", "token": ann.token}))
+        assert until(socket, "state")["you"]["seat"] == 0
+
+
+def test_the_connection_limit_is_a_setting_checked_like_the_others() -> None:
+    assert ServerConfig().seat_connections_per_minute >= 60
+    with pytest.raises(ValueError, match="seat_connections_per_minute must be a whole"):
+        ServerConfig(seat_connections_per_minute=-1)

@@ -130,9 +130,9 @@ function connect() {
   socket.onclose = (event) => {
     $("connection").classList.remove("on");
     if (play.socket !== socket) return;
-    if (event.code >= 4400 && event.code < 4500 && event.code !== 4503) return;
+    if (event.code >= 4400 && event.code < 4500 && event.code !== 4503 && event.code !== 4429) return;
     $("offline").hidden = false;
-    setTimeout(connect, play.retry);
+    setTimeout(connect, event.code === 4429 ? 10000 : play.retry);  // 4429: too many connections
     play.retry = Math.min(play.retry * 2, 4000);
   };
 }
