@@ -83,10 +83,9 @@ def restore_args(args: Args) -> tuple[Args, list[dict[str, Any]], dict[str, Any]
 
     Raises:
         SystemExit: another option given beside ``--analyse``, or not a run folder of this
-            bench (no ``bench.json``, or no ``population@`` storytellers in it).
+            bench (no ``bench.json``, one that is not JSON or of another shape, or no
+            ``population@0.5`` or ``clip-expected`` storyteller in it).
     """
-    import json
-
     given = [name for name in vars(args) if name not in ANALYSE_OPTIONS
              and getattr(args, name) != getattr(Args(), name)]
     if given:
@@ -96,12 +95,15 @@ def restore_args(args: Args) -> tuple[Args, list[dict[str, Any]], dict[str, Any]
     if not path.is_file():
         refuse_input(f"--analyse {args.analyse}: no bench.json there (give the "
                      "bench__panel__... folder of a run)")
-    config = json.loads(path.read_text(encoding="utf-8"))["config"]
-    entries = {m["label"]: m for m in config["models"]}
-    crowd = entries.get("population@0.5", {}).get("kwargs")
-    if crowd is None:
-        refuse_input(f"--analyse {args.analyse}: not a run of this bench (no "
-                     "population@0.5 storyteller)")
+    try:
+        config, entries = _run_header(path)
+    except ValueError as error:
+        refuse_input(f"--analyse {args.analyse}: {error}")
+    for label in ("population@0.5", "clip-expected"):
+        if label not in entries:
+            refuse_input(f"--analyse {args.analyse}: {path}: not a run of this bench (no "
+                         f"{label} storyteller)")
+    crowd = entries["population@0.5"]["kwargs"]
     extra = dict(entries["clip-expected"]["kwargs"])
     try:
         restored = _restored(args, config, crowd)
@@ -110,9 +112,56 @@ def restore_args(args: Args) -> tuple[Args, list[dict[str, Any]], dict[str, Any]
                      f"{error} (a run of an older version of this bench)")
     taken = {e["label"] for e in storytellers({}, {})}
     also = [{"name": m["name"], "label": m["label"], "kwargs": m["kwargs"]}
-            for m in config["models"] if m["label"] not in taken]
+            for m in entries.values() if m["label"] not in taken]
     restored.also = ",".join(m["name"] for m in also)
     return restored, also, extra
+
+
+def _run_header(path: Path) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """A run's ``bench.json``: its settings (``config``) and its models by label, each with its
+    ``kwargs`` object.
+
+    Raises:
+        ValueError: not UTF-8, not JSON, or JSON of another shape (the message names the file
+            and what is wrong).
+    """
+    import json
+
+    try:
+        header = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not UTF-8 text") from None
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: not JSON ({error})") from None
+    if not isinstance(header, dict):
+        raise ValueError(f"{path}: not a benchmark header (a JSON {_json_kind(header)}, where "
+                         "an object with 'config' is due)")
+    if "config" not in header:
+        raise ValueError(f"{path}: not a benchmark header (no 'config')")
+    config = header["config"]
+    if not isinstance(config, dict):
+        raise ValueError(f"{path}: not a benchmark header ('config' is a JSON "
+                         f"{_json_kind(config)}, not an object)")
+    models = config.get("models")
+    if not isinstance(models, list) or not all(
+            isinstance(m, dict) and isinstance(m.get("label"), str)
+            and isinstance(m.get("name"), str) for m in models):
+        raise ValueError(f"{path}: not a benchmark header ('config'['models'] is not a list "
+                         "of models, each an object with a 'name' and a 'label')")
+    entries = {m["label"]: m for m in models}
+    for label, entry in entries.items():
+        if not isinstance(entry.get("kwargs", {}), dict):
+            raise ValueError(f"{path}: not a benchmark header (the kwargs of {label} are not "
+                             "an object)")
+    return config, {label: {**entry, "kwargs": entry.get("kwargs", {})}
+                    for label, entry in entries.items()}
+
+
+def _json_kind(value: Any) -> str:
+    """``array``, ``string``, ``number``... : what JSON calls a value's type."""
+    kinds = {list: "array", str: "string", bool: "boolean", int: "number", float: "number",
+             dict: "object", type(None): "null"}
+    return kinds.get(type(value), type(value).__name__)
 
 
 def _restored(args: Args, config: dict[str, Any], crowd: dict[str, Any]) -> Args:
