@@ -444,6 +444,41 @@ def report(results: dict[str, Any], plots: dict[str, str], timing: dict[str, Any
     return "\n".join(lines)
 
 
+TIMING_KEYS = ("inference_s", "items_encoded", "load_s", "total_s")
+"""What the report reads of a run's ``timing.json``, each a number."""
+
+
+def read_timing(path: Path) -> dict[str, Any] | None:
+    """A run's ``timing.json`` (None where the run has none), checked before any report is
+    written.
+
+    Raises:
+        ValueError: not UTF-8, not JSON, or not the object the bench writes (the message names
+            the file and what is wrong).
+    """
+    if not path.is_file():
+        return None
+    try:
+        timing = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not UTF-8 text") from None
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: not JSON ({error})") from None
+    if not isinstance(timing, dict):
+        kind = "array" if isinstance(timing, list) else type(timing).__name__
+        raise ValueError(f"{path}: not the bench's timing (a JSON {kind}, where an object "
+                         f"with {', '.join(TIMING_KEYS)} is due)")
+    for key in TIMING_KEYS:
+        if key not in timing:
+            raise ValueError(f"{path}: not the bench's timing (no {key!r})")
+        value = timing[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(
+                value) or value < 0:
+            raise ValueError(f"{path}: not the bench's timing ({key!r} is {value!r}, not a "
+                             "number of at least 0)")
+    return timing
+
+
 def analyse(folder: str | Path, *, show: bool = True,
             out: str | Path | Callable[[], Path] | None = None,
             allow_partial: bool = False, overwrite: bool = True,
@@ -463,8 +498,9 @@ def analyse(folder: str | Path, *, show: bool = True,
         The results (intervals as :class:`~dixit_ai.reporting.Interval`).
 
     Raises:
-        ValueError: not a run folder, records that cannot be trusted, or (``overwrite=False``)
-            a report already in ``out``.
+        ValueError: not a run folder, records that cannot be trusted, a ``timing.json`` that
+            is not the bench's (:func:`read_timing`), or (``overwrite=False``) a report already
+            in ``out``.
     """
     path = Path(folder)
     header, records = read_run(path, allow_partial=allow_partial)
@@ -480,6 +516,7 @@ def analyse(folder: str | Path, *, show: bool = True,
         if present:
             raise ValueError(f"{target} already holds a report ({', '.join(present)}); pass "
                              "--overwrite to replace it, or --out another folder")
+    timing = read_timing(path / "timing.json")
     results = compute(header, records)
     if header.get("dropped_records"):
         results["run"]["dropped_records"] = header["dropped_records"]
@@ -499,8 +536,6 @@ def analyse(folder: str | Path, *, show: bool = True,
     write_json(target / "results.json", results)
     write_csv(target / "results.csv", csv_rows(results), CSV_COLUMNS)
     plots = write_plots(target, results)
-    timing_path = path / "timing.json"
-    timing = json.loads(timing_path.read_text()) if timing_path.is_file() else None
     write_text(target / "report.md", report(results, plots, timing))
     if show:
         for title, columns, rows in leaderboards(results):
