@@ -207,10 +207,7 @@ def check_args(args: Args) -> None:
     if not seeds or min(seeds) < 0:
         raise ValueError(f"--train-seeds must be a range A-B (A <= B) or a comma list of "
                          f"non-negative dream seeds, not {args.train_seeds!r}")
-    try:
-        caption_indices(args.caption_mix)
-    except SystemExit as error:
-        raise ValueError(str(error.code)) from None
+    caption_indices(args.caption_mix)
 
 
 def settle_args(args: Args, given: Iterable[str] | None = None) -> None:
@@ -490,7 +487,12 @@ CAPTION_MIXES = {"all": (0, 1, 2, 3), "full+scene": (0, 3), "short+scene": (1, 2
 
 
 def caption_indices(mix: str) -> tuple[int, ...]:
-    """The caption indices of a ``--caption-mix`` (a named mix, or indices ``0,3``)."""
+    """The caption indices of a ``--caption-mix`` (a named mix, or indices ``0,3``).
+
+    Raises:
+        ValueError: neither a named mix nor a comma list of indices 0-3 (the message names the
+            flag, the mixes and the limit).
+    """
     if mix in CAPTION_MIXES:
         return CAPTION_MIXES[mix]
     try:
@@ -498,7 +500,7 @@ def caption_indices(mix: str) -> tuple[int, ...]:
     except ValueError:
         indices = ()
     if not indices or any(i < 0 or i > 3 for i in indices):
-        raise SystemExit(f"--caption-mix must be one of {', '.join(CAPTION_MIXES)} or indices "
+        raise ValueError(f"--caption-mix must be one of {', '.join(CAPTION_MIXES)} or indices "
                          f"0-3 such as 0,3, not {mix!r}")
     return indices
 

@@ -218,7 +218,7 @@ def test_training_options_of_members(capsys):
 
     assert td.caption_indices("all") == (0, 1, 2, 3)
     assert td.caption_indices("0,3") == (0, 3)
-    with pytest.raises(SystemExit, match="caption-mix"):
+    with pytest.raises(ValueError, match="caption-mix"):
         td.caption_indices("5")
     assert td.mixed_captions(["a", "b", "c", "d"], (1, 2)) == ["b", "c"]
     assert td.mixed_captions(["a"], (1, 2)) == ["a"]
