@@ -64,7 +64,8 @@ DEFAULTS: dict[str, Any] = {"edition": "refresh-2021", "players": 5, "games": 10
 RUN_ONLY = {"config": "--config", "agents": "--agents", "panel": "--panel",
             "edition": "--edition", "players": "--players", "games": "--games", "seed": "--seed",
             "deck": "--deck", "rule": "--rule", "on_failure": "--on-failure",
-            "max_rounds": "--max-rounds", "name": "--name", "workers": "--workers",
+            "max_rounds": "--max-rounds", "decision_timeout": "--decision-timeout",
+            "name": "--name", "workers": "--workers",
             "backend": "--backend", "address": "--address"}
 """The options of a new run, which ``--analyse`` refuses (it recomputes the run's own)."""
 
@@ -114,6 +115,13 @@ def register(subparsers: Any) -> None:
                            "unless forfeit is chosen here or in the file")
     what.add_argument("--max-rounds", type=int, default=None,
                       help="truncate each game after this many rounds")
+    what.add_argument("--decision-timeout", type=float, default=None, metavar="SECONDS",
+                      help="the most seconds an agent may take over one decision (default: no "
+                           "limit, so that the seed alone decides every record); a decision "
+                           "past it is the agent's failure (error DecisionTimeout, handled by "
+                           "--on-failure), and the hung agent is replaced for the next game. "
+                           "Without a limit, a run in which no game finishes for 5 minutes "
+                           "says which games are in play and for how long")
     what.add_argument("--name", default=None, help="name of the run (default: the agents)")
     how = parser.add_argument_group("how it runs (never changes a result)")
     how.add_argument("--workers", type=int, default=None,
@@ -199,7 +207,8 @@ def explicit_options(args: argparse.Namespace) -> dict[str, Any]:
         "agents": agents,
         "edition": args.edition, "players": args.players, "games": args.games,
         "seed": args.seed, "deck": args.deck, "on_failure": args.on_failure,
-        "max_rounds": args.max_rounds, "name": args.name,
+        "max_rounds": args.max_rounds, "decision_timeout": args.decision_timeout,
+        "name": args.name,
     }
     return {key: value for key, value in options.items() if value is not None}
 

@@ -16,6 +16,7 @@ result. A YAML file (``configs/tournaments/*.yaml``) holds the same fields::
     rules: {}              # rule overrides, typed as RuleSet's fields: {teams: true}
     on_failure: forfeit    # or abort
     max_rounds: null
+    decision_timeout: null # seconds an agent may take over one decision (null: no limit)
 
 An agent may also be ``label=name`` (the same registry agent entered twice under two labels), or a
 mapping, to enter it with different settings::
@@ -41,7 +42,7 @@ from dixit_ai.rules.overrides import check_rules
 FailurePolicy = Literal["abort", "forfeit"]
 
 CONFIG_KEYS = ("name", "agents", "edition", "players", "games", "seed", "deck", "rules",
-               "on_failure", "max_rounds")
+               "on_failure", "max_rounds", "decision_timeout")
 """The keys of a tournament file (and of ``config.json``'s ``config``)."""
 
 
@@ -112,6 +113,12 @@ class TournamentConfig:
             nothing that round; the default) or ``"abort"`` (the game stops and is left out of
             the ratings). Failures are always recorded and counted per agent.
         max_rounds: Truncate every game after this many rounds (``None``: no limit).
+        decision_timeout: Seconds an agent may take over one decision (``None``: no limit,
+            the default). A decision that takes longer is the agent's failure, recorded with
+            error ``"DecisionTimeout"`` and handled by ``on_failure``; the hung instance is
+            set aside (the seat's later decisions in that game fail at once) and a new one
+            is made for the next game. Off by default: a limit makes a game's record depend
+            on the machine's speed and load, where otherwise the seed alone decides it.
         name: The run's name (the run folder is ``tournament__<name>__<seed>__<time>``).
     """
 
@@ -124,6 +131,7 @@ class TournamentConfig:
     rules: dict[str, Any] = field(default_factory=dict)
     on_failure: FailurePolicy = "forfeit"
     max_rounds: int | None = None
+    decision_timeout: float | None = None
     name: str = ""
 
     def __post_init__(self) -> None:
@@ -183,6 +191,7 @@ class TournamentConfig:
             raise ValueError(f"on_failure must be 'abort' or 'forfeit', not {self.on_failure!r}")
         if self.max_rounds is not None:
             _check_int("max_rounds", self.max_rounds, 1)
+        check_decision_timeout(self.decision_timeout)
         check_rules(self.rules)
         self.ruleset().check_players(self.players)
 
@@ -199,6 +208,7 @@ class TournamentConfig:
             "rules": dict(self.rules),
             "on_failure": self.on_failure,
             "max_rounds": self.max_rounds,
+            "decision_timeout": self.decision_timeout,
         }
 
     @classmethod
@@ -221,8 +231,9 @@ class TournamentConfig:
             raise ValueError(f"{source}: 'agents' must be a non-empty list")
         values: dict[str, Any] = {k: data[k] for k in CONFIG_KEYS
                                   if k in data and k != "agents" and data[k] is not None}
-        if "max_rounds" in data:
-            values["max_rounds"] = data["max_rounds"]
+        for key in ("max_rounds", "decision_timeout"):
+            if key in data:
+                values[key] = data[key]
         for key in ("name", "edition", "deck"):
             if key in values and not isinstance(values[key], str):
                 raise ValueError(f"{source}: '{key}' must be text, not {values[key]!r}")
@@ -258,6 +269,21 @@ def _check_shown(what: str, text: str) -> None:
     if len(text) > MAX_LABEL_LENGTH:
         raise ValueError(f"{what} {text[:20]!r}... must be at most {MAX_LABEL_LENGTH} "
                          f"characters, not {len(text)}")
+
+
+MAX_DECISION_TIMEOUT = 86_400.0
+"""The longest decision limit, in seconds (a day): past it, leave the limit off."""
+
+
+def check_decision_timeout(value: Any) -> None:
+    """Refuse a decision limit that is not a number of seconds above 0 and at most
+    :data:`MAX_DECISION_TIMEOUT` (``None``: no limit)."""
+    if value is None:
+        return
+    if (isinstance(value, bool) or not isinstance(value, int | float)
+            or not 0 < value <= MAX_DECISION_TIMEOUT):
+        raise ValueError(f"decision_timeout must be a number of seconds above 0 and at most "
+                         f"{MAX_DECISION_TIMEOUT:,.0f} (or null: no limit), not {value!r}")
 
 
 def _check_int(key: str, value: Any, minimum: int) -> None:

@@ -6,6 +6,7 @@ import dataclasses
 import os
 import shutil
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Callable
@@ -31,7 +32,7 @@ from dixit_ai.tournament.report import (
     WIN_RATE_PLOT,
     write_report,
 )
-from dixit_ai.tournament.runner import Backend, GamePlayer, check_backend, play_games
+from dixit_ai.tournament.runner import Backend, GamePlayer, InPlay, check_backend, play_games
 from dixit_ai.tournament.schedule import balance_period
 from dixit_ai.tournament.store import (
     CONFIG_FILE,
@@ -58,6 +59,59 @@ from dixit_ai.tournament.store import (
 LOG_PROGRESS_INTERVAL = 60.0
 """Seconds between redraws of the progress bar when stderr is not a terminal (a log file): a
 week-long run at tqdm's default (ten a second) would fill its log with redraws."""
+
+
+STALL_REPORT_AFTER = 300.0
+"""Seconds without a finished game after which a run says which games are in play, and for how
+long (then again every as many seconds while it stays stalled)."""
+
+
+class StallWatch:
+    """Says, through ``say``, which games are in play and for how long whenever no game has
+    finished for ``after`` seconds (an entrant that hangs stalls a run without a word
+    otherwise)."""
+
+    def __init__(self, in_play: InPlay, seats: dict[int, tuple[str, ...]], after: float,
+                 say: Callable[[str], None]) -> None:
+        self.in_play, self.seats, self.after, self.say = in_play, seats, after, say
+        self.last = time.monotonic()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._watch, name="tournament-stall-watch",
+                                       daemon=True)
+
+    def __enter__(self) -> StallWatch:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop.set()
+        self.thread.join()
+
+    def progress(self) -> None:
+        """A game finished (its record was written)."""
+        self.last = time.monotonic()
+
+    def _watch(self) -> None:
+        said: float | None = None  # when it last said so
+        while not self.stop.wait(min(self.after / 4, 5.0)):
+            now = time.monotonic()
+            if now - self.last < self.after:
+                continue
+            if said is not None and said > self.last and now - said < self.after:
+                continue  # said already during this stall: again after as long
+            said = now
+            self.say(self.message(now - self.last))
+
+    def message(self, quiet: float) -> str:
+        games = self.in_play.now()
+        listed = "; ".join(
+            f"game {index} ({', '.join(self.seats.get(index, ()))}) in play for "
+            f"{seconds:.0f} s in {where}" for index, seconds, where in games[:12])
+        more = f"; and {len(games) - 12} more" if len(games) > 12 else ""
+        return (f"no game finished for {quiet:.0f} s; "
+                + (f"in play: {listed}{more}" if games else "no game is known to be in play")
+                + " (an entrant that hangs stalls its game: set decision_timeout, "
+                "--decision-timeout, to end such a decision as its failure)")
 
 
 @dataclass
@@ -175,6 +229,7 @@ def run_tournament(
     announce: Callable[[Path, int, int], None] | None = None,
     log: Callable[[str], None] | None = None,
     on_failure_chosen: bool | None = None,
+    stall_after: float | None = STALL_REPORT_AFTER,
 ) -> TournamentRun:
     """Play a tournament (or the rest of one) and write its records and report.
 
@@ -210,6 +265,9 @@ def run_tournament(
             with :func:`warnings.warn`).
         on_failure_chosen: Recorded in ``config.json``: whether the user chose the failure
             policy (the command line's exit status depends on it).
+        stall_after: When no game has finished for this many seconds, say (through ``log``,
+            else on stderr) which games are in play, with their seats, for how long and in
+            which process; ``None``: never.
 
     Raises:
         ValueError: a bad config, or a folder that cannot be resumed
@@ -280,16 +338,25 @@ def run_tournament(
         completes = report and len(stored.lines) + len(pending) == len(schedule)
         started = time.perf_counter()
         played = 0
-        with GamesWriter(folder) as writer, tqdm(
+        in_play = InPlay()
+        with ExitStack() as watching, GamesWriter(folder) as writer, tqdm(
                 total=len(schedule), initial=len(stored.lines), desc="games", unit="game",
                 disable=not progress, file=sys.stderr, dynamic_ncols=True,
                 mininterval=progress_interval(sys.stderr)) as bar:
+            watch = None
+            if stall_after is not None and pending:
+                watch = watching.enter_context(StallWatch(
+                    in_play, {game.index: game.seats for game in pending}, stall_after,
+                    log or (lambda line: tqdm.write(line, file=sys.stderr))))
             for line in play_games(config, pending, backend=backend, workers=workers,
                                    address=address, player=player, log=log,
-                                   idle=load_report_modules if completes else None):
+                                   idle=load_report_modules if completes else None,
+                                   in_play=in_play):
                 writer.append(line)
                 played += 1
                 bar.update()
+                if watch is not None:
+                    watch.progress()
         elapsed = time.perf_counter() - started
 
         results: TournamentResults | None = None

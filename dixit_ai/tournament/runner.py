@@ -13,9 +13,11 @@ Results come back **in schedule order** (the parent writes them as they arrive),
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
@@ -37,6 +39,99 @@ game."""
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 """Set to 1 in worker processes (unless already set) so that N workers use N cores, not N^2."""
+
+
+DECISIONS = ("tell", "play", "vote", "announce", "red_token")
+"""An agent's decision methods: what a decision limit times."""
+
+
+class DecisionTimeout(Exception):
+    """An agent took longer than the tournament's ``decision_timeout`` over one decision (or
+    its seat was set aside after such a decision)."""
+
+
+class TimedAgent:
+    """An agent whose decisions each run in a helper thread, waited for at most ``limit``
+    seconds.
+
+    A decision past the limit raises :class:`DecisionTimeout` (the match runner records it as
+    the seat's failure, with its round and phase); the thread cannot be stopped, so the agent is
+    *spent*: its later decisions raise at once, and :class:`GamePlayer` makes a new instance
+    for the next game. Everything else (``name``, ``reset``, ``describe``) is the agent's own.
+    """
+
+    def __init__(self, agent: Agent, limit: float) -> None:
+        self.agent = agent
+        self.limit = limit
+        self.spent: str | None = None  # the decision that timed out
+
+    def __getattr__(self, attribute: str) -> Any:
+        value = getattr(self.agent, attribute)  # AttributeError for a decision it lacks
+        if attribute in DECISIONS and callable(value):
+            return lambda view: self._decide(attribute, value, view)
+        return value
+
+    def __setattr__(self, attribute: str, value: Any) -> None:
+        if attribute in ("agent", "limit", "spent"):
+            object.__setattr__(self, attribute, value)
+        else:
+            setattr(self.agent, attribute, value)
+
+    def _decide(self, method: str, decide: Callable[[Any], Any], view: Any) -> Any:
+        name = getattr(self.agent, "name", type(self.agent).__name__)
+        if self.spent is not None:
+            raise DecisionTimeout(f"seat {view.seat}: {name} was set aside for this game after "
+                                  f"its {self.spent} took longer than {self.limit:g} s")
+        answer: list[Any] = []
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                answer.append(decide(view))
+            except BaseException as error:  # SystemExit too: the caller records it
+                failure.append(error)
+
+        thread = threading.Thread(target=run, name=f"decision-{name}-{method}", daemon=True)
+        started = time.monotonic()
+        thread.start()
+        thread.join(self.limit)
+        if thread.is_alive():
+            self.spent = f"{method}() in round {view.round + 1}"
+            raise DecisionTimeout(
+                f"seat {view.seat}: {name}'s {method}() took longer than the decision limit "
+                f"of {self.limit:g} s (decision_timeout; waited "
+                f"{time.monotonic() - started:.1f} s); the agent is set aside for the rest of "
+                "this game")
+        if failure:
+            raise failure[0]
+        return answer[0]
+
+
+@dataclass
+class InPlay:
+    """The games being played now (by schedule index), with when each started and where, for a
+    run that stalls to say which games it waits for."""
+
+    games: dict[int, tuple[float, str]] = field(default_factory=dict)
+    done: set[int] = field(default_factory=set)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def started(self, index: int, where: str, at: float | None = None) -> None:
+        with self.lock:
+            if index not in self.done:  # a worker's notice may come after the game's end
+                self.games[index] = (time.time() if at is None else at, where)
+
+    def finished(self, index: int) -> None:
+        with self.lock:
+            self.games.pop(index, None)
+            self.done.add(index)
+
+    def now(self) -> list[tuple[int, float, str]]:
+        """``(game index, seconds in play, where)`` of each game in play, longest first."""
+        clock = time.time()
+        with self.lock:
+            held = sorted(self.games.items(), key=lambda item: item[1][0])
+        return [(index, clock - since, where) for index, (since, where) in held]
 
 
 @dataclass
@@ -68,11 +163,14 @@ class GamePlayer:
     def _agent(self, label: str, copy: int) -> Agent:
         instances = self._agents.setdefault(label, [])
         while len(instances) <= copy:
-            entry = self.config.entry(label)
-            agent = make_agent_for_deck(entry.agent, self.config.deck, **entry.kwargs)
-            agent.name = label  # ranked, and recorded, under its tournament label
-            instances.append(agent)
+            instances.append(self._new_agent(label))
         return instances[copy]
+
+    def _new_agent(self, label: str) -> Agent:
+        entry = self.config.entry(label)
+        agent = make_agent_for_deck(entry.agent, self.config.deck, **entry.kwargs)
+        agent.name = label  # ranked, and recorded, under its tournament label
+        return agent
 
     def play(self, game: ScheduledGame) -> str:
         """Play one scheduled game; return its record as one line of JSON (no newline).
@@ -81,14 +179,26 @@ class GamePlayer:
         seat labels and the tournament's name.
         """
         copies: dict[str, int] = {}
-        agents = []
+        agents: list[Any] = []
+        seats: list[tuple[str, int]] = []
         for label in game.seats:
+            seats.append((label, copies.get(label, 0)))
             agents.append(self._agent(label, copies.get(label, 0)))
             copies[label] = copies.get(label, 0) + 1
         config = self.config
-        record = play_game(agents, edition=config.edition, deck=self._load_deck(),
-                           seed=game.seed, on_failure=config.on_failure,
-                           max_rounds=config.max_rounds, **config.rules)
+        limit = config.decision_timeout
+        if limit is not None:
+            agents = [TimedAgent(agent, float(limit)) for agent in agents]
+        try:
+            record = play_game(agents, edition=config.edition, deck=self._load_deck(),
+                               seed=game.seed, on_failure=config.on_failure,
+                               max_rounds=config.max_rounds, **config.rules)
+        finally:
+            # An instance whose decision still runs in its thread is never used again: the
+            # next game gets a new one.
+            for (label, copy), agent in zip(seats, agents, strict=True):
+                if isinstance(agent, TimedAgent) and agent.spent is not None:
+                    self._agents[label][copy] = self._new_agent(label)
         record.header["tournament"] = {"name": config.name, "game": game.index,
                                        "deal": game.deal, "seats": list(game.seats)}
         return record.to_json()
@@ -102,6 +212,7 @@ class GamePlayer:
 
 _WORKER: GamePlayer | None = None
 _WORKER_ERROR: BaseException | None = None
+_STARTS: Any = None  # a queue: (game index, pid, time) as each game starts in this worker
 
 
 def _exit_with_parent(parent: int, interval: float = 0.5) -> None:
@@ -118,14 +229,15 @@ def _exit_with_parent(parent: int, interval: float = 0.5) -> None:
 
 
 def _init_worker(config: TournamentConfig, parent: int | None = None, go: Any = None,
-                 abort: Any = None) -> None:
+                 abort: Any = None, starts: Any = None) -> None:
     """Start a pool worker: import the agents' code, wait for ``go`` (the parent has prepared
     the agents' embeddings: the worker must not compute them again), then make the agents.
 
     An error here is kept and raised by the first game, so that the parent gets it as is (an
     initializer that raises only breaks the pool, with a generic message).
     """
-    global _WORKER, _WORKER_ERROR
+    global _WORKER, _WORKER_ERROR, _STARTS
+    _STARTS = starts
     if parent is not None:
         _exit_with_parent(parent)
     try:
@@ -152,6 +264,8 @@ def _play_in_worker(game: ScheduledGame) -> str:
         raise _WORKER_ERROR
     if _WORKER is None:  # pragma: no cover - the pool's initializer sets it
         raise RuntimeError("worker used before its initializer ran")
+    if _STARTS is not None:
+        _STARTS.put((game.index, os.getpid(), time.time()))
     return _WORKER.play(game)
 
 
@@ -174,7 +288,8 @@ def _single_threaded_children() -> Iterator[None]:
 def play_local(config: TournamentConfig, games: Sequence[ScheduledGame], *,
                workers: int = 1, player: GamePlayer | None = None,
                idle: Callable[[], None] | None = None,
-               prepare: Callable[[], None] | None = None) -> Iterator[str]:
+               prepare: Callable[[], None] | None = None,
+               in_play: InPlay | None = None) -> Iterator[str]:
     """Yield each game's record (JSON), in the order of ``games``.
 
     ``workers`` processes play: this one (with ``player`` if given, so a caller can reuse its
@@ -188,7 +303,8 @@ def play_local(config: TournamentConfig, games: Sequence[ScheduledGame], *,
     the workers' last ones (a caller can do there what it will need next, such as imports).
     ``prepare`` is called once before any game (the agents' one-time embeddings); the pool's
     workers start before it and do their imports meanwhile, but make their agents only after
-    it (so that nothing is embedded twice).
+    it (so that nothing is embedded twice). ``in_play`` is kept up to date with the games
+    being played (here and in the workers).
     """
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
@@ -200,9 +316,20 @@ def play_local(config: TournamentConfig, games: Sequence[ScheduledGame], *,
         if prepare is not None:
             prepare()
         for game in games:
-            yield player.play(game)
+            yield _play_here(player, game, in_play)
         return
-    yield from _play_with_pool(config, games, spawned, player, idle, prepare)
+    yield from _play_with_pool(config, games, spawned, player, idle, prepare, in_play)
+
+
+def _play_here(player: GamePlayer, game: ScheduledGame, in_play: InPlay | None) -> str:
+    """``player.play(game)`` in this process, kept in ``in_play`` while it plays."""
+    if in_play is None:
+        return player.play(game)
+    in_play.started(game.index, "this process")
+    try:
+        return player.play(game)
+    finally:
+        in_play.finished(game.index)
 
 
 @dataclass
@@ -232,8 +359,13 @@ class _Handout:
             return len(self.games) - self.next
 
 
+def _game_ended(in_play: InPlay, index: int, _: Future[str]) -> None:
+    in_play.finished(index)
+
+
 def _feed_pool(executor: ProcessPoolExecutor, handout: _Handout, spawned: int,
-               futures: dict[int, Future[str]], ready: threading.Condition) -> None:
+               futures: dict[int, Future[str]], ready: threading.Condition,
+               in_play: InPlay | None = None) -> None:
     """Keep the pool's workers busy: a game each, and one more queued while many games are left
     (so that a worker never waits for this process to hand it the next); ``ready`` is
     notified as games finish."""
@@ -259,6 +391,9 @@ def _feed_pool(executor: ProcessPoolExecutor, handout: _Handout, spawned: int,
                 futures[position] = future
                 ready.notify_all()
             future.add_done_callback(finished)
+            if in_play is not None:
+                future.add_done_callback(functools.partial(
+                    _game_ended, in_play, handout.games[position].index))
             running.add(future)
         if not running:
             return
@@ -269,9 +404,24 @@ def _feed_pool(executor: ProcessPoolExecutor, handout: _Handout, spawned: int,
             return
 
 
+def _listen_for_starts(starts: Any, in_play: InPlay, stop: threading.Event) -> None:
+    """Move the workers' start notices (game index, pid, time) into ``in_play``."""
+    import queue
+
+    while not stop.is_set():
+        try:
+            index, pid, at = starts.get(timeout=0.2)
+        except queue.Empty:
+            continue
+        except (EOFError, OSError, ValueError):  # the queue is closed: the run ended
+            return
+        in_play.started(index, f"worker process {pid}", at)
+
+
 def _play_with_pool(config: TournamentConfig, games: Sequence[ScheduledGame], spawned: int,
                     player: GamePlayer, idle: Callable[[], None] | None,
-                    prepare: Callable[[], None] | None = None) -> Iterator[str]:
+                    prepare: Callable[[], None] | None = None,
+                    in_play: InPlay | None = None) -> Iterator[str]:
     """:func:`play_local` with ``spawned`` pool workers beside this process."""
     handout = _Handout(games)
     futures: dict[int, Future[str]] = {}
@@ -279,11 +429,18 @@ def _play_with_pool(config: TournamentConfig, games: Sequence[ScheduledGame], sp
     ready = threading.Condition()
     context = multiprocessing.get_context("spawn")
     go, abort = context.Event(), context.Event()
+    starts = context.Queue() if in_play is not None else None
+    stop_listening = threading.Event()
+    listener = (threading.Thread(target=_listen_for_starts, name="tournament-starts",
+                                 daemon=True, args=(starts, in_play, stop_listening))
+                if in_play is not None else None)
     with _single_threaded_children():  # a worker starts at each submission, up to `spawned`
         executor = ProcessPoolExecutor(spawned, mp_context=context, initializer=_init_worker,
-                                       initargs=(config, os.getpid(), go, abort))
+                                       initargs=(config, os.getpid(), go, abort, starts))
         feeder = threading.Thread(target=_feed_pool, name="tournament-feeder", daemon=True,
-                                  args=(executor, handout, spawned, futures, ready))
+                                  args=(executor, handout, spawned, futures, ready, in_play))
+        if listener is not None:
+            listener.start()
         try:
             for _ in range(spawned):  # start them now: their imports overlap `prepare`
                 executor.submit(_worker_started)
@@ -301,12 +458,12 @@ def _play_with_pool(config: TournamentConfig, games: Sequence[ScheduledGame], sp
                     with ready:
                         future = futures.pop(position, None)
                     if future is None:
-                        if not _play_one(handout, player, mine):
+                        if not _play_one(handout, player, mine, in_play):
                             with ready:  # handed to the feeder, not submitted yet
                                 ready.wait(0.05)
                         continue
                     # Play on here while that game is still being played in a worker.
-                    while not future.done() and _play_one(handout, player, mine):
+                    while not future.done() and _play_one(handout, player, mine, in_play):
                         pass
                     if idle is not None and not future.done() and not handout.stopped:
                         idle()  # nothing left to play here: the last games are the workers'
@@ -322,9 +479,15 @@ def _play_with_pool(config: TournamentConfig, games: Sequence[ScheduledGame], sp
             executor.shutdown(wait=True, cancel_futures=True)
             if feeder.ident is not None:  # started (prepare may have failed before)
                 feeder.join()
+            stop_listening.set()
+            if listener is not None:
+                listener.join()
+            if starts is not None:
+                starts.close()
 
 
-def _play_one(handout: _Handout, player: GamePlayer, mine: dict[int, str | Exception]) -> bool:
+def _play_one(handout: _Handout, player: GamePlayer, mine: dict[int, str | Exception],
+              in_play: InPlay | None = None) -> bool:
     """Claim the next game and play it here; ``False`` when none is left.
 
     An error is kept in ``mine`` (and raised when the run reaches that game, after the
@@ -334,7 +497,7 @@ def _play_one(handout: _Handout, player: GamePlayer, mine: dict[int, str | Excep
     if position is None:
         return False
     try:
-        mine[position] = player.play(handout.games[position])
+        mine[position] = _play_here(player, handout.games[position], in_play)
     except Exception as error:
         mine[position] = error
         handout.stop()
@@ -426,12 +589,14 @@ def play_games(config: TournamentConfig, games: Sequence[ScheduledGame], *,
                backend: Backend = "local", workers: int = 1, address: str | None = None,
                player: GamePlayer | None = None,
                log: Callable[[str], None] | None = None,
-               idle: Callable[[], None] | None = None) -> Iterator[str]:
+               idle: Callable[[], None] | None = None,
+               in_play: InPlay | None = None) -> Iterator[str]:
     """Yield the records (JSON) of ``games`` in order, on the chosen backend.
 
     ``log`` gets a line per one-time step of the agents' preparation (see
     :func:`dixit_ai.agents.prepare_agents`); ``idle`` is for local workers (see
-    :func:`play_local`).
+    :func:`play_local`); ``in_play`` is kept up to date with the games being played (local
+    backend only: Ray's actors do not report when a game starts).
     """
     check_backend(backend, workers, address)
 
@@ -446,4 +611,4 @@ def play_games(config: TournamentConfig, games: Sequence[ScheduledGame], *,
             prepare()
         return play_ray(config, games, workers=workers, address=address)
     return play_local(config, games, workers=workers, player=player, idle=idle,
-                      prepare=prepare)
+                      prepare=prepare, in_play=in_play)
