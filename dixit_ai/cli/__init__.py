@@ -85,8 +85,12 @@ def _silence_stdout() -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)  # --help exits 0, a usage error 2 (argparse's SystemExit)
+    try:  # building the parser imports every command's module: Ctrl-C may come meanwhile
+        parser = build_parser()
+        args = parser.parse_args(argv)  # --help exits 0, a usage error 2 (argparse's SystemExit)
+    except KeyboardInterrupt:
+        print("dixit-ai: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     try:
         status: int = args.func(args)
         sys.stdout.flush()  # a reader gone away is found here, not at the interpreter's exit
