@@ -33,7 +33,12 @@ Opening tables and seat requests (join, recover, reclaim) are limited per client
 ``seat_requests_per_minute``; behind a reverse proxy every client has the proxy's address),
 and the messages of each WebSocket (``socket_messages_per_minute``: past it each message is
 answered with a 429 error; a socket that sends as many again within the minute is closed,
-1008). The counts are held in this process's memory (``dixit-ai serve`` runs one process).
+1008), the connections of each seat (``seat_connections_per_minute``), and the sockets open
+at once: :data:`~dixit_ai.web.connections.MAX_SOCKETS_PER_SEAT` per seat,
+:data:`~dixit_ai.web.connections.MAX_SPECTATORS` spectators per table and
+:data:`~dixit_ai.web.connections.MAX_SPECTATORS_PER_ADDRESS` from one address (a connection
+past one is refused, 429, and closed 4429; the page tries again ten seconds later). The counts
+are held in this process's memory (``dixit-ai serve`` runs one process).
 An unknown seat token is looked up in the database's thread, never on the event loop, and an
 address's unknown tokens count against ``seat_requests_per_minute`` too.
 
@@ -414,8 +419,13 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
 
     async def _spectate(websocket: WebSocket, tables: TableManager, table: Any,
                         sender: object) -> None:
-        connection = Connection(websocket.send_text, _closer(websocket))
-        await tables.watch(table, connection)
+        connection = Connection(websocket.send_text, _closer(websocket),
+                                client=websocket.client.host if websocket.client else None)
+        try:
+            await tables.watch(table, connection)
+        except WebError:
+            await connection.close()
+            raise
         try:
             while True:
                 frame = await websocket.receive()

@@ -32,6 +32,15 @@ MAX_QUEUED_MESSAGES = 256
 whole state) is closed and what waited for it let go; the page reconnects and is sent the state
 afresh."""
 
+MAX_SOCKETS_PER_SEAT = 10
+"""The most sockets open at once for one seat (its tabs and devices; each is sent every change
+of the table)."""
+MAX_SPECTATORS = 200
+"""The most spectators' sockets one table takes (every change of the table is sent to each)."""
+MAX_SPECTATORS_PER_ADDRESS = 20
+"""The most spectators' sockets one client address may hold open at one table (behind a reverse
+proxy every client has the proxy's address)."""
+
 
 class Connection:
     """One open socket: an ordered outgoing queue drained by its own task.
@@ -40,10 +49,13 @@ class Connection:
         send: Sends one text message on the socket.
         close: Closes the socket (called once, when it falls :data:`MAX_QUEUED_MESSAGES`
             behind).
+        client: The client's address (None: not known).
     """
 
     def __init__(self, send: Callable[[str], Awaitable[None]],
-                 close: Callable[[], Awaitable[None]] | None = None) -> None:
+                 close: Callable[[], Awaitable[None]] | None = None, *,
+                 client: str | None = None) -> None:
+        self.client = client
         self._deliver = send
         self._close_socket = close
         self.dropped = False
@@ -116,12 +128,16 @@ class HubMixin:
 
         Raises:
             WebError: (401) the token no longer opens ``seat`` of ``table``; (429) the seat
-                was connected ``seat_connections_per_minute`` times this minute (each
-                connection sends every socket at the table the state); nothing changed.
+                has :data:`MAX_SOCKETS_PER_SEAT` sockets open, or was connected
+                ``seat_connections_per_minute`` times this minute (each connection sends
+                every socket at the table the state); nothing changed.
         """
         async with table.lock:
             if not self.token_opens(token, table, seat):
                 raise WebError(401, "this seat token is not valid (it may have been given up)")
+            if len(table.connections.get(seat, ())) >= MAX_SOCKETS_PER_SEAT:
+                raise WebError(429, f"this seat is open in {MAX_SOCKETS_PER_SEAT} sockets "
+                                    "already (tabs or devices), the most it may be: close one")
             per_minute = self.server.seat_connections_per_minute
             if per_minute > 0:
                 table.reaction_limits.take((("connect", seat), per_minute, 60.0,
@@ -155,8 +171,22 @@ class HubMixin:
         await connection.close()
 
     async def watch(self, table: Table, connection: Connection) -> None:
-        """Attach a spectator's socket and send it the public state."""
+        """Attach a spectator's socket and send it the public state.
+
+        Raises:
+            WebError: (429) the table has :data:`MAX_SPECTATORS` spectators' sockets, or the
+                connection's address :data:`MAX_SPECTATORS_PER_ADDRESS`; nothing changed.
+        """
         async with table.lock:
+            if len(table.spectators) >= MAX_SPECTATORS:
+                raise WebError(429, f"this table already has {MAX_SPECTATORS} spectators, the "
+                                    "most it takes; try again later")
+            client = connection.client
+            if client is not None and sum(other.client == client for other in
+                                          table.spectators) >= MAX_SPECTATORS_PER_ADDRESS:
+                raise WebError(429, f"{MAX_SPECTATORS_PER_ADDRESS} spectators' sockets from "
+                                    "your address already watch this table (at most "
+                                    f"{MAX_SPECTATORS_PER_ADDRESS}): close one first")
             table.spectators.add(connection)
             self.send(table, SPECTATOR, connection, self.spectator_message(table))
 

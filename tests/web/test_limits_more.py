@@ -203,3 +203,74 @@ def test_the_connection_limit_is_a_setting_checked_like_the_others() -> None:
     assert ServerConfig().seat_connections_per_minute >= 60
     with pytest.raises(ValueError, match="seat_connections_per_minute must be a whole"):
         ServerConfig(seat_connections_per_minute=-1)
+
+
+# ---------------------------------------------------------------------- spectators
+
+
+def _watch_until_refused(client: TestClient, watch: str, tries: int) -> tuple[int, Any]:
+    """Open spectators' sockets (kept open) until one is refused: how many were let in, and
+    the refusal."""
+    from contextlib import ExitStack
+
+    with ExitStack() as stack:
+        for opened in range(tries):
+            socket = stack.enter_context(client.websocket_connect("/ws"))
+            socket.send_text(json.dumps({"type": "hello", "watch": watch}))
+            first = socket.receive_json()
+            if first["type"] == "error":
+                with pytest.raises(WebSocketDisconnect) as closed:
+                    socket.receive_json()
+                assert closed.value.code == 4429
+                return opened, first
+    raise AssertionError(f"{tries} spectators' sockets were all let in")
+
+
+def test_one_address_cannot_open_spectators_sockets_without_end(
+        client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every broadcast goes to every spectator's socket: thousands of them from one address
+    would make each move of the table cost thousands of sends."""
+    from dixit_ai.web import connections
+
+    monkeypatch.setattr(connections, "MAX_SPECTATORS_PER_ADDRESS", 3)
+    made, _ann = create(client)
+    opened, refused = _watch_until_refused(client, made["watch"], 10)
+    assert opened == 3 and refused["status"] == 429
+    assert "3 spectators' sockets from your address" in refused["message"]
+    assert manager_of(client).tables[made["table_id"]].spectators == set()  # all let go
+
+
+def test_a_table_takes_so_many_spectators(client: TestClient,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from dixit_ai.web import connections
+
+    monkeypatch.setattr(connections, "MAX_SPECTATORS", 4)
+    made, _ann = create(client)
+    opened, refused = _watch_until_refused(client, made["watch"], 10)
+    assert opened == 4 and refused["status"] == 429
+    assert "already has 4 spectators" in refused["message"]
+
+
+def test_a_seat_cannot_hold_sockets_open_without_end(
+        app_factory: Callable[..., TestClient], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The connection rate alone lets a seat pile up open sockets minute after minute, each
+    sent every change of the table."""
+    from contextlib import ExitStack
+
+    from dixit_ai.web import connections
+
+    monkeypatch.setattr(connections, "MAX_SOCKETS_PER_SEAT", 3)
+    client = app_factory(server=server_offering(seat_connections_per_minute=0))
+    made, ann = create(client)
+    with ExitStack() as stack:
+        for _ in range(3):
+            socket = stack.enter_context(client.websocket_connect("/ws"))
+            _hello(socket, token=ann.token)
+        socket = stack.enter_context(client.websocket_connect("/ws"))
+        socket.send_text(json.dumps({"type": "hello", "token": ann.token}))
+        refused = socket.receive_json()
+        assert refused["status"] == 429 and "3 sockets" in refused["message"]
+        with pytest.raises(WebSocketDisconnect) as closed:
+            socket.receive_json()
+        assert closed.value.code == 4429
+        assert len(manager_of(client).tables[made["table_id"]].connections[0]) == 3
