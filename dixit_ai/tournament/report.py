@@ -133,6 +133,17 @@ def csv_rows(results: TournamentResults) -> list[dict[str, Any]]:
     return rows
 
 
+def _plotted(value: Interval) -> Interval:
+    """``value`` as its error bar can draw it: a percentile-bootstrap interval of a rating may
+    lie beside its estimate (ratings re-rated on resamples are biased), and an error bar
+    reaches from the estimate; its bar then reaches to the estimate (the tables state the
+    interval itself)."""
+    if value.low != value.low or value.high != value.high:  # no interval
+        return value
+    return Interval(value.estimate, min(value.low, value.estimate),
+                    max(value.high, value.estimate))
+
+
 def write_report(folder: str | Path, results: TournamentResults, *,
                  config: Mapping[str, Any] | None = None, title: str = "Tournament"
                  ) -> dict[str, Path]:
@@ -149,7 +160,7 @@ def write_report(folder: str | Path, results: TournamentResults, *,
         "json": write_json(folder / RESULTS_JSON,
                            {"config": dict(config) if config else None, **results.to_dict()}),
         "ratings_plot": plot_intervals(
-            folder / RATINGS_PLOT, labels, [s.rating for s in results.standings],
+            folder / RATINGS_PLOT, labels, [_plotted(s.rating) for s in results.standings],
             title=f"{title}: OpenSkill rating ({results.level:.0%} bootstrap interval)",
             xlabel="OpenSkill Plackett-Luce mu (initial 25)"),
         "win_rate_plot": plot_intervals(
