@@ -24,6 +24,7 @@ import argparse
 import asyncio
 import json
 import os
+import shutil
 import signal
 import socket
 import statistics
@@ -313,6 +314,7 @@ def main() -> int:
         if process is not None:
             process.send_signal(signal.SIGTERM)
             process.wait(timeout=20)
+        shutil.rmtree(folder, ignore_errors=True)  # the server's database, once it has stopped
     results = [o for o in outcomes if isinstance(o, TableResult)]
     failures = [f"{type(o).__name__}: {o}" for o in outcomes if isinstance(o, BaseException)]
     latencies = [x * 1000 for r in results for x in r.latencies]
