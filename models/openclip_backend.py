@@ -82,76 +82,155 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}" + ("" if count == 1 else "s")
 
 
-def _quoted_list(text: str) -> list[str]:
-    import re
+def checkpoint_problem(error: BaseException, architecture: str,
+                       checkpoint: str | None) -> str | None:
+    """What is wrong with a local checkpoint, in a sentence, once open_clip failed to read it
+    into ``architecture``; ``None`` when nothing is (the failure is something else).
 
-    return re.findall(r'"([^"]*)"', text)
+    The checkpoint is read again here (``torch.load`` with ``weights_only=True``, or
+    safetensors) and its state dict compared, key by key and shape by shape, with the
+    ``state_dict()`` of a randomly initialised ``architecture`` (after open_clip's own
+    conversions of the checkpoint's keys): no reading of torch's error text, which changes
+    from one torch version to the next. A checkpoint of another architecture is summarised
+    (counts of the tensors missing, extra and of other shapes, with the first of each) rather
+    than listed in full; a file that cannot be deserialised is called corrupt, without torch's
+    advice to load it with ``weights_only=False`` (which would run whatever code a pickle holds).
 
-
-def checkpoint_problem(error: BaseException, architecture: str) -> str | None:
-    """What is wrong with a local checkpoint, in a sentence, from the error open_clip (torch,
-    safetensors) raised reading it into ``architecture``; ``None`` when it is not one of those.
-
-    A checkpoint of another architecture is summarised (counts of the tensors missing, extra
-    and of other shapes, with the first of each) rather than listed in full; a file that cannot
-    be deserialised is called corrupt, without torch's advice to load it with
-    ``weights_only=False`` (which would run whatever code a pickle holds).
+    Args:
+        error: What open_clip raised (only its unpickler's detail is quoted).
+        architecture: The open_clip architecture name (or ``local-dir:FOLDER``).
+        checkpoint: The checkpoint file, or ``None`` for a ``local-dir`` folder (whose
+            weights file open_clip finds in it).
     """
-    import pickle
-    import re
+    import open_clip
 
-    text = str(error)
-    if isinstance(error, RuntimeError) and text.startswith("Error(s) in loading state_dict"):
-        missing: list[str] = []
-        unexpected: list[str] = []
-        shapes: list[str] = []
-        for line in text.splitlines():
-            line = line.strip()
-            if line.startswith("Missing key(s)"):
-                missing += _quoted_list(line)
-            elif line.startswith("Unexpected key(s)"):
-                unexpected += _quoted_list(line)
-            elif line.startswith("size mismatch for "):
-                found = re.match(r"size mismatch for (\S+): copying a param with shape "
-                                 r"torch\.Size\((\[[^\]]*\])\) from checkpoint, the shape in "
-                                 r"current model is torch\.Size\((\[[^\]]*\])\)", line)
-                shapes.append(f"{found.group(1)}' {found.group(2)} where {architecture} has "
-                              f"{found.group(3)}" if found else line.removeprefix(
-                                  "size mismatch for ").split(":")[0] + "'")
-        parts = []
-        if missing:
-            parts.append(f"{_plural(len(missing), 'tensor')} of {architecture} missing from the "
-                         f"checkpoint ({missing[0]!r}"
-                         + (", ...)" if len(missing) > 1 else ")"))
-        if unexpected:
-            parts.append(f"{_plural(len(unexpected), 'tensor')} of the checkpoint that "
-                         f"{architecture} lacks ({unexpected[0]!r}"
-                         + (", ...)" if len(unexpected) > 1 else ")"))
-        if shapes:
-            parts.append(f"{_plural(len(shapes), 'tensor')} of another shape ('{shapes[0]}"
-                         + (", ...)" if len(shapes) > 1 else ")"))
-        return (f"it does not fit the architecture {architecture}: " + "; ".join(parts)
-                + ". Is it a checkpoint of another architecture? Name that one before the '@'")
-    unreadable = (
-        isinstance(error, (pickle.UnpicklingError, EOFError))
-        or "PytorchStreamReader" in text
-        or type(error).__name__ == "SafetensorError"
-        or "Weights only load failed" in text
-    )
-    if not unreadable:
+    if checkpoint is None and architecture.startswith("local-dir:"):
+        from open_clip import factory
+
+        found = getattr(factory, "_find_checkpoint_in_dir", lambda _: None)(
+            Path(architecture.removeprefix("local-dir:")))
+        checkpoint = str(found) if found else None
+    if checkpoint is None or Path(checkpoint).suffix in (".npz", ".npy"):
         return None
-    if isinstance(error, EOFError) or "Ran out of input" in text:
-        why = "it is empty or cut short"
-    elif "Weights only load failed" in text:
-        detail = text.split("WeightsUnpickler error:", 1)[-1].strip().split("\n")[0].strip()
-        why = ("its bytes are corrupt, or it holds objects other than tensors, which dixit-ai "
-               "never unpickles (torch.load weights_only=True)"
-               + (f": {detail}" if detail and "WeightsUnpickler" in text else ""))
-    elif "PytorchStreamReader" in text:
-        why = "it is corrupt or cut short (not a whole torch zip archive)"
+    state, unreadable = _read_state_dict(checkpoint, error)
+    if unreadable is not None:
+        return f"it is not a readable checkpoint: {unreadable}"
+    assert state is not None
+    name = architecture
+    try:
+        model = open_clip.create_model(architecture, pretrained=None, load_weights=False,
+                                       device="cpu")
+    except Exception:  # the architecture itself cannot be built: not the checkpoint's fault
+        return None
+    if architecture.startswith("local-dir:"):
+        name = f"the folder's architecture ({architecture.removeprefix('local-dir:')})"
+    state = _as_open_clip_loads(model, state)
+    own = {key: tuple(value.shape) for key, value in model.state_dict().items()}
+    theirs = {key: tuple(getattr(value, "shape", ())) for key, value in state.items()}
+    missing = [key for key in own if key not in theirs]
+    unexpected = [key for key in theirs if key not in own]
+    shapes = [f"{key}' {list(theirs[key])} where {name} has {list(own[key])}"
+              for key in own if key in theirs and theirs[key] != own[key]]
+    parts = []
+    if missing:
+        parts.append(f"{_plural(len(missing), 'tensor')} of {name} missing from the "
+                     f"checkpoint ({missing[0]!r}" + (", ...)" if len(missing) > 1 else ")"))
+    if unexpected:
+        parts.append(f"{_plural(len(unexpected), 'tensor')} of the checkpoint that "
+                     f"{name} lacks ({unexpected[0]!r}"
+                     + (", ...)" if len(unexpected) > 1 else ")"))
+    if shapes:
+        parts.append(f"{_plural(len(shapes), 'tensor')} of another shape ('{shapes[0]}"
+                     + (", ...)" if len(shapes) > 1 else ")"))
+    if not parts:
+        return None
+    return (f"it does not fit the architecture {name}: " + "; ".join(parts)
+            + ". Is it a checkpoint of another architecture? Name that one before the '@'")
+
+
+def _read_state_dict(path: str, error: BaseException) -> tuple[dict[str, Any] | None,
+                                                                str | None]:
+    """``(state dict, None)`` of a checkpoint file read as open_clip reads it (never unpickling
+    anything but tensors), or ``(None, why it cannot be read)``."""
+    import pickle
+
+    import torch
+
+    size = Path(path).stat().st_size
+    if size == 0:
+        return None, "it is empty"
+    if path.endswith(".safetensors"):
+        try:
+            from safetensors.torch import load_file
+
+            checkpoint: Any = load_file(path, device="cpu")
+        except Exception as reading:
+            return None, ("it is not a whole safetensors file "
+                          f"({str(reading).strip() or type(reading).__name__})")
     else:
-        why = f"it is not a whole safetensors file ({text.strip() or type(error).__name__})"
-    return f"it is not a readable checkpoint: {why}"
+        with open(path, "rb") as file:
+            zipped = file.read(4) == b"PK\x03\x04"
+        try:
+            checkpoint = torch.load(path, map_location="cpu", weights_only=True)
+        except EOFError:
+            return None, "it is empty or cut short"
+        except pickle.UnpicklingError:
+            # the unpickler's own line (what it refused), when torch's text has one
+            detail = str(error).split("WeightsUnpickler error:", 1)
+            said = detail[1].strip().split("\n")[0].strip() if len(detail) > 1 else ""
+            return None, ("its bytes are corrupt, or it holds objects other than tensors, which "
+                          "dixit-ai never unpickles (torch.load weights_only=True)"
+                          + (f": {said}" if said else ""))
+        except Exception:
+            if zipped:
+                return None, "it is corrupt or cut short (not a whole torch zip archive)"
+            return None, "its bytes are corrupt (neither a torch archive nor a pickle of tensors)"
+    if isinstance(checkpoint, dict) and isinstance(checkpoint.get("state_dict"), dict):
+        checkpoint = checkpoint["state_dict"]
+    if not isinstance(checkpoint, dict) or not all(
+            isinstance(key, str) and isinstance(value, torch.Tensor)
+            for key, value in checkpoint.items()):
+        return None, f"it holds a {type(checkpoint).__name__}, not a state dict of tensors"
+    if not checkpoint:
+        return None, "its state dict holds no tensor"
+    if next(iter(checkpoint)).startswith("module"):
+        checkpoint = {key[7:]: value for key, value in checkpoint.items()}
+    return checkpoint, None
+
+
+def _as_open_clip_loads(model: Any, state: dict[str, Any]) -> dict[str, Any]:
+    """``state`` with the changes open_clip's ``load_checkpoint`` makes before it loads a state
+    dict into ``model`` (third-party key names, the old text format, a scalar logit scale,
+    stale position ids, resized position embeddings), each where this open_clip has it."""
+    from open_clip import factory
+
+    state = dict(state)
+    convert = getattr(factory, "convert_state_dict", None)
+    if convert is not None:
+        try:
+            state = dict(convert(model, state))
+        except Exception:
+            pass
+    custom = getattr(factory, "convert_to_custom_text_state_dict", None)
+    if custom is not None and "positional_embedding" in state and not hasattr(
+            model, "positional_embedding"):
+        state = dict(custom(state))
+    for key in ("logit_scale", "logit_bias"):
+        own = getattr(model, key, None)
+        if key in state and own is not None and own.ndim != state[key].ndim:
+            try:
+                state[key] = state[key].reshape(own.shape)
+            except RuntimeError:
+                pass
+    state.pop("text.transformer.embeddings.position_ids", None)
+    for resize in ("resize_pos_embed", "resize_text_pos_embed"):
+        function = getattr(factory, resize, None)
+        if function is not None:
+            try:
+                function(state, model)
+            except Exception:  # a shape it cannot resize: compared (and named) as it is
+                pass
+    return state
 
 
 def _local_model_cfg(folder: str) -> Any:
@@ -280,8 +359,8 @@ class OpenClipEmbedder(Embedder):
                 "hf-hub": f"the hub repository {model_name.removeprefix('hf-hub:')}",
                 "random": f"a random initialisation of {model_name}",
             }[kind]
-            problem = checkpoint_problem(error, model_name) if kind in ("file",
-                                                                        "local-dir") else None
+            problem = (checkpoint_problem(error, model_name, pretrained)
+                       if kind in ("file", "local-dir") else None)
             if problem is not None:
                 raise EmbedderLoadError(f"openclip could not load {where}: {problem}.") from error
             offline = ""
