@@ -231,12 +231,16 @@ def load_bench_config(path: str | os.PathLike[str], **overrides: Any) -> BenchCo
     """Read a bench YAML file (keys as :class:`BenchConfig`'s fields); ``overrides`` win.
 
     Raises:
-        ValueError: the file is not valid YAML, not a mapping, or has an unknown key (the
-            message names the file and the problem).
+        ValueError: the file is not UTF-8 text, not valid YAML, not a mapping, or has an
+            unknown key (the message names the file and the problem).
         OSError: it cannot be read.
     """
     yaml = importlib.import_module("yaml")  # PyYAML, a core dependency, ships no stubs
-    text = Path(path).read_text(encoding="utf-8")
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})"
+                         ) from None
     try:
         data = yaml.safe_load(text) or {}
     except yaml.YAMLError as error:

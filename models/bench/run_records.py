@@ -45,6 +45,9 @@ def read_run(folder: str | Path, *, allow_partial: bool = False
         header = json.loads((path / "bench.json").read_text(encoding="utf-8"))
         labels = {m["label"] for m in header["models"]}
         tasks = set(header["config"]["tasks"])
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path / 'bench.json'}: not UTF-8 text ({error.reason} at byte "
+                         f"{error.start})") from None
     except (json.JSONDecodeError, KeyError, TypeError) as error:
         raise ValueError(f"{path / 'bench.json'}: not a benchmark header ({error})") from None
 
