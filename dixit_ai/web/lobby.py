@@ -8,6 +8,7 @@ A rematch moves every person's token to a new table with the same seats and a ne
 from __future__ import annotations
 
 import secrets
+import unicodedata
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -38,6 +39,20 @@ def recovery_code() -> str:
     return "-".join(raw[i:i + 4] for i in range(0, 12, 4))
 
 
+
+
+def same_name(one: str, other: str) -> bool:
+    """Whether two names would show alike: the same letters whatever their case, width or
+    compatibility form, invisible format characters (zero-width spaces) dropped, runs of
+    spaces as one.
+
+    >>> same_name("Ann", " ann\u200b"), same_name("Ann", "Anna")
+    (True, False)
+    """
+    def key(name: str) -> str:
+        folded = unicodedata.normalize("NFKC", name).casefold()
+        return " ".join("".join(c for c in folded if unicodedata.category(c) != "Cf").split())
+    return key(one) == key(other)
 
 class LobbyMixin:
     """The lobby of :class:`~dixit_ai.web.manager.TableManager` (mixed in)."""
@@ -184,6 +199,10 @@ class LobbyMixin:
             free = [seat for seat, taken in enumerate(table.names) if taken is None]
             if not free:
                 raise WebError(409, "the table is full")
+            for taken in table.names:
+                if taken is not None and same_name(taken, name):
+                    raise WebError(409, f"{taken!r} already sits at this table: choose another "
+                                        "name, so that nobody is taken for someone else")
             seat = free[0]
             token = secrets.token_urlsafe(24)
             code = recovery_code()

@@ -274,3 +274,19 @@ def test_a_seat_cannot_hold_sockets_open_without_end(
             socket.receive_json()
         assert closed.value.code == 4429
         assert len(manager_of(client).tables[made["table_id"]].connections[0]) == 3
+
+
+# ---------------------------------------------------------------------- names
+
+
+@pytest.mark.parametrize("name", ["Ann", "ann", " ANN ", "A\u200bnn", "\uff21nn", "Ann\u00a0"])
+def test_a_newcomer_cannot_take_a_name_already_at_the_table(client: TestClient,
+                                                              name: str) -> None:
+    """Two 'Ann's at one table (or 'A\u200bnn', which shows as 'Ann') would let a newcomer
+    pass for the creator in the seats, the scores and the reactions."""
+    made, ann = create(client)
+    response = client.post(f"/api/invites/{made['invite']}/join", json={"name": name})
+    assert response.status_code == 409, response.text
+    assert "Ann" in response.json()["error"] and "another name" in response.json()["error"]
+    assert [s["name"] for s in ann.state()["table"]["seats"]][1:] == [None, None, None]
+    assert join(client, made["invite"], "Anna").seat == 1  # a different name is welcome
