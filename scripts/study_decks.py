@@ -303,6 +303,8 @@ def restore(args: Args) -> tuple[Args, dict[str, str]]:
     try:
         earlier = json.loads(path.read_text())
         arguments, runs = earlier["arguments"], earlier["runs"]
+        if not isinstance(arguments, dict) or not isinstance(runs, dict):
+            raise TypeError("'arguments' and 'runs' must each be an object")
         restored = Args(**{k: v for k, v in arguments.items() if k in Args.__dataclass_fields__})
     except (OSError, ValueError, KeyError, TypeError) as error:
         refuse_input(f"--analyse {path}: not the figures of a study_decks run "
