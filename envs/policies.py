@@ -167,15 +167,19 @@ def clue_candidates(table: VectorTable, per_card: int,
         their specificities (z-scores).
 
     Raises:
-        ValueError: ``per_card`` is not in ``[1, len(table.clues)]``.
+        ValueError: ``per_card`` is not in ``[1, len(table.clues)]`` (with ``spread``: in
+            ``[1, min(SPREAD_DEPTH, len(table.clues))]``).
     """
     n_clues = len(table.clues)
     if isinstance(per_card, bool) or not isinstance(per_card, int) or not (
             1 <= per_card <= n_clues):
         raise ValueError(f"clues per card must be an int in [1, {n_clues}], not {per_card!r}")
+    depth = min(SPREAD_DEPTH, n_clues)
+    if spread and per_card > depth:
+        raise ValueError(f"clues per card of the spread proposer (which reaches {depth} ranks "
+                         f"deep) must be an int in [1, {depth}], not {per_card!r}")
     z = specificity(table)
     if spread and per_card > 1:
-        depth = min(SPREAD_DEPTH, n_clues)
         ranks = np.unique(np.round(np.geomspace(1, depth, per_card)).astype(np.int64)) - 1
         while len(ranks) < per_card:  # small vocabularies: fill with the next unused ranks
             ranks = np.union1d(ranks, np.setdiff1d(np.arange(depth), ranks)[:per_card - len(

@@ -232,15 +232,25 @@ def check_args(args: Args) -> None:
 
 
 def check_fields(args: Args, table: Any) -> None:
-    """Refuse observation fields the environment does not have (an environment is built once
-    per role that chooses fields).
+    """Refuse what the vector table cannot give: more clues per card than the clue proposer
+    has, more PCA directions than the vectors, observation fields the environment does not
+    have (an environment is built once per role).
 
     Raises:
-        ValueError: ``--guesser-fields`` / ``--storyteller-fields`` naming the unknown fields.
+        ValueError: ``--clues-per-card``, ``--embedding-dim``, ``--guesser-fields`` /
+            ``--storyteller-fields``, naming the value and the limit.
     """
+    from envs.policies import clue_candidates
+
+    try:
+        clue_candidates(table, args.clues_per_card, spread=args.clue_proposer == "spread")
+    except ValueError as error:
+        raise ValueError(f"--clues-per-card {args.clues_per_card}: {error}") from None
+    if args.embedding_dim > table.dim:
+        raise ValueError(f"--embedding-dim {args.embedding_dim}: the {args.embedder} vectors have "
+                         f"{table.dim} directions, so at most {table.dim}")
     for role in args.roles:
-        if role_fields(args, role) is not None:
-            make_env(args, role, table, args.seed * 1000).close()
+        make_env(args, role, table, args.seed * 1000).close()
 
 
 def env_config(args: Args, role: str) -> dict[str, Any]:

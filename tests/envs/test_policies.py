@@ -81,3 +81,18 @@ def test_spread_proposer_reaches_from_obvious_to_cryptic_clues() -> None:
     assert np.array_equal(spread[:, 0], top[:, 0])
     assert np.all(np.diff(spread_z, axis=1) <= 0) and np.all(spread_z[:, -1] < top_z[:, -1])
     assert all(len(set(row)) == 6 for row in spread.tolist())
+
+
+def test_spread_proposer_refuses_more_clues_than_its_depth_reaches() -> None:
+    # With more clues per card than the spread's depth (256 ranks), the proposer's loop that
+    # fills missing ranks found none left and never ended: train_rl.py --clues-per-card 257
+    # (spread, its default) hung in building its first environment.
+    from envs.policies import SPREAD_DEPTH
+
+    table = VectorTable.random(range(4), [f"w{i}" for i in range(SPREAD_DEPTH + 10)], dim=4,
+                               seed=0)
+    with pytest.raises(ValueError, match=rf"spread.*\[1, {SPREAD_DEPTH}\], not {SPREAD_DEPTH + 1}"):
+        clue_candidates(table, SPREAD_DEPTH + 1, spread=True)
+    chosen, _ = clue_candidates(table, SPREAD_DEPTH, spread=True)
+    assert all(len(set(row)) == SPREAD_DEPTH for row in chosen.tolist())
+    assert clue_candidates(table, SPREAD_DEPTH + 1)[0].shape == (4, SPREAD_DEPTH + 1)

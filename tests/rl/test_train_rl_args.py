@@ -122,3 +122,38 @@ def test_one_specificity_trains_with_progress_and_writes_valid_json(tmp_path, mo
     assert quiet.no_progress
     train_rl["train"](quiet, "guesser", random_table(), tmp_path)
     assert "training guesser" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("role, proposer", [("storyteller", "specific"), ("storyteller", "spread"),
+                                            ("guesser", "spread")])
+def test_more_clues_per_card_than_the_proposer_has_exit_2_naming_the_option(
+        role, proposer, tmp_path, monkeypatch, capsys):
+    # The table's 64 clues: 65 per card cannot be proposed. A storyteller reading every field
+    # built no environment before its run folder, so the error came as a traceback once the
+    # folder was made; with 'spread' past its depth the proposer never returned (a hang).
+    import envs.vectors
+
+    monkeypatch.setattr(envs.vectors, "load_vector_table", lambda *a, **k: random_table())
+    with pytest.raises(SystemExit) as done:
+        script()["main"](["--out", str(tmp_path / "runs"), "--roles", role, "--embedding-dim",
+                          "8", "--clue-proposer", proposer, "--clues-per-card", "65"])
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert "--clues-per-card 65:" in err and "[1, 64]" in err and "Traceback" not in err, err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_more_pca_directions_than_the_vectors_have_exit_2_naming_the_option(
+        tmp_path, monkeypatch, capsys):
+    # A storyteller reading every field built no environment before its run folder: the
+    # projection's error came as a traceback once the folder was made.
+    import envs.vectors
+
+    monkeypatch.setattr(envs.vectors, "load_vector_table", lambda *a, **k: random_table())
+    with pytest.raises(SystemExit) as done:
+        script()["main"](["--out", str(tmp_path / "runs"), "--roles", "storyteller",
+                          "--embedding-dim", "17"])
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert "--embedding-dim 17:" in err and "at most 16" in err and "Traceback" not in err, err
+    assert not (tmp_path / "runs").exists()
