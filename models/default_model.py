@@ -53,7 +53,6 @@ from models._torch_utils import (
 )
 from models.base import (
     Embedder,
-    EmbedderError,
     EmbedderLoadError,
     fingerprint_of,
     progress_step,
@@ -280,7 +279,9 @@ class DefaultEmbedder(Embedder):
     ) -> None:
         head_path = Path(head).expanduser() if head is not None else default_head_path()
         if head is not None and not head_path.is_file():
-            raise EmbedderError(f"default: no head file at {head_path}")
+            raise EmbedderLoadError(f"default: no head file at {head_path}; pass the .npz that "
+                                    "scripts/train_default_model.py --write-head wrote, or "
+                                    "'default' for the shipped head")
         self.head = AlignmentHead.load(head_path)
         self._tower_dtype = dtype
         self.name = "default" if head is None else f"default:{head_path}"

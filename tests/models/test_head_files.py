@@ -86,3 +86,14 @@ def test_an_interrupted_head_write_leaves_the_old_head_whole(tmp_path, monkeypat
     assert (target.read_bytes(), family_target.read_bytes()) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["default_head.npz", "family_head.npz"]
     AlignmentHead.load(target)
+
+
+@pytest.mark.parametrize("name", ["default", "lite2-mpnet", "lite1-minilm"])
+def test_a_missing_head_named_by_the_user_is_a_load_error_naming_it(tmp_path, name):
+    # 'default:PATH' with no file at PATH raised a plain EmbedderError, which a caller catching
+    # models.EmbedderLoadError (a name that cannot be loaded) missed.
+    import models
+
+    path = tmp_path / "missing.npz"
+    with pytest.raises(EmbedderLoadError, match=r"missing\.npz"):
+        models.load_embedder(f"{name}:{path}", device="cpu")
