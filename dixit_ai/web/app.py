@@ -26,7 +26,8 @@ Routes:
   ``ping``, ``react``, ``reclaim_answer``; a spectator ``ping``, ``history``, ``react``) and
   receives ``state`` messages after every change, ``ack`` for its own moves, ``reaction``,
   ``pong``, ``notice`` and ``error`` for refused ones. Binary frames and unknown types are
-  answered with an ``error`` (status 400); the socket stays open.
+  answered with an ``error`` (status 400); the socket stays open. A socket with no good hello
+  within :data:`HELLO_SECONDS` is answered 408 and closed (4408).
 
 Opening tables and seat requests (join, recover, reclaim) are limited per client address
 (429, naming the limit: :class:`~dixit_ai.web.config.ServerConfig`'s ``tables_per_minute`` and
@@ -48,6 +49,7 @@ or a WebSocket message over :data:`MAX_REQUEST_BYTES` is refused (413) without b
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import sys
@@ -79,6 +81,11 @@ MAX_SOCKET_FRAME_BYTES = 4 * MAX_REQUEST_BYTES
 """The largest WebSocket message uvicorn reads at all (``dixit-ai serve``): a larger one closes
 the socket (1009) before it is read whole; one between :data:`MAX_REQUEST_BYTES` and this gets
 the app's 413 message, the socket kept (uvicorn's default would read 16 MiB)."""
+
+
+HELLO_SECONDS = 30.0
+"""How long a new socket may wait before its first good message (the hello): the page sends it
+as the socket opens; a socket still silent then is answered 408 and closed (4408)."""
 
 
 def _too_large() -> WebError:
@@ -349,9 +356,16 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
 
     async def _serve_socket(websocket: WebSocket, tables: TableManager,
                             sender: object) -> None:
+        hello_by = asyncio.get_running_loop().time() + HELLO_SECONDS
         try:
             while True:  # until a good hello (a binary or malformed frame is answered)
-                frame = await websocket.receive()
+                try:
+                    frame = await asyncio.wait_for(
+                        websocket.receive(), hello_by - asyncio.get_running_loop().time())
+                except TimeoutError:
+                    raise WebError(408, f"no hello within {HELLO_SECONDS:g} seconds: a socket "
+                                        "starts with {\"type\": \"hello\", \"token\": ...} "
+                                        "or {\"type\": \"hello\", \"watch\": ...}") from None
                 if frame["type"] == "websocket.disconnect":
                     return
                 try:

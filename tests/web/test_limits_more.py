@@ -290,3 +290,18 @@ def test_a_newcomer_cannot_take_a_name_already_at_the_table(client: TestClient,
     assert "Ann" in response.json()["error"] and "another name" in response.json()["error"]
     assert [s["name"] for s in ann.state()["table"]["seats"]][1:] == [None, None, None]
     assert join(client, made["invite"], "Anna").seat == 1  # a different name is welcome
+
+
+def test_a_socket_that_never_says_hello_is_closed(client: TestClient,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A page says hello as its socket opens; sockets held open without one (thousands, from
+    a script) would each hold a connection of the server for ever."""
+    from dixit_ai.web import app
+
+    monkeypatch.setattr(app, "HELLO_SECONDS", 0.2)
+    with client.websocket_connect("/ws") as socket:
+        refused = socket.receive_json()  # nothing sent: the server gives up waiting
+        assert refused["status"] == 408 and "hello" in refused["message"]
+        with pytest.raises(WebSocketDisconnect) as closed:
+            socket.receive_json()
+        assert closed.value.code == 4408

@@ -130,7 +130,7 @@ function connect() {
   socket.onclose = (event) => {
     $("connection").classList.remove("on");
     if (play.socket !== socket) return;
-    if (event.code >= 4400 && event.code < 4500 && event.code !== 4503 && event.code !== 4429) return;
+    if (event.code >= 4400 && event.code < 4500 && ![4503, 4429, 4408].includes(event.code)) return;
     $("offline").hidden = false;
     setTimeout(connect, event.code === 4429 ? 10000 : play.retry);  // 4429: too many connections
     play.retry = Math.min(play.retry * 2, 4000);
