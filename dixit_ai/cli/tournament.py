@@ -24,11 +24,12 @@ from typing import Any
 from dixit_ai.cli.common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
+    FAILURES_SHOWN,
     MAX_GAMES,
     MAX_RESAMPLES,
     check_at_most,
     failure_status,
-    print_failures,
+    numbered_failure_lines,
     progress_line,
     refuse_run_options,
     rule_argument,
@@ -39,11 +40,11 @@ from dixit_ai.tournament import (
     TournamentConfig,
     analyse_folder,
     load_config,
-    load_run_records,
     print_leaderboard,
     run_tournament,
 )
 from dixit_ai.tournament.config import split_names
+from dixit_ai.tournament.run import run_failures
 from dixit_ai.tournament.runner import BACKENDS, MAX_WORKERS
 from dixit_ai.tournament.schedule import balance_period
 from dixit_ai.tournament.store import on_failure_chosen as stored_choice
@@ -370,8 +371,9 @@ def run(args: argparse.Namespace) -> int:
         if outcome.results is not None:
             print_leaderboard(outcome.results, title=f"Tournament {config.name}")
             _print_files(outcome.files)
-        _, records = load_run_records(outcome.folder, allow_partial=True)
-    failures = print_failures(records)
+        shown, failures = run_failures(outcome.folder, limit=FAILURES_SHOWN)
+    for line in numbered_failure_lines(((0, record) for record in shown), total=failures):
+        print(line, file=sys.stderr)
     return failure_status(failures, config.on_failure, chosen=chosen)
 
 

@@ -179,6 +179,57 @@ class TournamentResults:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    """What the figures need of one game record (:func:`summarize`): an analysis holds these,
+    a few numbers a game, and not the records with their rounds, boards and notes.
+
+    Attributes:
+        game: The tournament's schedule index, if the record has one.
+        deal: The bootstrap's item: the tournament's deal, else the seed.
+        status: The record's status.
+        ruleset: The edition and rule overrides (records of two rule sets do not compare).
+        labels: Each seat's agent label.
+        n_players: The record's player count.
+        final_scores: Each seat's final score.
+        shares: Each seat's share of the win (ties shared).
+        turns: Per round, ``(storyteller seat, forfeited, storyteller's points, success)``.
+        failure_seats: The seat of each recorded failure.
+        culprit: The seat whose failure stopped an aborted game, if known.
+    """
+
+    game: int | None
+    deal: tuple[str, int]
+    status: str
+    ruleset: str
+    labels: tuple[str, ...]
+    n_players: int
+    final_scores: tuple[float, ...]
+    shares: tuple[float, ...]
+    turns: tuple[tuple[int, bool, float, float], ...]
+    failure_seats: tuple[int, ...]
+    culprit: int | None
+
+
+def summarize(record: GameRecord) -> GameSummary:
+    """The :class:`GameSummary` of ``record``."""
+    info = record.header.get("tournament")
+    game = info["game"] if isinstance(info, dict) and isinstance(info.get("game"), int) else None
+    culprit = _aborting_failure(record) if record.status == "aborted" else None
+    rules = json.dumps(record.header.get("rules", {}), sort_keys=True)
+    return GameSummary(
+        game=game, deal=_deal_key(record), status=record.status,
+        ruleset=f"{record.header.get('edition')} {rules}",
+        labels=tuple(seat_labels(record)), n_players=record.n_players,
+        final_scores=tuple(record.final_scores),
+        shares=tuple(_winner_shares(record)),
+        turns=tuple((r.storyteller, r.storyteller in r.forfeits,
+                     r.points[r.storyteller], float(0 < len(r.finders) < len(r.votes)))
+                    for r in record.rounds),
+        failure_seats=tuple(failure.seat for failure in record.failures),
+        culprit=None if culprit is None else culprit.seat)
+
+
 def seat_labels(record: GameRecord) -> list[str]:
     """Each seat's agent label: the tournament's, else the name in the record's header."""
     info = record.header.get("tournament")
@@ -187,11 +238,8 @@ def seat_labels(record: GameRecord) -> list[str]:
     return [str(agent.get("name", "?")) for agent in record.header["agents"]]
 
 
-def _order_key(position: int, record: GameRecord) -> tuple[int, int]:
-    info = record.header.get("tournament")
-    if isinstance(info, dict) and isinstance(info.get("game"), int):
-        return (info["game"], position)
-    return (position, position)
+def _order_key(position: int, game: GameSummary) -> tuple[int, int]:
+    return (position, position) if game.game is None else (game.game, position)
 
 
 def _deal_key(record: GameRecord) -> tuple[str, int]:
@@ -241,7 +289,7 @@ def rate_games(games: Sequence[tuple[Sequence[str], Sequence[float]]], agents: S
     return mu, sigma
 
 
-def _check_one_ruleset(records: Sequence[GameRecord]) -> None:
+def _check_one_ruleset(records: Sequence[GameSummary]) -> None:
     """Refuse records of more than one edition or rule set: their points and wins do not
     compare (a score limit of 30 against one of 10), so one table of them means nothing.
 
@@ -250,9 +298,7 @@ def _check_one_ruleset(records: Sequence[GameRecord]) -> None:
     """
     kinds: dict[str, int] = {}
     for record in records:
-        rules = json.dumps(record.header.get("rules", {}), sort_keys=True)
-        key = f"{record.header.get('edition')} {rules}"
-        kinds[key] = kinds.get(key, 0) + 1
+        kinds[record.ruleset] = kinds.get(record.ruleset, 0) + 1
     if len(kinds) > 1:
         editions = {key.partition(" ")[0] for key in kinds}
         what = "editions" if len(editions) > 1 else "rule sets"
@@ -261,13 +307,15 @@ def _check_one_ruleset(records: Sequence[GameRecord]) -> None:
                          f"not compare across them; analyse each one's records apart")
 
 
-def analyse(records: Iterable[GameRecord], *, n_resamples: int = DEFAULT_RESAMPLES,
+def analyse(records: Iterable[GameRecord | GameSummary], *, n_resamples: int = DEFAULT_RESAMPLES,
             rating_resamples: int = RATING_RESAMPLES, level: float = DEFAULT_LEVEL,
             seed: int = 0) -> TournamentResults:
     """Standings from game records (see the module docstring).
 
     Args:
-        records: Game records, in any order (tournament records are sorted by schedule index).
+        records: Game records, or their :func:`summarize` (the figures are the same; a
+            caller that reads many records summarizes each as it reads it, so as not to hold
+            them all), in any order (tournament records are sorted by schedule index).
         n_resamples: Bootstrap resamples for the win rate, points and storytelling figures.
         rating_resamples: Bootstrap resamples for the ratings (0: no rating interval).
         level: Confidence level of the intervals.
@@ -276,7 +324,9 @@ def analyse(records: Iterable[GameRecord], *, n_resamples: int = DEFAULT_RESAMPL
     Raises:
         ValueError: no complete (or truncated) game to analyse.
     """
-    ordered = sorted(enumerate(records), key=lambda item: _order_key(*item))
+    summaries = (record if isinstance(record, GameSummary) else summarize(record)
+                 for record in records)
+    ordered = sorted(enumerate(summaries), key=lambda item: _order_key(*item))
     kept = [record for _, record in ordered if record.status != "aborted"]
     stopped = [record for _, record in ordered if record.status == "aborted"]
     aborted = len(stopped)
@@ -285,26 +335,26 @@ def analyse(records: Iterable[GameRecord], *, n_resamples: int = DEFAULT_RESAMPL
     stopped_failures: Counter[str] = Counter()
     stopped_by: Counter[str] = Counter()
     for record in stopped:
-        labels = seat_labels(record)
-        for failure in record.failures:
-            if 0 <= failure.seat < len(labels):
-                stopped_failures[labels[failure.seat]] += 1
-        culprit = _aborting_failure(record)
-        if culprit is not None and 0 <= culprit.seat < len(labels):
-            stopped_by[labels[culprit.seat]] += 1
+        labels = record.labels
+        for seat in record.failure_seats:
+            if 0 <= seat < len(labels):
+                stopped_failures[labels[seat]] += 1
+        culprit = record.culprit
+        if culprit is not None and 0 <= culprit < len(labels):
+            stopped_by[labels[culprit]] += 1
     if not kept:
         by = ", ".join(f"{count} by {label}" for label, count in sorted(stopped_by.items()))
         raise ValueError(f"no game to analyse ({aborted} aborted{': ' + by if by else ''})"
                          if aborted else "no game to analyse")
     _check_one_ruleset(kept)
-    labels_per_game = [seat_labels(record) for record in kept]
+    labels_per_game = [record.labels for record in kept]
     agents = sorted({label for labels in labels_per_game for label in labels}
                     | set(stopped_failures) | set(stopped_by))
     column = {agent: i for i, agent in enumerate(agents)}
     n_games, n_agents = len(kept), len(agents)
 
     deal_index: dict[tuple[str, int], int] = {}
-    game_deal = np.array([deal_index.setdefault(_deal_key(r), len(deal_index)) for r in kept])
+    game_deal = np.array([deal_index.setdefault(r.deal, len(deal_index)) for r in kept])
     n_deals = len(deal_index)
 
     # Per game and agent: seats, points, win shares, storytelling turns / points / successes.
@@ -318,7 +368,7 @@ def analyse(records: Iterable[GameRecord], *, n_resamples: int = DEFAULT_RESAMPL
     seat_wins = np.zeros(width)
     seat_games = np.zeros(width)
     for g, (record, labels) in enumerate(zip(kept, labels_per_game, strict=True)):
-        shares = _winner_shares(record)
+        shares = record.shares
         for seat, label in enumerate(labels):
             a = column[label]
             tallies["seats"][g, a] += 1
@@ -327,17 +377,16 @@ def analyse(records: Iterable[GameRecord], *, n_resamples: int = DEFAULT_RESAMPL
             seat_points[seat] += record.final_scores[seat]
             seat_wins[seat] += shares[seat]
             seat_games[seat] += 1
-        for round_ in record.rounds:
-            a = column[labels[round_.storyteller]]
-            if round_.storyteller in round_.forfeits:  # the runner told, not the agent
+        for storyteller, forfeit, story_points, success in record.turns:
+            a = column[labels[storyteller]]
+            if forfeit:  # the runner told, not the agent
                 forfeited[a] += 1
                 continue
             tallies["turns"][g, a] += 1
-            tallies["story_points"][g, a] += round_.points[round_.storyteller]
-            found = len(round_.finders)
-            tallies["successes"][g, a] += float(0 < found < len(round_.votes))
-        for failure in record.failures:
-            failures[column[labels[failure.seat]]] += 1
+            tallies["story_points"][g, a] += story_points
+            tallies["successes"][g, a] += success
+        for seat in record.failure_seats:
+            failures[column[labels[seat]]] += 1
 
     # Sum each tally over the games of each deal: the bootstrap resamples deals.
     per_deal = {name: np.zeros((n_deals, n_agents)) for name in tallies}

@@ -9,11 +9,11 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from tqdm import tqdm
 
@@ -21,7 +21,13 @@ from dixit_ai.decks import Deck
 from dixit_ai.jsonl import JsonlRecords, read_jsonl
 from dixit_ai.records import GameRecord
 from dixit_ai.reporting import DEFAULT_RESAMPLES, check_folder_path, run_folder
-from dixit_ai.tournament.analysis import RATING_RESAMPLES, TournamentResults, analyse
+from dixit_ai.tournament.analysis import (
+    RATING_RESAMPLES,
+    GameSummary,
+    TournamentResults,
+    analyse,
+    summarize,
+)
 from dixit_ai.tournament.config import TournamentConfig
 from dixit_ai.tournament.deck_check import check_run_deck, deck_identity, read_run_deck
 from dixit_ai.tournament.report import (
@@ -55,6 +61,8 @@ from dixit_ai.tournament.store import (
 from dixit_ai.tournament.store import (
     on_failure_chosen as stored_choice,
 )
+
+T = TypeVar("T")
 
 LOG_PROGRESS_INTERVAL = 60.0
 """Seconds between redraws of the progress bar when stderr is not a terminal (a log file): a
@@ -439,23 +447,61 @@ def read_run_records(folder: str | Path, *, allow_partial: bool = False,
         ValueError: not a run folder, or a record file that cannot be trusted
             (:class:`~dixit_ai.jsonl.RecordFileError`).
     """
+    config, read = _read_run(folder, lambda record: record, allow_partial=allow_partial,
+                             being_written=being_written)
+    return config, JsonlRecords(read.path, [(number, record) for number, (_, record)
+                                            in read.items], read.dropped)
+
+
+def _read_run(folder: str | Path, reduce: Callable[[GameRecord], T], *,
+              allow_partial: bool = False, being_written: bool = False
+              ) -> tuple[TournamentConfig, JsonlRecords[tuple[int, T]]]:
+    """:func:`read_run_records`, each record checked and then reduced at once (an analysis
+    keeps its :func:`~dixit_ai.tournament.analysis.summarize`, not the record), as
+    ``(schedule index, reduced)`` in schedule order."""
     config, version = read_run_config(folder)
     schedule = schedule_of(config, version)
     seen: set[int] = set()
 
-    def parse(text: str) -> GameRecord:
+    def parse(text: str) -> tuple[int, T]:
         record = GameRecord.from_json(text)
         index = check_scheduled(record, schedule, seen, name=config.name)
         seen.add(index)
-        return record
+        return index, reduce(record)
 
     if not (Path(folder) / GAMES_FILE).exists():  # a run stopped before its first game
         raise ValueError(f"{folder}: no game recorded yet (no {GAMES_FILE}); play its games "
                          f"with: dixit-ai tournament --resume {folder}")
     read = read_jsonl(Path(folder) / GAMES_FILE, parse, allow_partial=allow_partial,
                       what="game record", being_written=being_written)
-    read.items.sort(key=lambda item: item[1].header["tournament"]["game"])
+    read.items.sort(key=lambda item: item[1][0])
     return config, read
+
+
+def run_failures(folder: str | Path, *, limit: int, allow_partial: bool = True
+                 ) -> tuple[list[GameRecord], int]:
+    """The first records of a run folder (in schedule order) holding its first ``limit``
+    agent failures, each without its rounds, and the count of all its failures: what a
+    summary of the failures needs, without holding every record (see
+    :func:`read_run_records` for how they are read)."""
+    def failed(record: GameRecord) -> GameRecord | None:
+        if not record.failures:
+            return None
+        return GameRecord(header=record.header, rounds=[], final_scores=record.final_scores,
+                          winners=record.winners, status=record.status,
+                          failures=record.failures)
+
+    _, read = _read_run(folder, failed, allow_partial=allow_partial)
+    shown: list[GameRecord] = []
+    counted = total = 0
+    for _, (_, record) in read.items:
+        if record is None:
+            continue
+        total += len(record.failures)
+        if counted < limit:
+            shown.append(record)
+            counted += len(record.failures)
+    return shown, total
 
 
 def load_run_records(folder: str | Path, *, allow_partial: bool = False
@@ -487,7 +533,11 @@ def run_bootstrap_settings(folder: Path) -> tuple[tuple[int, int], str] | None:
 def missing_games(config: TournamentConfig, records: list[GameRecord]) -> list[int]:
     """Schedule indices below the last recorded game that have no record (games cut from the
     middle of ``games.jsonl``; the games after the last one were not played yet)."""
-    played = {record.header["tournament"]["game"] for record in records}
+    return _missing(record.header["tournament"]["game"] for record in records)
+
+
+def _missing(indices: Iterable[int]) -> list[int]:
+    played = set(indices)
     return [index for index in range(max(played, default=-1) + 1) if index not in played]
 
 
@@ -555,8 +605,11 @@ def analyse_folder(folder: str | Path, *, out: str | Path | None = None,
     notes: list[str] = []
     if path.is_dir() and (path / CONFIG_FILE).exists():
         playing = run_in_play(path)  # another process plays it now: its records grow
-        config, read = read_run_records(path, allow_partial=allow_partial,
-                                        being_written=playing)
+        config, run_read = _read_run(path, summarize, allow_partial=allow_partial,
+                                     being_written=playing)
+        indices = [index for _, (index, _) in run_read.items]
+        read = JsonlRecords(run_read.path, [(number, summary) for number, (_, summary)
+                                            in run_read.items], run_read.dropped)
         config_data, title, seed, name = (config.to_dict(), f"Tournament {config.name}",
                                           config.seed, config.name)
         beside = path
@@ -566,10 +619,10 @@ def analyse_folder(folder: str | Path, *, out: str | Path | None = None,
                   f"the defaults (neither the run's {RESULTS_JSON} nor its {CONFIG_FILE} "
                   "states them)")
         own = stored or (DEFAULT_RESAMPLES, RATING_RESAMPLES)
-        last = max((r.header["tournament"]["game"] for r in read.records), default=-1)
+        last = max(indices, default=-1)
         if last + 1 < config.games:  # games after the last recorded one: not played yet
             period = balance_period(len(config.agents), config.players)
-            count = len(read.records)
+            count = len(indices)
             notes.append(f"the run is {'being played' if playing else 'unfinished'}: "
                          f"{count} of its {config.games} scheduled games are recorded"
                          + (" so far" if playing else "")
@@ -578,18 +631,18 @@ def analyse_folder(folder: str | Path, *, out: str | Path | None = None,
                          + ("; another process is playing it (analyse it again once it "
                             "ends)" if playing else
                             f"; continue it with: dixit-ai tournament --resume {path}"))
-        missing = missing_games(config, read.records)
+        missing = _missing(indices)
         if missing:
             notes.append(f"{len(missing)} of the {config.games} scheduled games "
                          f"{'is' if len(missing) == 1 else 'are'} missing "
                          f"from {GAMES_FILE}: game{'s' if len(missing) != 1 else ''} "
                          f"{_numbers(missing)}; these figures cover the other "
-                         f"{len(read.records)}")
+                         f"{len(indices)}")
     elif path.is_file():
-        def parse(text: str) -> GameRecord:
+        def parse(text: str) -> GameSummary:
             record = GameRecord.from_json(text)
             check_totals(record)
-            return record
+            return summarize(record)
 
         read = read_jsonl(path, parse, allow_partial=allow_partial, what="game record")
         title, seed, name = f"Games of {path.name}", 0, path.stem
