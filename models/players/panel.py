@@ -74,10 +74,15 @@ def member(name: str) -> PanelMember:
     Raises:
         ValueError: no such registry agent, or it names no embedder.
     """
-    from dixit_ai.agents import agent_spec
+    from dixit_ai.agents import agent_spec, list_agents
     from models.players.panel_models import reads_ground_truth
 
     full = name if name.startswith("panel-") else f"panel-{name}"
+    members = sorted(a.name for a in list_agents() if a.name.startswith("panel-"))
+    if full not in members:
+        raise ValueError(f"no panel member named {name!r}: the members are "
+                         f"{', '.join(members) or 'none'} (the 'panel-' may be left out); "
+                         f"the named panels are {', '.join(PANELS)}")
     spec = agent_spec(full)
     embedder = spec.kwargs.get("embedder")
     if not isinstance(embedder, str):
