@@ -58,11 +58,14 @@ def main(argv: list[str] | None = None) -> int:
         score_boards,
     )
 
+    try:  # an embedder that cannot load is bad input: refused before the run folder is made
+        embedder = load_embedder(args.model, device=args.device)
+    except (ValueError, ImportError) as error:
+        parser.error(f"--model {args.model}: {error}")
     try:  # a folder of its own, even beside a run started in the same second
         run_dir = new_run_dir(args.runs_dir, "eval_embedder", args.seed)
     except ValueError as error:
         parser.error(f"--runs-dir {error}")
-    embedder = load_embedder(args.model, device=args.device)
     deck = load_deck(f"dream:size={args.cards},seed={args.deck_seed}")
     vectors = embed_deck(embedder, deck, progress=True)
     boards = make_boards(
