@@ -144,6 +144,12 @@ def main(argv: list[str] | None = None) -> int:
         check_at_least(args, (("repeat", 1),))
     except ValueError as error:
         parser.error(str(error))
+    from dixit_ai.agents.registry import agent_spec
+
+    try:  # before any process is started (a child's traceback said it, exit 1)
+        agent_spec(args.agent)
+    except ValueError as error:
+        parser.error(f"--agent {args.agent}: {error}")
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores{load_average()}; "
           f"{args.agent} storyteller, 5 players, refresh-2021")
     run_case(None, agent=args.agent)  # warms the machine's cache (and the OS's file cache)

@@ -100,6 +100,15 @@ def test_bench_startup_refuses_no_repeat() -> None:
     assert "Traceback" not in result.stderr and "warm" not in result.stdout
 
 
+def test_bench_startup_refuses_an_unknown_agent() -> None:
+    """``--agent bogus`` printed the child process's registry traceback (exit 1) after the
+    header; it is refused before any process is started."""
+    result = script("bench_startup.py", "--agent", "bogus")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "--agent bogus: no agent named 'bogus'" in result.stderr
+    assert "Traceback" not in result.stderr and "warm" not in result.stdout
+
+
 @pytest.mark.parametrize(("flag", "value"), [("--repeat", "0"), ("--threads", "0"),
                                              ("--threads", "-2")])
 def test_bench_embed_refuses_bad_counts(tmp_path: Path, flag: str, value: str) -> None:
