@@ -112,36 +112,44 @@ def read_jsonl(path: str | os.PathLike[str], parse: Callable[[str], Any] = _json
     source = Path(path)
     if source.is_dir():
         raise RecordFileError(f"{source}: a folder, not a file of {what}s")
-    data = source.read_bytes()
     result: JsonlRecords[Any] = JsonlRecords(source)
-    lines = data.split(b"\n")
-    torn = lines[-1].strip() != b""  # text after the last newline: the last line is torn
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        where = f"{source}, line {number}"
-        if torn and number == len(lines):
-            if being_written:
-                continue
-            reason = ("incomplete last line (no newline at its end: the run was cut off "
-                      "while writing it)")
-        else:
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as error:
-                reason = f"not UTF-8 text ({error})"
-            else:
-                try:
-                    result.items.append((number, parse(text)))
-                    continue
-                except ValueError as error:
-                    reason = str(error)
-        if not allow_partial:
-            raise RecordFileError(f"{where}: {reason}; fix or remove the line, or pass "
-                                  f"--allow-partial to analyse the other {what}s")
-        result.dropped.append((number, reason))
+    with source.open("rb") as handle:  # line by line: a large file is never held whole
+        for number, line in enumerate(handle, start=1):
+            _read_line(result, number, line, parse, allow_partial=allow_partial, what=what,
+                       being_written=being_written)
     if not result.items:
         dropped = f" ({result.dropped_summary()})" if result.dropped else ""
         raise RecordFileError(f"{source}: no {what} to analyse"
                               + (dropped or " (the file is empty)"))
     return result
+
+
+def _read_line(result: JsonlRecords[Any], number: int, line: bytes,
+               parse: Callable[[str], Any], *, allow_partial: bool, what: str,
+               being_written: bool) -> None:
+    """Read line ``number`` of a file (with its newline, if it has one) into ``result`` (see
+    :func:`read_jsonl`)."""
+    torn = not line.endswith(b"\n")  # text after the last newline: the last line is torn
+    raw = line if torn else line[:-1]
+    if not raw.strip():
+        return
+    if torn:
+        if being_written:
+            return
+        reason = ("incomplete last line (no newline at its end: the run was cut off "
+                  "while writing it)")
+    else:
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            reason = f"not UTF-8 text ({error})"
+        else:
+            try:
+                result.items.append((number, parse(text)))
+                return
+            except ValueError as error:
+                reason = str(error)
+    if not allow_partial:
+        raise RecordFileError(f"{result.path}, line {number}: {reason}; fix or remove the "
+                              f"line, or pass --allow-partial to analyse the other {what}s")
+    result.dropped.append((number, reason))
