@@ -244,6 +244,7 @@ def check_args(args: argparse.Namespace) -> list[tuple[str, int]]:
     if args.json:
         check_out_file(Path(args.json), "--json")
     if args.learner:
+        check_at_least(args, (("learner_steps", 1), ("clip_steps", 1)))
         return []
     check_at_least(args, (("games", 1), ("repeats", 1)))
     cells = []

@@ -100,6 +100,16 @@ def test_bench_startup_refuses_no_repeat() -> None:
     assert "Traceback" not in result.stderr and "warm" not in result.stdout
 
 
+@pytest.mark.parametrize("flag", ["--learner-steps", "--clip-steps"])
+def test_bench_envs_learner_refuses_no_steps(flag: str) -> None:
+    """``--learner --learner-steps 0`` measured every row, then died dividing by zero (exit 1);
+    ``--clip-steps 0`` reported a rate of 0 steps/s for the clip row."""
+    result = script("bench_envs.py", "--learner", flag, "0")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert f"{flag} must be at least 1, not 0" in result.stderr
+    assert "Traceback" not in result.stderr and "steps/s" not in result.stdout
+
+
 def test_bench_startup_refuses_an_unknown_agent() -> None:
     """``--agent bogus`` printed the child process's registry traceback (exit 1) after the
     header; it is refused before any process is started."""
