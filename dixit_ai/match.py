@@ -37,6 +37,8 @@ from dixit_ai.agents import (
     as_choice,
     make_agent,
     make_agent_for_deck,
+    missing_party_decisions,
+    party_agents,
 )
 from dixit_ai.records import RECORD_FORMAT, Failure, GameRecord, RoundRecord, Status
 from dixit_ai.rules import (
@@ -217,13 +219,6 @@ def _decide(agent: Agent, view: View) -> tuple[Action, dict[str, Any], float | N
     return Tell(seat, story.card, story.clue, story.clue_kind), notes, rate
 
 
-def missing_party_decisions(agent: object) -> str | None:
-    """The Dixit Party decisions an agent (or an agent class) lacks, as ``"announce() or
-    red_token()"``, or ``None`` when it makes both."""
-    missing = [m for m in ("announce", "red_token") if not callable(getattr(agent, m, None))]
-    return " or ".join(m + "()" for m in missing) if missing else None
-
-
 def needs_party_methods(agents: Sequence[Agent], rules: RuleSet) -> None:
     """Raise ``ValueError`` before a Dixit Party game if an agent lacks its two decisions."""
     if rules.mode != "party":
@@ -233,7 +228,7 @@ def needs_party_methods(agents: Sequence[Agent], rules: RuleSet) -> None:
         if missing:
             raise ValueError(
                 f"seat {seat}: agent {getattr(agent, 'name', agent)!r} cannot play Dixit Party "
-                f"(no {missing}); Party agents: random, party-embedding")
+                f"(no {missing}); Party agents: {', '.join(party_agents())}")
 
 
 def play_game(

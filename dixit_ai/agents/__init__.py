@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from dixit_ai.agents.base import Agent, Announcement, Choice, PartyAgent, Story, as_choice
+from dixit_ai.agents.base import (
+    Agent,
+    Announcement,
+    Choice,
+    PartyAgent,
+    Story,
+    as_choice,
+    missing_party_decisions,
+)
 from dixit_ai.agents.random_agent import RandomAgent
 from dixit_ai.agents.registry import (
     AgentSpec,
@@ -14,6 +22,8 @@ from dixit_ai.agents.registry import (
     load_agent_configs,
     make_agent,
     make_agent_for_deck,
+    party_agents,
+    party_problem,
     prepare_agents,
     register_agent,
 )
@@ -35,6 +45,9 @@ __all__ = [
     "load_agent_configs",
     "make_agent",
     "make_agent_for_deck",
+    "missing_party_decisions",
+    "party_agents",
+    "party_problem",
     "prepare_agents",
     "register_agent",
 ]

@@ -131,3 +131,10 @@ def as_choice(decision: Choice | Sequence[int]) -> Choice:
             raise TypeError(f"expected ints, got {item!r} in {decision!r}")
         items.append(int(item))
     return Choice(tuple(items))
+
+
+def missing_party_decisions(agent: object) -> str | None:
+    """The Dixit Party decisions an agent (or an agent class) lacks, as ``"announce() or
+    red_token()"``, or ``None`` when it makes both."""
+    missing = [m for m in ("announce", "red_token") if not callable(getattr(agent, m, None))]
+    return " or ".join(m + "()" for m in missing) if missing else None

@@ -62,7 +62,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dixit_ai.agents.base import Agent
+from dixit_ai.agents.base import Agent, missing_party_decisions
 from dixit_ai.agents.requirements import check_agent_requirements, checked_requirements
 
 
@@ -442,6 +442,37 @@ def prepare_agents(
             continue
         done.append((spec.prepare, kwargs))
         _import_point(spec, spec.prepare)(progress=progress, **kwargs)
+
+
+def party_agents() -> list[str]:
+    """The registered agents that can play Dixit Party (their class makes ``announce`` and
+    ``red_token``), among those whose code imports here."""
+    names = []
+    for spec in list_agents():
+        try:
+            factory = _import_point(spec, spec.entry_point)
+        except ImportError:
+            continue
+        if missing_party_decisions(factory) is None:
+            names.append(spec.name)
+    return names
+
+
+def party_problem(name: str) -> str | None:
+    """Why the agent registered as ``name`` cannot play Dixit Party (its class lacks
+    ``announce`` or ``red_token``), or ``None``; reads the class, makes no agent (no model is
+    loaded).
+
+    Raises:
+        ValueError: no such agent.
+        ImportError: as :func:`make_agent`.
+    """
+    spec = agent_spec(name)
+    missing = missing_party_decisions(_import_point(spec, spec.entry_point))
+    if missing is None:
+        return None
+    return (f"agent {name!r} cannot play Dixit Party (no {missing}); Party agents: "
+            f"{', '.join(party_agents())}")
 
 
 def make_agent_for_deck(name: str, game_deck: Any, /, **overrides: Any) -> Agent:

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from dixit_ai.agents import make_agent_for_deck, prepare_agents
+from dixit_ai.agents import make_agent_for_deck, party_problem, prepare_agents
 from dixit_ai.agents.requirements import check_agent_requirements
 from dixit_ai.cli.common import (
     EXIT_OK,
@@ -30,8 +30,8 @@ from dixit_ai.decks import load_deck
 from dixit_ai.files import atomic_writer
 from dixit_ai.match import FailurePolicy, game_seeds, play_game
 from dixit_ai.records import GameRecord
+from dixit_ai.reporting import progress_interval
 from dixit_ai.rules import EDITIONS, RuleSet
-from dixit_ai.tournament.run import progress_interval
 
 parse_rule = rule_argument
 """``--rule KEY=VALUE``, typed by the RuleSet field (kept under its old name)."""
@@ -93,6 +93,11 @@ def run(args: argparse.Namespace) -> int:
     # Every agent's entry exists and its packages are installed, before the deck is loaded or
     # anything prepared: unknown names and missing packages are named here (exit 2).
     check_agent_requirements(names)
+    if rules.mode == "party":  # read from the agents' classes: nothing is made or loaded
+        for seat, name in enumerate(names):
+            problem = party_problem(name)
+            if problem:
+                raise ValueError(f"seat {seat}: {problem}")
     chosen = args.on_failure is not None
     on_failure: FailurePolicy = args.on_failure or "abort"
     deck = load_deck(args.deck)  # once, and before any game: a bad deck fails early

@@ -20,7 +20,12 @@ from tqdm import tqdm
 from dixit_ai.decks import Deck
 from dixit_ai.jsonl import JsonlRecords, read_jsonl
 from dixit_ai.records import GameRecord
-from dixit_ai.reporting import DEFAULT_RESAMPLES, check_folder_path, run_folder
+from dixit_ai.reporting import (
+    DEFAULT_RESAMPLES,
+    check_folder_path,
+    progress_interval,
+    run_folder,
+)
 from dixit_ai.tournament.analysis import (
     RATING_RESAMPLES,
     GameSummary,
@@ -64,9 +69,6 @@ from dixit_ai.tournament.store import (
 
 T = TypeVar("T")
 
-LOG_PROGRESS_INTERVAL = 60.0
-"""Seconds between redraws of the progress bar when stderr is not a terminal (a log file): a
-week-long run at tqdm's default (ten a second) would fill its log with redraws."""
 
 
 STALL_REPORT_AFTER = 300.0
@@ -165,12 +167,17 @@ def check_ready(config: TournamentConfig) -> Deck:
         ImportError: an agent needs an optional dependency that is not installed.
     """
     config.validate()
-    from dixit_ai.agents import check_agent_arguments
+    from dixit_ai.agents import check_agent_arguments, party_problem
     from dixit_ai.decks import load_deck
 
+    party = config.ruleset().mode == "party"
     for entry in config.agents:
         try:
             check_agent_arguments(entry.agent, entry.kwargs)
+            # read from the agent's class: nothing is made or loaded
+            problem = party_problem(entry.agent) if party else None
+            if problem:
+                raise ValueError(problem)
         except ValueError as error:
             if entry.label == entry.agent:
                 raise
@@ -396,16 +403,6 @@ def _check_writable(folder: Path) -> None:
             raise ResumeError(f"{path}: cannot write there (permission denied); a resumed run "
                               f"appends to {GAMES_FILE} and rewrites its report (to read the "
                               "run only: dixit-ai tournament --analyse FOLDER --out ELSEWHERE)")
-
-
-def progress_interval(stream: Any) -> float:
-    """The least seconds between a progress bar's redraws on ``stream``: tqdm's default (0.1)
-    on a terminal, :data:`LOG_PROGRESS_INTERVAL` elsewhere (a log file, a pipe)."""
-    try:
-        terminal = bool(stream.isatty())
-    except (AttributeError, ValueError):  # no isatty, or a closed stream
-        terminal = False
-    return 0.1 if terminal else LOG_PROGRESS_INTERVAL
 
 
 def _bootstrap_settings(n_resamples: int | None, rating_resamples: int | None,

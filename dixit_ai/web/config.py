@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from dixit_ai.agents import agent_spec, list_agents
-from dixit_ai.match import missing_party_decisions
+from dixit_ai.agents import party_problem as agent_party_problem
 from dixit_ai.rules import EDITIONS, RuleSet
 from dixit_ai.rules.text import text_problem
 
@@ -475,18 +475,13 @@ def check_bots(names: Iterable[object], offered: Sequence[str]) -> None:
 def party_problem(name: str) -> str | None:
     """Why the bot ``name`` cannot play Dixit Party (no ``announce``/``red_token``), or None.
 
-    Imports the bot's class (not an instance: no model is loaded) to read its decisions.
+    Reads the bot's class (not an instance: no model is loaded):
+    :func:`dixit_ai.agents.party_problem`.
     """
-    module_name, _, attribute = agent_spec(name).entry_point.partition(":")
     try:
-        factory = getattr(importlib.import_module(module_name), attribute)
+        return agent_party_problem(name)
     except (ImportError, AttributeError) as error:
         return f"bot {name!r} cannot be loaded: {error}"
-    missing = missing_party_decisions(factory)
-    if missing:
-        return (f"bot {name!r} cannot play Dixit Party (no {missing}); choose a Party bot such "
-                "as random or party-embedding")
-    return None
 
 
 def server_config_from_options(*, config: str | Path | None = None,

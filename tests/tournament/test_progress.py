@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import dixit_ai.tournament.run as run_module
+from dixit_ai.reporting import LOG_PROGRESS_INTERVAL
 from dixit_ai.tournament import run_tournament
-from dixit_ai.tournament.run import LOG_PROGRESS_INTERVAL
 
 from .helpers import random_config
 
