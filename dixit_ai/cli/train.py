@@ -121,15 +121,18 @@ def run_align(args: argparse.Namespace, announce: Announce | None = None) -> int
         wrong = [name for name in head_defaults  # given, even at its default's value
                  if name not in tune_defaults and getattr(args, name) is not None]
         if wrong:
-            return _refuse(", ".join(_flag(n) for n in wrong) + " set the default model's "
-                           f"head and do not apply when fine-tuning --model {model}")
+            verbs = ("sets", "does") if len(wrong) == 1 else ("set", "do")
+            return _refuse(", ".join(_flag(n) for n in wrong) + f" {verbs[0]} the default "
+                           f"model's head and {verbs[1]} not apply when fine-tuning --model "
+                           f"{model}")
         values = {name: _given(args, name, default) for name, default in tune_defaults.items()}
         check_out_folder(values["out"])
         return int(finetune.run(finetune.FinetuneArgs(**values), announce=announce))
     given = [name for name in tune_defaults
              if name not in head_defaults and name != "model" and getattr(args, name, None)]
     if given:
-        return _refuse(", ".join(_flag(n) for n in given) + " need --model (an 'openclip:...' "
+        verb = " needs" if len(given) == 1 else " need"
+        return _refuse(", ".join(_flag(n) for n in given) + verb + " --model (an 'openclip:...' "
                        "or 'hf:...' model to fine-tune); without it, align trains the default "
                        "model's head")
     kept = {name for name in head_defaults if getattr(args, name, None) is not None}

@@ -242,9 +242,9 @@ def test_train_commands_dispatch_to_finetune(tiny_openclip, card_folder, tmp_pat
     assert (out / "finetune_card.json").is_file()
     capsys.readouterr()
     assert main(["train", "align", "--model", name, "--write-head", *common]) == 2
-    assert "error: --write-head set the default model's head" in capsys.readouterr().err
+    assert "error: --write-head sets the default model's head" in capsys.readouterr().err
     assert main(["train", "align", "--deck", f"folder:{card_folder}"]) == 2
-    assert re.search(r"error: --deck.*need --model", capsys.readouterr().err)
+    assert re.search(r"error: --deck.*needs --model", capsys.readouterr().err)
 
 
 @pytest.mark.parametrize("command", ["align", "finetune"])

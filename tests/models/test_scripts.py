@@ -61,11 +61,11 @@ def test_train_default_model_smoke(tmp_path, monkeypatch):
     (["--learning-rate", "-1"], "--learning-rate must be a positive finite number, not -1.0"),
     (["--threads", "-1"], "--threads must be at least 0, not -1"),
     (["--model", "openclip:ViT-B-32", "--blend", "0.5"],
-     "error: --blend set the default model's head and do not apply when fine-tuning --model"),
+     "error: --blend sets the default model's head and does not apply when fine-tuning --model"),
     # a head option given at its default's value was ignored in silence
     (["--model", "openclip:ViT-B-32", "--train-cards", "600", "--hidden", "0"],
      "error: --train-cards, --hidden set the default model's head and do not apply"),
-    (["--mode", "full"], "error: --mode need --model"),
+    (["--mode", "full"], "error: --mode needs --model"),
     # these exited 1 (a SystemExit message), after the checks that exit 2
     (["--train-seeds", "0-3"], "error: --train-seeds must differ from 0 (the default deck)"),
     (["--train-seeds", "9001"], "must differ from 0 (the default deck) and --eval-seed (9001)"),
