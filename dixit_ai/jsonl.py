@@ -79,6 +79,24 @@ def json_object(text: str, what: str) -> dict[str, Any]:
     return data
 
 
+def read_json(path: str | os.PathLike[str]) -> Any:
+    """The JSON value a file holds (a run's header, settings or timing), read strictly.
+
+    Raises:
+        OSError: the file cannot be read.
+        ValueError: the file is not UTF-8 text, or not JSON; the message names the file.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})"
+                         ) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: not JSON ({error})") from None
+
+
 @overload
 def read_jsonl(path: str | os.PathLike[str], *, allow_partial: bool = False,
                what: str = "record", being_written: bool = False) -> JsonlRecords[Any]: ...

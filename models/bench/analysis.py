@@ -24,7 +24,6 @@ What is measured:
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from collections.abc import Callable, Sequence
@@ -33,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from dixit_ai.jsonl import read_json
 from dixit_ai.reporting import (
     Interval,
     markdown_table,
@@ -458,12 +458,7 @@ def read_timing(path: Path) -> dict[str, Any] | None:
     """
     if not path.is_file():
         return None
-    try:
-        timing = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not UTF-8 text") from None
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{path}: not JSON ({error})") from None
+    timing = read_json(path)
     if not isinstance(timing, dict):
         kind = "array" if isinstance(timing, list) else type(timing).__name__
         raise ValueError(f"{path}: not the bench's timing (a JSON {kind}, where an object "

@@ -125,14 +125,9 @@ def _run_header(path: Path) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         ValueError: not UTF-8, not JSON, or JSON of another shape (the message names the file
             and what is wrong).
     """
-    import json
+    from dixit_ai.jsonl import read_json
 
-    try:
-        header = json.loads(path.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not UTF-8 text") from None
-    except json.JSONDecodeError as error:
-        raise ValueError(f"{path}: not JSON ({error})") from None
+    header = read_json(path)
     if not isinstance(header, dict):
         raise ValueError(f"{path}: not a benchmark header (a JSON {_json_kind(header)}, where "
                          "an object with 'config' is due)")

@@ -8,10 +8,11 @@ unless the caller allows a partial run; then the header counts what was dropped 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from dixit_ai.jsonl import read_json
 
 BENCH_TASKS = ("guess", "decoy", "tell")
 
@@ -41,14 +42,11 @@ def read_run(folder: str | Path, *, allow_partial: bool = False
     if not (path / "bench.json").is_file() or not (path / "records.jsonl").is_file():
         raise ValueError(f"{path} is not a benchmark run folder (no bench.json and "
                          f"records.jsonl)")
+    header = read_json(path / "bench.json")
     try:
-        header = json.loads((path / "bench.json").read_text(encoding="utf-8"))
         labels = {m["label"] for m in header["models"]}
         tasks = set(header["config"]["tasks"])
-    except UnicodeDecodeError as error:
-        raise ValueError(f"{path / 'bench.json'}: not UTF-8 text ({error.reason} at byte "
-                         f"{error.start})") from None
-    except (json.JSONDecodeError, KeyError, TypeError) as error:
+    except (KeyError, TypeError) as error:
         raise ValueError(f"{path / 'bench.json'}: not a benchmark header ({error})") from None
 
     try:
