@@ -74,10 +74,14 @@ class HumanAgent:
             captions and to draw the cards. ``None`` shows card ids only.
         images_dir: Where to write ``hand.png`` and ``board.png`` for the person to open;
             ``None`` writes nothing.
-        seat_names: A display name per seat (``"you"`` is used for this seat).
+        seat_names: A display name per seat (``"you"`` is used for this seat where one
+            person plays): a person's name, or ``"human"``, or the bot's agent name.
         input_fn: Reads one line given a prompt (default :func:`input`); tests pass a script.
         output: Where to print (default standard output).
-        name: The agent's name in records.
+        name: The agent's name in records (default ``"human"``, or ``"human:NAME"`` for a
+            named ``player``).
+        player: The person's name, where given (recorded beside ``name`` as ``"player"``, as
+            web tables record theirs).
         hot_seat: Shared by every person at this terminal when there are several (hot seat);
             ``None`` for one person, who is asked nothing more.
 
@@ -89,7 +93,8 @@ class HumanAgent:
     def __init__(self, *, deck: Any = None, images_dir: str | Path | None = None,
                  seat_names: Sequence[str] | None = None,
                  input_fn: Callable[[str], str] | None = None, output: TextIO | None = None,
-                 name: str = "human", hot_seat: HotSeat | None = None) -> None:
+                 name: str | None = None, hot_seat: HotSeat | None = None,
+                 player: str | None = None) -> None:
         if isinstance(deck, str):
             from dixit_ai.decks import load_deck
 
@@ -99,7 +104,9 @@ class HumanAgent:
         self.seat_names = list(seat_names) if seat_names is not None else None
         self.input_fn = input_fn if input_fn is not None else input
         self.output = output
-        self.name = name
+        self.player = player
+        self.name = name if name is not None else (
+            "human" if player is None else f"human:{player}")
         self.hot_seat = hot_seat
         self.sheets: list[Path] = []  # the pictures written for the decision on screen
         self.seat = -1
@@ -220,7 +227,10 @@ class HumanAgent:
             return Choice(picks)
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "class": "HumanAgent"}
+        about: dict[str, Any] = {"name": self.name, "class": "HumanAgent"}
+        if self.player is not None:
+            about["player"] = self.player
+        return about
 
     # -------------------------------------------------------------------- hot seat
 
@@ -292,7 +302,8 @@ class HumanAgent:
         """Print a revealed round: whose card was whose, the votes, the points and why.
 
         The reasons are the rules' named parts of each seat's points, worded
-        (:func:`dixit_ai.rules.explain.explain_round`), never recomputed here.
+        (:func:`dixit_ai.rules.explain.explain_round`), never recomputed here; where several
+        people read them (hot seat) they name the seat ("found Ann's card"), not "your card".
         """
         owner_of = dict(enumerate(result.board_owner))
         voters: dict[int, list[str]] = {}
@@ -322,7 +333,8 @@ class HumanAgent:
         if result.parts:
             for seat in range(len(result.points)):
                 why = "; ".join(f"{points:+d} {reason}" for points, reason in
-                                explain_round(result, seat, party=party, teams=teams))
+                                explain_round(result, seat, party=party, teams=teams,
+                                              name=self._reason_name(seat)))
                 self._say(f"    {self._seat_name(seat)}: {why}")
         self._say("  scores: " + ", ".join(
             f"{self._seat_name(s)} {p}" for s, p in enumerate(result.scores)))
@@ -377,6 +389,16 @@ class HumanAgent:
         if description and description.get("objects"):
             return f"card {card}: " + _printable(", ".join(map(str, description["objects"])))
         return f"card {card}"
+
+    def _reason_name(self, seat: int) -> str | None:
+        """Who a seat's reasons are about: ``None`` ("your card") for one person; in hot seat
+        the seat's name where no other seat has it ("Ann"), else ``"seat 2"``."""
+        if self.hot_seat is None:
+            return None
+        names = self.seat_names or []
+        if seat < len(names) and names.count(names[seat]) == 1:
+            return names[seat]
+        return f"seat {seat}"
 
     def _seat_name(self, seat: int) -> str:
         if seat == self.seat and self.hot_seat is None:

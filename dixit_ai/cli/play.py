@@ -9,6 +9,10 @@ the record then says so; Ctrl-C exits 130), atomically, and ``dixit-ai replay`` 
 Several ``human`` seats share the terminal (hot seat): before each person's cards are shown, a
 handoff screen asks that seat to take the terminal and press Enter, and on a terminal the
 previous person's screen (and its scrollback) is cleared and the pictures of its cards removed.
+
+A person may be named, ``human:Ann``: the name is shown in prompts, handoffs and reveals and
+recorded as the agent's name (``human:Ann``), so that the votes of different people can be told
+apart in the records (``fit_calibration.py --voters human``).
 """
 
 from __future__ import annotations
@@ -37,8 +41,11 @@ from dixit_ai.decks import load_deck
 from dixit_ai.match import GameInterrupted, needs_party_methods, play_game
 from dixit_ai.reporting import write_text
 from dixit_ai.rules import EDITIONS, RuleSet
+from dixit_ai.rules.text import text_problem
 
 HUMAN = "human"
+#: The longest name a person may give (as long as a web table's player names).
+MAX_PLAYER_NAME = 40
 
 
 def register(subparsers: Any) -> None:
@@ -46,10 +53,11 @@ def register(subparsers: Any) -> None:
         "play", help="play a game in the terminal against bots",
         description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--seats", required=True,
-                        help="comma-separated seats, one name a seat: 'human' (a person at "
-                             "this terminal; several take turns at it, each asked to take it "
-                             "before seeing its cards) or a registry agent (`dixit-ai agents`), "
-                             "e.g. human,clip-greedy,clip-greedy,clip-expected")
+                        help="comma-separated seats, one name a seat: 'human' or 'human:NAME' "
+                             "(a person at this terminal, named in prompts and the record; "
+                             "several take turns at it, each asked to take it before seeing "
+                             "its cards) or a registry agent (`dixit-ai agents`), e.g. "
+                             "human:Ann,human:Bo,clip-greedy,clip-expected")
     parser.add_argument("--edition", default="refresh-2021", choices=EDITIONS,
                         help="edition of the rules (default: %(default)s)")
     parser.add_argument("--deck", default="dream", help="deck spec (default: dream)")
@@ -64,20 +72,38 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run)
 
 
+def is_person(seat: str) -> bool:
+    """Whether a seat of ``--seats`` is a person (``human`` or ``human:NAME``)."""
+    return seat == HUMAN or seat.startswith(f"{HUMAN}:")
+
+
+def person_name(seat: str) -> str | None:
+    """The name of a named person's seat (``human:Ann``: ``Ann``); ``None`` otherwise."""
+    return seat.split(":", 1)[1] if is_person(seat) and ":" in seat else None
+
+
+def seat_labels(seats: list[str]) -> list[str]:
+    """What each seat is called on screen: a person's name, ``human``, or the bot's name."""
+    return [person_name(seat) or (HUMAN if is_person(seat) else seat) for seat in seats]
+
+
 def make_seat_agents(seats: list[str], deck_spec: str, *, images: Path | None,
                      deck: Any = None) -> list[Agent]:
-    """One agent per seat: people for ``human``, registry agents (on the game's deck) otherwise.
+    """One agent per seat: people for ``human`` (or ``human:NAME``), registry agents (on the
+    game's deck) otherwise.
 
     Several people share one :class:`HotSeat`, which hands the terminal from one to the next.
     """
-    hot_seat = HotSeat() if seats.count(HUMAN) > 1 else None
+    hot_seat = HotSeat() if sum(map(is_person, seats)) > 1 else None
+    labels = seat_labels(seats)
     agents: list[Agent] = []
-    for name in seats:
-        if name == HUMAN:
+    for seat in seats:
+        if is_person(seat):
             agents.append(HumanAgent(deck=deck if deck is not None else deck_spec,
-                                     images_dir=images, seat_names=seats, hot_seat=hot_seat))
+                                     images_dir=images, seat_names=labels, hot_seat=hot_seat,
+                                     player=person_name(seat)))
         else:
-            agents.append(make_agent_for_deck(name, deck_spec))
+            agents.append(make_agent_for_deck(seat, deck_spec))
     return agents
 
 
@@ -100,31 +126,66 @@ def prepare_images(folder: Path) -> None:
 
 
 def parse_seats(text: str) -> list[str]:
-    """The seats of ``--seats``, one name a seat.
+    """The seats of ``--seats``, one name a seat; a named person's as ``human:NAME`` (the name
+    stripped of the blanks around it).
 
     Raises:
         ValueError: a seat is empty (``human,,random``: a seat would silently be dropped), or is
-            ``human`` in other letters (``Human``).
+            ``human`` in other letters (``Human``); a person's name is empty, is not one line of
+            visible text (:func:`~dixit_ai.rules.text.text_problem`), is longer than
+            :data:`MAX_PLAYER_NAME`, or is another seat's name (in any letter case).
     """
     seats = [name.strip() for name in text.split(",")]
     for seat, name in enumerate(seats):
         if not name and any(seats):
             raise ValueError(f"--seats {text!r}: seat {seat} is empty; give one name a seat, "
                              "comma-separated")
-        if name != HUMAN and name.lower() == HUMAN:
+        kind, colon, player = name.partition(":")
+        if kind.strip().lower() != HUMAN:
+            continue
+        if kind.strip() != HUMAN:
             raise ValueError(f"--seats {text!r}: seat {seat} is {name!r}; a person's seat is "
                              f"spelled {HUMAN!r}")
-    return [name for name in seats if name]
+        if not colon:
+            continue
+        player = player.strip()
+        if not player:
+            raise ValueError(f"--seats {text!r}: seat {seat}'s name is empty; give a name after "
+                             f"'{HUMAN}:', or write '{HUMAN}' alone")
+        problem = text_problem(player)
+        if problem is not None:
+            raise ValueError(f"--seats {text!r}: seat {seat}'s name {problem}")
+        if len(player) > MAX_PLAYER_NAME:
+            raise ValueError(f"--seats {text!r}: seat {seat}'s name has {len(player)} "
+                             f"characters; the limit is {MAX_PLAYER_NAME}")
+        seats[seat] = f"{HUMAN}:{player}"
+    seats = [name for name in seats if name]
+    labels = seat_labels(seats)
+    for seat, name in enumerate(seats):
+        named = person_name(name)
+        if named is None:
+            continue
+        for other, label in enumerate(labels):
+            if other == seat or label.casefold() != named.casefold():
+                continue
+            if person_name(seats[other]) is not None:
+                first, second = sorted((seat, other))
+                raise ValueError(f"--seats {text!r}: seats {first} and {second} are both named "
+                                 f"{labels[first]!r}; give each person a different name")
+            raise ValueError(f"--seats {text!r}: seat {seat}'s name {named!r} is also seat "
+                             f"{other}'s; give the person a name no other seat has")
+    return seats
 
 
 def run(args: argparse.Namespace) -> int:
     seats = parse_seats(args.seats)
-    if HUMAN not in seats:
+    labels = seat_labels(seats)
+    if not any(map(is_person, seats)):
         raise ValueError("--seats needs at least one 'human' seat "
                          "(use `dixit-ai simulate` for games among bots)")
     # Every bot's entry exists and its packages are installed, before anything is loaded, made,
     # embedded, drawn or asked: unknown names and missing packages are named here (exit 2).
-    check_agent_requirements(name for name in seats if name != HUMAN)
+    check_agent_requirements(name for name in seats if not is_person(name))
     if args.seed is not None and args.seed < 0:
         raise ValueError(f"--seed must be non-negative, not {args.seed}")
     overrides = dict(args.rule)
@@ -139,9 +200,12 @@ def run(args: argparse.Namespace) -> int:
     check_out_file(out)
     print(f"Dixit ({args.edition}), {len(seats)} seats: {', '.join(seats)}; seed {seed}")
     print(f"Card pictures go to {args.images}/ (hand.png, board.png). Type 'quit' to leave.")
-    people_seats = [str(seat) for seat, name in enumerate(seats) if name == HUMAN]
+    named = any(person_name(name) for name in seats)
+    people_seats = [f"{labels[seat]} (seat {seat})" if named else str(seat)
+                    for seat, name in enumerate(seats) if is_person(name)]
     if len(people_seats) > 1:
-        print(f"Seats {', '.join(people_seats[:-1])} and {people_seats[-1]} share this terminal: "
+        print(f"{'' if named else 'Seats '}{', '.join(people_seats[:-1])} and "
+              f"{people_seats[-1]} share this terminal: "
               "each is asked to take it before its cards are shown, and its pictures are "
               "removed once it has answered.")
     agents = make_seat_agents(seats, args.deck, images=args.images, deck=deck)
@@ -164,9 +228,9 @@ def run(args: argparse.Namespace) -> int:
                                   teams=rules.teams)
         print()
         if record.status == "complete":
-            names = [f"{seats[s]} (seat {s})" for s in record.winners]
+            names = [f"{labels[s]} (seat {s})" for s in record.winners]
             print("Final scores: " + ", ".join(
-                f"{seats[s]} (seat {s}) {score}" for s, score in enumerate(record.final_scores)))
+                f"{labels[s]} (seat {s}) {score}" for s, score in enumerate(record.final_scores)))
             print(("Winners: " if len(names) > 1 else "Winner: ") + ", ".join(names))
         else:
             reasons = "; ".join(f.reason for f in record.failures)

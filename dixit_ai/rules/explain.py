@@ -16,7 +16,7 @@ from dixit_ai.rules.state import RoundResult
 
 
 def explain(parts: Mapping[str, int], *, outcome: str = "some", storyteller: bool = False,
-            voted: bool = False) -> list[tuple[int, str]]:
+            voted: bool = False, name: str | None = None) -> list[tuple[int, str]]:
     """``(points, reason)`` lines for one seat's named parts; their points sum to the parts'.
 
     Args:
@@ -26,12 +26,19 @@ def explain(parts: Mapping[str, int], *, outcome: str = "some", storyteller: boo
         storyteller: Whether the seat (or its team) told this round (the 2008 3-player
             point is then worded as the storyteller's, not a finder's).
         voted: Whether the seat voted this round.
+        name: Who the lines are about, where several people read them (``"Ann"``: "found
+            Ann's card"); ``None`` words them for the seat's own reader ("found your card").
+
+    >>> explain({"bonus_votes": 1}, name="Bo")
+    [(1, "bonus: 1 vote on Bo's card")]
     """
+    your = "your" if name is None else f"{name}'s"
+    you = "you" if name is None else name
     if "forfeit" in parts:
         return [(0, "forfeited this round (no points)")]
     lines: list[tuple[int, str]] = []
     if "storyteller" in parts:
-        lines.append((parts["storyteller"], "some but not all found your card"))
+        lines.append((parts["storyteller"], f"some but not all found {your} card"))
     if "found" in parts:
         lines.append((parts["found"], "found the storyteller's card"))
     if "all_or_none" in parts:
@@ -42,7 +49,7 @@ def explain(parts: Mapping[str, int], *, outcome: str = "some", storyteller: boo
         if storyteller or "storyteller" in parts:
             # The storyteller scores it because exactly one player found the card.
             base = parts.get("storyteller", 0)
-            reason = "only one player found your card (3 players)"
+            reason = f"only one player found {your} card (3 players)"
         else:
             base = parts.get("found", 0)
             reason = "the only finder in a 3-player game"
@@ -52,33 +59,34 @@ def explain(parts: Mapping[str, int], *, outcome: str = "some", storyteller: boo
     cap = parts.get("cap", 0)
     if "bonus_votes" in parts:
         count = parts["bonus_votes"]
-        reason = f"bonus: {count} vote{'s' if count > 1 else ''} on your card"
+        reason = f"bonus: {count} vote{'s' if count > 1 else ''} on {your} card"
         if cap:
             reason += f" (capped at {count + cap})"
         lines.append((count + cap, reason))
     if "same_image" in parts:
         count = parts["same_image"]
-        reason = (f"{count} player{'s' if count > 1 else ''} (you included) voted for the "
-                  "image you voted for")
+        reason = (f"{count} player{'s' if count > 1 else ''} ({you} included) voted for the "
+                  f"image {you} voted for")
         if cap:
             reason += f" (at most {count + cap})"
         lines.append((count + cap, reason))
     if "red_token" in parts:
         lines.append((parts["red_token"], "the storyteller's red token is on that image"))
     if "lone_vote" in parts:
-        lines.append((parts["lone_vote"], "you were the only one to vote for that image"))
+        lone = "you were" if name is None else f"{name} was"
+        lines.append((parts["lone_vote"], f"{lone} the only one to vote for that image"))
     if lines:
         return lines
     if storyteller and outcome != "some":
-        return [(0, "everyone found your card" if outcome == "all"
-                 else "nobody found your card")]
+        return [(0, f"everyone found {your} card" if outcome == "all"
+                 else f"nobody found {your} card")]
     if voted:
         return [(0, "did not find the storyteller's card")]
     return [(0, "no points")]
 
 
 def explain_round(result: RoundResult, seat: int, *, party: bool = False,
-                  teams: bool = False) -> list[tuple[int, str]]:
+                  teams: bool = False, name: str | None = None) -> list[tuple[int, str]]:
     """``(points, reason)`` lines for ``seat``'s points in ``result``, from its named parts.
 
     Args:
@@ -86,11 +94,16 @@ def explain_round(result: RoundResult, seat: int, *, party: bool = False,
         seat: The seat to explain.
         party: Whether the round is Dixit Party's (no storyteller's card to find).
         teams: Whether it is the team variant (partners share their team's lines).
+        name: Who the lines are about where several people read them (:func:`explain`);
+            ``None`` words them for the seat's own reader. In the team variant the lines are
+            the team's: "found Bo's team's card" (the card may be the partner's).
     """
     n = len(result.points)
+    if teams and name is not None:
+        name = f"{name}'s team"
     team = {seat, (seat + n // 2) % n} if teams else {seat}
     if party:
-        return explain(result.point_parts(seat), outcome="some")
+        return explain(result.point_parts(seat), outcome="some", name=name)
     return explain(result.point_parts(seat), outcome=result.outcome,
                    storyteller=result.storyteller in team,
-                   voted=any(result.votes[s] for s in team))
+                   voted=any(result.votes[s] for s in team), name=name)
