@@ -33,16 +33,24 @@ Keyword arguments of `env`, `raw_env` and `parallel_env`:
 | `render_mode`    | `None`          | `"ansi"`, `"rgb_array"` or `"human"`                      |
 | `observation`    | `"ids"`         | `"ids"`, `"onehot"`, `"embedding"` (`envs.encoding`)      |
 | `flatten`        | `False`         | classic `{"observation": Box(float32), "action_mask"}`    |
-| `classic`        | `False`         | classic form, fields kept as a `Dict`                     |
+| `classic`        | `False`         | classic form, fields kept as a `Dict` (not with flatten)  |
 | `actions`        | `"dict"`        | `"dict"` or `"discrete"` (one fully masked `Discrete(N)`) |
 | `reward`         | `"points"`      | `"points"`, `"difference"`, `"win"`, `"rank"`             |
 | `embeddings`     | `None`          | a `VectorTable` (default: loaded for `embedder`, `deck`)  |
-| `embedder`       | `None`          | a `models.load_embedder` name (`None`: `"default"`)       |
+| `embedder`       | `None`          | a `models.load_embedder` name (`None`: `"default"`); not  |
+|                  |                 | with `embeddings`                                         |
 | `embedding_dim`  | `None`          | principal directions shown in the vector fields           |
-| `clues_per_card` | `8`             | tell candidates per hand card (`actions="discrete"`)      |
+| `clues_per_card` | `None` (8)      | tell candidates per hand card (`actions="discrete"`)      |
 | `clue_proposer`  | `None`          | `None`/`"specific"`, `"spread"` or `fn(card) -> clues`    |
+|                  |                 | (`actions="discrete"`; the named ones need vectors)       |
 | `acting_only`    | `False`         | Parallel: observe only the seats that act (see README)    |
 | any other        |                 | a rule parameter for `RuleSet.edition` (`score_limit=20`) |
+
+An option that would change nothing is refused with a `ValueError` naming it: `clues_per_card` or
+`clue_proposer` without `actions="discrete"`; `flatten=True` with `classic=True`; `embedder`
+with `embeddings`; with `actions="discrete"` and no vectors (no `embeddings`, `embedder` or
+`observation="embedding"`), `clue_proposer="spread"|"specific"` or `clues_per_card` unless the
+proposer is a function (every card's candidates are then the whole clue vocabulary).
 
 The seed goes through `reset(seed=...)`: it seeds the game as `dixit_ai.play_game(seed=...)` does
 (`dixit_ai.match.game_streams(seed, n)`: stream 0 for the rules, stream `1 + seat` for an agent in
@@ -271,7 +279,7 @@ class raw_env(TableBase, AECEnv):  # type: ignore[misc]
         embeddings: Any = None,
         embedder: str | None = None,
         embedding_dim: int | None = None,
-        clues_per_card: int = 8,
+        clues_per_card: int | None = None,
         clue_proposer: Any = None,
         **rule_overrides: Any,
     ) -> None:

@@ -29,6 +29,12 @@ on tell turns index ``i * C + j`` is hand card ``i`` with clue candidate ``j`` o
 proposer (``C = clues_per_card`` candidates per card: the vector table's most specific clues for
 that card, or, without a table, the clue vocabulary itself); on play turns the hand index; on vote
 turns the board position (``A - 1``: pass a second vote where one exists).
+
+Options that would change nothing are refused (``ValueError``) rather than ignored:
+``clues_per_card`` or ``clue_proposer`` without ``actions="discrete"``, ``flatten=True`` with
+``classic=True``, and, without vectors, ``clue_proposer="spread"|"specific"`` or
+``clues_per_card`` (the candidates are then the whole vocabulary) unless the proposer is a
+function.
 """
 
 from __future__ import annotations
@@ -69,14 +75,17 @@ class Encoding:
         core: The environment's core.
         observation: ``"ids"``, ``"onehot"`` or ``"embedding"``.
         flatten: One flat ``Box`` observation (classic ``{"observation", "action_mask"}``).
-        classic: PettingZoo classic form with the fields kept as a ``Dict``.
+        classic: PettingZoo classic form with the fields kept as a ``Dict`` (not with
+            ``flatten``).
         actions: ``"dict"`` (``{"card", "clue"}``) or ``"discrete"``.
         table: Card and clue vectors (needed by ``"embedding"``; gives the clue proposer).
-        clues_per_card: Clue candidates per hand card of the flat tell action.
-        clue_proposer: ``card id -> clues_per_card clues``, or ``"spread"`` (the table's clues at
-            spaced specificity ranks, :func:`~envs.policies.clue_candidates`); default
-            (``None`` or ``"specific"``): the table's most specific
-            clues for the card, or the clue vocabulary without a table).
+        clues_per_card: Clue candidates per hand card of the flat tell action (``None``: 8);
+            ``actions="discrete"`` only, and with a table or a proposer function.
+        clue_proposer: ``card id -> clues_per_card clues``, ``"spread"`` (the table's clues at
+            spaced specificity ranks, :func:`~envs.policies.clue_candidates`) or
+            ``"specific"`` (the table's most specific clues for the card); ``None``:
+            ``"specific"`` with a table, the whole clue vocabulary for every card without one.
+            ``actions="discrete"`` only; ``"spread"`` and ``"specific"`` need a table.
 
         embedding_dim: Show card and clue vectors in this many principal directions of the
             table (``None``: all); similarities are computed on the full vectors.
@@ -87,7 +96,7 @@ class Encoding:
 
     def __init__(self, core: DixitCore, *, observation: str = "ids", flatten: bool = False,
                  classic: bool = False, actions: str = "dict", table: VectorTable | None = None,
-                 clues_per_card: int = 8,
+                 clues_per_card: int | None = None,
                  clue_proposer: CluePropose | str | None = None,
                  embedding_dim: int | None = None) -> None:
         self.core = core
@@ -98,6 +107,10 @@ class Encoding:
         for name, flag in (("flatten", flatten), ("classic", classic)):
             if not isinstance(flag, bool):
                 raise ValueError(f"{name} must be True or False, not {flag!r}")
+        if flatten and classic:
+            raise ValueError("flatten=True and classic=True do not go together: flatten gives "
+                             "the classic form with one flat Box observation, classic=True the "
+                             "classic form with the fields kept as a Dict; choose one")
         self.flatten = flatten
         self.classic = classic or flatten
         self.legacy = self.mode == "ids" and not flatten and not classic
@@ -128,18 +141,37 @@ class Encoding:
 
     # ------------------------------------------------------------------ actions
 
-    def _setup_actions(self, clues_per_card: int, proposer: CluePropose | str | None) -> None:
+    def _setup_actions(self, given_per_card: int | None,
+                       proposer: CluePropose | str | None) -> None:
         core = self.core
         self.clues_per_card = 0
         self.candidates: dict[int, tuple[str, ...]] = {}
         self.n_actions = core.n_actions
         if self.actions != "discrete":
+            for name, value in (("clues_per_card", given_per_card), ("clue_proposer", proposer)):
+                if value is not None:
+                    raise ValueError(f"{name} is an option of actions='discrete' (the flat tell "
+                                     f"action's clue candidates), not of actions="
+                                     f"{self.actions!r}, where the action gives its own clue")
             return
         spread = proposer == "spread"
         if proposer is not None and proposer not in ("specific", "spread") and not callable(
                 proposer):
             raise ValueError(f"clue_proposer must be 'specific', 'spread', a function or None, "
                              f"not {proposer!r}")
+        if self.table is None and not callable(proposer):
+            # Without vectors the candidates are the whole clue vocabulary, for every card.
+            if proposer is not None:
+                raise ValueError(f"clue_proposer={proposer!r} needs card and clue vectors "
+                                 f"(observation='embedding', embeddings= or embedder=): without "
+                                 f"them every card's tell candidates are the whole clue "
+                                 f"vocabulary ({len(self.vocabulary)} words)")
+            if given_per_card is not None:
+                raise ValueError(f"clues_per_card needs card and clue vectors or a "
+                                 f"clue_proposer function: without them every card's tell "
+                                 f"candidates are the whole clue vocabulary "
+                                 f"({len(self.vocabulary)} words), not {given_per_card!r}")
+        clues_per_card = 8 if given_per_card is None else given_per_card
         if callable(proposer):
             if isinstance(clues_per_card, bool) or not isinstance(clues_per_card, int) or (
                     clues_per_card < 1):

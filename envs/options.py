@@ -27,9 +27,13 @@ class EnvOptions:
         embedder: A ``models.load_embedder`` name (``None``: ``"default"``).
         embedding_dim: Show vectors in this many principal directions (``None``: all);
             similarities and the clue proposer use the full vectors.
-        clues_per_card: Clue candidates per hand card of the flat tell action.
-        clue_proposer: ``card id -> clues``; default: the table's most specific clues, or the
-            clue vocabulary.
+        clues_per_card: Clue candidates per hand card of the flat tell action (``None``: 8).
+        clue_proposer: ``card id -> clues``, ``"specific"`` or ``"spread"``; default: the table's
+            most specific clues, or the clue vocabulary.
+
+    An option that would change nothing is refused (``ValueError``), see
+    :class:`~envs.encoding.Encoding`; here, ``embedder`` beside ``embeddings`` (nothing is
+    loaded then).
     """
 
     observation: str = "ids"
@@ -40,7 +44,7 @@ class EnvOptions:
     embeddings: Any = None
     embedder: str | None = None
     embedding_dim: int | None = None
-    clues_per_card: int = 8
+    clues_per_card: int | None = None
     clue_proposer: Any = None
 
     @property
@@ -52,6 +56,10 @@ class EnvOptions:
         """The vector table these options need (``None`` when they need none)."""
         wants = (self.observation == "embedding" or self.embeddings is not None
                  or self.embedder is not None)
+        if self.embeddings is not None and self.embedder is not None:
+            raise ValueError(f"embedder names the model to load vectors with; embeddings= gives "
+                             f"the vectors, so embedder={self.embedder!r} would change nothing: "
+                             f"give one of them")
         if not wants:
             if self.embedding_dim is not None:
                 raise ValueError("embedding_dim is for observation='embedding' (or embeddings)")

@@ -45,7 +45,7 @@ class DixitParallelEnv(TableBase, ParallelEnv):  # type: ignore[misc]
         embeddings: Any = None,
         embedder: str | None = None,
         embedding_dim: int | None = None,
-        clues_per_card: int = 8,
+        clues_per_card: int | None = None,
         clue_proposer: Any = None,
         acting_only: bool = False,
         **rule_overrides: Any,

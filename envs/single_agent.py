@@ -39,7 +39,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from dixit_ai.match import missing_party_decisions
+from dixit_ai.agents import missing_party_decisions
 from envs.agent_player import AgentPlayer
 from envs.core import CLUE_CHARSET
 from envs.dixit_v0 import raw_env
@@ -88,12 +88,14 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
             or :class:`SelfPlay` seats) for the other seats, in seat order, or a mapping from
             seat to agent, or one name for every other seat; default: random agents.
         render_mode: ``"ansi"``, ``"rgb_array"``, ``"human"`` or ``None``.
-        opponent_options: Keyword arguments of the ``"embedding"`` opponents and stand-in.
+        opponent_options: Keyword arguments of the ``"embedding"`` opponents and stand-in
+            (refused where neither plays).
         learner_phases: The phases the learner decides (``"tell"``, ``"play"``, ``"vote"``;
             default: all); the seat's other decisions are made by ``stand_in``. A guesser
             trained alone is ``("vote",)``, a storyteller ``("tell",)``.
         stand_in: The agent deciding the learner seat's other phases (``"embedding"``, a registry
-            name or an agent).
+            name or an agent; ``None``: ``"embedding"``); refused when the learner decides
+            every phase.
         **config: The configuration of :mod:`envs.dixit_v0` (``edition``, ``n_players``,
             ``deck``, ``clue_mode``, ``max_rounds``, rule overrides, ...).
 
@@ -112,7 +114,7 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
         render_mode: str | None = None,
         opponent_options: Mapping[str, Any] | None = None,
         learner_phases: Sequence[str] | None = None,
-        stand_in: Any = "embedding",
+        stand_in: Any = None,
         **config: Any,
     ) -> None:
         self.table = raw_env(render_mode=render_mode, **config)
@@ -134,6 +136,24 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
                 raise ValueError(f"opponents must give {n - 1} agents (one per other seat), "
                                  f"not {len(opponents)}")
             chosen = dict(zip(others, opponents, strict=True))
+        phases = ("tell", "play", "vote")
+        chosen_phases = tuple(learner_phases) if learner_phases is not None else phases
+        if not chosen_phases or any(p not in phases for p in chosen_phases):
+            raise ValueError(f"learner_phases must be a non-empty subset of {phases}, not "
+                             f"{learner_phases!r}")
+        self.learner_phases = frozenset(chosen_phases)
+        needs_stand_in = self.learner_phases != frozenset(phases)
+        if stand_in is not None and not needs_stand_in:
+            raise ValueError(f"stand_in plays the learner seat's phases outside learner_phases; "
+                             f"the learner decides every phase ({', '.join(phases)}), so "
+                             f"stand_in={getattr(stand_in, 'name', stand_in)!r} would play "
+                             f"nothing: give learner_phases or leave stand_in out")
+        stand_in = "embedding" if stand_in is None else stand_in
+        if opponent_options and not any(agent == "embedding" for agent in chosen.values()) and (
+                not needs_stand_in or stand_in != "embedding"):
+            raise ValueError(f"opponent_options are keyword arguments of the 'embedding' "
+                             f"opponents and stand-in; no seat here is played by one, so "
+                             f"{dict(opponent_options)!r} would change nothing")
         self.seat = seat
         self.learner = agent_name(seat)
         self.encoding = self.table.encoding
@@ -149,14 +169,8 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
                     self.vector_table(), **self._opponent_options))
             else:
                 self.players[agent_name(other)] = AgentPlayer(agent)
-        phases = ("tell", "play", "vote")
-        chosen_phases = tuple(learner_phases) if learner_phases is not None else phases
-        if not chosen_phases or any(p not in phases for p in chosen_phases):
-            raise ValueError(f"learner_phases must be a non-empty subset of {phases}, not "
-                             f"{learner_phases!r}")
-        self.learner_phases = frozenset(chosen_phases)
         self.stand_in: AgentPlayer | None = None
-        if self.learner_phases != frozenset(phases):
+        if needs_stand_in:
             self.stand_in = AgentPlayer(EmbeddingAgent(self.vector_table(),
                                                        **self._opponent_options)
                                         if stand_in == "embedding" else stand_in)
