@@ -98,7 +98,7 @@ class DixitVectorEnv(gymnasium.vector.VectorEnv):
             observations (default: when ``vectors`` is given).
         opponent_options: Keyword arguments for the ``"random"`` or ``"embedding"`` opponents
             (``BatchedRandomAgent``, ``BatchedEmbeddingAgent``: ``target_specificity=(0.5,
-            2.0)``, ``temperature=0.05``, ...).
+            2.0)``, ``temperature=0.05``, ...); refused with batched agents as opponents.
         **rule_overrides: Rule parameters for ``RuleSet.edition``.
     """
 
@@ -134,6 +134,10 @@ class DixitVectorEnv(gymnasium.vector.VectorEnv):
             deck = list(vectors.card_ids) if vectors is not None else list(range(84))
         self.deck = [int(card) for card in deck]
         self.clues: tuple[str, ...] = tuple(vectors.clues) if vectors is not None else CLUE_WORDS
+        if opponent_options and not isinstance(opponents, str):
+            raise ValueError(f"opponent_options are keyword arguments of the 'random' and "
+                             f"'embedding' opponents the env builds; with batched agents given "
+                             f"as opponents, {dict(opponent_options)!r} would change nothing")
         self._opponent_spec = opponents
         self._opponent_options = dict(opponent_options or {})
         self._seed = int(seed)
