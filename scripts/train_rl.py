@@ -200,8 +200,13 @@ def check_args(args: Args) -> None:
     if args.clue_proposer not in CLUE_PROPOSERS:
         raise ValueError(f"--clue-proposer must be one of {', '.join(CLUE_PROPOSERS)}, not "
                          f"{args.clue_proposer!r}")
+    defaults = Args()
     for name in ("guesser_fields", "storyteller_fields"):
         fields = getattr(args, name)
+        role = name.removesuffix("_fields")
+        if role not in args.roles and fields != getattr(defaults, name):
+            raise ValueError(f"{_flag(name)} is for the {role} role; --roles "
+                             f"{' '.join(args.roles)} does not train it")
         if "all" in fields and len(fields) > 1:
             raise ValueError(f"{_flag(name)}: 'all' stands alone, not with "
                              f"{', '.join(f for f in fields if f != 'all')}")
@@ -217,18 +222,20 @@ def check_args(args: Args) -> None:
     if len(set(args.eval_opponents)) != len(args.eval_opponents) or not args.eval_opponents:
         raise ValueError(f"--eval-opponents names each opponent once, not "
                          f"{' '.join(args.eval_opponents) or 'nothing'}")
-    if args.eval_games:
-        from dixit_ai.agents.registry import check_agent_arguments
+    from dixit_ai.agents.registry import check_agent_arguments
 
-        agents = [(f"--eval-opponents {name}", name) for name in args.eval_opponents
-                  if name not in ("embedding", "random")]
+    # The opponents' names are checked even with --eval-games 0 (a typo is one still); the
+    # baselines, fixed names that may need an extra, only when there is an evaluation.
+    agents = [(f"--eval-opponents {name}", name) for name in args.eval_opponents
+              if name not in ("embedding", "random")]
+    if args.eval_games:
         agents += [(f"the {role}'s baseline {BASELINES[role]}", BASELINES[role])
                    for role in args.roles]
-        for what, name in agents:
-            try:
-                check_agent_arguments(name, {"deck": args.deck})
-            except (ValueError, ImportError) as error:
-                raise ValueError(f"{what}: {error} (or embedding, random)") from None
+    for what, name in agents:
+        try:
+            check_agent_arguments(name, {"deck": args.deck})
+        except (ValueError, ImportError) as error:
+            raise ValueError(f"{what}: {error} (or embedding, random)") from None
 
 
 def check_fields(args: Args, table: Any) -> None:
