@@ -58,6 +58,9 @@ GAMES = 100
 """Games per cell by default, and the least that judges the overhead target."""
 LEARNER_STEPS = 5000
 """Learner steps per configuration by default, and the least that judges the learner targets."""
+DEFAULTS: dict[str, Any] = {"games": GAMES, "repeats": 3, "cells": list(CELLS),
+                           "learner_steps": LEARNER_STEPS, "clip_steps": 300}
+"""The flags' defaults (``None`` on the command line: a flag of the mode not run is refused)."""
 TARGET_AEC_OVERHEAD = 2.0
 """The AEC environment's time over the raw engine's, per decision, at most."""
 TARGET_EMBEDDING_COST_RATIO = 2.0
@@ -236,13 +239,26 @@ def check_args(args: argparse.Namespace) -> list[tuple[str, int]]:
     anything runs.
 
     Raises:
-        ValueError: a count below 1, a cell that is not ``EDITION:PLAYERS`` of a known edition
-            and a player count it allows (found only when its row came, after the rows before
-            it), a ``--json`` file that cannot be written (found only after every row was
+        ValueError: a flag of the other mode (``--learner-steps``, ``--clip-steps`` without
+            ``--learner``; ``--games``, ``--repeats``, ``--cells`` with it: it was ignored), a
+            count below 1, a cell that is not ``EDITION:PLAYERS`` of a known edition and a
+            player count it allows (found only when its row came, after the rows before it),
+            a ``--json`` file that cannot be written (found only after every row was
             measured); the message names the flag and its limit.
     """
     if args.json:
         check_out_file(Path(args.json), "--json")
+    # A flag of the mode not run is refused (it would change nothing); then its defaults.
+    learner_flags, table_flags = ("learner_steps", "clip_steps"), ("games", "repeats", "cells")
+    for name in table_flags if args.learner else learner_flags:
+        if getattr(args, name) is not None:
+            flag = "--" + name.replace("_", "-")
+            raise ValueError(f"{flag} is for the environments' table, not --learner"
+                             if args.learner else f"{flag} is for --learner (learner steps "
+                             f"of dixit_ai/Dixit-v0); give --learner or leave it out")
+    for name, default in DEFAULTS.items():
+        if getattr(args, name) is None:
+            setattr(args, name, default)
     if args.learner:
         check_at_least(args, (("learner_steps", 1), ("clip_steps", 1)))
         return []
@@ -262,18 +278,22 @@ def check_args(args: argparse.Namespace) -> list[tuple[str, int]]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=GAMES, help="games per cell")
-    parser.add_argument("--repeats", type=int, default=3, help="runs per measurement; the best")
-    parser.add_argument("--cells", nargs="*", default=list(CELLS),
-                        help="edition:players pairs")
+    parser.add_argument("--games", type=int, default=None,
+                        help=f"games per cell (default {GAMES})")
+    parser.add_argument("--repeats", type=int, default=None,
+                        help="runs per measurement; the best (default 3)")
+    parser.add_argument("--cells", nargs="*", default=None,
+                        help=f"edition:players pairs (default: {' '.join(CELLS)})")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", default=None, help="also write the table here")
     parser.add_argument("--learner", action="store_true",
                         help="measure learner steps/s of dixit_ai/Dixit-v0 instead")
-    parser.add_argument("--learner-steps", type=int, default=LEARNER_STEPS,
-                        help="learner steps per configuration")
-    parser.add_argument("--clip-steps", type=int, default=300,
-                        help="learner steps with clip-greedy opponents (slow)")
+    parser.add_argument("--learner-steps", type=int, default=None,
+                        help=f"learner steps per configuration (--learner; default "
+                             f"{LEARNER_STEPS})")
+    parser.add_argument("--clip-steps", type=int, default=None,
+                        help="learner steps with clip-greedy opponents (slow; --learner; "
+                             "default 300)")
     args = parser.parse_args(argv)
     try:
         cells = check_args(args)
