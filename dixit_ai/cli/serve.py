@@ -47,8 +47,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--config", type=Path, default=None, metavar="FILE",
                         help="a TOML file of the above (decks, bots, idle_cleanup, "
                              "reveal_seconds, allow_fixed_seeds, tables_per_minute, "
-                             "seat_requests_per_minute, socket_messages_per_minute); flags "
-                             "win. The limits are counted in this one process's memory")
+                             "seat_requests_per_minute, socket_messages_per_minute, "
+                             "seat_connections_per_minute, http_requests_per_minute; 0: no "
+                             "limit); flags win. The limits are counted in this one "
+                             "process's memory")
     parser.add_argument("--log-level", default="info",
                         choices=("critical", "error", "warning", "info", "debug"),
                         help="uvicorn's log level (default %(default)s)")

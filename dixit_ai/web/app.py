@@ -38,7 +38,11 @@ answered with a 429 error; a socket that sends as many again within the minute i
 at once: :data:`~dixit_ai.web.connections.MAX_SOCKETS_PER_SEAT` per seat,
 :data:`~dixit_ai.web.connections.MAX_SPECTATORS` spectators per table and
 :data:`~dixit_ai.web.connections.MAX_SPECTATORS_PER_ADDRESS` from one address (a connection
-past one is refused, 429, and closed 4429; the page tries again ten seconds later). The counts
+past one is refused, 429, and closed 4429; the page tries again ten seconds later). Over plain
+HTTP, each seat's requests (``/api/state``, ``/api/action``, ``/api/history``) and each
+address's spectator states of one table (``/api/watch/...``) are limited too
+(``http_requests_per_minute``; 429 before any work), and an address's look-ups of tables not
+in memory (``record.json``) count against ``seat_requests_per_minute``, apart. The counts
 are held in this process's memory (``dixit-ai serve`` runs one process).
 An unknown seat token is looked up in the database's thread, never on the event loop, and an
 address's unknown tokens count against ``seat_requests_per_minute`` too.
@@ -305,28 +309,38 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
     async def withdraw_reclaim(secret: str) -> dict[str, Any]:
         return manager().withdraw_reclaim(secret)
 
+    # A seat's requests (and an address's spectator states) are counted before any work;
+    # the answers are JSON already (FastAPI's encoder would walk a long history again).
+
     @app.get("/api/state")
-    async def state(request: Request) -> dict[str, Any]:
-        table, seat = await manager().authenticate(_token(request), client=_client(request))
-        return manager().state_for(table, seat)
+    async def state(request: Request) -> JSONResponse:
+        tables = manager()
+        table, seat = await tables.authenticate(_token(request), client=_client(request))
+        tables.count_http(table, seat)
+        return JSONResponse(tables.state_for(table, seat))
 
     @app.get("/api/history")
-    async def history(request: Request) -> dict[str, Any]:
-        table, _seat = await manager().authenticate(_token(request),
-                                                    client=_client(request))
-        return {"rounds": manager().history(table)}
+    async def history(request: Request) -> JSONResponse:
+        tables = manager()
+        table, seat = await tables.authenticate(_token(request), client=_client(request))
+        tables.count_http(table, seat)
+        return JSONResponse({"rounds": tables.history(table)})
 
     @app.get("/api/watch/{watch}")
-    async def watch_state(watch: str) -> dict[str, Any]:
+    async def watch_state(watch: str, request: Request) -> JSONResponse:
         tables = manager()
         table = tables.table_for_watch(watch)
-        return {**tables.spectator_for(table), "history": tables.history(table)}
+        tables.count_http(table, None, client=_client(request))
+        return JSONResponse({**tables.spectator_for(table), "history": tables.history(table)})
 
     @app.post("/api/action")
-    async def action(request: Request) -> dict[str, Any]:
+    async def action(request: Request) -> JSONResponse:
+        tables = manager()
         token = _token(request)
-        table, seat = await manager().authenticate(token, client=_client(request))
-        return await manager().handle(table, seat, await _json_body(request), token=token)
+        table, seat = await tables.authenticate(token, client=_client(request))
+        tables.count_http(table, seat)
+        return JSONResponse(await tables.handle(table, seat, await _json_body(request),
+                                                token=token))
 
     @app.get("/api/tables/{table_id}/cards/{card_id}")
     async def card(table_id: str, card_id: int) -> Response:
@@ -339,8 +353,8 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
         return await manager().captions(table_id)
 
     @app.get("/api/tables/{table_id}/record.json")
-    async def record(table_id: str) -> Response:
-        text = await manager().record(table_id)
+    async def record(table_id: str, request: Request) -> Response:
+        text = await manager().record(table_id, client=_client(request))
         return Response(text, media_type="application/json", headers={
             "Content-Disposition": f'attachment; filename="dixit-{table_id}.json"'})
 

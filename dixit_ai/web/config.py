@@ -86,8 +86,8 @@ class ServerConfig:
         seat_requests_per_minute: The most seat requests (joining, recovering a seat with
             its code, asking the creator for a seat) one client address may send in 60
             seconds (``0``: no limit); a flood would fill other people's tables and their
-            creators' lists. Unknown seat tokens (each looked up in the database) are counted
-            apart under the same limit.
+            creators' lists. Unknown seat tokens and records of tables not in memory (each
+            looked up in the database) are counted apart under the same limit.
         socket_messages_per_minute: The most messages one WebSocket may send in 60 seconds
             (``0``: no limit): seats' and spectators' sockets, and those that have not said
             hello yet. A page sends a few a minute (its moves, one ``seen`` per reveal, a click
@@ -100,6 +100,14 @@ class ServerConfig:
             A page reconnects after a back-off of at least half a second, with a few tabs;
             past the limit a connection is refused (429, closed 4429) and the page tries again
             ten seconds later.
+        http_requests_per_minute: The most requests one seat of a table may send over plain
+            HTTP (``/api/state``, ``/api/action``, ``/api/history``) in 60 seconds, and the
+            most spectator states (``/api/watch/...``) one client address may ask of one table
+            (``0``: no limit). Each builds the seat's whole state (or the game's history)
+            on the event loop every table shares, and a move waits for the table's lock; the
+            page asks for the state once as it opens and then uses its socket, and a script
+            polling ten times a second sends 600; past the limit a request is refused (429)
+            before any work, and nothing changes.
 
     Every limit is counted in the memory of the one server process (``dixit-ai serve`` runs
     one; a restart forgets the counts).
@@ -114,6 +122,7 @@ class ServerConfig:
     seat_requests_per_minute: int = 60
     socket_messages_per_minute: int = 600
     seat_connections_per_minute: int = 60
+    http_requests_per_minute: int = 1200
 
     def __post_init__(self) -> None:
         if not isinstance(self.decks, Mapping):
@@ -150,7 +159,8 @@ class ServerConfig:
                             ("socket_messages_per_minute",
                              self.socket_messages_per_minute),
                             ("seat_connections_per_minute",
-                             self.seat_connections_per_minute)):
+                             self.seat_connections_per_minute),
+                            ("http_requests_per_minute", self.http_requests_per_minute)):
             if isinstance(count, bool) or not isinstance(count, int) or count < 0:
                 raise ValueError(f"{name} must be a whole number, at least 0 (0: no limit), "
                                  f"not {count!r}")
@@ -204,6 +214,7 @@ def load_server_config(path: str | Path, **overrides: Any) -> ServerConfig:
         seat_requests_per_minute = 60
         socket_messages_per_minute = 600  # per WebSocket; 0: no limit
         seat_connections_per_minute = 60  # per seat of a table; 0: no limit
+        http_requests_per_minute = 1200   # per seat (state, action, history); 0: no limit
         bots = ["random", "clip-greedy"]
 
         [decks]

@@ -78,11 +78,13 @@ class LobbyMixin:
     # ------------------------------------------------------------------ lobby
 
     def count_request(self, client: str | None,
-                      kind: Literal["tables", "seats", "tokens"]) -> None:
+                      kind: Literal["tables", "seats", "tokens", "records"]) -> None:
         """Count one request of the client address ``client`` (None: not known, not counted)
         against the server's limit of its kind: new tables, seat requests (joining,
         recovering a seat, asking the creator for one), or unknown seat tokens (each looked up
-        in the database's one thread; counted apart, under the seat requests' limit).
+        in the database's one thread; counted apart, under the seat requests' limit), or
+        records of tables not in memory (each looked up there too; apart, under the same
+        limit).
 
         Raises:
             WebError: (429) the client reached the limit (the message names it).
@@ -93,9 +95,12 @@ class LobbyMixin:
             per_minute = self.server.seat_requests_per_minute
             what = ("seat requests (joining, recovering a seat, asking for one) from one "
                     "address")
-        else:
+        elif kind == "tokens":
             per_minute = self.server.seat_requests_per_minute
             what = "unknown seat tokens from one address"
+        else:
+            per_minute = self.server.seat_requests_per_minute
+            what = "look-ups of tables not in memory (records) from one address"
         if client is not None and per_minute > 0:
             self.client_limits.take(((kind, client), per_minute, 60.0, what))
 

@@ -92,6 +92,9 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
         self.socket_limits = RateLimiter()
         """Per open WebSocket, its recent messages, and those refused (see
         :meth:`count_message`)."""
+        self.http_limits = RateLimiter()
+        """Per seat of a table, its recent plain-HTTP requests; per client address and table,
+        its spectator states (see :meth:`count_http`)."""
         self._db_pool = ThreadPoolExecutor(1, thread_name_prefix="dixit-db")
         self._bot_pool = ThreadPoolExecutor(bot_workers, thread_name_prefix="dixit-bot")
         self._decks: dict[str, Deck] = {}
@@ -225,6 +228,25 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
                                        f"every 60 seconds, and {per_minute} more sent past "
                                        "it; the socket is closed") from None
             raise
+
+    def count_http(self, table: Table, seat: int | None, client: str | None = None) -> None:
+        """Count one plain-HTTP request of ``seat`` of ``table`` (``/api/state``,
+        ``/api/action``, ``/api/history``), or, with ``seat`` None, one spectator state of the
+        table asked by the address ``client`` (None: not known, not counted), against the
+        server's ``http_requests_per_minute``; call it before any work.
+
+        Raises:
+            WebError: (429) the limit is reached (the message names it); nothing was done.
+        """
+        per_minute = self.server.http_requests_per_minute
+        if per_minute <= 0:
+            return
+        if seat is not None:
+            self.http_limits.take((("seat", table.id, seat), per_minute, 60.0,
+                                   "HTTP requests from one seat"))
+        elif client is not None:
+            self.http_limits.take((("watch", table.id, client), per_minute, 60.0,
+                                   "spectator states of one table from one address"))
 
     def forget_socket(self, socket: object) -> None:
         """Drop a closed socket's counts."""
@@ -407,14 +429,20 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
         table.record_json = record.to_json()
         await self._write(self.store.record_statements(table.id, table.record_json, "over"))
 
-    async def record(self, table_id: str) -> str:
+    async def record(self, table_id: str, *, client: str | None = None) -> str:
         """The finished game's record as JSON (also of a table cleaned up from memory).
 
+        A table not in memory is looked up in the database's one thread (which every write
+        goes through): ``client``'s (an address's) look-ups count against the seat
+        requests' limit, apart.
+
         Raises:
-            WebError: (404) no such table, or its game is not over.
+            WebError: (404) no such table, or its game is not over; (429) ``client`` looked
+                up too many tables not in memory this minute.
         """
         table = self.tables.get(table_id)
         if table is None:
+            self.count_request(client, "records")
             stored = await self._db(self.store.load_record, table_id)
             if stored is None:
                 raise WebError(404, "no such table, or its game has no record")
@@ -427,12 +455,20 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
         return table.record_json
 
     def history(self, table: Table) -> list[dict[str, Any]]:
-        """Every revealed round of the game so far (clues, boards, votes, points): public."""
+        """Every revealed round of the game so far (clues, boards, votes, points): public.
+
+        Each round's payload is built once (a revealed round never changes), not once per
+        request: a long game's history costs a copy of the list.
+        """
         session = table.session
         if session is None:
             return []
-        return [round_payload(session.rules, session.n_players, result)
-                for result in session.state.results]
+        if table.history_of is not session:
+            table.history, table.history_of = [], session
+        results = session.state.results
+        table.history.extend(round_payload(session.rules, session.n_players, result)
+                             for result in results[len(table.history):])
+        return list(table.history)
 
     # ------------------------------------------------------------------ after each change
 

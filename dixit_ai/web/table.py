@@ -62,6 +62,10 @@ class Table:
     (:class:`~dixit_ai.web.config.ServerConfig`'s ``seat_connections_per_minute``)."""
     reclaims: dict[str, ReclaimRequest] = field(default_factory=dict)
     """Seat requests for the creator, by id (in memory only)."""
+    history: list[dict[str, Any]] = field(default_factory=list)
+    """The revealed rounds' payloads built so far for ``history_of`` (each round once)."""
+    history_of: Session | None = None
+    """The session ``history`` was built from."""
 
     @property
     def card_ids(self) -> tuple[int, ...]:

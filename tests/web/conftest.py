@@ -32,6 +32,31 @@ def server_offering(*bots: str, **options: Any) -> ServerConfig:
     return ServerConfig(decks=dict(TEST_DECKS), bots=bots or ("random",), **options)
 
 
+class Pace:
+    """How a polite client polls: soon after something changed, then less and less often
+    while nothing does (doubling up to ``most`` seconds), so a seat waiting long sends about
+    ten requests a second, well inside the server's ``http_requests_per_minute``."""
+
+    def __init__(self, first: float = 0.005, most: float = 0.1) -> None:
+        self.first = first
+        self.most = most
+        self.delay = first
+        self._seen: object = None
+
+    def sleep(self, seen: object) -> None:
+        """Sleep before the next poll; ``seen`` is what the last poll found (a change, like a
+        new event, starts again from ``first``)."""
+        self.delay = self.first if seen != self._seen else min(self.most, self.delay * 2)
+        self._seen = seen
+        time.sleep(self.delay)
+
+
+def progress(state: dict[str, Any]) -> tuple[Any, ...]:
+    """What a poll of a seat's state compares to tell a change: events, status, seats."""
+    table = state.get("table") or {}
+    return state.get("event"), table.get("status"), str(table.get("seats"))
+
+
 class Seat:
     """One person at a table, acting over the HTTP API."""
 
@@ -56,13 +81,14 @@ class Seat:
              ) -> dict[str, Any]:
         """Poll the seat's state until ``condition`` holds (bots move in the background)."""
         deadline = time.monotonic() + timeout
+        pace = Pace(first=0.01)
         while True:
             state = self.state()
             if condition(state):
                 return state
             if time.monotonic() > deadline:
                 raise AssertionError(f"timed out waiting; last state: {state}")
-            time.sleep(0.01)
+            pace.sleep(progress(state))
 
     def wait_turn(self, timeout: float = 10.0) -> dict[str, Any]:
         """Wait until this seat has to act, or the game is over."""

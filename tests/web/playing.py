@@ -15,7 +15,7 @@ from dixit_ai.replay import replay_record
 from dixit_ai.rules import observe
 from dixit_ai.web.messages import game_payload
 from dixit_ai.web.session import Session
-from tests.web.conftest import Seat, create, join, manager_of, simple_move
+from tests.web.conftest import Pace, Seat, create, join, manager_of, progress, simple_move
 
 
 def until(socket: Any, kind: str, tries: int = 50) -> dict[str, Any]:
@@ -40,16 +40,19 @@ def reply_to(socket: Any, ref: int, tries: int = 50) -> dict[str, Any]:
 def play_out(seats: list[Seat], timeout: float = 20.0) -> dict[str, Any]:
     """Every person plays :func:`simple_move` whenever it is their turn, until the game ends."""
     deadline = time.monotonic() + timeout
+    pace = Pace()
     while time.monotonic() < deadline:
+        seen = []
         for seat in seats:
             state = seat.state()
             game = state["game"]
             if game["phase"] == "over":
                 return state
+            seen.append(progress(state))
             if seat.seat in game["pending"] and state["you"]["controller"] == "human":
                 response = seat.send(simple_move(game))
                 assert response.status_code in (200, 409), response.text
-        time.sleep(0.005)
+        pace.sleep(seen)
     raise AssertionError("the game did not end in time")
 
 

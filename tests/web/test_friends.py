@@ -18,7 +18,16 @@ from dixit_ai.replay import replay_record
 from dixit_ai.rules import RuleSet, observe
 from dixit_ai.web.app import create_app
 from dixit_ai.web.messages import PUBLIC_KEYS, game_payload, rules_help
-from tests.web.conftest import Seat, create, join, manager_of, server_offering, simple_move
+from tests.web.conftest import (
+    Pace,
+    Seat,
+    create,
+    join,
+    manager_of,
+    progress,
+    server_offering,
+    simple_move,
+)
 from tests.web.playing import play_out, record_of, true_states
 
 
@@ -159,13 +168,14 @@ MEMORY_TABLE = {"name": "Ann", "seats": 3, "deck": "small", "bots": ["memory", "
 
 def drive(seat: Seat, until: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
     deadline = time.monotonic() + 30
+    pace = Pace()
     while time.monotonic() < deadline:
         state = seat.state()
         if until(state) or state["game"]["phase"] == "over":
             return state
         if 0 in state["game"]["pending"]:
             assert seat.send(simple_move(state["game"])).status_code == 200
-        time.sleep(0.005)
+        pace.sleep(progress(state))
     raise AssertionError("stuck")
 
 

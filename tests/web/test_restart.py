@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from dixit_ai.records import GameRecord
 from dixit_ai.replay import replay_record
-from tests.web.conftest import SMALL_DECK, simple_move
+from tests.web.conftest import SMALL_DECK, Pace, simple_move
 from tests.web.servers import ServerProcess
 
 TABLE = {"name": "Ann", "seats": 4, "deck": SMALL_DECK, "bots": ["random", "random", "random"],
@@ -37,10 +37,13 @@ def drive(http: httpx.Client | TestClient, seats: list[tuple[str, int]], *,
     (given the event number acknowledged last) says to stop; returns the last ack or state."""
     deadline = time.monotonic() + timeout
     last_ack = 0
+    pace = Pace(first=0.003)
     while time.monotonic() < deadline:
+        seen = []
         for token, seat in seats:
             headers = {"X-Seat-Token": token}
             state = http.get("/api/state", headers=headers).json()
+            seen.append(state["event"])
             game = state["game"]
             if game["phase"] == "over":
                 return state
@@ -50,7 +53,7 @@ def drive(http: httpx.Client | TestClient, seats: list[tuple[str, int]], *,
                 last_ack = response.json()["event"]
                 if stop is not None and stop(last_ack):
                     return {"ack": last_ack}
-        time.sleep(0.003)
+        pace.sleep(seen)
     raise AssertionError("the game did not end in time")
 
 
