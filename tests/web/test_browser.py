@@ -108,6 +108,15 @@ def browsers() -> Iterator[Callable[[], Any]]:
         driver.quit()
 
 
+def lobby_names(driver: Any) -> list[str] | None:
+    """The names of the lobby's seat list, or None while it is being drawn again."""
+    try:
+        names = [n.text for n in driver.find_elements(By.CSS_SELECTOR, "#stage .seat-list li")]
+    except StaleElementReferenceException:
+        return None
+    return names if len(names) >= 2 else None
+
+
 def screen(driver: Any) -> str:
     try:
         value = driver.find_element(By.ID, "stage").get_attribute("data-screen")
@@ -284,7 +293,8 @@ def test_two_people_a_spectator_a_lost_link_offline_and_a_rematch(
     ann.find_element(By.ID, "rematch").click()
     for driver in (ann, bea):
         WebDriverWait(driver, 20).until(lambda d: screen(d) == "lobby")
-        names = [n.text for n in driver.find_elements(By.CSS_SELECTOR, "#stage .seat-list li")]
+        # The lobby is drawn again as each page reconnects: read its seats between drawings.
+        names = WebDriverWait(driver, 10).until(lobby_names)
         assert "Ann" in names[0] and "Bea" in names[1]
         assert driver.find_element(By.ID, "recovery-code").text  # the code moved too
     shot(bea, "rematch")
