@@ -42,8 +42,9 @@ past one is refused, 429, and closed 4429; the page tries again ten seconds late
 HTTP, each seat's requests (``/api/state``, ``/api/action``, ``/api/history``) and each
 address's spectator states of one table (``/api/watch/...``) are limited too
 (``http_requests_per_minute``; 429 before any work), and an address's look-ups of tables not
-in memory (``record.json``) count against ``seat_requests_per_minute``, apart. The counts
-are held in this process's memory (``dixit-ai serve`` runs one process).
+in memory (``record.json``) count against ``seat_requests_per_minute``, apart, as its card
+requests that render a deck (none of its images kept) count against ``tables_per_minute``.
+The counts are held in this process's memory (``dixit-ai serve`` runs one process).
 An unknown seat token is looked up in the database's thread, never on the event loop, and an
 address's unknown tokens count against ``seat_requests_per_minute`` too.
 
@@ -343,8 +344,8 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
                                                 token=token))
 
     @app.get("/api/tables/{table_id}/cards/{card_id}")
-    async def card(table_id: str, card_id: int) -> Response:
-        image = await manager().card_image(table_id, card_id)
+    async def card(table_id: str, card_id: int, request: Request) -> Response:
+        image = await manager().card_image(table_id, card_id, client=_client(request))
         return Response(image, media_type="image/jpeg",
                         headers={"Cache-Control": "public, max-age=86400, immutable"})
 

@@ -28,10 +28,12 @@ class CardsMixin:
     _captions: dict[str, dict[str, str]]
     _work: Callable[..., Any]
     _deck: Callable[[str], Deck]
+    count_request: Callable[..., None]
 
     # ------------------------------------------------------------------ cards
 
-    async def card_image(self, table_id: str, card_id: int) -> bytes:
+    async def card_image(self, table_id: str, card_id: int, *,
+                         client: str | None = None) -> bytes:
         """The JPEG image of a card of a table's deck (by id alone: the URL tells no owner).
 
         The first image asked of a deck renders the whole deck, and a deck's images are kept or
@@ -39,20 +41,29 @@ class CardsMixin:
         asked for it before (a hand's cards, loaded by its holder's page, would otherwise come
         back faster than the others).
 
+        A request that renders a deck (none of its images kept: a deck's first card, or one
+        dropped from :data:`MAX_CACHED_IMAGES` for others) counts against ``client``'s (an
+        address's) ``tables_per_minute``, apart: each render takes one of the threads the
+        bots decide in, and asking cards of decks that do not fit together in turn would
+        render them again and again.
+
         Raises:
-            WebError: (404) no such table or card.
+            WebError: (404) no such table or card; (429) ``client`` made too many renders this
+                minute.
         """
         table = self.tables.get(table_id)
         if table is None or card_id not in set(table.card_ids):
             raise WebError(404, "no such card")
-        images = await self._deck_images(table.config.deck, table.card_ids)
+        images = await self._deck_images(table.config.deck, table.card_ids, client)
         return images[card_id]
 
-    async def _deck_images(self, spec: str, card_ids: tuple[int, ...]) -> dict[int, bytes]:
+    async def _deck_images(self, spec: str, card_ids: tuple[int, ...],
+                           client: str | None = None) -> dict[int, bytes]:
         if spec in self._images:
             self._images.move_to_end(spec)
             return self._images[spec]
         if spec not in self._rendering:   # one render per deck, however many ask at once
+            self.count_request(client, "renders")
             def render() -> dict[int, bytes]:
                 deck = self._deck(spec)
                 out = {}

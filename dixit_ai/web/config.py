@@ -82,7 +82,9 @@ class ServerConfig:
             experiment (every player is told).
         tables_per_minute: The most tables one client address may open in 60 seconds
             (``0``: no limit). Behind a reverse proxy every client has the proxy's address:
-            raise it, or turn it off.
+            raise it, or turn it off. Card requests that render a deck's images (a deck's
+            first card, or one whose images were dropped for others') are counted apart
+            under the same limit.
         seat_requests_per_minute: The most seat requests (joining, recovering a seat with
             its code, asking the creator for a seat) one client address may send in 60
             seconds (``0``: no limit); a flood would fill other people's tables and their

@@ -78,19 +78,24 @@ class LobbyMixin:
     # ------------------------------------------------------------------ lobby
 
     def count_request(self, client: str | None,
-                      kind: Literal["tables", "seats", "tokens", "records"]) -> None:
+                      kind: Literal["tables", "seats", "tokens", "records", "renders"]
+                      ) -> None:
         """Count one request of the client address ``client`` (None: not known, not counted)
         against the server's limit of its kind: new tables, seat requests (joining,
-        recovering a seat, asking the creator for one), or unknown seat tokens (each looked up
-        in the database's one thread; counted apart, under the seat requests' limit), or
-        records of tables not in memory (each looked up there too; apart, under the same
-        limit).
+        recovering a seat, asking the creator for one), deck renders (counted apart under the
+        new tables' limit: a table's first card renders its deck), unknown seat tokens (each
+        looked up in the database's one thread; counted apart, under the seat requests'
+        limit), or records of tables not in memory (each looked up there too; apart, under
+        the same limit).
 
         Raises:
             WebError: (429) the client reached the limit (the message names it).
         """
         if kind == "tables":
             per_minute, what = self.server.tables_per_minute, "new tables from one address"
+        elif kind == "renders":   # a deck's card images, rendered for a card asked
+            per_minute = self.server.tables_per_minute
+            what = "deck renders (card images not kept) from one address"
         elif kind == "seats":
             per_minute = self.server.seat_requests_per_minute
             what = ("seat requests (joining, recovering a seat, asking for one) from one "

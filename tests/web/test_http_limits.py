@@ -149,3 +149,32 @@ def test_serve_help_names_every_key_of_the_config_file(
     text = " ".join(capsys.readouterr().out.split())
     missing = [f.name for f in fields(ServerConfig) if f.name not in text]
     assert missing == []
+
+
+def test_card_requests_that_render_a_deck_again_are_limited_per_address(
+        app_factory: Callable[..., TestClient], monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two decks that do not fit the image cache together: each card asked of the other deck
+    # rendered its whole deck again, in the threads the bots decide in.
+    import dixit_ai.web.cards as cards
+
+    monkeypatch.setattr(cards, "MAX_CACHED_IMAGES", 50)
+    client = app_factory(server=server_offering(tables_per_minute=4))
+    manager = manager_of(client)
+    renders: list[str] = []
+    real = manager._deck
+
+    def counted(spec: str) -> Any:
+        renders.append(spec)
+        return real(spec)
+
+    first, _ = create(client, deck="small")
+    second, _ = create(client, deck="mid")
+    manager._deck = counted  # type: ignore[method-assign]
+    urls = [f"/api/tables/{made['table_id']}/cards/"
+            f"{manager.tables[made['table_id']].card_ids[0]}" for made in (first, second)]
+    answers = [client.get(urls[index % 2]).status_code for index in range(6)]
+    assert answers[:2] == [200, 200]      # each deck rendered once: fine
+    refused = client.get(urls[0])
+    assert refused.status_code == 429
+    assert "deck renders" in refused.json()["error"]
+    assert len(renders) <= 4 and 429 in answers
