@@ -55,7 +55,8 @@ def test_bench_unknown_panel_member_is_refused(tmp_path):
     result = dixit("bench", "--models", "random", "--tasks", "tell", "--panel", "no-such-mind",
                    "--items", "2", "--no-progress", cwd=tmp_path)
     assert result.returncode == 2, result.output
-    assert "panel-no-such-mind" in result.stderr and "Traceback" not in result.output
+    assert "no panel member named 'no-such-mind'" in result.stderr
+    assert "panel-sibling" in result.stderr and "Traceback" not in result.output
 
 
 def test_tournament_expands_panel_entries_and_the_panel_flag(tmp_path):
