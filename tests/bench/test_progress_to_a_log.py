@@ -7,46 +7,19 @@ of redraws does not depend on how fast the machine is.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 from dixit_ai.reporting import LOG_PROGRESS_INTERVAL, progress_interval
 from tests.bench.conftest import bench_config
-
-
-class FakeClock:
-    """A clock that moves one second each time it is read."""
-
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now
+from tests.progress_log import stderr_to_a_log
 
 
 def redraws(text: str, bar: str) -> int:
     """How many times the bar named ``bar`` was drawn in ``text`` (tqdm starts each draw with a
     carriage return)."""
     return text.count(f"\r{bar}:")
-
-
-@contextmanager
-def stderr_to_a_log(path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """sys.stderr is the file ``path``, tqdm reads a clock that moves one second a read, and
-    tqdm starts no monitor thread (it would read the fake clock from another thread).
-
-    Entered in the test's body: pytest sets its own sys.stderr before each phase of a test."""
-    import tqdm.std
-
-    monkeypatch.setattr(tqdm.std, "time", FakeClock())
-    monkeypatch.setattr(tqdm.std.tqdm, "monitor_interval", 0)
-    with path.open("w") as log, monkeypatch.context() as patch:
-        patch.setattr("sys.stderr", log)
-        yield
 
 
 def test_progress_interval_is_tqdm_s_default_on_a_terminal_only() -> None:

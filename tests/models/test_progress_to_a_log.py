@@ -9,40 +9,15 @@ depend on how fast the machine is.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from tests.models.fakes import CountingEmbedder
+from tests.progress_log import stderr_to_a_log
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-class FakeClock:
-    """A clock that moves one second each time it is read."""
-
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now
-
-
-@contextmanager
-def stderr_to_a_log(path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """sys.stderr is the file ``path``; tqdm reads the fake clock and starts no monitor
-    thread. Entered in the test's body (pytest sets its own sys.stderr before each phase)."""
-    import tqdm.std
-
-    monkeypatch.setattr(tqdm.std, "time", FakeClock())
-    monkeypatch.setattr(tqdm.std.tqdm, "monitor_interval", 0)
-    with path.open("w") as log, monkeypatch.context() as patch:
-        patch.setattr("sys.stderr", log)
-        yield
 
 
 def redraws(path: Path, bar: str) -> int:
