@@ -58,3 +58,17 @@ def atomic_writer(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO[
     except BaseException:
         Path(name).unlink(missing_ok=True)
         raise
+
+
+def read_utf8(path: str | os.PathLike[str]) -> str:
+    """The text of the file ``path``, read strictly as UTF-8.
+
+    Raises:
+        OSError: the file cannot be read.
+        ValueError: it is not UTF-8 text; the message names the file and the first bad byte.
+    """
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})"
+                         ) from None

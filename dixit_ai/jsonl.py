@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar, overload
 
+from dixit_ai.files import read_utf8
+
 T = TypeVar("T")
 
 
@@ -86,11 +88,7 @@ def read_json(path: str | os.PathLike[str]) -> Any:
         OSError: the file cannot be read.
         ValueError: the file is not UTF-8 text, or not JSON; the message names the file.
     """
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise ValueError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})"
-                         ) from None
+    text = read_utf8(path)
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:

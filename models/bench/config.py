@@ -6,9 +6,9 @@ import importlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
+from dixit_ai.files import read_utf8
 from models.bench.items import TELL_CARDS
 
 TASKS = ("guess", "decoy", "tell")
@@ -236,11 +236,7 @@ def load_bench_config(path: str | os.PathLike[str], **overrides: Any) -> BenchCo
         OSError: it cannot be read.
     """
     yaml = importlib.import_module("yaml")  # PyYAML, a core dependency, ships no stubs
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except UnicodeDecodeError as error:
-        raise ValueError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})"
-                         ) from None
+    text = read_utf8(path)
     try:
         data = yaml.safe_load(text) or {}
     except yaml.YAMLError as error:
