@@ -201,13 +201,19 @@ def test_leaving_at_a_handoff_is_recorded_as_at_any_prompt(
 def test_seats_that_are_mistyped_are_refused_not_dropped(
         seats: str, message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
+    assert message in refused_before_the_game(seats, tmp_path, monkeypatch, capsys)
+
+
+def refused_before_the_game(seats: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                            capsys: pytest.CaptureFixture[str]) -> str:
+    """``play --seats SEATS`` exits 2 before asking anything; its stderr."""
     def no_game(_prompt: str = "") -> str:
         raise AssertionError("the game started")
 
     monkeypatch.setattr("builtins.input", no_game)
     assert main(["play", "--seats", seats, "--seed", "1", "--images", str(tmp_path / "cards"),
                  "--out", str(tmp_path / "game.json")]) == 2
-    assert message in capsys.readouterr().err
+    return capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
 
 

@@ -19,7 +19,7 @@ from dixit_ai.records import GameRecord
 from dixit_ai.replay import replay_record
 from dixit_ai.rules.explain import explain
 from tests.test_play import Script
-from tests.test_play_hotseat import HANDOFF, _hot_seat_game
+from tests.test_play_hotseat import HANDOFF, _hot_seat_game, refused_before_the_game
 
 #: Reasons worded for the one reader of the terminal.
 SECOND_PERSON = re.compile(r"\byour card\b|\byou included\b|\byou voted\b|\byou were\b")
@@ -114,13 +114,7 @@ def test_one_named_person_is_still_addressed_as_you(
 def test_bad_names_are_refused_before_the_game(
         seats: str, message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    def no_game(_prompt: str = "") -> str:
-        raise AssertionError("the game started")
-
-    monkeypatch.setattr("builtins.input", no_game)
-    assert main(["play", "--seats", seats, "--seed", "1", "--images", str(tmp_path / "cards"),
-                 "--out", str(tmp_path / "game.json")]) == 2
-    err = capsys.readouterr().err
+    err = refused_before_the_game(seats, tmp_path, monkeypatch, capsys)
     assert message in err and "Traceback" not in err
     assert list(tmp_path.iterdir()) == []
 
