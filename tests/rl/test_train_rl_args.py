@@ -57,6 +57,14 @@ def no_table(*args: Any, **kwargs: Any) -> Any:
     (["--eval-opponents", "bogus"], "--eval-opponents bogus: no agent named 'bogus'"),
     (["--eval-opponents", "random", "random"], "--eval-opponents names each opponent once"),
     (["--exp-name", "a/b"], "--exp-name must be a folder name"),
+    # checked without an evaluation too: a typo in a script that later turns it on failed then
+    (["--eval-games", "0", "--eval-opponents", "bogus"],
+     "--eval-opponents bogus: no agent named 'bogus'"),
+    # the other role's fields were dropped without a word: the run trained as if not given
+    (["--roles", "guesser", "--storyteller-fields", "scalars"],
+     "--storyteller-fields is for the storyteller role; --roles guesser does not train it"),
+    (["--roles", "storyteller", "--guesser-fields", "scalars"],
+     "--guesser-fields is for the guesser role; --roles storyteller does not train it"),
 ])
 def test_bad_options_exit_2_before_any_run_folder(bad, message, tmp_path, monkeypatch, capsys):
     import envs.vectors
@@ -68,6 +76,12 @@ def test_bad_options_exit_2_before_any_run_folder(bad, message, tmp_path, monkey
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err, err
     assert not (tmp_path / "runs").exists()
+
+
+def test_default_fields_of_a_role_not_trained_are_accepted() -> None:
+    train_rl = script()
+    for roles in (["guesser"], ["storyteller"]):
+        train_rl["check_args"](train_rl["parse"](["--roles", *roles, "--eval-games", "0"]))
 
 
 def test_unknown_observation_fields_are_refused_before_any_run_folder(tmp_path, monkeypatch,
