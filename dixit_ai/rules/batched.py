@@ -301,6 +301,7 @@ class BatchedGames(BatchedState):
                 self._finished.append((self.game_number[ended], ended, self.first_row[ended],
                                        self.rounds_played, True))
             self.active[ended] = False
+            self._all_active = False  # until a game starts in every ended slot
             if self.auto_reset:
                 self._start_games(ended)
         if not self._all_active:

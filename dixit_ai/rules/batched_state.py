@@ -111,13 +111,17 @@ class BatchedState:
         self.first_row = np.zeros(g_count, dtype=np.int64)
         rounds = self._schedule.rounds
         self._boards = np.zeros((g_count, rounds, self.board_size), dtype=np.int16)
-        # A window of ``rounds`` rounds may hold more reshuffles than the first one does.
-        longer = DrawSchedule.build(rules, n, len(card_ids), rounds=3 * rounds + 64)
+        # A window of ``rounds`` rounds may hold more reshuffles than the first one does, and
+        # the first reshuffle may come after the first window: the longer schedule reaches
+        # past the first reshuffle by a whole cycle of the piles (the reshuffles repeat with
+        # that cycle), which gives both the most reshuffles a window holds and their size.
+        cycle = len(card_ids) // self.board_size + 2  # rounds between reshuffles, at most
+        longer = DrawSchedule.build(rules, n, len(card_ids), rounds=3 * rounds + 2 * cycle + 64)
         marks = np.concatenate([[0], np.cumsum(longer.reshuffle_round)])
         capacity = int((marks[rounds:] - marks[:-rounds]).max()) if len(marks) > rounds else 0
         self._reshuffles = np.zeros(
-            (g_count, max(capacity, self._schedule.n_reshuffles),
-             self._schedule.reshuffle_size), dtype=np.int16)
+            (g_count, max(capacity, self._schedule.n_reshuffles), longer.reshuffle_size),
+            dtype=np.int16)
         self._reshuffle_index = np.asarray(longer.reshuffle_index, dtype=np.int64)
         self._window = np.zeros(g_count, dtype=np.int64)  # first round held in _boards
         self._reshuffle_base = np.zeros(g_count, dtype=np.int64)  # first reshuffle held
@@ -179,11 +183,11 @@ class BatchedState:
         """Start the next games of the run in ``slots`` (or leave them inactive)."""
         if self.total_games is not None:
             slots = slots[:max(0, self.total_games - self._next_game)]
-        if not len(slots):
-            return
-        numbers = np.arange(self._next_game, self._next_game + len(slots))
-        self._next_game += len(slots)
-        self._place(slots, numbers)
+        if len(slots):
+            numbers = np.arange(self._next_game, self._next_game + len(slots))
+            self._next_game += len(slots)
+            self._place(slots, numbers)
+        # Also where no game started: a slot left without one is parked from now on.
         self._all_active = bool(self.active.all())
 
     def _place(self, slots: Ints, numbers: Ints) -> None:
@@ -205,7 +209,8 @@ class BatchedState:
         self.game_number[slots] = numbers
         self.first_row[slots] = self.rounds_played
         self._boards[slots] = draws.boards
-        self._reshuffles[slots, :draws.reshuffles.shape[1]] = draws.reshuffles
+        if draws.reshuffles.size:
+            self._reshuffles[slots, :draws.reshuffles.shape[1]] = draws.reshuffles
         self._window[slots] = 0
         self._reshuffle_base[slots] = 0
 
@@ -231,7 +236,8 @@ class BatchedState:
             window = draws.boards[:, start:start + held]
             self._boards[group, :window.shape[1]] = window
             kept = draws.reshuffles[:, base:base + self._reshuffles.shape[1]]
-            self._reshuffles[group, :kept.shape[1]] = kept
+            if kept.size:
+                self._reshuffles[group, :kept.shape[1]] = kept
             self._window[group] = start
             self._reshuffle_base[group] = base
             self.extensions += len(group)

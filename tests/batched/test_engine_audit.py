@@ -1,0 +1,56 @@
+"""The batched engine's edge cases found by the differential audit (test_differential.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from dixit_ai.batched import CLUE_WORDS, BatchedRandomAgent, play_batch, to_records
+from dixit_ai.replay import replay_record
+from dixit_ai.rules import RuleSet
+from dixit_ai.rules.batched import BatchedGames
+
+
+def test_a_first_reshuffle_after_the_drawn_window() -> None:
+    # 3 players, 200 cards: the first reshuffle comes in round 36, after the 16 rounds drawn at
+    # a game's start; the extension used to find no room for it (a numpy shape error).
+    rules = RuleSet.edition("refresh-2021", score_limit=None, rounds_per_player=15)
+    games = play_batch([BatchedRandomAgent(0)] * 3, rules, n_games=2, total_games=2, seed=1,
+                       deck=range(200))
+    records = to_records(games, games.take_finished(), clues=CLUE_WORDS)
+    assert [len(r.rounds) for r in records] == [45, 45]
+    assert all(sum(round_.reshuffled for round_ in r.rounds) == 1 for r in records)
+    for record in records:
+        replay_record(record)
+
+
+@pytest.mark.parametrize("auto_reset", [True, False])
+def test_a_slot_left_without_a_game_stays_as_its_game_ended(auto_reset: bool) -> None:
+    # Slot 2's game ends when no game is left to start (or auto_reset is off) while the other
+    # slots play on. The slot used to go on being scored, drawn from and reshuffled as if its
+    # game were running: its scores grew past the final scores, and with a short draw window
+    # its reshuffle read past the draws (IndexError).
+    games = BatchedGames(RuleSet.edition("odyssey-2011"), 10, 3, seed=10, total_games=5,
+                         cohort=3, rounds_ahead=2, auto_reset=auto_reset)
+    agents = [BatchedRandomAgent(0)] * 10
+    final: dict[int, list[int]] = {}
+    while games.active.any():
+        before = games.active.copy()
+        ended = games.vote(_round(games, agents))
+        for slot in np.flatnonzero(ended & before & ~games.active).tolist():
+            final[slot] = games.last_scores[slot].tolist()
+        for slot, scores in final.items():
+            if not games.active[slot]:
+                assert games.scores[slot].tolist() == scores
+    records = to_records(games, games.take_finished(), clues=CLUE_WORDS)
+    assert len(records) == (5 if auto_reset else 3)
+    for record in records:
+        replay_record(record)
+
+
+def _round(games: BatchedGames, agents: list[BatchedRandomAgent]) -> np.ndarray:
+    """Tell and play one round; return the votes (the caller casts them)."""
+    agent = agents[0]
+    games.tell(*agent.tell(games))
+    games.play(agent.play(games))
+    return agent.vote(games)
