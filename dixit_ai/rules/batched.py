@@ -51,7 +51,10 @@ from dixit_ai.rules.state import Phase
 Ints = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
 
-__all__ = ["BatchedGames", "FinishedGame", "RoundArrays", "batch_game_seeds"]
+__all__ = ["MAX_CLUE_ID", "BatchedGames", "FinishedGame", "RoundArrays", "batch_game_seeds"]
+
+MAX_CLUE_ID = 2**31 - 1
+"""The largest clue id :meth:`BatchedGames.tell` takes (the round log keeps them as int32)."""
 
 
 class BatchedGames(BatchedState):
@@ -124,7 +127,8 @@ class BatchedGames(BatchedState):
         """Each storyteller tells the card in hand slot ``slots[g]`` with clue id ``clues[g]``.
 
         Raises:
-            IllegalAction: outside the tell phase, a slot out of range, a negative clue id.
+            IllegalAction: outside the tell phase, a slot out of range, a clue id below 0 or
+                above :data:`MAX_CLUE_ID`.
             ValueError: arrays of the wrong shape.
         """
         self._check_phase(Phase.TELL)
@@ -135,6 +139,10 @@ class BatchedGames(BatchedState):
         self._check_range(active, told, self.hand_size, "tells from hand slot")
         if (active & (clue < 0)).any():
             self._fail(active & (clue < 0), "a clue id must be non-negative")
+        too_large = active & (clue > MAX_CLUE_ID)
+        if too_large.any():  # the round log keeps clue ids as int32
+            self._fail(too_large, f"clue id {int(clue[too_large][0])}; clue ids are at most "
+                                  f"{MAX_CLUE_ID}")
         self.told_slot = np.where(active, told, 0)
         self.clue = clue.copy()
         self._guessing = (self._seats[None, :] != self.storyteller[:, None]) & active[:, None]

@@ -7,7 +7,7 @@ import pytest
 
 from dixit_ai.batched import CLUE_WORDS, BatchedRandomAgent, play_batch, to_records
 from dixit_ai.replay import replay_record
-from dixit_ai.rules import RuleSet
+from dixit_ai.rules import IllegalAction, Phase, RuleSet
 from dixit_ai.rules.batched import BatchedGames
 
 
@@ -54,3 +54,16 @@ def _round(games: BatchedGames, agents: list[BatchedRandomAgent]) -> np.ndarray:
     games.tell(*agent.tell(games))
     games.play(agent.play(games))
     return agent.vote(games)
+
+
+def test_a_clue_id_the_round_log_cannot_hold_is_refused() -> None:
+    # The log keeps clue ids as int32: 2**32 + 1 used to be recorded as clue 1 (another clue,
+    # silently), 2**31 as a negative id that to_records read from the end of the vocabulary.
+    games = BatchedGames(RuleSet.edition("refresh-2021"), 3, 2, seed=1, total_games=2)
+    for clue in (2**31, 2**32 + 1):
+        with pytest.raises(IllegalAction, match=r"game 1 \(slot 1.*clue id .* at most 2147483647"):
+            games.tell([0, 0], [0, clue])
+        assert games.phase is Phase.TELL
+    games.tell([0, 0], [0, 2**31 - 1])
+    assert games.clue.tolist() == [0, 2**31 - 1]
+
