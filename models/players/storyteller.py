@@ -243,6 +243,9 @@ class ClipStoryteller:
         n_players = view.n_players
         rules = view.rules
         n_voters = len(voting_seats(rules, n_players, view.storyteller))
+        # The opponents who put cards on the board: every guesser, or in the team variant one
+        # per guessing team and the storyteller's teammate (who votes last: never).
+        n_givers = (rules.board_size(n_players) - 1) // view.cards_to_play
         # Card-vocabulary similarities are computed once per deck; only extra clues are new.
         table = resources.card_vocabulary_sims
         pool_rows = resources.rows(unseen) if unseen else resources.rows(hand)
@@ -252,10 +255,10 @@ class ClipStoryteller:
             columns = resources.clue_columns(extra)
             hand_sims = np.concatenate([hand_sims, columns[resources.rows(hand)]], axis=1)
             pool_sims = np.concatenate([pool_sims, columns[pool_rows]], axis=1)
-        if hand_weights is not None and (not unseen or hand_weights.shape != (n_players - 1,
+        if hand_weights is not None and (not unseen or hand_weights.shape != (n_givers,
                                                                              len(unseen))):
             hand_weights = None
-        deals = draw_deals(rng, len(pool_rows), self.n_simulations, n_players - 1,
+        deals = draw_deals(rng, len(pool_rows), self.n_simulations, n_givers,
                            rules.hand_size_for(n_players), hand_weights)
         points_by_finders = storyteller_points_by_finders(rules, n_players, n_voters)
         member_hands: list[np.ndarray] = []
@@ -317,7 +320,7 @@ class ClipStoryteller:
             """Guess rates, points, spread across members and the members' gap to the
             target (``aim="each"`` or ``"rms"``) of the pairs (cards[i], clues[i]) on n fresh
             deals."""
-            deals = draw_deals(rng, len(pool_sims), n, n_players - 1, hand_size, hand_weights)
+            deals = draw_deals(rng, len(pool_sims), n, n_givers, hand_size, hand_weights)
             if models:
                 fresh = run([h[cards, clues][None, :] for h in member_hands],
                             [u[:, clues] for u in member_pools], deals)
