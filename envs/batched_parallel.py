@@ -30,7 +30,14 @@ from dixit_ai.rules.batched import BatchedGames
 
 Ints = npt.NDArray[np.int64]
 
-__all__ = ["DixitBatchedParallel", "observation_fields", "resolve_repeats"]
+__all__ = ["DixitBatchedParallel", "check_num_envs", "observation_fields", "resolve_repeats"]
+
+
+def check_num_envs(num_envs: object) -> int:
+    """``num_envs`` as an int; anything but an int >= 1 raises ``ValueError`` naming it."""
+    if isinstance(num_envs, bool) or not isinstance(num_envs, int | np.integer) or num_envs < 1:
+        raise ValueError(f"num_envs must be an int >= 1, not {num_envs!r}")
+    return int(num_envs)
 
 
 def resolve_repeats(first: Ints, second: Ints, *, playing: bool, hand_size: int, choices: int,
@@ -100,7 +107,7 @@ class DixitBatchedParallel:
                  clues: Sequence[str] = CLUE_WORDS, **rule_overrides: Any) -> None:
         self.rules = RuleSet.edition(edition, **rule_overrides)
         self.rules.check_players(n_players)
-        self.num_envs = num_envs
+        self.num_envs = check_num_envs(num_envs)
         self.n_players = n_players
         self.deck = [int(c) for c in (range(84) if deck is None else deck)]
         self.clues = tuple(clues)
@@ -177,7 +184,8 @@ class DixitBatchedParallel:
 
         Raises:
             IllegalAction: an action the rules refuse (the engine names game and seat).
-            ValueError: a missing agent or a wrong shape.
+            ValueError: a missing agent, a wrong shape, or an action outside the action space
+                (the message names the agent and the env); nothing changes.
         """
         games, n, c = self.games, self.n_players, self.choices
         missing = [a for a in self.agents if a not in actions]
@@ -186,6 +194,14 @@ class DixitBatchedParallel:
         chosen = np.stack([np.asarray(actions[a], dtype=np.int64) for a in self.agents], axis=1)
         if chosen.shape != (self.num_envs, n, 3):
             raise ValueError(f"each agent's actions must have shape ({self.num_envs}, 3)")
+        v = len(self.clues)
+        outside = (chosen < 0).any(axis=2) | (chosen[:, :, 0] >= c) | (chosen[:, :, 1] >= v) | (
+            chosen[:, :, 2] > c)
+        if outside.any():
+            env, seat = (int(i) for i in np.argwhere(outside)[0])
+            raise ValueError(f"{self.agents[seat]}'s action for env {env}, "
+                             f"{chosen[env, seat].tolist()}, is outside the action space: "
+                             f"actions must lie in [0, {c}) x [0, {v}) x [0, {c}]")
         phase = self._phase()
         chosen[:, :, 2] = resolve_repeats(
             chosen[:, :, 0], chosen[:, :, 2], playing=phase == 1, hand_size=games.hand_size,

@@ -68,6 +68,7 @@ from dixit_ai.rules import IllegalAction, Phase, RuleSet
 from dixit_ai.rules.batched import BatchedGames
 from envs.batched_parallel import (  # every seat at once: its own module
     DixitBatchedParallel,
+    check_num_envs,
     observation_fields,
     resolve_repeats,
 )
@@ -120,7 +121,7 @@ class DixitVectorEnv(gymnasium.vector.VectorEnv):
         if illegal_action not in ("raise", "penalty"):
             raise ValueError(f"illegal_action must be 'raise' or 'penalty', not "
                              f"{illegal_action!r}")
-        self.num_envs = num_envs
+        self.num_envs = check_num_envs(num_envs)
         self.n_players = n_players
         self.learner_seat = learner_seat
         self.vectors = vectors
