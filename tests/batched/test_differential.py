@@ -234,3 +234,97 @@ def test_batched_and_scalar_play_the_same_games(edition: str, n: int,
     if deck is not None and rules.min_deck_size(n) > len(deck):
         deck = None
     _run(rules, n, deck, seed=n + len(overrides))
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+@pytest.mark.parametrize(("edition", "n", "overrides"), VARIANTS)
+def test_more_seeds_of_the_variants(edition: str, n: int, overrides: dict[str, Any],
+                                    seed: int) -> None:
+    rules = RuleSet.edition(edition, **overrides)
+    deck = DECKS[seed % 3]
+    if deck is not None and rules.min_deck_size(n) > len(deck):
+        deck = None
+    _run(rules, n, deck, seed=seed, slots=4, total=7)
+
+
+STATE = ("hands", "pile", "pile_size", "discard", "discard_size", "scores", "round",
+         "storyteller", "active", "game_number", "board", "board_owner", "played_slots",
+         "clue", "told_slot", "last_points")
+
+
+def _snapshot(games: BatchedGames) -> dict[str, Any]:
+    return {"phase": games.phase, "log": len(games.log),
+            **{name: getattr(games, name).copy() for name in STATE}}
+
+
+def _refused(games: BatchedGames, move: Any, call: Any, match: str) -> None:
+    before = _snapshot(games)
+    with pytest.raises((IllegalAction, ValueError), match=match):
+        call(move)
+    after = _snapshot(games)
+    for name, value in before.items():
+        assert np.array_equal(value, after[name]) if isinstance(value, np.ndarray) else (
+            value == after[name]), name
+
+
+@pytest.mark.parametrize(("edition", "n"), [("odyssey-2024", 3), ("refresh-2021", 5),
+                                            ("odyssey-2011", 8)])
+def test_one_games_illegal_move_changes_no_game(edition: str, n: int) -> None:
+    # Each bad move is refused naming the game, and the engine then plays on exactly as the
+    # scalar games do (the shadow compares every state after the legal move).
+    shadow = Shadow(RuleSet.edition(edition), n, 3, 3, 5, None)
+    games = shadow.games
+    rng = np.random.default_rng(0)
+    bad_slot, game = 1, int(games.game_number[1])
+    where = rf"game {game} \(slot {bad_slot}"
+    tell = np.zeros(3, dtype=np.int64)
+    for value, why in ((games.hand_size, "hand slot"), (-1, "hand slot")):
+        move = tell.copy()
+        move[bad_slot] = value
+        _refused(games, move, games.tell, where + ".*" + why)
+    _refused(games, tell.astype(float), games.tell, "integers")
+    _refused(games, tell[:2], games.tell, "shape")
+    _refused(games, tell, lambda m: games.tell(m, [0, -2, 0]), where + ".*non-negative")
+    _refused(games, np.zeros((3, n, games.cards_per_guesser), dtype=np.int64), games.play,
+             "tell phase")
+    shadow.round(rng)  # legal play, compared with the scalar games
+    # The play phase.
+    k = games.cards_per_guesser
+    original = shadow.round
+    real_play, real_vote = games.play, games.vote
+    def probe_play(move: Any) -> None:
+        seat = int((games.storyteller[bad_slot] + 1) % n)
+        bad = np.array(move, copy=True)
+        bad[bad_slot, seat, 0] = games.hand_size
+        _refused(games, bad, real_play, where + f", seat {seat}.*hand slot")
+        if k > 1:
+            bad = np.array(move, copy=True)
+            bad[bad_slot, seat, 1] = bad[bad_slot, seat, 0]
+            _refused(games, bad, real_play, where + f", seat {seat}.*same hand slot twice")
+        _refused(games, np.asarray(move)[:, :, :1].repeat(3, axis=2), real_play, "shape")
+
+    def probe_vote(move: Any) -> None:
+        seat = int((games.storyteller[bad_slot] + 1) % n)
+        bad = np.array(move, copy=True)
+        bad[bad_slot, seat, 0] = games.board_size
+        _refused(games, bad, real_vote, where + f", seat {seat}.*position {games.board_size}")
+        own = int(np.flatnonzero(games.board_owner[bad_slot] == seat)[0])
+        bad = np.array(move, copy=True)
+        bad[bad_slot, seat, 0] = own
+        _refused(games, bad, real_vote, where + f", seat {seat}.*its own card")
+        if games.max_votes > 1:
+            bad = np.array(move, copy=True)
+            bad[bad_slot, seat, 1] = bad[bad_slot, seat, 0]
+            _refused(games, bad, real_vote, where + f", seat {seat}.*twice for the same card")
+
+    def play(move: Any) -> None:
+        probe_play(move)
+        real_play(move)
+
+    def vote(move: Any) -> Any:
+        probe_vote(move)
+        return real_vote(move)
+
+    games.play, games.vote = play, vote  # type: ignore[method-assign]
+    for _ in range(3):
+        original(rng)
