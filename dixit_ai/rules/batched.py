@@ -323,8 +323,14 @@ class BatchedGames(BatchedState):
     # ------------------------------------------------------------------ the log
 
     def finish(self) -> None:
-        """Cut off every game still running (its record is ``"truncated"``); no more start."""
-        self._check_phase(Phase.TELL)
+        """Cut off every game still running (its record is ``"truncated"``); no more start.
+
+        Raises:
+            IllegalAction: in the middle of a round (the play or vote phase).
+        """
+        if self.phase is not Phase.TELL:
+            raise IllegalAction(f"finish() cuts games off between rounds; the games are in the "
+                                f"{self.phase.value} phase: play the round to its vote first")
         running = np.flatnonzero(self.active)
         if self.record:
             self._finished.append((self.game_number[running], running,

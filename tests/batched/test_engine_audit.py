@@ -67,3 +67,12 @@ def test_a_clue_id_the_round_log_cannot_hold_is_refused() -> None:
     games.tell([0, 0], [0, 2**31 - 1])
     assert games.clue.tolist() == [0, 2**31 - 1]
 
+
+
+def test_finish_mid_round_says_what_to_do() -> None:
+    games = BatchedGames(RuleSet.edition("refresh-2021"), 4, 2, seed=3)
+    games.tell(*BatchedRandomAgent(0).tell(games))
+    with pytest.raises(IllegalAction, match=r"finish\(\) cuts games off between rounds.*play "
+                                            r"phase.*play the round to its vote first"):
+        games.finish()
+    assert games.active.all() and games.phase is Phase.PLAY
