@@ -67,7 +67,8 @@ class BatchedEmbeddingAgent:
         name: The agent's name in records.
 
     Raises:
-        ValueError: vectors of mismatched or non-2-d shapes, a bad candidate count.
+        ValueError: vectors of mismatched or non-2-d shapes, a bad candidate count; when
+            playing, vectors for another deck size or a game's clue id outside the vocabulary.
     """
 
     def __init__(self, card_vectors: npt.ArrayLike, clue_vectors: npt.ArrayLike, *,
@@ -112,8 +113,27 @@ class BatchedEmbeddingAgent:
         rows = table.rows([int(c) for c in card_ids])
         return cls(np.asarray(table.card_vectors)[rows], table.clue_vectors, **options)
 
+    def _check_deck(self, games: BatchedGames) -> None:
+        if len(games.card_ids) != len(self.similarity):
+            raise ValueError(f"{self.name} has vectors for {len(self.similarity)} cards; the "
+                             f"games' deck has {len(games.card_ids)} (one row per deck index: "
+                             f"build it with from_table(table, games.card_ids))")
+
+    def _clues(self, games: BatchedGames) -> Ints:
+        """The games' clue ids, checked against the vocabulary (0 in slots without a game)."""
+        self._check_deck(games)
+        clue: Ints = np.where(games.active, games.clue, 0)
+        outside = (clue < 0) | (clue >= self.n_clues)
+        if outside.any():
+            slot = int(np.flatnonzero(outside)[0])
+            raise ValueError(f"game {int(games.game_number[slot])} (slot {slot}) has clue id "
+                             f"{int(clue[slot])}; this agent's vocabulary has {self.n_clues} "
+                             f"clues (every agent of a game needs the same clue vocabulary)")
+        return clue
+
     def tell(self, games: BatchedGames) -> tuple[Ints, Ints]:
         """The (hand slot, clue id) of the candidates closest to the target specificity."""
+        self._check_deck(games)
         hand = games.hands[games._rows, games.storyteller]  # (G, H) deck indices
         low, high = self.target_range
         target: Any = low if low == high else self.rng.uniform(low, high, (len(hand), 1, 1))
@@ -126,7 +146,7 @@ class BatchedEmbeddingAgent:
 
     def play(self, games: BatchedGames) -> Ints:
         """Every seat's hand slot(s) most similar to the clue, best first: ``(G, n, K)``."""
-        sims = self.similarity[games.hands, games.clue[:, None, None]]  # (G, n, H)
+        sims = self.similarity[games.hands, self._clues(games)[:, None, None]]  # (G, n, H)
         k = games.cards_per_guesser
         if k == 1:
             best: Ints = np.argmax(sims, axis=2)[..., None].astype(np.int64)
@@ -137,7 +157,7 @@ class BatchedEmbeddingAgent:
     def vote(self, games: BatchedGames) -> Ints:
         """Every seat's vote(s): ``(G, n, M)``, ``-1`` where no second vote is cast."""
         legal = games.legal_vote()  # (G, n, B)
-        sims = self.similarity[games.board, games.clue[:, None]]  # (G, B)
+        sims = self.similarity[games.board, self._clues(games)[:, None]]  # (G, B)
         scores = np.where(legal, sims[:, None, :].astype(np.float64), -np.inf)
         if self.temperature <= 0:
             first = np.argmax(scores, axis=2)
