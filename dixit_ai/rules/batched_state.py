@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from dixit_ai.rules._fast import is_int
 from dixit_ai.rules.batched_log import RoundArrays, game_seeds_at
 from dixit_ai.rules.batched_random import DrawSchedule, GameDraws, draw_games
 from dixit_ai.rules.ruleset import RuleSet
@@ -43,7 +44,13 @@ class BatchedState:
             raise ValueError(f"the batched engine does not implement mode {rules.mode!r} "
                              f"(Dixit Party); play it with the scalar engine")
         rules.check_players(n_players)
-        card_ids = np.asarray(list(range(84) if deck is None else deck), dtype=np.int64)
+        given = range(84) if deck is None else deck
+        if not (isinstance(given, np.ndarray) and given.dtype.kind in "iu"):
+            given = list(given)
+            for card in given:  # as the scalar engine's new_game: no float, str or bool ids
+                if not is_int(card):
+                    raise ValueError(f"card id {card!r} is not an integer")
+        card_ids = np.asarray(given, dtype=np.int64)
         if card_ids.ndim != 1 or len(np.unique(card_ids)) != len(card_ids) or (
                 len(card_ids) and card_ids.min() < 0):
             raise ValueError("the deck must be distinct non-negative card ids")

@@ -76,3 +76,20 @@ def test_finish_mid_round_says_what_to_do() -> None:
                                             r"phase.*play the round to its vote first"):
         games.finish()
     assert games.active.all() and games.phase is Phase.PLAY
+
+
+@pytest.mark.parametrize(("deck", "named"), [
+    ([i + 0.5 for i in range(84)], "0.5"), ([str(i) for i in range(84)], "'0'"),
+    ([True, *range(2, 85)], "True"), ([*range(83), 83.0], "83.0")])
+def test_a_deck_of_non_integer_ids_is_refused_as_the_scalar_engine_does(
+        deck: list[object], named: str) -> None:
+    # np.asarray(deck, dtype=int64) used to truncate 0.5 to 0, parse '0' and take True as 1,
+    # silently: the games then ran on other card ids than given (the scalar engine refuses).
+    with pytest.raises(ValueError, match=f"card id {named} is not an integer"):
+        BatchedGames(RuleSet.edition("refresh-2021"), 4, 2, seed=0, deck=deck)
+
+
+def test_an_integer_array_deck_is_taken() -> None:
+    games = BatchedGames(RuleSet.edition("refresh-2021"), 4, 2, seed=0,
+                         deck=np.arange(10, 94, dtype=np.uint16))
+    assert sorted(games.card_ids.tolist()) == list(range(10, 94))
