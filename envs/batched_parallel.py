@@ -30,7 +30,19 @@ from dixit_ai.rules.batched import BatchedGames
 
 Ints = npt.NDArray[np.int64]
 
-__all__ = ["DixitBatchedParallel", "check_num_envs", "observation_fields", "resolve_repeats"]
+__all__ = ["DixitBatchedParallel", "as_actions", "check_num_envs", "observation_fields",
+           "resolve_repeats"]
+
+
+def as_actions(actions: npt.ArrayLike, whose: str = "") -> Ints:
+    """``actions`` as int64; any other kind (a float 1.9 would be truncated to 1) raises
+    ``ValueError`` (``whose``: the agent's name for the message)."""
+    array = np.asarray(actions)
+    if array.dtype.kind not in "iu":
+        owner = f"{whose}'s " if whose else ""
+        raise ValueError(f"{owner}actions must be integers, not {array.dtype}")
+    result: Ints = array.astype(np.int64)
+    return result
 
 
 def check_num_envs(num_envs: object) -> int:
@@ -191,7 +203,7 @@ class DixitBatchedParallel:
         missing = [a for a in self.agents if a not in actions]
         if missing:
             raise ValueError(f"no actions for {', '.join(missing)}")
-        chosen = np.stack([np.asarray(actions[a], dtype=np.int64) for a in self.agents], axis=1)
+        chosen = np.stack([as_actions(actions[a], a) for a in self.agents], axis=1)
         if chosen.shape != (self.num_envs, n, 3):
             raise ValueError(f"each agent's actions must have shape ({self.num_envs}, 3)")
         v = len(self.clues)

@@ -68,6 +68,7 @@ from dixit_ai.rules import IllegalAction, Phase, RuleSet
 from dixit_ai.rules.batched import BatchedGames
 from envs.batched_parallel import (  # every seat at once: its own module
     DixitBatchedParallel,
+    as_actions,
     check_num_envs,
     observation_fields,
     resolve_repeats,
@@ -225,7 +226,7 @@ class DixitVectorEnv(gymnasium.vector.VectorEnv):
     def step(self, actions: npt.ArrayLike) -> tuple[dict[str, Any], Ints, Any, Any,
                                                     dict[str, Any]]:
         """One learner step in every game (the card step, then the vote step)."""
-        action = np.asarray(actions, dtype=np.int64)
+        action = as_actions(actions)
         if action.shape != (self.num_envs, 3):
             raise ValueError(f"actions must have shape ({self.num_envs}, 3), not {action.shape}")
         games = self.games

@@ -35,3 +35,20 @@ def test_parallel_refuses_actions_outside_the_action_space() -> None:
 def test_bad_num_envs_is_named(make: type, num_envs: object) -> None:
     with pytest.raises(ValueError, match=rf"num_envs must be an int >= 1, not {num_envs!r}"):
         make(num_envs)
+
+
+def test_float_actions_are_refused_not_truncated() -> None:
+    # np.asarray(actions, dtype=int64) used to truncate 1.9 to 1 and play it.
+    env = DixitVectorEnv(2, n_players=4, seed=0)
+    env.reset(seed=0)
+    action = np.array([[1.9, 0, env.choices]] * 2)
+    with pytest.raises(ValueError, match="actions must be integers, not float64"):
+        env.step(action)
+    assert env._step == 0 and env.phase.value == "tell"
+    parallel = DixitBatchedParallel(2, n_players=4, seed=0)
+    parallel.reset(seed=0)
+    actions = {a: np.array([[0, 0, parallel.choices]] * 2) for a in parallel.agents}
+    actions["player_1"] = actions["player_1"].astype(float)
+    with pytest.raises(ValueError, match="player_1's actions must be integers, not float64"):
+        parallel.step(actions)
+    assert parallel._phase() == 0
