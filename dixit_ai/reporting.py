@@ -396,7 +396,7 @@ def print_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]
 
     for row in rows:  # escaped: an interval "[nan, nan]" is text, not a style tag
         table.add_row(*(escape(_format(v, digits)) for v in row))
-    console = Console(file=file)
+    console = _console(Console, file=file)
     if console.is_terminal or os.environ.get("COLUMNS"):
         # A terminal of known width: a table too wide for it would wrap into unreadable rows,
         # so it is printed as one block per row instead.
@@ -409,7 +409,19 @@ def print_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]
             return
         console.print(table)
         return
-    Console(file=file, width=max(min_width, console.width)).print(table)
+    _console(Console, file=file, width=max(min_width, console.width)).print(table)
+
+
+def _console(console_class: Any, **options: Any) -> Any:
+    """A rich console whose broken pipe (a reader gone away, ``| head``) is raised as
+    :class:`BrokenPipeError`, which the command line ends quietly with 141: rich's own handling
+    ends the program with ``SystemExit(1)``, the status of a failed run."""
+
+    class _Console(console_class):  # type: ignore[misc, valid-type]
+        def on_broken_pipe(self) -> None:
+            raise BrokenPipeError
+
+    return _Console(**options)
 
 
 def print_blocks(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]], *,

@@ -9,6 +9,7 @@ work, named in the message; nothing written) or 130 (interrupted): see
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 from collections.abc import Sequence
@@ -83,8 +84,23 @@ def _silence_stdout() -> None:
         pass
 
 
+def _tolerant_output() -> None:
+    """Let standard output and error replace (with ``?``) the characters their encoding cannot
+    hold (a caption's 'é', an en dash in a licence, under ``PYTHONIOENCODING=ascii`` or a Latin-1
+    locale): strictly, the first of them ended the command as if its input were bad. Files
+    are written as UTF-8 whatever the locale; ``--json`` output escapes what it cannot encode
+    (see :func:`dixit_ai.cli.common.json_for_stdout`)."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+            try:
+                stream.reconfigure(errors="replace")
+            except (AttributeError, ValueError, io.UnsupportedOperation):  # pragma: no cover
+                pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
+    _tolerant_output()
     try:  # building the parser imports every command's module: Ctrl-C may come meanwhile
         parser = build_parser()
         args = parser.parse_args(argv)  # --help exits 0, a usage error 2 (argparse's SystemExit)

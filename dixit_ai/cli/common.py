@@ -17,6 +17,7 @@ Exit statuses (the same for every command):
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import sys
@@ -67,6 +68,15 @@ def progress_line(line: str) -> None:
     """Print one progress line of a one-time step (loading a model, embedding cards) to stderr,
     at once, so that nothing sits silent."""
     print(line, file=sys.stderr, flush=True)
+
+
+def json_for_stdout(data: Any, **options: Any) -> str:
+    """``json.dumps(data)`` for printing: non-ASCII characters as they are where standard
+    output takes every character (UTF-8), else as ``\\u`` escapes, so that the printed JSON
+    stays the same data under ``PYTHONIOENCODING=ascii`` or a Latin-1 locale (a replaced
+    character would change it)."""
+    encoding = (getattr(sys.stdout, "encoding", None) or "ascii").lower().replace("_", "-")
+    return json.dumps(data, ensure_ascii=not encoding.startswith("utf"), **options)
 
 
 def plain(text: str | None) -> str | None:

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from dixit_ai.cli.common import EXIT_USAGE, check_out_file, running
+from dixit_ai.cli.common import EXIT_USAGE, check_out_file, json_for_stdout, running
 from dixit_ai.decks import (
     CompositeDeck,
     Deck,
@@ -251,7 +251,7 @@ def run_info(args: argparse.Namespace) -> int:
     except (ValueError, KeyError, OSError) as error:
         return _fail(error)
     if args.json:
-        print(json.dumps(info, indent=2, ensure_ascii=False))
+        print(json_for_stdout(info, indent=2))
         return 0
     lines = [
         f"name:         {info['name']}",
