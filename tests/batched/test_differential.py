@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dixit_ai.batched import CLUE_WORDS, to_records
 from dixit_ai.match import game_streams
@@ -328,3 +330,22 @@ def test_one_games_illegal_move_changes_no_game(edition: str, n: int) -> None:
     games.play, games.vote = play, vote  # type: ignore[method-assign]
     for _ in range(3):
         original(rng)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(edition=st.sampled_from(EDITIONS), data=st.data(), seed=st.integers(0, 2**32),
+       deck=st.sampled_from(sorted(DECKS)), score_limit=st.sampled_from([None, 5, 30]),
+       first=st.sampled_from(["seat0", "random"]), slots=st.integers(1, 4))
+def test_hypothesis_draws_games_and_rules(edition: str, data: st.DataObject, seed: int,
+                                          deck: int, score_limit: int | None, first: str,
+                                          slots: int) -> None:
+    base = RuleSet.edition(edition)
+    n = data.draw(st.integers(base.min_players, base.max_players), label="n_players")
+    overrides: dict[str, Any] = {"first_storyteller": first}
+    if score_limit is not None or base.end_on_last_card:
+        overrides["score_limit"] = score_limit
+    rules = RuleSet.edition(edition, **overrides)
+    cards = DECKS[deck]
+    if cards is not None and rules.min_deck_size(n) > len(cards):
+        cards = None
+    _run(rules, n, cards, seed=seed, slots=slots, total=slots + 2)
