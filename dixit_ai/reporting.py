@@ -14,6 +14,7 @@ import json
 import math
 import os
 import re
+import shutil
 import textwrap
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -397,7 +398,10 @@ def print_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]
     for row in rows:  # escaped: an interval "[nan, nan]" is text, not a style tag
         table.add_row(*(escape(_format(v, digits)) for v in row))
     console = _console(Console, file=file)
-    if console.is_terminal or os.environ.get("COLUMNS"):
+    if console.width < 1:  # COLUMNS=0, which rich takes as the width: no width known
+        console = _console(Console, file=file,
+                           width=shutil.get_terminal_size((80, 24)).columns)
+    if console.is_terminal or _positive_columns():
         # A terminal of known width: a table too wide for it would wrap into unreadable rows,
         # so it is printed as one block per row instead.
         from rich.measure import Measurement
@@ -405,11 +409,24 @@ def print_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]
         needed = Measurement.get(console, console.options.update_width(10_000),
                                  table).maximum
         if needed > console.width:
-            print_blocks(title, columns, rows, digits=digits, file=file, width=console.width)
+            print_blocks(title, columns, rows, digits=digits, file=file,
+                         width=max(console.width, MIN_BLOCK_WIDTH))
             return
         console.print(table)
         return
     _console(Console, file=file, width=max(min_width, console.width)).print(table)
+
+
+MIN_BLOCK_WIDTH = 20
+"""The narrowest a table's title is wrapped to, one block per row (``COLUMNS=5`` would wrap it
+five characters a line)."""
+
+
+def _positive_columns() -> bool:
+    """Whether ``COLUMNS`` gives a width (a positive integer; ``0`` or text gives none, as
+    :func:`shutil.get_terminal_size` reads it)."""
+    columns = os.environ.get("COLUMNS", "").strip()
+    return columns.isdigit() and int(columns) > 0
 
 
 def _console(console_class: Any, **options: Any) -> Any:

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -82,3 +83,27 @@ def test_a_table_to_a_closed_pipe_raises_broken_pipe_not_system_exit(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120, cwd=tmp_path)
     assert done.returncode == 0 and done.stdout == "broken pipe\n", done.stdout + done.stderr
+
+
+def test_columns_zero_is_an_unknown_width_not_an_error(monkeypatch):
+    # COLUMNS=0 (set by some shells and CI runners) reached textwrap as width 0: the report was
+    # written, then "error: invalid width 0 (must be > 0)" and exit 2, as for bad input
+    from dixit_ai.reporting import print_table
+
+    monkeypatch.setenv("COLUMNS", "0")
+    out = io.StringIO()
+    print_table("Tournament a+b: 6 games", ["#", "agent", "rating"], [[1, "a", 26.7]], file=out)
+    assert "Tournament a+b: 6 games" in out.getvalue() and "26.7" in out.getvalue()
+
+
+def test_a_very_narrow_width_still_wraps_the_title_by_words(monkeypatch):
+    # COLUMNS=5 wrapped the title five characters a line: 'Tourn', 'ament', ...
+    from dixit_ai.reporting import print_table
+
+    monkeypatch.setenv("COLUMNS", "5")
+    out = io.StringIO()
+    print_table("Tournament random+clip-greedy: 6 games", ["#", "agent", "rating"],
+                [[1, "a", 26.7]], file=out)
+    lines = out.getvalue().splitlines()
+    assert lines[:3] == ["Tournament", "random+clip-greedy:", "6 games"], lines
+    assert "26.7" in out.getvalue()
