@@ -98,8 +98,29 @@ def _tolerant_output() -> None:
                 pass
 
 
+def _closed_streams() -> bool:
+    """Check the standard streams a command was started with: a closed standard error (``2>&-``)
+    is pointed at the null device (its progress bars and messages are discarded, as asked; they
+    failed the run); a closed standard output (``>&-``) is refused, since the command's result
+    would be lost after its work. Return whether standard output is closed."""
+    if sys.stderr is None:
+        try:  # on file descriptor 2, which the command's worker processes inherit
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            if devnull != 2:
+                os.dup2(devnull, 2)
+                os.close(devnull)
+            sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", buffering=1)
+        except OSError:  # pragma: no cover - no null device
+            pass
+    return sys.stdout is None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status."""
+    if _closed_streams():
+        print("dixit-ai: error: standard output is closed; give it a file, or /dev/null to "
+              "discard what the command prints", file=sys.stderr)
+        return EXIT_USAGE
     _tolerant_output()
     try:  # building the parser imports every command's module: Ctrl-C may come meanwhile
         parser = build_parser()

@@ -107,3 +107,27 @@ def test_a_very_narrow_width_still_wraps_the_title_by_words(monkeypatch):
     lines = out.getvalue().splitlines()
     assert lines[:3] == ["Tournament", "random+clip-greedy:", "6 games"], lines
     assert "26.7" in out.getvalue()
+
+
+def closed(stream: str, *argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``dixit-ai ARGV`` with its standard output (``">&-"``) or error (``"2>&-"``) closed."""
+    return subprocess.run(["sh", "-c", f'exec "$@" {stream}', "sh", console_script(), *argv],
+                          cwd=cwd, capture_output=True, text=True, timeout=240,
+                          env={**os.environ, "PYTHONWARNINGS": "ignore"})
+
+
+def test_a_closed_standard_output_is_refused_before_the_work(tmp_path):
+    # it ran the games, wrote the records, then died on sys.stdout.flush() with an
+    # AttributeError traceback (exit 1)
+    done = closed(">&-", "simulate", "--games", "2", "--out", "games.jsonl", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "standard output is closed" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "games.jsonl").exists()
+
+
+def test_a_closed_standard_error_does_not_fail_the_run(tmp_path):
+    # the progress bar wrote to sys.stderr, None: the run failed (exit 1) with nothing shown
+    done = closed("2>&-", "simulate", "--games", "2", "--out", "games.jsonl", cwd=tmp_path)
+    assert done.returncode == 0, done.stdout
+    assert "games: 2 (2 complete" in done.stdout
+    assert len((tmp_path / "games.jsonl").read_text(encoding="utf-8").splitlines()) == 2
