@@ -434,7 +434,7 @@ def _console(console_class: Any, **options: Any) -> Any:
     :class:`BrokenPipeError`, which the command line ends quietly with 141: rich's own handling
     ends the program with ``SystemExit(1)``, the status of a failed run."""
 
-    class _Console(console_class):  # type: ignore[misc, valid-type]
+    class _Console(console_class):  # type: ignore[misc]
         def on_broken_pipe(self) -> None:
             raise BrokenPipeError
 
