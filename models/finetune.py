@@ -336,7 +336,7 @@ def run(args: FinetuneArgs, *, announce: Callable[[Path], None] | None = None) -
     names = model.save(out)
     check = reload_check(names[0], device, held_images[:4], [c[0] for c in held_captions[:4]],
                          model.embedder)
-    with open(out / "history.csv", "w", newline="") as handle:
+    with open(out / "history.csv", "w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=["step", "loss", "lr", "scale"])
         writer.writeheader()
         writer.writerows(history)

@@ -365,7 +365,7 @@ def run(args: Args, *, announce: Callable[[Path], None] | None = None,
         seed=args.seed,
     )
     head, history = train_head(data, class_vectors, config)
-    with open(run_dir / "history.csv", "w", newline="") as handle:
+    with open(run_dir / "history.csv", "w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(history[0]) if history else ["step"])
         writer.writeheader()
         writer.writerows(history)
@@ -403,7 +403,7 @@ def run(args: Args, *, announce: Callable[[Path], None] | None = None,
         rows = scored.pop("_boards")
         metrics["dream"][label] = scored
         slug = label.split(" (")[0].replace(" ", "_")
-        with open(run_dir / f"boards_{slug}.csv", "w", newline="") as handle:
+        with open(run_dir / f"boards_{slug}.csv", "w", encoding="utf-8", newline="") as handle:
             board_writer = csv.writer(handle)
             board_writer.writerow(["kind", "target", "d1", "d2", "d3", "d4", "d5", "clue", "won"])
             board_writer.writerows(rows)

@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--runs-dir {error}")
     print(f"run folder: {run_dir}")
     results = measure(args)
-    (run_dir / "bench.json").write_text(json.dumps(results, indent=1))
+    (run_dir / "bench.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
     print(f"record: {run_dir}")
 
     from dixit_ai.cli.targets import Targets, too_small

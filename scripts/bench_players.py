@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"load average while measuring: {figures['load_average']} on {os.cpu_count()} cores")
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
+        Path(args.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     unjudged = other_configuration(args)
     targets = Targets()
     targets.at_most("storyteller decision, median wall time", figures["decision_ms_median"],

@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     scores = score_boards(boards, vectors, embedder.embed_texts, seed=args.seed)
     rows = scores.pop("_boards")["rows"]
-    with open(run_dir / "boards.csv", "w", newline="") as handle:
+    with open(run_dir / "boards.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["kind", "target", "d1", "d2", "d3", "d4", "d5", "clue", "won"])
         writer.writerows(rows)
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         "dream": scores,
         "photos": photos,
     }
-    (run_dir / "metrics.json").write_text(json.dumps(metrics, indent=1))
+    (run_dir / "metrics.json").write_text(json.dumps(metrics, indent=1), encoding="utf-8")
     print(f"{args.model} on {deck.source} ({len(deck)} cards, chance {1 / 6:.3f}):")
     for kind, row in scores.items():
         print(

@@ -100,11 +100,11 @@ def main(argv: list[str] | None = None) -> int:
                          edition=args.edition, deck=args.deck, overrides=overrides)
     elapsed = time.time() - start
     write_records(run / "games.jsonl", records)
-    (run / "game_example.md").write_text(readable_game(records[0]))
+    (run / "game_example.md").write_text(readable_game(records[0]), encoding="utf-8")
     if args.example_to:
-        Path(args.example_to).write_text(readable_game(records[0]))
+        Path(args.example_to).write_text(readable_game(records[0]), encoding="utf-8")
     rows = round_rows(records)
-    with open(run / "rounds.csv", "w", newline="") as fh:
+    with open(run / "rounds.csv", "w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
@@ -155,7 +155,8 @@ def main(argv: list[str] | None = None) -> int:
                               "observed": result.observed.tolist(),
                               "counts": result.counts.tolist()}
     print(f"calibration: ECE {result.ece:.3f} over {len(rows)} rounds  [target <= 0.10]")
-    (run / "summary.json").write_text(json.dumps(summary, indent=2, default=float) + "\n")
+    (run / "summary.json").write_text(json.dumps(summary, indent=2, default=float) + "\n",
+                                     encoding="utf-8")
     print(f"{len(records)} games, {len(rows)} rounds in {elapsed:.0f} s; run folder: {run}")
     return 0
 

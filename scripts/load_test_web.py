@@ -287,7 +287,7 @@ def server_rss_mb(process: subprocess.Popen[bytes] | None) -> float | None:
     if process is None:
         return None
     try:
-        for line in Path(f"/proc/{process.pid}/status").read_text().splitlines():
+        for line in Path(f"/proc/{process.pid}/status").read_text(encoding="utf-8").splitlines():
             if line.startswith("VmRSS:"):
                 return round(int(line.split()[1]) / 1024, 1)
     except OSError:

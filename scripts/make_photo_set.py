@@ -80,5 +80,6 @@ drawn.append((im, "snowman.png", "winter", "a snowman in the snow with a carrot 
 for im, name, cat, cap in drawn:
     save(im, name, cat, "illustration", cap, "drawn for dixit-ai with Pillow (scripts/make_photo_set.py)", "MIT (dixit-ai)")
 doc = {"format": 1, "description": "A small set of public-domain/CC0 photographs (from scikit-image's bundled sample data) and simple illustrations, each with a caption written for dixit-ai, to check that the default embedder ranks ordinary images sensibly (caption-to-image retrieval among them). Images downscaled to at most 384 px.", "images": entries}
-(out / "index.json").write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n")
+(out / "index.json").write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n",
+                                encoding="utf-8")
 print(len(entries))

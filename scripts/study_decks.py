@@ -301,7 +301,7 @@ def restore(args: Args) -> tuple[Args, dict[str, str]]:
                      f"only --json and --guesses beside it, not {', '.join(others)}")
     path = Path(args.analyse)
     try:
-        earlier = json.loads(path.read_text())
+        earlier = json.loads(path.read_text(encoding="utf-8"))
         arguments, runs = earlier["arguments"], earlier["runs"]
         if not isinstance(arguments, dict) or not isinstance(runs, dict):
             raise TypeError("'arguments' and 'runs' must each be an object")

@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
                        mininterval=progress_interval(sys.stderr)):
         kwargs = extra if teller.startswith(("clip-", "panel-")) else {}
         stories[teller] = tell_stories(teller, sets, args.seed, deck=deck, **kwargs)
-    with (folder / "stories.jsonl").open("w") as out:
+    with (folder / "stories.jsonl").open("w", encoding="utf-8") as out:
         for teller, told in stories.items():
             for story in told:
                 item, card, clue = story or (None, None, None)

@@ -31,6 +31,6 @@ def stderr_to_a_log(path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Non
 
     monkeypatch.setattr(tqdm.std, "time", FakeClock())
     monkeypatch.setattr(tqdm.std.tqdm, "monitor_interval", 0)
-    with path.open("w") as log, monkeypatch.context() as patch:
+    with path.open("w", encoding="utf-8") as log, monkeypatch.context() as patch:
         patch.setattr("sys.stderr", log)
         yield

@@ -20,6 +20,15 @@ def test_ruff_is_clean() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_files_are_opened_with_their_encoding() -> None:
+    """Records, reports and runs' files are UTF-8 whatever the locale: every open(),
+    read_text() and write_text() in text mode names its encoding (ruff's PLW1514, a preview
+    rule, selected alone so that no other preview behaviour applies)."""
+    result = run(sys.executable, "-m", "ruff", "check", "--no-cache", "--preview",
+                 "--select", "PLW1514", ".")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 def test_mypy_strict_on_the_typed_layers(tmp_path: Path) -> None:
     packages = ["-p", "dixit_ai.rules"]
     if (ROOT / "envs" / "__init__.py").exists():

@@ -204,7 +204,7 @@ def test_files_and_tables(tmp_path, capsys):
     rows = [{"agent": "a|b", "rate": 0.5, "ci": Interval(0.5, 0.4, 0.6)},
             {"agent": "c", "rate": float("nan"), "ci": Interval(0.1, 0.0, 0.2)}]
     write_csv(tmp_path / "r.csv", rows)
-    with open(tmp_path / "r.csv", newline="") as handle:
+    with open(tmp_path / "r.csv", encoding="utf-8", newline="") as handle:
         read = list(csv.DictReader(handle))
     assert read[0]["ci"] == "0.500 [0.400, 0.600]" and read[1]["rate"] == ""
     write_json(tmp_path / "r.json", {"x": float("nan"), "ci": rows[0]["ci"], "a": np.int64(3)})

@@ -73,7 +73,7 @@ def run_games(play: Callable[[Any], dict[str, Any]], tasks: Sequence[Any], *, wo
     """
     results: list[dict[str, Any]] = []
     start = time.perf_counter()
-    with Path(records).open("w") as out:
+    with Path(records).open("w", encoding="utf-8") as out:
         pool = ProcessPoolExecutor(workers) if workers > 1 else None
         try:
             done = map(play, tasks) if pool is None else pool.map(play, tasks, chunksize=4)

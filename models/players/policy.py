@@ -109,7 +109,7 @@ class LinearCluePolicy:
             ValueError: the checkpoint's features are not :data:`FEATURES`, or a weight is NaN
                 or infinite (a diverged training run); the message names the file.
         """
-        data = json.loads(Path(path).read_text())
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
         if tuple(data["features"]) != FEATURES:
             raise ValueError(f"{path}: features {data['features']} are not {list(FEATURES)}")
         weights = np.asarray(data["weights"], dtype=np.float64)

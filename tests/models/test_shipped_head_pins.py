@@ -122,7 +122,7 @@ def test_writing_a_shipped_head_prints_its_path_hash_and_the_pin_line_to_change(
     out = capsys.readouterr().out
     new, pin = file_sha256(shipped), weight_files.SHIPPED_HEAD_SHA256[shipped.name]
     assert f"shipped head {shipped}: new SHA-256 {new}" in out
-    source = Path(weight_files.__file__).read_text().splitlines()
+    source = Path(weight_files.__file__).read_text(encoding="utf-8").splitlines()
     number = source.index(f'    "{shipped.name}": "{pin}",') + 1
     assert f"in models/weight_files.py:{number}, change the line\n" in out
     assert (f'\n    "{shipped.name}": "{pin}",\nto\n    "{shipped.name}": "{new}",\n'

@@ -44,13 +44,13 @@ def records_file(path: Path, played: Path, spec: str | None = None,
                  fingerprint: str | None = None) -> Path:
     """A copy of ``played`` whose records' deck is said to be ``spec`` / ``fingerprint``."""
     lines = []
-    for line in played.read_text().splitlines():
+    for line in played.read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
         deck = record["header"]["deck"]
         deck["spec"] = spec or deck["spec"]
         deck["fingerprint"] = fingerprint or deck["fingerprint"]
         lines.append(json.dumps(record))
-    path.write_text("\n".join(lines) + "\n")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
 

@@ -31,7 +31,7 @@ MINILM = "family-99ea5b91872678efe80bd5098f0d74c4d1c33220"
 def _fit_without(tmp_path: Path, fingerprint: str) -> Path:
     """The shipped wide fit, recorded as made without one member's votes (a stand-in for a
     leave-out fit in a smoke run: the numbers are not the point)."""
-    data = json.loads(Path(str(population_fit_path("wide"))).read_text())
+    data = json.loads(Path(str(population_fit_path("wide"))).read_text(encoding="utf-8"))
     data["voter_models"] = [v for v in data["voter_models"] if v["fingerprint"] != fingerprint]
     path = tmp_path / "without.json"
     path.write_text(json.dumps(data))

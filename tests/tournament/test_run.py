@@ -70,7 +70,8 @@ def test_resume_after_an_interruption_and_a_torn_last_line(reference, tmp_path):
     assert not (first.folder / "results.json").exists()
     games = first.folder / "games.jsonl"
     torn = (reference / "games.jsonl").read_text().splitlines()[5][:300]
-    with open(games, "a") as handle:  # the crash came in the middle of writing game 5
+    # the crash came in the middle of writing game 5
+    with open(games, "a", encoding="utf-8") as handle:
         handle.write(torn)
     second = run_tournament(config, resume=first.folder, stop_after=3, **QUICK)
     assert second.dropped_bytes == 300 and second.already == 5 and second.played == 3
