@@ -28,9 +28,13 @@ def script_main(name: str) -> Any:
 
 
 def test_eval_embedder(tmp_path, same_second, monkeypatch):
+    import dixit_ai.decks
     import models
 
-    monkeypatch.setattr(models, "load_embedder", stop)  # the first work in the run folder
+    # The embedder loads before the folder is made (one that cannot load is refused with
+    # none); the deck is the first work in the run folder.
+    monkeypatch.setattr(models, "load_embedder", lambda *a, **k: object())
+    monkeypatch.setattr(dixit_ai.decks, "load_deck", stop)
     for _ in range(2):
         with pytest.raises(Stop):
             script_main("eval_embedder.py")(["--runs-dir", str(tmp_path), "--seed", "7"])
