@@ -138,10 +138,9 @@ class HubMixin:
             if len(table.connections.get(seat, ())) >= MAX_SOCKETS_PER_SEAT:
                 raise WebError(429, f"this seat is open in {MAX_SOCKETS_PER_SEAT} sockets "
                                     "already (tabs or devices), the most it may be: close one")
-            per_minute = self.server.seat_connections_per_minute
-            if per_minute > 0:
-                table.reaction_limits.take((("connect", seat), per_minute, 60.0,
-                                            "connections to one seat"))
+            table.reaction_limits.take_per_minute(
+                ("connect", seat), self.server.seat_connections_per_minute,
+                "connections to one seat")
             others = table.connections.setdefault(seat, set())
             if others:
                 notice = {"type": "notice", "code": "second_tab",

@@ -69,6 +69,12 @@ class RateLimiter:
             self._drop_idle(now)
             self._sweep_at = max(self.MAX_IDLE_KEYS, 2 * len(self._times))
 
+    def take_per_minute(self, key: Hashable, per_minute: int, what: str) -> None:
+        """Count one event of ``key`` against a server setting of ``per_minute`` events a
+        minute (0 or less: no limit, nothing counted); see :meth:`take`."""
+        if per_minute > 0:
+            self.take((key, per_minute, 60.0, what))
+
     def forget(self, key: Hashable) -> None:
         """Drop ``key``'s counter (its sender has gone)."""
         self._times.pop(key, None)

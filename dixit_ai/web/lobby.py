@@ -106,8 +106,8 @@ class LobbyMixin:
         else:
             per_minute = self.server.seat_requests_per_minute
             what = "look-ups of tables not in memory (records) from one address"
-        if client is not None and per_minute > 0:
-            self.client_limits.take(((kind, client), per_minute, 60.0, what))
+        if client is not None:
+            self.client_limits.take_per_minute((kind, client), per_minute, what)
 
     async def create_table(self, data: Mapping[str, Any], *, client: str | None = None
                            ) -> dict[str, Any]:

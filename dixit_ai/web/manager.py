@@ -214,15 +214,13 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
                 read on.
         """
         per_minute = self.server.socket_messages_per_minute
-        if per_minute <= 0:
-            return
         try:
-            self.socket_limits.take((("socket", socket), per_minute, 60.0,
-                                     "messages on one socket"))
+            self.socket_limits.take_per_minute(("socket", socket), per_minute,
+                                               "messages on one socket")
         except WebError:
             try:
-                self.socket_limits.take((("refused", socket), per_minute, 60.0,
-                                         "refused messages on one socket"))
+                self.socket_limits.take_per_minute(("refused", socket), per_minute,
+                                                   "refused messages on one socket")
             except WebError:
                 raise SocketFlood(429, f"too many messages on one socket: at most {per_minute} "
                                        f"every 60 seconds, and {per_minute} more sent past "
@@ -239,14 +237,12 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
             WebError: (429) the limit is reached (the message names it); nothing was done.
         """
         per_minute = self.server.http_requests_per_minute
-        if per_minute <= 0:
-            return
         if seat is not None:
-            self.http_limits.take((("seat", table.id, seat), per_minute, 60.0,
-                                   "HTTP requests from one seat"))
+            self.http_limits.take_per_minute(("seat", table.id, seat), per_minute,
+                                             "HTTP requests from one seat")
         elif client is not None:
-            self.http_limits.take((("watch", table.id, client), per_minute, 60.0,
-                                   "spectator states of one table from one address"))
+            self.http_limits.take_per_minute(("watch", table.id, client), per_minute,
+                                             "spectator states of one table from one address")
 
     def forget_socket(self, socket: object) -> None:
         """Drop a closed socket's counts."""
