@@ -70,7 +70,6 @@ from dixit_ai.tournament.store import (
 T = TypeVar("T")
 
 
-
 STALL_REPORT_AFTER = 300.0
 """Seconds without a finished game after which a run says which games are in play, and for how
 long (then again every as many seconds while it stays stalled)."""
