@@ -86,9 +86,15 @@ class BatchedGames(BatchedState):
         return mask
 
     def guessers(self) -> Bools:
-        """``(G, n)``: the seats that play and vote this round (every seat but the storyteller)."""
+        """``(G, n)``: the seats that play and vote this round (every seat but the storyteller).
+
+        Like every mask here, a read-only view or a fresh array: writing into it cannot change
+        the engine.
+        """
         if self.phase is not Phase.TELL:
-            return self._guessing
+            view: Bools = self._guessing.view()
+            view.flags.writeable = False
+            return view
         guessing: Bools = (self._seats[None, :] != self.storyteller[:, None]) & (
             self.active[:, None])
         return guessing
@@ -127,11 +133,15 @@ class BatchedGames(BatchedState):
         """Each storyteller tells the card in hand slot ``slots[g]`` with clue id ``clues[g]``.
 
         Raises:
-            IllegalAction: outside the tell phase, a slot out of range, a clue id below 0 or
+            IllegalAction: outside the tell phase, no game running (after :meth:`finish`, or
+                once all ``total_games`` have ended), a slot out of range, a clue id below 0 or
                 above :data:`MAX_CLUE_ID`.
             ValueError: arrays of the wrong shape.
         """
         self._check_phase(Phase.TELL)
+        if not self.active.any():  # a round of no game would only add an empty log row
+            raise IllegalAction(f"no game is running: all {self._next_game} games have ended "
+                                f"or were cut off by finish(); this engine takes no more moves")
         told = as_ints(slots, (self.n_slots,), "tell slots")
         clue = np.zeros(self.n_slots, dtype=np.int64) if clues is None else as_ints(
             clues, (self.n_slots,), "clue ids")
