@@ -224,7 +224,7 @@ def check_args(args: Args) -> None:
                          f"{' '.join(args.eval_opponents) or 'nothing'}")
     from dixit_ai.agents.registry import check_agent_arguments
 
-    # The opponents' names are checked even with --eval-games 0 (a typo is one still); the
+    # The opponents' names are checked even with --eval-games 0 (a typo is reported as one); the
     # baselines, fixed names that may need an extra, only when there is an evaluation.
     agents = [(f"--eval-opponents {name}", name) for name in args.eval_opponents
               if name not in ("embedding", "random")]
@@ -236,6 +236,13 @@ def check_args(args: Args) -> None:
             check_agent_arguments(name, {"deck": args.deck})
         except (ValueError, ImportError) as error:
             raise ValueError(f"{what}: {error} (or embedding, random)") from None
+    if not args.eval_games:  # an evaluation's options, given with no evaluation, would do nothing
+        for name in ("eval_seed", "eval_opponents"):
+            value = getattr(args, name)
+            if value != getattr(defaults, name):
+                shown = " ".join(map(str, value)) if isinstance(value, list) else value
+                raise ValueError(f"{_flag(name)} {shown} does nothing with --eval-games 0 (no "
+                                 f"evaluation): drop it, or give --eval-games N")
 
 
 def check_fields(args: Args, table: Any) -> None:

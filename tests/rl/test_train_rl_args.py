@@ -60,6 +60,11 @@ def no_table(*args: Any, **kwargs: Any) -> Any:
     # checked without an evaluation too: a typo in a script that later turns it on failed then
     (["--eval-games", "0", "--eval-opponents", "bogus"],
      "--eval-opponents bogus: no agent named 'bogus'"),
+    # an evaluation's options with no evaluation did nothing, without a word (exit 0)
+    (["--eval-games", "0", "--eval-seed", "7"],
+     "--eval-seed 7 does nothing with --eval-games 0 (no evaluation)"),
+    (["--eval-games", "0", "--eval-opponents", "random"],
+     "--eval-opponents random does nothing with --eval-games 0 (no evaluation)"),
     # the other role's fields were dropped without a word: the run trained as if not given
     (["--roles", "guesser", "--storyteller-fields", "scalars"],
      "--storyteller-fields is for the storyteller role; --roles guesser does not train it"),
@@ -170,4 +175,20 @@ def test_more_pca_directions_than_the_vectors_have_exit_2_naming_the_option(
     assert done.value.code == 2
     err = capsys.readouterr().err
     assert "--embedding-dim 17:" in err and "at most 16" in err and "Traceback" not in err, err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_dixit_ai_train_rl_refuses_an_eval_seed_with_no_evaluation(tmp_path, monkeypatch, capsys):
+    # the console script's `train rl` passes its options to the script: the same refusal
+    import envs.vectors
+    from dixit_ai.cli import main
+    from dixit_ai.cli.common import EXIT_USAGE
+
+    monkeypatch.setattr(envs.vectors, "load_vector_table", no_table)
+    with pytest.raises(SystemExit) as done:
+        main(["train", "rl", "--eval-games", "0", "--eval-seed", "5", "--out",
+              str(tmp_path / "runs")])
+    err = capsys.readouterr().err
+    assert done.value.code == EXIT_USAGE, err
+    assert "--eval-seed 5 does nothing with --eval-games 0" in err and "Traceback" not in err
     assert not (tmp_path / "runs").exists()
