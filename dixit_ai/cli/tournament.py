@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import os
 import sys
 from pathlib import Path
@@ -44,8 +45,8 @@ from dixit_ai.tournament import (
     run_tournament,
 )
 from dixit_ai.tournament.config import split_names
-from dixit_ai.tournament.run import run_failures
-from dixit_ai.tournament.runner import BACKENDS, MAX_WORKERS
+from dixit_ai.tournament.run import MAX_STALL_AFTER, STALL_REPORT_AFTER, run_failures
+from dixit_ai.tournament.runner import BACKENDS, MAX_STUCK_DECISIONS, MAX_WORKERS
 from dixit_ai.tournament.schedule import balance_period
 from dixit_ai.tournament.store import on_failure_chosen as stored_choice
 from dixit_ai.tournament.store import read_config
@@ -67,7 +68,7 @@ RUN_ONLY = {"config": "--config", "agents": "--agents", "panel": "--panel",
             "deck": "--deck", "rule": "--rule", "on_failure": "--on-failure",
             "max_rounds": "--max-rounds", "decision_timeout": "--decision-timeout",
             "name": "--name", "workers": "--workers",
-            "backend": "--backend", "address": "--address"}
+            "backend": "--backend", "address": "--address", "stall_warning": "--stall-warning"}
 """The options of a new run, which ``--analyse`` refuses (it recomputes the run's own)."""
 
 
@@ -120,9 +121,10 @@ def register(subparsers: Any) -> None:
                       help="the most seconds an agent may take over one decision (default: no "
                            "limit, so that the seed alone decides every record); a decision "
                            "past it is the agent's failure (error DecisionTimeout, handled by "
-                           "--on-failure), and the hung agent is replaced for the next game. "
-                           "Without a limit, a run in which no game finishes for 5 minutes "
-                           "says which games are in play and for how long")
+                           "--on-failure), and the hung agent is replaced for the next game; "
+                           f"an agent with {MAX_STUCK_DECISIONS} decisions still running past "
+                           "it fails its next decisions at once, until one ends (a running "
+                           "decision cannot be stopped)")
     what.add_argument("--name", default=None, help="name of the run (default: the agents)")
     how = parser.add_argument_group("how it runs (never changes a result)")
     how.add_argument("--workers", type=int, default=None,
@@ -144,6 +146,10 @@ def register(subparsers: Any) -> None:
                           "a larger --games, extend a finished one with the next games of "
                           "the same schedule")
     how.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    how.add_argument("--stall-warning", type=float, default=None, metavar="SECONDS",
+                     help="when no game has finished for this long, say which games are in "
+                          f"play and for how long, and again as often (default "
+                          f"{STALL_REPORT_AFTER:g}; 0: never)")
     report = parser.add_argument_group("the report")
     report.add_argument("--analyse", "--analyze", type=Path, default=None, metavar="PATH",
                         help="play nothing: recompute the report of a run folder (or of any "
@@ -304,6 +310,7 @@ def run(args: argparse.Namespace) -> int:
                          f"folder ({args.resume})")
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be at least 1, not {args.workers}")
+    stall_after = stall_warning(args.stall_warning)
     if args.workers is not None:
         check_at_most("--workers", args.workers, MAX_WORKERS)
     for flag, value, least in (("--games", args.games, 1), ("--players", args.players, 1),
@@ -353,7 +360,7 @@ def run(args: argparse.Namespace) -> int:
                 workers=args.workers, backend=args.backend or "local", address=args.address,
                 progress=not args.no_progress, n_resamples=args.resamples,
                 rating_resamples=args.rating_resamples, announce=announce, log=progress_line,
-                on_failure_chosen=chosen or None)
+                on_failure_chosen=chosen or None, stall_after=stall_after)
         except KeyboardInterrupt:
             if folder:
                 print(f"\ninterrupted; the games played so far are in {folder[0]}; continue "
@@ -375,6 +382,21 @@ def run(args: argparse.Namespace) -> int:
     for line in numbered_failure_lines(((0, record) for record in shown), total=failures):
         print(line, file=sys.stderr)
     return failure_status(failures, config.on_failure, chosen=chosen)
+
+
+def stall_warning(seconds: float | None) -> float | None:
+    """``run_tournament``'s ``stall_after`` for ``--stall-warning`` (``None``: not given, the
+    default; 0: no warning).
+
+    Raises:
+        ValueError: a negative, infinite or NaN value, or one above a week.
+    """
+    if seconds is None:
+        return STALL_REPORT_AFTER
+    if not (math.isfinite(seconds) and 0 <= seconds <= MAX_STALL_AFTER):
+        raise ValueError(f"--stall-warning must be a number of seconds, 0 (off) or above, at "
+                         f"most {MAX_STALL_AFTER:,.0f}, not {seconds:g}")
+    return seconds or None
 
 
 def _print_files(files: dict[str, Any]) -> None:

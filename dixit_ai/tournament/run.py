@@ -75,6 +75,25 @@ STALL_REPORT_AFTER = 300.0
 long (then again every as many seconds while it stays stalled)."""
 
 
+MAX_STALL_AFTER = 604_800.0
+"""The longest stall delay, in seconds (a week): past it, turn the warning off."""
+
+
+def check_stall_after(value: Any) -> None:
+    """Refuse a stall delay that is not a number of seconds above 0 and at most
+    :data:`MAX_STALL_AFTER` (``None``: no warning). At 0 the watch would say so in a busy loop.
+
+    Raises:
+        ValueError: naming the value and the limits.
+    """
+    if value is None:
+        return
+    if (isinstance(value, bool) or not isinstance(value, int | float)
+            or not 0 < value <= MAX_STALL_AFTER):
+        raise ValueError(f"stall_after must be a number of seconds above 0 and at most "
+                         f"{MAX_STALL_AFTER:,.0f} (or None: no warning), not {value!r}")
+
+
 class StallWatch:
     """Says, through ``say``, which games are in play and for how long whenever no game has
     finished for ``after`` seconds (an entrant that hangs stalls a run without a word
@@ -281,13 +300,15 @@ def run_tournament(
             policy (the command line's exit status depends on it).
         stall_after: When no game has finished for this many seconds, say (through ``log``,
             else on stderr) which games are in play, with their seats, for how long and in
-            which process; ``None``: never.
+            which process; ``None``: never. A number above 0 and at most
+            :data:`MAX_STALL_AFTER`.
 
     Raises:
         ValueError: a bad config, or a folder that cannot be resumed
             (:class:`~dixit_ai.tournament.store.ResumeError`: among others, a deck whose
             content is not the one the run was started on).
     """
+    check_stall_after(stall_after)
     deck = check_ready(config)
     check_backend(backend, workers, address)
     # The run folder is held (see lock_run) from before its files are touched until the report

@@ -44,6 +44,13 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"
 DECISIONS = ("tell", "play", "vote", "announce", "red_token")
 """An agent's decision methods: what a decision limit times."""
 
+MAX_STUCK_DECISIONS = 3
+"""The most decisions of one entrant that may still run, past the decision limit, in one game
+player (one per worker process). A thread cannot be stopped: a decision stuck in C code runs on,
+holding its memory and perhaps a core, and an entrant that hangs in every game would leave one
+more such thread per game. At this many, the entrant's decisions fail at once (recorded as
+``DecisionTimeout``, naming the count) until one of them ends."""
+
 
 class DecisionTimeout(Exception):
     """An agent took longer than the tournament's ``decision_timeout`` over one decision (or
@@ -58,12 +65,19 @@ class TimedAgent:
     the seat's failure, with its round and phase); the thread cannot be stopped, so the agent is
     *spent*: its later decisions raise at once, and :class:`GamePlayer` makes a new instance
     for the next game. Everything else (``name``, ``reset``, ``describe``) is the agent's own.
+
+    ``stuck`` (shared by the instances of one entrant) keeps the threads of its decisions that
+    passed the limit; while ``max_stuck`` of them still run, a decision raises at once, without
+    a thread: an entrant that hangs in every game holds at most ``max_stuck`` threads.
     """
 
-    def __init__(self, agent: Agent, limit: float) -> None:
+    def __init__(self, agent: Agent, limit: float, stuck: list[threading.Thread] | None = None,
+                 max_stuck: int = MAX_STUCK_DECISIONS) -> None:
         self.agent = agent
         self.limit = limit
         self.spent: str | None = None  # the decision that timed out
+        self.stuck = [] if stuck is None else stuck
+        self.max_stuck = max_stuck
 
     def __getattr__(self, attribute: str) -> Any:
         value = getattr(self.agent, attribute)  # AttributeError for a decision it lacks
@@ -72,7 +86,7 @@ class TimedAgent:
         return value
 
     def __setattr__(self, attribute: str, value: Any) -> None:
-        if attribute in ("agent", "limit", "spent"):
+        if attribute in ("agent", "limit", "spent", "stuck", "max_stuck"):
             object.__setattr__(self, attribute, value)
         else:
             setattr(self.agent, attribute, value)
@@ -82,6 +96,13 @@ class TimedAgent:
         if self.spent is not None:
             raise DecisionTimeout(f"seat {view.seat}: {name} was set aside for this game after "
                                   f"its {self.spent} took longer than {self.limit:g} s")
+        self.stuck[:] = [thread for thread in self.stuck if thread.is_alive()]
+        if len(self.stuck) >= self.max_stuck:
+            raise DecisionTimeout(
+                f"seat {view.seat}: {name}: {len(self.stuck)} of its decisions that passed the "
+                f"decision limit of {self.limit:g} s are still running in this process (at "
+                f"most {self.max_stuck} may be: a decision cannot be stopped), so its "
+                f"{method}() fails at once, until one of them ends")
         answer: list[Any] = []
         failure: list[BaseException] = []
 
@@ -97,6 +118,7 @@ class TimedAgent:
         thread.join(self.limit)
         if thread.is_alive():
             self.spent = f"{method}() in round {view.round + 1}"
+            self.stuck.append(thread)
             raise DecisionTimeout(
                 f"seat {view.seat}: {name}'s {method}() took longer than the decision limit "
                 f"of {self.limit:g} s (decision_timeout; waited "
@@ -145,6 +167,8 @@ class GamePlayer:
     config: TournamentConfig
     _agents: dict[str, list[Agent]] = field(default_factory=dict, repr=False)
     _deck: Any = field(default=None, repr=False)
+    # by label: the threads of decisions past the limit (see MAX_STUCK_DECISIONS)
+    _stuck: dict[str, list[threading.Thread]] = field(default_factory=dict, repr=False)
 
     def warm_up(self) -> None:
         """Make one instance of every agent and load the deck (models load here, once)."""
@@ -188,7 +212,8 @@ class GamePlayer:
         config = self.config
         limit = config.decision_timeout
         if limit is not None:
-            agents = [TimedAgent(agent, float(limit)) for agent in agents]
+            agents = [TimedAgent(agent, float(limit), self._stuck.setdefault(label, []))
+                      for agent, (label, _) in zip(agents, seats, strict=True)]
         try:
             record = play_game(agents, edition=config.edition, deck=self._load_deck(),
                                seed=game.seed, on_failure=config.on_failure,
