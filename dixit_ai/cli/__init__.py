@@ -91,11 +91,54 @@ def _tolerant_output() -> None:
     are written as UTF-8 whatever the locale; ``--json`` output escapes what it cannot encode
     (see :func:`dixit_ai.cli.common.json_for_stdout`)."""
     for stream in (sys.stdout, sys.stderr):
-        if isinstance(stream, io.TextIOWrapper) and stream.errors == "strict":
+        # Under the C or POSIX locale (Python's UTF-8 mode off) standard output's handler is
+        # surrogateescape: it writes undecodable input back as it came, but fails on any other
+        # character it cannot encode, as strict does.
+        if isinstance(stream, io.TextIOWrapper) and stream.errors in ("strict",
+                                                                      "surrogateescape"):
             try:
                 stream.reconfigure(errors="replace")
             except (AttributeError, ValueError, io.UnsupportedOperation):  # pragma: no cover
                 pass
+
+
+def _undecodable_argument(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse a text argument that holds bytes the locale's encoding could not decode.
+
+    Under an ASCII locale (``LC_ALL=C`` with Python's UTF-8 mode off) ``Zoë`` arrives as
+    ``Zo`` and two lone surrogates, which no UTF-8 record, report or config file can hold: the
+    work was done, then writing its result failed. File and folder arguments (``Path``) are
+    exempt: the operating system opens them by their bytes.
+
+    Raises:
+        ValueError: naming the option, the bytes and what to set instead.
+    """
+    for dest, value in vars(args).items():
+        values = value if isinstance(value, list | tuple) else [value]
+        for text in values:
+            if not isinstance(text, str) or not any(
+                    0xD800 <= ord(char) <= 0xDFFF for char in text):
+                continue
+            raw = os.fsencode(text)
+            option = _option_of(parser, args, dest)
+            raise ValueError(
+                f"{option} {raw!r}: the locale's encoding ({sys.getfilesystemencoding()}) cannot "
+                "decode its bytes as text, which the run's records and reports must hold; run "
+                "under a UTF-8 locale (LC_ALL=C.UTF-8) or with PYTHONUTF8=1")
+
+
+def _option_of(parser: argparse.ArgumentParser, args: argparse.Namespace, dest: str) -> str:
+    """How the command that ``args`` chose spells the option stored in ``dest`` (its long flag,
+    or its name for a positional argument)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            chosen = action.choices.get(getattr(args, action.dest, None) or "")
+            found = dest if chosen is None else _option_of(chosen, args, dest)
+            if found != dest:
+                return found
+        elif action.dest == dest and action.option_strings:
+            return max(action.option_strings, key=len)
+    return dest
 
 
 def _closed_streams() -> bool:
@@ -129,6 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("dixit-ai: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     try:
+        _undecodable_argument(parser, args)
         status: int = args.func(args)
         sys.stdout.flush()  # a reader gone away is found here, not at the interpreter's exit
     except BrokenPipeError:

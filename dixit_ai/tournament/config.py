@@ -265,7 +265,13 @@ MAX_LABEL_LENGTH = 100
 def _check_shown(what: str, text: str) -> None:
     """Refuse a label or name that would corrupt the tables it is shown in: a control or
     line-separating character (a newline breaks a Markdown table, an escape sequence recolours
-    the terminal), or one longer than :data:`MAX_LABEL_LENGTH`."""
+    the terminal), a lone surrogate (no UTF-8 record or report can hold it: the games were
+    played, then writing them failed), or one longer than :data:`MAX_LABEL_LENGTH`."""
+    for position, char in enumerate(text):
+        if 0xD800 <= ord(char) <= 0xDFFF:
+            raise ValueError(f"{what} {text!r} is not valid Unicode text (a lone surrogate "
+                             f"U+{ord(char):04X} at position {position}; under an ASCII locale, "
+                             "a non-ASCII argument arrives so: run under a UTF-8 locale)")
     if any(unicodedata.category(char) in ("Cc", "Zl", "Zp") for char in text):
         raise ValueError(f"{what} {text!r} holds a control character (a newline, a tab, an "
                          "escape); give it without")
