@@ -45,11 +45,16 @@ DECISIONS = ("tell", "play", "vote", "announce", "red_token")
 """An agent's decision methods: what a decision limit times."""
 
 MAX_STUCK_DECISIONS = 3
-"""The most decisions of one entrant that may still run, past the decision limit, in one game
-player (one per worker process). A thread cannot be stopped: a decision stuck in C code runs on,
-holding its memory and perhaps a core, and an entrant that hangs in every game would leave one
-more such thread per game. At this many, the entrant's decisions fail at once (recorded as
-``DecisionTimeout``, naming the count) until one of them ends."""
+"""The most decisions of one entrant that may still run, past the decision limit, in one process
+(a worker process, or the one process of ``workers=1``, across runs). A thread cannot be
+stopped: a decision stuck in C code runs on, holding its memory and perhaps a core, and an
+entrant that hangs in every game would leave one more such thread per game. At this many, the
+entrant's decisions fail at once (recorded as ``DecisionTimeout``, naming the count) until one
+of them ends."""
+
+_STUCK: dict[tuple[str, str], list[threading.Thread]] = {}
+"""By entrant (label, registry name): the threads of its decisions that passed the limit in
+this process (see :data:`MAX_STUCK_DECISIONS`)."""
 
 
 class DecisionTimeout(Exception):
@@ -167,8 +172,6 @@ class GamePlayer:
     config: TournamentConfig
     _agents: dict[str, list[Agent]] = field(default_factory=dict, repr=False)
     _deck: Any = field(default=None, repr=False)
-    # by label: the threads of decisions past the limit (see MAX_STUCK_DECISIONS)
-    _stuck: dict[str, list[threading.Thread]] = field(default_factory=dict, repr=False)
 
     def warm_up(self) -> None:
         """Make one instance of every agent and load the deck (models load here, once)."""
@@ -212,8 +215,9 @@ class GamePlayer:
         config = self.config
         limit = config.decision_timeout
         if limit is not None:
-            agents = [TimedAgent(agent, float(limit), self._stuck.setdefault(label, []))
-                      for agent, (label, _) in zip(agents, seats, strict=True)]
+            agents = [TimedAgent(agent, float(limit), _STUCK.setdefault(
+                (label, config.entry(label).agent), [])) for agent, (label, _) in zip(
+                    agents, seats, strict=True)]
         try:
             record = play_game(agents, edition=config.edition, deck=self._load_deck(),
                                seed=game.seed, on_failure=config.on_failure,

@@ -61,15 +61,16 @@ def test_decisions_stuck_past_the_limit_are_bounded_per_entrant(sleeper, tmp_pat
 def test_a_stuck_decision_that_ends_frees_its_place(sleeper, tmp_path):
     config = random_config(agents=("random", sleeper, "b=random"), players=3,
                            games=runner.MAX_STUCK_DECISIONS, max_rounds=2, decision_timeout=0.05)
-    player = runner.GamePlayer(config)  # the count is the player's (one per worker process)
-    run_tournament(config, out=tmp_path / "runs", player=player, report=False, **QUICK)
+    run_tournament(config, out=tmp_path / "runs", workers=1, report=False, **QUICK)
+    # the count is the process's: a second run of the entrant starts no more threads
+    run_tournament(config, out=tmp_path / "more", workers=1, report=False, **QUICK)
     assert len(_stuck_threads()) == runner.MAX_STUCK_DECISIONS
     sleeping_agent.WAKE.set()
     for thread in _stuck_threads():
         thread.join(5)
     sleeping_agent.WAKE.clear()
     # the entrant's decisions run again (and time out again): none is refused at once
-    run = run_tournament(config, out=tmp_path / "again", player=player, report=False, **QUICK)
+    run = run_tournament(config, out=tmp_path / "again", workers=1, report=False, **QUICK)
     records = [GameRecord.from_json(line)
                for line in (run.folder / "games.jsonl").read_text().splitlines()]
     assert all("took longer than the decision limit" in record.failures[0].reason
