@@ -49,6 +49,14 @@ def test_options_that_do_not_apply_are_refused(factory: Any, options: dict[str, 
         factory(deck=DECK, **options)
 
 
+def _label(value: object) -> str:
+    """A test id part that is the same in every process (no object addresses: pytest-xdist's
+    workers must collect the same ids)."""
+    if isinstance(value, str | int | float | bool) or value is None:
+        return str(value)
+    return type(value).__name__
+
+
 @pytest.mark.parametrize("factory", FACTORIES.values(), ids=list(FACTORIES))
 @pytest.mark.parametrize("options", [
     {},
@@ -61,7 +69,8 @@ def test_options_that_do_not_apply_are_refused(factory: Any, options: dict[str, 
     {"actions": "discrete", "embeddings": TABLE, "clues_per_card": 4, "clue_proposer": "spread"},
     {"actions": "discrete", "embeddings": TABLE, "clues_per_card": 8,
      "clue_proposer": "specific"},
-], ids=str)
+], ids=lambda options: ",".join(f"{key}={_label(value)}" for key, value in options.items())
+    or "none")
 def test_defaults_and_options_that_apply_are_accepted(factory: Any,
                                                       options: dict[str, Any]) -> None:
     extra = {"clue_mode": "vocab"} if factory is DixitSingleAgentEnv and options.get(
