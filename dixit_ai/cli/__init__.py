@@ -102,18 +102,26 @@ def _tolerant_output() -> None:
                 pass
 
 
+PATH_ARGUMENTS = frozenset({"paths", "out", "spec"})
+"""Arguments kept as text that name files or folders (``replay``'s record files, an ``--out``
+folder, ``deck``'s spec, which reads or writes a deck but records nothing), which a name the
+locale cannot decode does not harm."""
+
+
 def _undecodable_argument(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Refuse a text argument that holds bytes the locale's encoding could not decode.
 
     Under an ASCII locale (``LC_ALL=C`` with Python's UTF-8 mode off) ``Zoë`` arrives as
     ``Zo`` and two lone surrogates, which no UTF-8 record, report or config file can hold: the
-    work was done, then writing its result failed. File and folder arguments (``Path``) are
-    exempt: the operating system opens them by their bytes.
+    work was done, then writing its result failed. File and folder arguments (``Path``, and
+    those of :data:`PATH_ARGUMENTS`) are exempt: the operating system opens them by their bytes.
 
     Raises:
         ValueError: naming the option, the bytes and what to set instead.
     """
     for dest, value in vars(args).items():
+        if dest in PATH_ARGUMENTS:
+            continue
         values = value if isinstance(value, list | tuple) else [value]
         for text in values:
             if not isinstance(text, str) or not any(

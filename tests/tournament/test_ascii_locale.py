@@ -74,3 +74,14 @@ def test_a_label_or_name_that_is_not_valid_text_is_refused_by_the_config(tmp_pat
                                              r"U\+DCC3 at position 2;"):
             run_tournament(config, out=tmp_path / "runs", progress=False)
     assert not (tmp_path / "runs").exists()
+
+
+def test_file_and_folder_arguments_the_locale_cannot_decode_are_opened_as_they_are(
+        tmp_path, capsys):
+    # the system opens a file by its bytes: replay's records, an --out folder, a deck spec
+    from dixit_ai.cli import main
+
+    missing = str(tmp_path / "partie-\udcc3\udca9.jsonl")
+    assert main(["replay", missing]) == 2
+    err = capsys.readouterr().err
+    assert "cannot decode" not in err and "partie-" in err, err
