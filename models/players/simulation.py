@@ -36,6 +36,51 @@ same per-voter probabilities:
 
 Deterministic guessers reading the same similarities (the bots) are the shared case; human
 tables lie in between. Either way the guess rate is the mean of the ``p_g``.
+
+**Second vote (Odyssey).** Where the edition and the player count allow one
+(``rules.votes_per_guesser``), a guesser found the card if either vote is on it, and the
+storyteller's points follow the number of such finders (the single-vote bonus is the guessers').
+A simulated voter reads the board as above (utilities ``u = logit + Gumbel``), votes for its top
+card and casts a second vote on its second card as the clip guesser does
+(:class:`models.players.guesser.ClipGuesser`, beliefs ``softmax`` of its reading at the guess
+model's temperature): when ``P(second) * finder_points > P(first) * single_vote_bonus``, that is
+when the top leads the second by less than ``d = log(finder_points / single_vote_bonus)``. So
+voter ``g`` finds the card iff no card it may vote for beats it, or exactly one does, by less
+than ``d``. Given the card's utility ``x`` (``t = e^-x``, density ``w t e^{-w t}``), a decoy of
+weight ``v`` is below it with probability ``e^{-v t}``, within ``d`` above it with ``e^{-beta v t}
+- e^{-v t}`` (``beta = e^-d = bonus / finder_points``), and each ``int w e^{-(w + r) t} dt =
+w / (w + r)``. With ``R`` the weight of the decoys ``g`` may vote for and ``c = 1 - beta`` (the
+*reach*, :func:`second_vote_reach`)::
+
+    P_g = w / (w + R) + sum_j [w / (w + R - c v_j) - w / (w + R)]
+
+* *independent* voters: each ``P_g`` with ``x_j = c v_j / (w + R)``:
+  ``P_g = p_g (1 + sum_j x_j / (1 - x_j))``. The strongest decoy's term is exact; the others are
+  taken as ``n_e`` equal decoys of weight ``v_e`` with their total and sum of squares
+  (``n_e v_e = sum v``, ``n_e v_e^2 = sum v^2``), which gives ``p_g b o / (1 - b2 o)`` with
+  ``o = 1 - p_g`` (exact for one or two decoys, or equal ones; otherwise the sum's third-order
+  terms differ: at most 0.0008 of ``P_g`` for a reach of 2/3, 0.0035 for a reach of 1, over
+  random boards).
+* *shared* reading (``G >= 3`` voters, one decoy each, ``V`` the board's decoy weight): with
+  ``k`` decoys above the card, ``k = 0`` or (``k = 1`` and it within ``d``): everyone finds it;
+  ``k = 1`` beyond ``d``: its owner alone; ``k = 2``: the owner of the higher finds it iff the
+  lower is within ``d``, the owner of the lower iff the higher is (so 0, 1 or 2 finders);
+  ``k >= 3``: nobody. The integrals give ``N1 = P(k = 1, within d) = sum_j [phi(V - c v_j) -
+  phi(V)]``, ``N2 = P(k = 2, both within d)`` and ``LN = P(k = 2, lower within d) + N2`` as sums
+  over pairs of ``phi(r) = w / (w + r)`` (``phi(V - v_i - c v_j)``, ``phi(V - c v_i - c v_j)``);
+  then ``P(all) = phi(V) + N1``, ``P(two) = N2``, ``P(none) = 1 - phi(V) - K1 - (LN - N2)``
+  (``K1 = P(k = 1)`` from the first votes), ``P(one)`` the rest, and the second votes add
+  ``(G - 1) N1 + LN`` finders. The pairs would cost ``G^2`` passes over the
+  (deal, card, clue) array; the two strongest decoys of each deal are kept exact and the others
+  taken as the equal decoys above (pair counts ``n_e``, ``n_e (n_e - 1) / 2``): against the exact
+  pair sums over random boards of 3 to 11 decoys, the guess rate, ``P(all)`` and ``P(none)`` are
+  off by at most 0.0002, 0.0002 and 0.0008 (``tests/players/test_simulation.py`` checks it).
+  Two voters (three players, two decoys each) are summed exactly: voter ``g`` finds the card
+  when at most one of the other's decoys beats it, within ``d``.
+
+The guess rate is then the mean over voters of ``P_g`` (two voters: exact; more: from the shared
+terms, which have the same marginals). ``second_vote=0`` (every edition without a second vote,
+and Odyssey below its player count) runs the one-vote code unchanged.
 """
 
 from __future__ import annotations
@@ -313,6 +358,7 @@ def simulate(
     cards_per_guesser: int,
     model: GuessModel,
     points_by_finders: np.ndarray,
+    second_vote: float = 0.0,
 ) -> SimulationResult:
     """Predict guess rates and storyteller points for every (hand card, clue).
 
@@ -324,14 +370,24 @@ def simulate(
             in the team variant).
         cards_per_guesser: Decoys each opponent plays (2 in 3-player games of some editions).
         model: The guess model.
-        points_by_finders: The storyteller's points for ``0..n_voters`` finders.
+        points_by_finders: The storyteller's points for ``0..n_voters`` finders (finders by
+            either vote where there is a second vote).
+        second_vote: The second vote's reach ``1 - single_vote_bonus / finder_points``
+            (:func:`second_vote_reach`; see "Second vote" in the module docstring); ``0``: one
+            vote each, the simulation of an edition without a second vote, unchanged.
 
     Returns:
         A :class:`SimulationResult`.
+
+    Raises:
+        ValueError: ``second_vote`` outside ``[0, 1]``; or a second vote where not every
+            opponent votes (the team variant has none), or with several decoys per opponent at
+            more than two opponents (not simulated: no edition deals so).
     """
     hand_sims = np.asarray(hand_sims, dtype=np.float64)
     n_sims, n_opponents, hand = deals.shape
     m = min(cards_per_guesser, hand)
+    reach = _check_second_vote(second_vote, n_voters, n_opponents, m)
     if m == 1:  # each opponent's best decoy, one hand slot at a time: no (S, G, hand, K) array
         decoys = pool_sims[deals[:, :, 0]]
         for slot in range(1, hand):
@@ -346,9 +402,9 @@ def simulate(
     # cancels, whatever the temperature.
     inverse = 1.0 / max(model.temperature, MIN_TEMPERATURE)
     shift = decoys.max(axis=(1, 2)).astype(np.float64)                            # (S, K)
-    decoy_weight = np.exp((decoys - shift[:, None, None, :]) * inverse)
+    card_weight = np.exp((decoys - shift[:, None, None, :]) * inverse)           # (S, G, m, K)
     decoy_weight = np.ascontiguousarray(
-        decoy_weight[:, :, 0] if m == 1 else decoy_weight.sum(axis=2))           # (S, G, K)
+        card_weight[:, :, 0] if m == 1 else card_weight.sum(axis=2))             # (S, G, K)
     others = np.zeros_like(decoy_weight)
     for g in range(1, n_opponents):  # prefix sums, then suffix sums, over the few opponents
         np.add(others[:, g - 1], decoy_weight[:, g - 1], out=others[:, g])
@@ -383,9 +439,18 @@ def simulate(
         np.subtract(1.0, found, out=odds)
         np.maximum(odds, _FLOOR, out=odds)  # 1 - found: 0 when found rounds to 1
 
+    # With a second vote, each voter's chance by either vote (only the independent model needs
+    # it voter by voter; see "Second vote" in the module docstring).
+    reaches = (_VoterReach(card_weight, others, reach)
+               if reach > 0 and (independent or n_opponents == 2) else None)
+    either_sum = np.zeros(hand_sims.shape, dtype=np.float64)
     for g in range(n_voters):
         finds(log_others[:, g])                              # P(voter g finds), (S, h, K)
         rate_sum += found.sum(axis=0)
+        if reaches is not None:
+            _either_vote(found, odds, *reaches(g))
+            if n_opponents == 2:
+                either_sum += found.sum(axis=0)
         if not independent:
             continue
         np.maximum(found, _FLOOR, out=found)
@@ -413,16 +478,34 @@ def simulate(
         log_total = (np.log(suffix) + shift * inverse).astype(np.float32)         # (S, K)
     finds(log_total)                                         # P(the card beats every decoy)
     mean_found = rate_sum / n_sims                           # E[sum over voters of p_g]
-    if n_voters > 1:
-        all_shared = found.sum(axis=0, dtype=np.float64) / n_sims
-        one_shared = np.maximum(mean_found - n_voters * all_shared, 0.0)
+    if reach > 0:  # either vote: the finders' distribution of the module docstring
+        if n_opponents == 2:
+            shared = _two_voters_shared(card_weight, suffix, shift, inverse, log_card, found,
+                                        reach, either_sum / n_sims)
+            guess_rate = either_sum / (n_sims * n_voters)
+        else:
+            shared = _many_voters_shared(decoy_weight, suffix, shift, inverse, log_card, found,
+                                         odds, reach, mean_found)
+            guess_rate = (mean_found + shared.pop()) / n_voters
+        finders = [0, 1, n_voters] if n_opponents == 2 else [0, 1, 2, n_voters]
+        distribution = dict(zip(finders, shared, strict=True))    # finders -> probability
+        success_rate = np.zeros_like(mean_found)
+        expected_points = np.zeros_like(mean_found)
+        for k, p in distribution.items():
+            expected_points += float(points_by_finders[k]) * p
+            if 0 < k < n_voters:
+                success_rate += p
     else:
-        all_shared, one_shared = mean_found, np.zeros_like(mean_found)
-    none_shared = np.maximum(1.0 - all_shared - one_shared, 0.0)
-    success_rate = one_shared
-    expected_points = (float(points_by_finders[1]) * one_shared
-                       + float(points_by_finders[-1]) * all_shared
-                       + float(points_by_finders[0]) * none_shared)
+        if n_voters > 1:
+            all_shared = found.sum(axis=0, dtype=np.float64) / n_sims
+            one_shared = np.maximum(mean_found - n_voters * all_shared, 0.0)
+        else:
+            all_shared, one_shared = mean_found, np.zeros_like(mean_found)
+        none_shared = np.maximum(1.0 - all_shared - one_shared, 0.0)
+        success_rate = one_shared
+        expected_points = (float(points_by_finders[1]) * one_shared
+                           + float(points_by_finders[-1]) * all_shared
+                           + float(points_by_finders[0]) * none_shared)
 
     if independent:
         if simple:
@@ -448,6 +531,302 @@ def simulate(
         success_rate=success_rate,
         decoy_gap=hand_sims - best_decoy[None, :],
     )
+
+
+def second_vote_reach(rules: RuleSet, n_players: int) -> float:
+    """The second vote's reach in a game of ``n_players``: ``1 - single_vote_bonus /
+    finder_points`` where a guesser may cast a second vote, ``0`` where it may not (one vote, the
+    team variant) or never would (a bonus at least the finder's points).
+
+    A guesser casts it when the second card's belief times the finder's points beats the first
+    card's belief times the single-vote bonus (:class:`models.players.guesser.ClipGuesser`): for
+    a simulated guesser that reads the board as the guess model says, when its first card leads
+    the second by less than ``log(finder_points / single_vote_bonus)`` in logits, so the second
+    card's weight counts ``1 - bonus / finder_points`` of itself (the module docstring).
+    """
+    if rules.votes_per_guesser(n_players) < 2 or rules.finder_points <= 0:
+        return 0.0
+    return max(0.0, 1.0 - rules.single_vote_bonus / rules.finder_points)
+
+
+def _check_second_vote(reach: float, n_voters: int, n_opponents: int, cards: int) -> float:
+    """``reach`` as a float, checked against the table it is simulated for.
+
+    Raises:
+        ValueError: outside ``[0, 1]``; a second vote where not every opponent votes, or with
+            several decoys per opponent at more than two opponents.
+    """
+    if isinstance(reach, bool) or not isinstance(reach, int | float) or not 0.0 <= reach <= 1.0:
+        raise ValueError(f"second_vote must be a reach in [0, 1], not {reach!r}")
+    if reach > 0 and n_voters != n_opponents:
+        raise ValueError(f"a second vote is simulated when every opponent votes; here "
+                         f"{n_voters} of {n_opponents} do (the team variant has no second vote)")
+    if reach > 0 and n_opponents > 2 and cards > 1:
+        raise ValueError(f"a second vote is simulated with one decoy per opponent from 3 "
+                         f"opponents on (every edition deals so); here {cards} decoys each for "
+                         f"{n_opponents} opponents")
+    if reach > 0 and n_opponents < 2:
+        raise ValueError(f"a second vote needs at least 2 voters, not {n_opponents}")
+    return float(reach)
+
+
+class _VoterReach:
+    """Per voter ``g``, the coefficients ``(a, b, b2)``, each ``(S, K)`` float32, of ``P_g = p_g
+    * (1 / (1 - a * o) + b * o / (1 - b2 * o))`` (``o = 1 - p_g``): ``a`` for the strongest decoy
+    ``g`` may vote for, ``b`` and ``b2`` for the others as equal decoys of the same total and sum
+    of squares (the module docstring).
+
+    Args:
+        card_weight: ``(S, G, m, K)`` every decoy card's weight (shifted per deal).
+        others: ``(S, G, K)`` the total weight of the decoys voter ``g`` may vote for.
+        reach: :func:`second_vote_reach`.
+    """
+
+    def __init__(self, card_weight: np.ndarray, others: np.ndarray, reach: float) -> None:
+        n_opponents, m = card_weight.shape[1:3]
+        strongest = card_weight[:, :, 0] if m == 1 else card_weight.max(axis=2)  # (S, G, K)
+        self.squares = (strongest * strongest if m == 1
+                        else (card_weight * card_weight).sum(axis=2))
+        self.square_total = self.squares.sum(axis=1)
+        # The strongest decoy card of each deal, its owner, and the strongest of the others.
+        self.first = strongest[:, 0].copy()
+        self.second = np.zeros_like(self.first)
+        self.owner = np.zeros(self.first.shape, dtype=np.int64)
+        for g in range(1, n_opponents):
+            weight = strongest[:, g]
+            np.maximum(self.second, np.minimum(self.first, weight), out=self.second)
+            above = weight > self.first
+            self.owner[above] = g
+            np.maximum(self.first, weight, out=self.first)
+        self.others, self.reach = others, reach
+
+    def __call__(self, g: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        others = self.others[:, g]
+        top = np.where(self.owner == g, self.second, self.first)
+        scale = np.divide(self.reach, others, out=np.zeros_like(others), where=others > 0)
+        rest = np.maximum(others - top, 0.0)
+        rest_squares = np.maximum(self.square_total - self.squares[:, g] - top * top, 0.0)
+        equal = np.divide(rest_squares, rest, out=np.zeros_like(rest), where=rest > 0)  # v_e
+        a = (top * scale).astype(np.float32)
+        b = (rest * scale).astype(np.float32)
+        b2 = np.minimum((equal * scale).astype(np.float32), a)  # no stronger than the top
+        return a, b, b2
+
+
+_CHUNK_ELEMENTS = 1 << 16
+"""The second vote's terms are computed on this many (deal, hand card, clue) elements at a
+time: a dozen passes over arrays that stay in the cache instead of over the whole search."""
+
+
+def _either_vote(found: np.ndarray, odds: np.ndarray, a: np.ndarray, b: np.ndarray,
+                 b2: np.ndarray) -> None:
+    """``found`` (a voter's chance by its first vote, ``(S, h, K)``) becomes its chance by either
+    vote and ``odds`` its complement, in place; ``a``, ``b``, ``b2``: ``(S, K)``
+    (:class:`_VoterReach`). A few deals at a time (:data:`_CHUNK_ELEMENTS`)."""
+    step = max(1, _CHUNK_ELEMENTS // max(1, found[0].size))
+    for start in range(0, len(found), step):
+        part = slice(start, start + step)
+        p, o = found[part], odds[part]
+        first, second = _buffer("either-1", p.shape), _buffer("either-2", p.shape)
+        np.multiply(a[part, None, :], o, out=first)
+        np.subtract(1.0, first, out=first)
+        np.divide(p, first, out=first)                   # p / (1 - a o): the strongest decoy
+        np.multiply(b2[part, None, :], o, out=second)
+        np.subtract(1.0, second, out=second)
+        np.multiply(b[part, None, :], o, out=o)
+        np.multiply(o, p, out=o)
+        np.divide(o, second, out=second)                 # p b o / (1 - b2 o): the others
+        np.add(first, second, out=p)
+        np.subtract(1.0, p, out=o)
+        np.maximum(o, _FLOOR, out=o)
+
+
+class _Board:
+    """Adds ``weight * w / (w + r)``, the probability that the card (weight ``w``, one per hand
+    card) beats decoys of total weight ``r`` (one per deal) times a weight, to ``(s, h, K)``
+    float32 sums.
+
+    ``r`` is given in the deals' shifted weights (float64, ``(s, K)``); the weight is a number or
+    ``(s, 1, K)``. :meth:`add` works in log space (any ``r``, one exponential); with
+    ``share=True`` from the share ``r / V`` of the whole board's weight ``V`` and the odds
+    ``V / w`` (no exponential), as exact as long as that share is not vanishing (it keeps the
+    strongest decoy, or ``beta`` of it).
+    """
+
+    def __init__(self, shift: np.ndarray, inverse: float, log_card: np.ndarray,
+                 total: np.ndarray, beats_all: np.ndarray, odds_all: np.ndarray | None) -> None:
+        self.shift, self.inverse, self.log_card, self.total = shift, inverse, log_card, total
+        self.out = _buffer("board", beats_all.shape)
+        self.ratio = None
+        if odds_all is not None:  # V / w = (1 - p) / p, p = w / (w + V) (at least e^-60)
+            self.ratio = _buffer("board-ratio", beats_all.shape)
+            np.divide(odds_all, beats_all, out=self.ratio)
+
+    def add(self, target: np.ndarray, rest: np.ndarray, weight: np.ndarray | float = 1.0, *,
+            share: bool = False) -> None:
+        out = self.out
+        if share:
+            assert self.ratio is not None
+            np.multiply((rest / self.total).astype(np.float32)[:, None, :], self.ratio, out=out)
+        else:
+            with np.errstate(divide="ignore"):
+                log_rest = (np.log(rest) + self.shift * self.inverse).astype(np.float32)
+            np.subtract(log_rest[:, None, :], self.log_card[None, :, :], out=out)
+            np.clip(out, -60.0, 60.0, out=out)
+            with np.errstate(over="ignore"):
+                np.exp(out, out=out)
+        np.add(out, 1.0, out=out)
+        np.divide(np.float32(weight) if isinstance(weight, float) else weight, out, out=out)
+        target += out
+
+
+def _two_voters_shared(card_weight: np.ndarray, total: np.ndarray, shift: np.ndarray,
+                       inverse: float, log_card: np.ndarray, beats_all: np.ndarray,
+                       reach: float, mean_either: np.ndarray) -> list[np.ndarray]:
+    """Two voters reading one board, either vote: ``[P(none), P(one), P(both)]``, ``(h, K)``,
+    averaged over the deals (exact; the module docstring).
+
+    Voter ``g`` finds the card when at most one card of the other opponent's ``m`` beats it,
+    that one by less than the margin: given the card's utility, with probability ``B_g =
+    (1 - m) e_all + sum_j e_(all but j, j shrunk by beta)`` over those cards, so that both find
+    it with ``int B_0 B_1``: ``(m + 1) ** 2`` terms ``w / (w + r)``.
+    """
+    n_sims, _, m, _ = card_weight.shape
+    beta = 1.0 - reach
+    cards = [card_weight[:, g, i] for g in range(2) for i in range(m)]
+    board = _Board(shift, inverse, log_card, total, beats_all, None)
+    terms = _buffer("both", beats_all.shape)
+    np.multiply(beats_all, np.float32((1.0 - m) ** 2), out=terms)
+    for j, card in enumerate(cards):
+        rest = sum(c for i, c in enumerate(cards) if i != j) + beta * card
+        board.add(terms, rest, 1.0 - m)
+    for j in range(m):
+        for k in range(m, 2 * m):
+            board.add(terms, sum(c for i, c in enumerate(cards) if i not in (j, k))
+                      + beta * (cards[j] + cards[k]))
+    both = terms.sum(axis=0, dtype=np.float64)
+    both = np.clip(both / n_sims, 0.0, 1.0)
+    none = np.clip(1.0 - mean_either + both, 0.0, 1.0)
+    one = np.maximum(1.0 - both - none, 0.0)
+    return [none, one, both]
+
+
+def _many_voters_shared(decoy_weight: np.ndarray, total: np.ndarray, shift: np.ndarray,
+                        inverse: float, log_card: np.ndarray, beats_all: np.ndarray,
+                        odds_all: np.ndarray, reach: float, mean_found: np.ndarray
+                        ) -> list[np.ndarray]:
+    """``G >= 3`` voters, one decoy each, reading one board, either vote: ``[P(none), P(one),
+    P(two), P(all), E(finders by a second vote)]``, each ``(h, K)``, averaged over the deals
+    (the module docstring: the two strongest decoys of each deal exactly, the others as equal
+    decoys of the same total weight and sum of squares).
+
+    Args:
+        decoy_weight: ``(S, G, K)`` each opponent's decoy weight, shifted per deal.
+        total: ``(S, K)`` their sum ``V``.
+        beats_all: ``(S, h, K)`` ``P(the card beats every decoy)`` (``w / (w + V)``).
+        odds_all: ``(S, h, K)`` its complement.
+        mean_found: ``(h, K)`` the mean over deals of the first votes' finders.
+    """
+    n_sims, n_voters, _ = decoy_weight.shape
+    # The two strongest decoys of each deal and the others' sum and sum of squares, without a
+    # subtraction (the weakest of {top two, next} goes to the rest).
+    first = np.zeros_like(total)
+    second = np.zeros_like(total)
+    rest = np.zeros_like(total)
+    rest_squares = np.zeros_like(total)
+    for g in range(n_voters):
+        weight = decoy_weight[:, g]
+        dropped = np.minimum(second, weight)
+        rest += dropped
+        rest_squares += dropped * dropped
+        np.maximum(second, np.minimum(first, weight), out=second)
+        np.maximum(first, weight, out=first)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        count = np.where(rest_squares > 0, rest * rest / rest_squares, (rest > 0) * 1.0)
+    count = np.where(rest > 0, np.clip(count, 1.0, n_voters - 2.0), 0.0)   # n_e
+    with np.errstate(divide="ignore", invalid="ignore"):
+        equal = np.where(count > 0, rest / count, 0.0)                        # v_e
+    sums = [np.zeros(beats_all.shape[1:]) for _ in range(3)]
+    step = max(1, _CHUNK_ELEMENTS // max(1, beats_all[0].size))
+    for a in range(0, n_sims, step):
+        part = slice(a, a + step)
+        for total_sum, chunk_sum in zip(sums, _shared_terms(
+                first[part], second[part], rest[part], count[part], equal[part], total[part],
+                shift[part], inverse, log_card, beats_all[part], odds_all[part], reach),
+                strict=True):
+            total_sum += chunk_sum
+    n1, n2, ln = (x / n_sims for x in sums)
+    all_first = beats_all.sum(axis=0, dtype=np.float64) / n_sims
+    one_first = mean_found - n_voters * all_first           # P(exactly one decoy above)
+    lower_near = ln - n2                                    # two above, the lower within reach
+    every = np.clip(all_first + n1, 0.0, 1.0)
+    two = np.clip(n2, 0.0, 1.0)
+    one = np.maximum(one_first - n1 + lower_near - n2, 0.0)
+    none = np.maximum(1.0 - all_first - one_first - lower_near, 0.0)
+    second_votes = (n_voters - 1) * n1 + ln
+    return [none, one, two, every, second_votes]
+
+
+def _shared_terms(first: np.ndarray, second: np.ndarray, rest: np.ndarray, count: np.ndarray,
+                  equal: np.ndarray, total: np.ndarray, shift: np.ndarray, inverse: float,
+                  log_card: np.ndarray, beats_all: np.ndarray, odds_all: np.ndarray,
+                  reach: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Over some deals, the sums over them of ``N1``, ``N2`` and ``LN`` (module docstring),
+    ``(h, K)`` each, for the items: the strongest decoy, the second, ``count`` equal decoys of
+    weight ``equal`` (each ``(s, K)``)."""
+    beta = 1.0 - reach
+    shape = beats_all.shape
+    board = _Board(shift, inverse, log_card, total, beats_all, odds_all)
+    safe = beta >= 1e-9    # a rate that keeps beta of the strongest decoy keeps a fair share
+    others_e = (count - 1.0) * equal                        # the rest but one equal decoy
+    less = (1.0 + count)[:, None, :].astype(np.float32)     # M - 1, M = 2 + count items
+    count32 = count[:, None, :].astype(np.float32)
+    n1, n2, ln = (_buffer(name, shape) for name in ("n1", "n2", "ln"))
+    values = [first, second, equal]
+    weights: list[np.ndarray | float] = [1.0, 1.0, count32]
+    without = [(second + rest, False), (first + rest, True), (first + second + others_e, True)]
+    # Every decoy but item i below the card (item i's multiplicity m_i): -(M - 1) m_i in LN;
+    # item i within the margin above it instead: m_i in N1, -(M - 1) m_i in LN and N2.
+    ln.fill(0.0)
+    n1.fill(0.0)
+    for (rate, strong), weight in zip(without, weights, strict=True):
+        board.add(ln, rate, weight, share=strong)
+    for (rate, strong), value, weight in zip(without, values, weights, strict=True):
+        board.add(n1, rate + beta * value, weight, share=strong or safe)
+    np.add(ln, n1, out=ln)
+    np.multiply(ln, less, out=ln)
+    np.negative(ln, out=ln)
+    np.multiply(n1, less, out=n2)
+    np.negative(n2, out=n2)
+    # Pairs of items (count: 1, n_e, n_e, n_e (n_e - 1) / 2): every other decoy below the card,
+    # one of the two within the margin above it (LN), or both (N2).
+    base = {(0, 1): rest, (0, 2): second + others_e, (1, 2): first + others_e,
+            (2, 2): first + second + (count - 2.0) * equal}
+    pair_weights: dict[tuple[int, int], np.ndarray | float] = {
+        (0, 1): 1.0, (0, 2): count32, (1, 2): count32,
+        (2, 2): (count * (count - 1.0) / 2)[:, None, :].astype(np.float32)}
+    for (i, j), rate in base.items():
+        rate = np.maximum(rate, 0.0)
+        weight = pair_weights[(i, j)]
+        keeps_first = 0 not in (i, j)
+        if i == j:
+            board.add(ln, rate + beta * values[i], 2.0 * weight, share=keeps_first)
+        else:
+            board.add(ln, rate + beta * values[i], weight,
+                      share=keeps_first or (i == 0 and safe))
+            board.add(ln, rate + beta * values[j], weight,
+                      share=keeps_first or (j == 0 and safe))
+        board.add(n2, rate + beta * (values[i] + values[j]), weight, share=keeps_first or safe)
+    # The card above every decoy: -M in N1, M (M - 1) in LN, M (M - 1) / 2 in N2.
+    scaled = board.out
+    np.multiply(beats_all, less + 1.0, out=scaled)
+    n1 -= scaled
+    scaled *= less
+    ln += scaled
+    scaled *= 0.5
+    n2 += scaled
+    return (n1.sum(axis=0, dtype=np.float64), n2.sum(axis=0, dtype=np.float64),
+            ln.sum(axis=0, dtype=np.float64))
 
 
 def sharp_outcomes(hand_sims: np.ndarray, pool_sims: np.ndarray, *, n_opponents: int,

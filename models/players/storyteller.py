@@ -16,6 +16,12 @@ and the best ``sharp_shortlist`` ones by the exact sharp-guesser estimate (every
 sampling noise: :func:`~models.players.simulation.sharp_outcomes`), are estimated again on
 ``refine_simulations`` fresh deals, and the choice is made on those. The opponents' simulated
 hands follow what the agent inferred from earlier rounds (``hand_weights``) when it is given.
+
+Where the edition has a second vote (Odyssey; :func:`~models.players.simulation.
+second_vote_reach`), the simulated guessers cast it as the clip guessers do, and guess rates and
+points count a finder by either vote. Two parts still count first votes only: the sharp
+shortlist (it only proposes candidates, which are then simulated with both votes) and a
+population's simulation (:func:`~models.players.population.simulate_population`).
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from models.players.simulation import (
     GuessModel,
     SimulationResult,
     draw_deals,
+    second_vote_reach,
     sharp_outcomes,
     simulate,
     storyteller_points_by_finders,
@@ -261,6 +268,9 @@ class ClipStoryteller:
         deals = draw_deals(rng, len(pool_rows), self.n_simulations, n_givers,
                            rules.hand_size_for(n_players), hand_weights)
         points_by_finders = storyteller_points_by_finders(rules, n_players, n_voters)
+        # Odyssey's second vote, where the edition and the player count allow it: the simulated
+        # guessers cast it as the clip guessers do (simulation's "Second vote").
+        reach = second_vote_reach(rules, n_players)
         member_hands: list[np.ndarray] = []
         member_pools: list[np.ndarray] = []
         models: list[GuessModel] = []
@@ -300,7 +310,7 @@ class ClipStoryteller:
             assert isinstance(hands, np.ndarray) and isinstance(pools, np.ndarray)
             return simulate(hands, pools, deals, n_voters=n_voters,
                             cards_per_guesser=view.cards_to_play, model=model,
-                            points_by_finders=points_by_finders)
+                            points_by_finders=points_by_finders, second_vote=reach)
 
         result = run(member_hands or hand_sims, member_pools or pool_sims, deals)
         fits = np.asarray([len(t) <= rules.max_clue_length for t in texts])

@@ -1,0 +1,35 @@
+"""Smoke run of scripts/measure_second_vote.py (one game per configuration, a tiny deck)."""
+
+from __future__ import annotations
+
+import json
+import runpy
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+pytest.importorskip("torch")
+
+
+def test_measure_second_vote_smoke(tmp_path, monkeypatch, capsys):
+    out = tmp_path / "second_vote.json"
+    monkeypatch.setattr(sys, "argv", ["measure_second_vote.py", "--smoke", "--json", str(out)])
+    with pytest.raises(SystemExit) as done:
+        runpy.run_path(str(REPO / "scripts" / "measure_second_vote.py"), run_name="__main__")
+    assert done.value.code == 0
+    figures = json.loads(out.read_text(encoding="utf-8"))
+    assert set(figures) == {"odyssey-2024/4", "odyssey-2011/8"}
+    for entry in figures.values():
+        assert entry["games"] == 1 and entry["rounds"] > 0
+        low, mean, high = (entry["predicted_minus_observed"][i] for i in (1, 0, 2))
+        assert low <= mean <= high and 0 <= entry["observed_either_vote"] <= 1
+    assert "predicted - observed" in capsys.readouterr().out
+    assert [p.name for p in tmp_path.iterdir()] == ["second_vote.json"]
+
+
+def test_measure_second_vote_refuses_zero_games(capsys):
+    module = runpy.run_path(str(REPO / "scripts" / "measure_second_vote.py"), run_name="t")
+    assert module["main"](["--games", "0"]) == 2
+    assert "--games must be at least 1" in capsys.readouterr().err
