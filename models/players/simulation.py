@@ -71,12 +71,15 @@ w / (w + r)``. With ``R`` the weight of the decoys ``g`` may vote for and ``c = 
   then ``P(all) = phi(V) + N1``, ``P(two) = N2``, ``P(none) = 1 - phi(V) - K1 - (LN - N2)``
   (``K1 = P(k = 1)`` from the first votes), ``P(one)`` the rest, and the second votes add
   ``(G - 1) N1 + LN`` finders. The pairs would cost ``G^2`` passes over the
-  (deal, card, clue) array; the two strongest decoys of each deal are kept exact and the others
-  taken as the equal decoys above (pair counts ``n_e``, ``n_e (n_e - 1) / 2``): against the exact
-  pair sums over random boards of 3 to 11 decoys, the guess rate, ``P(all)`` and ``P(none)`` are
-  off by at most 0.0002, 0.0002 and 0.0008 (``tests/players/test_simulation.py`` checks it).
-  Two voters (three players, two decoys each) are summed exactly: voter ``g`` finds the card
-  when at most one of the other's decoys beats it, within ``d``.
+  (deal, card, clue) array; the strongest decoy of each deal is kept exact (every decoy with
+  three voters) and the others taken as the equal decoys above (pair counts ``n_e``,
+  ``n_e (n_e - 1) / 2``), a constant number of passes at any ``G``. Against the exact pair sums
+  over 20,000 random boards of 3 to 11 decoys, the guess rate, ``P(all)`` and ``P(none)`` are
+  off by at most 0.003, 0.0007 and 0.011 (on average 0.0001, 0.00004 and 0.0006; keeping the
+  two strongest exact: at most 0.0002, 0.0002 and 0.0008, for 18 ms more per search at 12
+  players, :data:`_EXACT_DECOYS`); ``tests/players/test_simulation.py`` checks six voters
+  against brute force. Two voters (three players, two decoys each) are summed exactly: voter
+  ``g`` finds the card when at most one of the other's decoys beats it, within ``d``.
 
 The guess rate is then the mean over voters of ``P_g`` (two voters: exact; more: from the shared
 terms, which have the same marginals). ``second_vote=0`` (every edition without a second vote,
@@ -646,32 +649,32 @@ class _Board:
     card) beats decoys of total weight ``r`` (one per deal) times a weight, to ``(s, h, K)``
     float32 sums.
 
-    ``r`` is given in the deals' shifted weights (float64, ``(s, K)``); the weight is a number or
-    ``(s, 1, K)``. :meth:`add` works in log space (any ``r``, one exponential); with
-    ``share=True`` from the share ``r / V`` of the whole board's weight ``V`` and the odds
-    ``V / w`` (no exponential), as exact as long as that share is not vanishing (it keeps the
-    strongest decoy, or ``beta`` of it).
+    ``r`` comes as :meth:`log_rate` (log space: any ``r``, one exponential per element), or as
+    :meth:`share` of the whole board's weight ``V`` (no exponential: ``w / (w + r) = 1 / (1 +
+    share * V / w)``, as exact as long as the share is not vanishing: it keeps the strongest
+    decoy, or ``beta`` of it). Both are ``(s, K)`` float32.
     """
 
     def __init__(self, shift: np.ndarray, inverse: float, log_card: np.ndarray,
-                 total: np.ndarray, beats_all: np.ndarray, odds_all: np.ndarray | None) -> None:
+                 total: np.ndarray) -> None:
         self.shift, self.inverse, self.log_card, self.total = shift, inverse, log_card, total
-        self.out = _buffer("board", beats_all.shape)
-        self.ratio = None
-        if odds_all is not None:  # V / w = (1 - p) / p, p = w / (w + V) (at least e^-60)
-            self.ratio = _buffer("board-ratio", beats_all.shape)
-            np.divide(odds_all, beats_all, out=self.ratio)
 
-    def add(self, target: np.ndarray, rest: np.ndarray, weight: np.ndarray | float = 1.0, *,
-            share: bool = False) -> None:
-        out = self.out
-        if share:
-            assert self.ratio is not None
-            np.multiply((rest / self.total).astype(np.float32)[:, None, :], self.ratio, out=out)
+    def log_rate(self, rest: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return (np.log(rest) + self.shift * self.inverse).astype(np.float32)
+
+    def share(self, rest: np.ndarray) -> np.ndarray:
+        return (rest / self.total).astype(np.float32)
+
+    def add(self, target: np.ndarray, rate: np.ndarray, weight: np.ndarray | float,
+            ratio: np.ndarray | None, out: np.ndarray) -> None:
+        """``target += weight * w / (w + r)``: ``rate`` a :meth:`share` (then ``ratio`` is
+        ``V / w``, ``(s, h, K)``) or a :meth:`log_rate` (``ratio`` ``None``), for the same
+        deals as ``target``; ``out`` a work array of its shape."""
+        if ratio is not None:
+            np.multiply(rate[:, None, :], ratio, out=out)
         else:
-            with np.errstate(divide="ignore"):
-                log_rest = (np.log(rest) + self.shift * self.inverse).astype(np.float32)
-            np.subtract(log_rest[:, None, :], self.log_card[None, :, :], out=out)
+            np.subtract(rate[:, None, :], self.log_card[None, :, :], out=out)
             np.clip(out, -60.0, 60.0, out=out)
             with np.errstate(over="ignore"):
                 np.exp(out, out=out)
@@ -694,21 +697,30 @@ def _two_voters_shared(card_weight: np.ndarray, total: np.ndarray, shift: np.nda
     n_sims, _, m, _ = card_weight.shape
     beta = 1.0 - reach
     cards = [card_weight[:, g, i] for g in range(2) for i in range(m)]
-    board = _Board(shift, inverse, log_card, total, beats_all, None)
+    board = _Board(shift, inverse, log_card, total)
     terms = _buffer("both", beats_all.shape)
+    out = _buffer("board", beats_all.shape)
     np.multiply(beats_all, np.float32((1.0 - m) ** 2), out=terms)
     for j, card in enumerate(cards):
         rest = sum(c for i, c in enumerate(cards) if i != j) + beta * card
-        board.add(terms, rest, 1.0 - m)
+        board.add(terms, board.log_rate(rest), 1.0 - m, None, out)
     for j in range(m):
         for k in range(m, 2 * m):
-            board.add(terms, sum(c for i, c in enumerate(cards) if i not in (j, k))
-                      + beta * (cards[j] + cards[k]))
+            rest = (sum(c for i, c in enumerate(cards) if i not in (j, k))
+                    + beta * (cards[j] + cards[k]))
+            board.add(terms, board.log_rate(rest), 1.0, None, out)
     both = terms.sum(axis=0, dtype=np.float64)
     both = np.clip(both / n_sims, 0.0, 1.0)
     none = np.clip(1.0 - mean_either + both, 0.0, 1.0)
     one = np.maximum(1.0 - both - none, 0.0)
     return [none, one, both]
+
+
+_EXACT_DECOYS = 1
+"""In the shared reading of four voters or more, the strongest decoys of each deal kept exact;
+the others are taken as equal decoys of the same total weight and sum of squares (module
+docstring). With three voters every decoy is exact. Two cost 18 ms more than one per search at
+12 players (6 cards x 3,600 clues x 64 deals) for a tenth of the error."""
 
 
 def _many_voters_shared(decoy_weight: np.ndarray, total: np.ndarray, shift: np.ndarray,
@@ -717,8 +729,8 @@ def _many_voters_shared(decoy_weight: np.ndarray, total: np.ndarray, shift: np.n
                         ) -> list[np.ndarray]:
     """``G >= 3`` voters, one decoy each, reading one board, either vote: ``[P(none), P(one),
     P(two), P(all), E(finders by a second vote)]``, each ``(h, K)``, averaged over the deals
-    (the module docstring: the two strongest decoys of each deal exactly, the others as equal
-    decoys of the same total weight and sum of squares).
+    (the module docstring: the :data:`_EXACT_DECOYS` strongest decoys of each deal exactly, the
+    others as equal decoys of the same total weight and sum of squares; three voters: exact).
 
     Args:
         decoy_weight: ``(S, G, K)`` each opponent's decoy weight, shifted per deal.
@@ -728,31 +740,34 @@ def _many_voters_shared(decoy_weight: np.ndarray, total: np.ndarray, shift: np.n
         mean_found: ``(h, K)`` the mean over deals of the first votes' finders.
     """
     n_sims, n_voters, _ = decoy_weight.shape
-    # The two strongest decoys of each deal and the others' sum and sum of squares, without a
-    # subtraction (the weakest of {top two, next} goes to the rest).
-    first = np.zeros_like(total)
-    second = np.zeros_like(total)
+    exact = n_voters - 1 if n_voters <= 3 else min(_EXACT_DECOYS, n_voters - 1)
+    # The strongest decoys of each deal, strongest first, and the others' sum and sum of
+    # squares, without a subtraction (each decoy passes down the sorted few; what falls off the
+    # end goes to the rest).
+    tops = [np.zeros_like(total) for _ in range(exact)]
     rest = np.zeros_like(total)
     rest_squares = np.zeros_like(total)
     for g in range(n_voters):
-        weight = decoy_weight[:, g]
-        dropped = np.minimum(second, weight)
-        rest += dropped
-        rest_squares += dropped * dropped
-        np.maximum(second, np.minimum(first, weight), out=second)
-        np.maximum(first, weight, out=first)
+        carry = decoy_weight[:, g]
+        for top in tops:
+            low = np.minimum(top, carry)
+            np.maximum(top, carry, out=top)
+            carry = low
+        rest += carry
+        rest_squares += carry * carry
     with np.errstate(divide="ignore", invalid="ignore"):
         count = np.where(rest_squares > 0, rest * rest / rest_squares, (rest > 0) * 1.0)
-    count = np.where(rest > 0, np.clip(count, 1.0, n_voters - 2.0), 0.0)   # n_e
+    count = np.where(rest > 0, np.clip(count, 1.0, n_voters - exact), 0.0)   # n_e
     with np.errstate(divide="ignore", invalid="ignore"):
         equal = np.where(count > 0, rest / count, 0.0)                        # v_e
     sums = [np.zeros(beats_all.shape[1:]) for _ in range(3)]
     step = max(1, _CHUNK_ELEMENTS // max(1, beats_all[0].size))
-    for a in range(0, n_sims, step):
+    for a in range(0, n_sims, step):   # a few deals at a time: small arrays stay in the cache
         part = slice(a, a + step)
-        for total_sum, chunk_sum in zip(sums, _shared_terms(
-                first[part], second[part], rest[part], count[part], equal[part], total[part],
-                shift[part], inverse, log_card, beats_all[part], odds_all[part], reach),
+        terms = _shared_terms([top[part] for top in tops], count[part], equal[part],
+                              _Board(shift[part], inverse, log_card, total[part]), reach)
+        for total_sum, chunk_sum in zip(sums, _sum_terms(
+                terms, log_card, count[part], len(tops), beats_all[part], odds_all[part]),
                 strict=True):
             total_sum += chunk_sum
     n1, n2, ln = (x / n_sims for x in sums)
@@ -767,64 +782,97 @@ def _many_voters_shared(decoy_weight: np.ndarray, total: np.ndarray, shift: np.n
     return [none, one, two, every, second_votes]
 
 
-def _shared_terms(first: np.ndarray, second: np.ndarray, rest: np.ndarray, count: np.ndarray,
-                  equal: np.ndarray, total: np.ndarray, shift: np.ndarray, inverse: float,
-                  log_card: np.ndarray, beats_all: np.ndarray, odds_all: np.ndarray,
-                  reach: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Over some deals, the sums over them of ``N1``, ``N2`` and ``LN`` (module docstring),
-    ``(h, K)`` each, for the items: the strongest decoy, the second, ``count`` equal decoys of
-    weight ``equal`` (each ``(s, K)``)."""
+_Term = tuple[int, np.ndarray, "np.ndarray | float", bool]
+"""A term of the shared second vote's sums: (0: N1, 1: N2, 2: LN; its rate, as a share of
+``V`` or a log rate (:class:`_Board`), ``(S, K)``; its weight, a number or ``(S, 1, K)``;
+whether the rate is a share)."""
+
+
+def _shared_terms(tops: list[np.ndarray], count: np.ndarray, equal: np.ndarray, board: _Board,
+                  reach: float) -> list[_Term]:
+    """The terms ``weight * w / (w + r)`` of ``N1``, ``N2`` and ``LN`` (module docstring) for
+    the items: the strongest decoys (``tops``, strongest first, each ``(S, K)``), then ``count``
+    equal decoys of weight ``equal``, for some deals.
+
+    Every weight ``V - ...`` is a sum of what stays, never a difference. A rate that keeps the
+    strongest decoy, or ``beta`` of it, keeps a fair share of ``V`` and is taken as a share (no
+    exponential); the others in log space.
+    """
     beta = 1.0 - reach
+    safe = beta >= 1e-9
+    exact = len(tops)
+    equal_item = exact                                      # the index of the equal decoys
+    values = [*tops, equal]
+    weights: list[np.ndarray | float] = [*([1.0] * exact),
+                                         count[:, None, :].astype(np.float32)]
+    terms: list[_Term] = []
+
+    def term(target: int, shrunk: tuple[int, ...], removed: tuple[int, ...],
+             weight: np.ndarray | float) -> None:
+        """Every decoy but ``removed`` below the card, ``shrunk`` of them within the margin
+        above it (their weight times ``beta`` stays)."""
+        kept = sum((top for i, top in enumerate(tops) if i not in removed),
+                   np.zeros_like(count))
+        rate = np.maximum(kept + (count - removed.count(equal_item)) * equal, 0.0)
+        rate = rate + beta * sum((values[i] for i in shrunk), np.zeros_like(count))
+        share = 0 not in removed or (0 in shrunk and safe)
+        terms.append((target, board.share(rate) if share else board.log_rate(rate), weight,
+                      share))
+
+    # Every decoy but item i below the card (item i's multiplicity m_i): -(M - 1) m_i in LN
+    # (applied in _sum_terms); item i within the margin above it instead: m_i in N1, and
+    # -(M - 1) m_i in LN and N2 (likewise).
+    for i in range(exact + 1):
+        term(2, (), (i,), weights[i])
+        term(0, (i,), (i,), weights[i])
+    # Pairs of items (counted m_i m_j, or m (m - 1) / 2 for the equal decoys): every other decoy
+    # below the card, one of the two within the margin above it (LN), or both (N2).
+    for i in range(exact + 1):
+        for j in range(i, exact + 1):
+            if i == j != equal_item:
+                continue
+            if i == j:
+                weight: np.ndarray | float = (count * (count - 1.0) / 2)[:, None, :].astype(
+                    np.float32)
+                term(3, (i,), (i, j), 2.0 * weight)
+            else:
+                weight = weights[j] if j == equal_item else weights[i]
+                term(3, (i,), (i, j), weight)
+                term(3, (j,), (i, j), weight)
+            term(1, (i, j), (i, j), weight)
+    return terms
+
+
+def _sum_terms(terms: list[_Term], log_card: np.ndarray, count: np.ndarray, exact: int,
+               beats_all: np.ndarray, odds_all: np.ndarray
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The sums over the deals of ``N1``, ``N2`` and ``LN``, ``(h, K)`` each, from the terms of
+    :func:`_shared_terms` for the same deals (target 3: added to LN after its ``-(M - 1)``
+    terms)."""
     shape = beats_all.shape
-    board = _Board(shift, inverse, log_card, total, beats_all, odds_all)
-    safe = beta >= 1e-9    # a rate that keeps beta of the strongest decoy keeps a fair share
-    others_e = (count - 1.0) * equal                        # the rest but one equal decoy
-    less = (1.0 + count)[:, None, :].astype(np.float32)     # M - 1, M = 2 + count items
-    count32 = count[:, None, :].astype(np.float32)
-    n1, n2, ln = (_buffer(name, shape) for name in ("n1", "n2", "ln"))
-    values = [first, second, equal]
-    weights: list[np.ndarray | float] = [1.0, 1.0, count32]
-    without = [(second + rest, False), (first + rest, True), (first + second + others_e, True)]
-    # Every decoy but item i below the card (item i's multiplicity m_i): -(M - 1) m_i in LN;
-    # item i within the margin above it instead: m_i in N1, -(M - 1) m_i in LN and N2.
-    ln.fill(0.0)
-    n1.fill(0.0)
-    for (rate, strong), weight in zip(without, weights, strict=True):
-        board.add(ln, rate, weight, share=strong)
-    for (rate, strong), value, weight in zip(without, values, weights, strict=True):
-        board.add(n1, rate + beta * value, weight, share=strong or safe)
+    board = _Board(np.zeros(0), 0.0, log_card, np.zeros(0))
+    n1, n2, ln, late, out, ratio = (_buffer(name, shape)
+                                    for name in ("n1", "n2", "ln", "late", "board", "ratio"))
+    np.divide(odds_all, beats_all, out=ratio)               # V / w (w / (w + V) >= e^-60)
+    for buffer in (n1, n2, ln, late):
+        buffer.fill(0.0)
+    targets = [n1, n2, ln, late]
+    for target, rate, weight, share in terms:
+        board.add(targets[target], rate, weight, ratio if share else None, out)
+    less = (exact - 1.0 + count)[:, None, :].astype(np.float32)   # M - 1, M = exact + count
+    # The singles' -(M - 1) m_i in LN and N2, then the pairs of LN and N2's own pairs.
     np.add(ln, n1, out=ln)
     np.multiply(ln, less, out=ln)
-    np.negative(ln, out=ln)
-    np.multiply(n1, less, out=n2)
-    np.negative(n2, out=n2)
-    # Pairs of items (count: 1, n_e, n_e, n_e (n_e - 1) / 2): every other decoy below the card,
-    # one of the two within the margin above it (LN), or both (N2).
-    base = {(0, 1): rest, (0, 2): second + others_e, (1, 2): first + others_e,
-            (2, 2): first + second + (count - 2.0) * equal}
-    pair_weights: dict[tuple[int, int], np.ndarray | float] = {
-        (0, 1): 1.0, (0, 2): count32, (1, 2): count32,
-        (2, 2): (count * (count - 1.0) / 2)[:, None, :].astype(np.float32)}
-    for (i, j), rate in base.items():
-        rate = np.maximum(rate, 0.0)
-        weight = pair_weights[(i, j)]
-        keeps_first = 0 not in (i, j)
-        if i == j:
-            board.add(ln, rate + beta * values[i], 2.0 * weight, share=keeps_first)
-        else:
-            board.add(ln, rate + beta * values[i], weight,
-                      share=keeps_first or (i == 0 and safe))
-            board.add(ln, rate + beta * values[j], weight,
-                      share=keeps_first or (j == 0 and safe))
-        board.add(n2, rate + beta * (values[i] + values[j]), weight, share=keeps_first or safe)
+    np.subtract(late, ln, out=ln)
+    np.multiply(n1, less, out=out)
+    n2 -= out
     # The card above every decoy: -M in N1, M (M - 1) in LN, M (M - 1) / 2 in N2.
-    scaled = board.out
-    np.multiply(beats_all, less + 1.0, out=scaled)
-    n1 -= scaled
-    scaled *= less
-    ln += scaled
-    scaled *= 0.5
-    n2 += scaled
+    np.multiply(beats_all, less + 1.0, out=out)
+    n1 -= out
+    out *= less
+    ln += out
+    out *= 0.5
+    n2 += out
     return (n1.sum(axis=0, dtype=np.float64), n2.sum(axis=0, dtype=np.float64),
             ln.sum(axis=0, dtype=np.float64))
 

@@ -447,9 +447,9 @@ def test_second_vote_of_three_players_with_two_decoys_each_agrees_with_brute_for
 
 @pytest.mark.parametrize("correlation", [1.0, 0.0])
 def test_second_vote_approximation_of_many_decoys_is_close_to_brute_force(correlation):
-    """Six voters: beyond the strongest (independent) or two strongest (shared) decoys, the
-    others are taken as equal decoys of the same total and sum of squares (module docstring);
-    over near-tied boards the error stays within a thousandth or so."""
+    """Six voters: beyond the strongest decoy (each voter's, or the deal's in the shared
+    reading), the others are taken as equal decoys of the same total and sum of squares (module
+    docstring); over near-tied boards the error stays within a few thousandths."""
     rng = np.random.default_rng(2)
     hand_sims = rng.normal(0.25, 0.02, (1, 2))
     pool_sims = rng.normal(0.25, 0.02, (12, 2))
@@ -460,10 +460,11 @@ def test_second_vote_approximation_of_many_decoys_is_close_to_brute_force(correl
                                                    points, 2 / 3)
     result = simulate(hand_sims, pool_sims, deals, n_voters=6, cards_per_guesser=1, model=model,
                       points_by_finders=points, second_vote=2 / 3)
-    # Measured: 0.00002, 0.0002 and 0.0006 off.
+    # Measured: 0.0002, 0.0009 and 0.0027 off (one exact decoy; 0.00004, 0.0001 and 0.0003
+    # with two).
     np.testing.assert_allclose(result.guess_rate, rate, atol=5e-4)
-    np.testing.assert_allclose(result.success_rate, success, atol=1e-3)
-    np.testing.assert_allclose(result.expected_points, expected, atol=3e-3)
+    np.testing.assert_allclose(result.success_rate, success, atol=2e-3)
+    np.testing.assert_allclose(result.expected_points, expected, atol=6e-3)
 
 
 def test_second_vote_brute_force_rule_matches_literal_votes():
