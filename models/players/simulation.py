@@ -645,19 +645,15 @@ def _either_vote(found: np.ndarray, odds: np.ndarray, a: np.ndarray, b: np.ndarr
 
 
 class _Board:
-    """Adds ``weight * w / (w + r)``, the probability that the card (weight ``w``, one per hand
-    card) beats decoys of total weight ``r`` (one per deal) times a weight, to ``(s, h, K)``
-    float32 sums.
+    """The rates ``r`` (decoy weights, one per deal) of the probabilities ``w / (w + r)`` that
+    the card (weight ``w``) beats them, prepared for :func:`_add_beats` as ``(s, K)`` float32:
+    :meth:`log_rate` (log space: any ``r``, one exponential per element), or :meth:`share` of
+    the whole board's weight ``V`` (no exponential: ``w / (w + r) = 1 / (1 + share * V / w)``,
+    as exact as long as the share is not vanishing: it keeps the strongest decoy, or ``beta`` of
+    it). ``r`` comes in the deals' shifted weights (float64)."""
 
-    ``r`` comes as :meth:`log_rate` (log space: any ``r``, one exponential per element), or as
-    :meth:`share` of the whole board's weight ``V`` (no exponential: ``w / (w + r) = 1 / (1 +
-    share * V / w)``, as exact as long as the share is not vanishing: it keeps the strongest
-    decoy, or ``beta`` of it). Both are ``(s, K)`` float32.
-    """
-
-    def __init__(self, shift: np.ndarray, inverse: float, log_card: np.ndarray,
-                 total: np.ndarray) -> None:
-        self.shift, self.inverse, self.log_card, self.total = shift, inverse, log_card, total
+    def __init__(self, shift: np.ndarray, inverse: float, total: np.ndarray) -> None:
+        self.shift, self.inverse, self.total = shift, inverse, total
 
     def log_rate(self, rest: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore"):
@@ -666,21 +662,23 @@ class _Board:
     def share(self, rest: np.ndarray) -> np.ndarray:
         return (rest / self.total).astype(np.float32)
 
-    def add(self, target: np.ndarray, rate: np.ndarray, weight: np.ndarray | float,
-            ratio: np.ndarray | None, out: np.ndarray) -> None:
-        """``target += weight * w / (w + r)``: ``rate`` a :meth:`share` (then ``ratio`` is
-        ``V / w``, ``(s, h, K)``) or a :meth:`log_rate` (``ratio`` ``None``), for the same
-        deals as ``target``; ``out`` a work array of its shape."""
-        if ratio is not None:
-            np.multiply(rate[:, None, :], ratio, out=out)
-        else:
-            np.subtract(rate[:, None, :], self.log_card[None, :, :], out=out)
-            np.clip(out, -60.0, 60.0, out=out)
-            with np.errstate(over="ignore"):
-                np.exp(out, out=out)
-        np.add(out, 1.0, out=out)
-        np.divide(np.float32(weight) if isinstance(weight, float) else weight, out, out=out)
-        target += out
+
+def _add_beats(target: np.ndarray, rate: np.ndarray, weight: np.ndarray | float,
+               ratio: np.ndarray | None, log_card: np.ndarray, out: np.ndarray) -> None:
+    """``target += weight * w / (w + r)``, ``(s, h, K)``: ``rate`` a :meth:`_Board.share` (then
+    ``ratio`` is ``V / w``, ``(s, h, K)``) or a :meth:`_Board.log_rate` (``ratio`` ``None``;
+    ``log_card``, ``(h, K)``: ``log w``), for the same deals as ``target``; ``weight`` a number
+    or ``(s, 1, K)``; ``out`` a work array of ``target``'s shape."""
+    if ratio is not None:
+        np.multiply(rate[:, None, :], ratio, out=out)
+    else:
+        np.subtract(rate[:, None, :], log_card[None, :, :], out=out)
+        np.clip(out, -60.0, 60.0, out=out)  # normal float32 numbers, as in simulate
+        with np.errstate(over="ignore"):
+            np.exp(out, out=out)
+    np.add(out, 1.0, out=out)
+    np.divide(np.float32(weight) if isinstance(weight, float) else weight, out, out=out)
+    target += out
 
 
 def _two_voters_shared(card_weight: np.ndarray, total: np.ndarray, shift: np.ndarray,
@@ -697,18 +695,18 @@ def _two_voters_shared(card_weight: np.ndarray, total: np.ndarray, shift: np.nda
     n_sims, _, m, _ = card_weight.shape
     beta = 1.0 - reach
     cards = [card_weight[:, g, i] for g in range(2) for i in range(m)]
-    board = _Board(shift, inverse, log_card, total)
+    board = _Board(shift, inverse, total)
     terms = _buffer("both", beats_all.shape)
     out = _buffer("board", beats_all.shape)
     np.multiply(beats_all, np.float32((1.0 - m) ** 2), out=terms)
     for j, card in enumerate(cards):
         rest = sum(c for i, c in enumerate(cards) if i != j) + beta * card
-        board.add(terms, board.log_rate(rest), 1.0 - m, None, out)
+        _add_beats(terms, board.log_rate(rest), 1.0 - m, None, log_card, out)
     for j in range(m):
         for k in range(m, 2 * m):
             rest = (sum(c for i, c in enumerate(cards) if i not in (j, k))
                     + beta * (cards[j] + cards[k]))
-            board.add(terms, board.log_rate(rest), 1.0, None, out)
+            _add_beats(terms, board.log_rate(rest), 1.0, None, log_card, out)
     both = terms.sum(axis=0, dtype=np.float64)
     both = np.clip(both / n_sims, 0.0, 1.0)
     none = np.clip(1.0 - mean_either + both, 0.0, 1.0)
@@ -765,7 +763,7 @@ def _many_voters_shared(decoy_weight: np.ndarray, total: np.ndarray, shift: np.n
     for a in range(0, n_sims, step):   # a few deals at a time: small arrays stay in the cache
         part = slice(a, a + step)
         terms = _shared_terms([top[part] for top in tops], count[part], equal[part],
-                              _Board(shift[part], inverse, log_card, total[part]), reach)
+                              _Board(shift[part], inverse, total[part]), reach)
         for total_sum, chunk_sum in zip(sums, _sum_terms(
                 terms, log_card, count[part], len(tops), beats_all[part], odds_all[part]),
                 strict=True):
@@ -850,7 +848,6 @@ def _sum_terms(terms: list[_Term], log_card: np.ndarray, count: np.ndarray, exac
     :func:`_shared_terms` for the same deals (target 3: added to LN after its ``-(M - 1)``
     terms)."""
     shape = beats_all.shape
-    board = _Board(np.zeros(0), 0.0, log_card, np.zeros(0))
     n1, n2, ln, late, out, ratio = (_buffer(name, shape)
                                     for name in ("n1", "n2", "ln", "late", "board", "ratio"))
     np.divide(odds_all, beats_all, out=ratio)               # V / w (w / (w + V) >= e^-60)
@@ -858,7 +855,7 @@ def _sum_terms(terms: list[_Term], log_card: np.ndarray, count: np.ndarray, exac
         buffer.fill(0.0)
     targets = [n1, n2, ln, late]
     for target, rate, weight, share in terms:
-        board.add(targets[target], rate, weight, ratio if share else None, out)
+        _add_beats(targets[target], rate, weight, ratio if share else None, log_card, out)
     less = (exact - 1.0 + count)[:, None, :].astype(np.float32)   # M - 1, M = exact + count
     # The singles' -(M - 1) m_i in LN and N2, then the pairs of LN and N2's own pairs.
     np.add(ln, n1, out=ln)
