@@ -42,7 +42,18 @@ from models.players.population_fit import PopulationFit as PopulationFit
 from models.players.population_fit import PopulationFitWarning as PopulationFitWarning
 from models.players.population_fit import load_population_fit as load_population_fit
 from models.players.population_fit import population_fit_path as population_fit_path
-from models.players.simulation import MIN_TEMPERATURE, GuessModel, SimulationResult
+from models.players.simulation import (
+    _FLOOR,
+    MIN_TEMPERATURE,
+    GuessModel,
+    SimulationResult,
+    _add_beats,
+    _Board,
+    _check_second_vote,
+    _many_voters_shared,
+    either_vote,
+    reach_coefficients,
+)
 
 AIMS = ("mean", "each", "rms")
 """How a target-mode storyteller with a population measures a candidate's distance to its
@@ -163,6 +174,7 @@ def simulate_population(
     table_mix: float = 0.0,
     seats: np.ndarray | None = None,
     seat_bias: np.ndarray | None = None,
+    second_vote: float = 0.0,
 ) -> PopulationResult:
     """Predict guess rates and storyteller points with opponents drawn from a population.
 
@@ -187,10 +199,14 @@ def simulate_population(
         seat_bias: ``(G,)``: a logit each opponent adds to the storyteller's card, beyond its
             member's guess model (what the storyteller read of how often it finds the card).
             Voters of one member who read the board as one share the mean of theirs.
+        second_vote: The second vote's reach (:func:`~models.players.simulation.
+            second_vote_reach`; "Second vote" in the module docstring); ``0``: one vote each,
+            the simulation of an edition without a second vote, unchanged.
 
     Raises:
-        ValueError: the members' arrays disagree in number or shape, or ``table_mix`` is
-            outside [0, 1].
+        ValueError: the members' arrays disagree in number or shape, ``table_mix`` is
+            outside [0, 1], or ``second_vote`` is not a reach that
+            :func:`~models.players.simulation.simulate` takes for this table.
     """
     n_members = len(models)
     if not n_members or len(hand_sims) != n_members or len(pool_sims) != n_members:
@@ -202,8 +218,9 @@ def simulate_population(
         raise ValueError("every member's similarity tables must have the same shape")
     if cards_per_guesser > 1 and deals.shape[2] > 1:
         return _mixture(hand_sims, pool_sims, deals, n_voters, cards_per_guesser, models,
-                        points_by_finders)
+                        points_by_finders, second_vote)
     n_sims, n_opponents, _ = deals.shape
+    reach = _check_second_vote(second_vote, n_voters, n_opponents, 1)
     n_clues = shape[1]
     same = one_kind_deals(n_sims, table_mix)
     if seats is not None and np.shape(seats) != (n_sims, n_opponents):
@@ -255,7 +272,7 @@ def simulate_population(
     for q in range(n_members):
         together = np.flatnonzero((kinds == q).sum(axis=1) >= 2)
         if models[q].correlation > 0 and dist is None and len(together):
-            shared[q] = _Shared(together, n_sims, shape, models[q].correlation)
+            shared[q] = _Shared(together, n_sims, shape, models[q].correlation, reach > 0)
     for g in range(n_voters):
         for q in range(n_members):
             model = models[q]
@@ -270,6 +287,10 @@ def simulate_population(
                 logits = seen * inverse
                 logits[:, g] = -np.inf                                 # never its own card
                 found = _finds(logits, log_card)                       # P(voter finds)
+                first = None
+                if reach > 0:  # either vote (logits now hold the decoys' weights)
+                    first = found.copy() if q in shared else None
+                    _either_vote_of(found, logits, reach)
                 total = found.sum(axis=0, dtype=np.float64)
                 rate_sum += total
                 member_sum[q] += total
@@ -284,11 +305,12 @@ def simulate_population(
                 at = group.position[deals_here]
                 inside = at >= 0
                 if inside.all():
-                    group.add(_contiguous(at), found, extra[g])
+                    group.add(_contiguous(at), found, extra[g], first)
                 elif not inside.any():
                     _combine(p_all, p_none, dist, rows, found)
                 else:
-                    group.add(at[inside], found[inside], extra[g])
+                    group.add(at[inside], found[inside], extra[g],
+                              None if first is None else first[inside])
                     _combine(p_all, p_none, dist, deals_here[~inside], found[~inside])
         for rows in rows_of(g, n_members):  # a random player finds the card 1 in G
             chance = np.float32(1.0 / n_opponents)
@@ -297,6 +319,8 @@ def simulate_population(
             if seat_sum is not None:
                 seat_sum[g] += count * float(chance)
             _combine(p_all, p_none, dist, rows, chance)
+    # With a second vote, the tables of one member are summed apart (_Shared.fold_either).
+    whole_all, whole_none = np.zeros(shape), np.zeros(shape)
     for q, group in shared.items():
         model = models[q]
         inverse = np.float32(1.0 / max(model.temperature, MIN_TEMPERATURE))
@@ -304,6 +328,15 @@ def simulate_population(
         logits = pool_sims[q][decoy[group.rows], columns] * inverse            # (m, G, K)
         if seat_bias is not None:  # the card's logit moved by the voters' mean bias: decoys back
             logits -= group.mean_bias()[:, None, None]
+        if reach > 0:
+            in_group = kinds[group.deals] == q                                  # (m, G)
+            shift = logits.max(axis=1).astype(np.float64)                       # (m, K)
+            beats_all = _finds(logits, log_card)     # logits now the decoys' weights
+            every, nobody = group.fold_either(p_all, p_none, beats_all, logits, shift, log_card,
+                                              in_group, reach)
+            whole_all += every
+            whole_none += nobody
+            continue
         beats_all = _finds(logits, log_card)                                    # (m, h, K)
         group.fold(p_all, p_none, beats_all)
     voters = max(n_voters, 1)
@@ -312,6 +345,9 @@ def simulate_population(
     if dist is None:
         mean_all = p_all.mean(axis=0, dtype=np.float64)
         mean_none = p_none.mean(axis=0, dtype=np.float64)
+        if shared and reach > 0:
+            mean_all = mean_all + whole_all / n_sims
+            mean_none = mean_none + whole_none / n_sims
         success = np.clip(1.0 - mean_all - mean_none, 0.0, 1.0) if n_voters > 1 else \
             np.zeros(shape)
         mid = float(middle[0]) if len(middle) else 0.0
@@ -348,7 +384,8 @@ def _contiguous(index: np.ndarray) -> slice | np.ndarray:
 
 def _finds(logits: np.ndarray, log_card: np.ndarray) -> np.ndarray:
     """``(n, h, K)``: the probability that the card beats every board card whose logit is in
-    ``logits`` (``(n, G, K)``, in place; ``-inf`` for a card the voter may not vote for)."""
+    ``logits`` (``(n, G, K)``, in place; ``-inf`` for a card the voter may not vote for).
+    ``logits`` is left holding the cards' weights, ``exp(logit - max)`` (0 for ``-inf``)."""
     shift = logits.max(axis=1)
     np.subtract(logits, shift[:, None], out=logits)
     np.exp(logits, out=logits)
@@ -359,6 +396,18 @@ def _finds(logits: np.ndarray, log_card: np.ndarray) -> np.ndarray:
     found += 1.0
     np.reciprocal(found, out=found)
     return found
+
+
+def _either_vote_of(found: np.ndarray, weights: np.ndarray, reach: float) -> None:
+    """``found`` (``(n, h, K)``, one voter's chance by its first vote) becomes its chance by
+    either vote, in place, as :func:`~models.players.simulation.simulate` counts an independent
+    voter's (``reach_coefficients``, ``either_vote``): ``weights`` (``(n, G, K)``) are the
+    board's decoys in the voter's own space, 0 for its own card (:func:`_finds` leaves them)."""
+    a, b, b2 = reach_coefficients(weights.sum(axis=1), weights.max(axis=1),
+                                  np.einsum("ngk,ngk->nk", weights, weights), reach)
+    odds = np.subtract(np.float32(1.0), found)
+    np.maximum(odds, _FLOOR, out=odds)
+    either_vote(found, odds, a, b, b2)
 
 
 class _Shared:
@@ -376,10 +425,12 @@ class _Shared:
         n_simulations: All deals.
         shape: ``(h, K)``.
         correlation: The member's guess model's.
+        second_vote: Whether its voters cast a second vote (then it also keeps the sum of
+            their first-vote chances, for :meth:`fold_either`).
     """
 
     def __init__(self, deals: np.ndarray, n_simulations: int, shape: tuple[int, ...],
-                 correlation: float) -> None:
+                 correlation: float, second_vote: bool = False) -> None:
         self.deals = deals
         self.rows = _contiguous(deals)                          # a slice where it can be
         self.position = np.full(n_simulations, -1, dtype=np.intp)
@@ -391,10 +442,15 @@ class _Shared:
         self.bias = np.zeros(len(deals), dtype=np.float32)      # sum of its voters' biases
         self.all = np.ones(size, dtype=np.float32) if self.rho < 1 else None
         self.none = np.ones(size, dtype=np.float32) if self.rho < 1 else None
+        self.first = np.zeros(size, dtype=np.float32) if second_vote else None
 
-    def add(self, at: np.ndarray | slice, found: np.ndarray, bias: float = 0.0) -> None:
-        """One voter's chances in the kept deals ``at`` (positions, each once)."""
+    def add(self, at: np.ndarray | slice, found: np.ndarray, bias: float = 0.0,
+            first: np.ndarray | None = None) -> None:
+        """One voter's chances in the kept deals ``at`` (positions, each once); ``first``: by
+        its first vote, where ``found`` counts either vote."""
         self.sum[at] += found
+        if self.first is not None and first is not None:
+            self.first[at] += first
         self.count[at] += 1
         self.bias[at] += bias
         if self.all is not None and self.none is not None:
@@ -420,6 +476,91 @@ class _Shared:
         p_all[self.rows] *= every
         p_none[self.rows] *= nobody
 
+    def fold_either(self, p_all: np.ndarray, p_none: np.ndarray, beats_all: np.ndarray,
+                    weights: np.ndarray, shift: np.ndarray, log_card: np.ndarray,
+                    in_group: np.ndarray, reach: float) -> tuple[np.ndarray, np.ndarray]:
+        """As :meth:`fold`, its voters casting a second vote (the module docstring, "Second
+        vote"). Deals where its voters are the whole table (every opponent, from three) are
+        taken out of the products (set to 0 there) and returned instead: the sums over those
+        deals of the chances that all and that none find the card.
+
+        Args:
+            beats_all: ``(m, h, K)`` the card beats every decoy, in the member's space.
+            weights: ``(m, G, K)`` the decoys' weights (shifted per deal by ``shift``, in
+                logits, ``(m, K)``).
+            log_card: ``(h, K)`` the card's logit.
+            in_group: ``(m, G)`` which opponents are its voters.
+            reach: The second vote's reach.
+        """
+        n_opponents = weights.shape[1]
+        shape = beats_all.shape[1:]
+        weights = weights.astype(np.float64)
+        total = weights.sum(axis=1)                                          # V, (m, K)
+        whole = (self.count == n_opponents) & (n_opponents >= 3)
+        sum_all, sum_none = np.zeros(shape), np.zeros(shape)
+        if whole.any():
+            here = np.flatnonzero(whole)
+            odds_all = np.maximum(np.float32(1.0) - beats_all[here], _FLOOR)
+            assert self.first is not None
+            mean_found = self.first[here].sum(axis=0, dtype=np.float64) / len(here)
+            nobody, _, _, every, _ = _many_voters_shared(
+                np.ascontiguousarray(weights[here]), total[here], shift[here], 1.0, log_card,
+                np.ascontiguousarray(beats_all[here]), odds_all, reach, mean_found)
+            sum_all, sum_none = self.rho * every * len(here), self.rho * nobody * len(here)
+            if self.all is not None and self.none is not None:
+                sum_all += (1.0 - self.rho) * self.all[here].sum(axis=0, dtype=np.float64)
+                sum_none += (1.0 - self.rho) * self.none[here].sum(axis=0, dtype=np.float64)
+            p_all[self.deals[here]] = 0.0
+            p_none[self.deals[here]] = 0.0
+        part = np.flatnonzero(~whole)
+        if not len(part):
+            return sum_all, sum_none
+        # Some of the table: all of its voters find the card when no decoy beats it, or one
+        # does within the margin (N1, exact over every decoy); none, as in fold, from the sum
+        # of their chances, with the pairs of its own voters who both find it (N2 of its pairs).
+        beta = 1.0 - reach
+        weights, total, found = weights[part], total[part], beats_all[part]
+        board = _Board(shift[part], 1.0, total)
+        others = np.zeros_like(weights)          # V - v_j as sums, never a difference
+        for g in range(1, n_opponents):
+            np.add(others[:, g - 1], weights[:, g - 1], out=others[:, g])
+        suffix = np.zeros_like(total)
+        for g in range(n_opponents - 1, -1, -1):
+            others[:, g] += suffix
+            suffix += weights[:, g]
+        out = np.empty(found.shape, dtype=np.float32)
+        near = np.zeros(found.shape, dtype=np.float32)                       # sum phi(V - c v_j)
+        for g in range(n_opponents):
+            _add_beats(near, board.log_rate(others[:, g] + beta * weights[:, g]), 1.0, None,
+                       log_card, out)
+        everyone = found + (near - np.float32(n_opponents) * found)          # phi(V) + N1
+        members = in_group[part]
+        order = np.argsort(~members, axis=1, kind="stable")[:, : int(members.sum(axis=1).max())]
+        held = np.take_along_axis(members, order, axis=1)
+        mine = np.take_along_axis(weights, order[:, :, None], axis=1) * held[:, :, None]
+        mine_others = np.take_along_axis(others, order[:, :, None], axis=1)
+        singles = np.zeros(found.shape, dtype=np.float32)
+        pairs = np.zeros(found.shape, dtype=np.float32)
+        flags = held.astype(np.float32)[:, :, None, None]                    # (m, n, 1, 1)
+        for a in range(held.shape[1]):
+            _add_beats(singles, board.log_rate(mine_others[:, a] + beta * mine[:, a]),
+                       flags[:, a], None, log_card, out)
+            for b in range(a + 1, held.shape[1]):
+                rate = (np.maximum(total - mine[:, a] - mine[:, b], 0.0)
+                        + beta * (mine[:, a] + mine[:, b]))
+                _add_beats(pairs, board.log_rate(rate), flags[:, a] * flags[:, b], None,
+                           log_card, out)
+        count = self.count[part][:, None, None]
+        two = pairs - (count - 1.0) * singles + count * (count - 1.0) / 2.0 * found   # N2
+        every = np.clip(everyone + (count == 2) * two, 0.0, 1.0)
+        nobody = np.clip(1.0 - self.sum[part] + (count - 1.0) * everyone + two, 0.0, 1.0)
+        if self.all is not None and self.none is not None:
+            every = self.rho * every + (1.0 - self.rho) * self.all[part]
+            nobody = self.rho * nobody + (1.0 - self.rho) * self.none[part]
+        p_all[self.deals[part]] *= every
+        p_none[self.deals[part]] *= nobody
+        return sum_all, sum_none
+
 
 def _combine(p_all: np.ndarray, p_none: np.ndarray, dist: np.ndarray | None,
              rows: slice | np.ndarray, found: np.ndarray | np.float32) -> None:
@@ -438,7 +579,8 @@ def _combine(p_all: np.ndarray, p_none: np.ndarray, dist: np.ndarray | None,
 
 def _mixture(hand_sims: Sequence[np.ndarray], pool_sims: Sequence[np.ndarray],
              deals: np.ndarray, n_voters: int, cards_per_guesser: int,
-             models: Sequence[GuessModel], points_by_finders: np.ndarray) -> PopulationResult:
+             models: Sequence[GuessModel], points_by_finders: np.ndarray,
+             second_vote: float = 0.0) -> PopulationResult:
     """Two decoys per opponent: every member simulated alone on its share of the deals."""
     from models.players.simulation import simulate
 
@@ -449,7 +591,7 @@ def _mixture(hand_sims: Sequence[np.ndarray], pool_sims: Sequence[np.ndarray],
         parts.append(simulate(hand_sims[p], pool_sims[p], deals[rows], n_voters=n_voters,
                               cards_per_guesser=cards_per_guesser,
                               model=GuessModel(models[p].temperature, models[p].bias, 0.0),
-                              points_by_finders=points_by_finders))
+                              points_by_finders=points_by_finders, second_vote=second_vote))
     rates = np.stack([r.guess_rate for r in parts])
     return PopulationResult(
         guess_rate=rates.mean(axis=0),

@@ -451,7 +451,7 @@ def simulate(
         finds(log_others[:, g])                              # P(voter g finds), (S, h, K)
         rate_sum += found.sum(axis=0)
         if reaches is not None:
-            _either_vote(found, odds, *reaches(g))
+            either_vote(found, odds, *reaches(g))
             if n_opponents == 2:
                 either_sum += found.sum(axis=0)
         if not independent:
@@ -604,16 +604,30 @@ class _VoterReach:
         self.others, self.reach = others, reach
 
     def __call__(self, g: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        others = self.others[:, g]
         top = np.where(self.owner == g, self.second, self.first)
-        scale = np.divide(self.reach, others, out=np.zeros_like(others), where=others > 0)
-        rest = np.maximum(others - top, 0.0)
-        rest_squares = np.maximum(self.square_total - self.squares[:, g] - top * top, 0.0)
-        equal = np.divide(rest_squares, rest, out=np.zeros_like(rest), where=rest > 0)  # v_e
-        a = (top * scale).astype(np.float32)
-        b = (rest * scale).astype(np.float32)
-        b2 = np.minimum((equal * scale).astype(np.float32), a)  # no stronger than the top
-        return a, b, b2
+        return reach_coefficients(self.others[:, g], top,
+                                  self.square_total - self.squares[:, g], self.reach)
+
+
+def reach_coefficients(others: np.ndarray, top: np.ndarray, squares: np.ndarray, reach: float
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One voter's second-vote coefficients ``(a, b, b2)`` for :func:`either_vote`, each
+    float32 of ``others``' shape (the module docstring, "Second vote": independent voters).
+
+    Args:
+        others: The total weight ``R`` of the decoys the voter may vote for.
+        top: The weight of the strongest of them.
+        squares: The sum of their squared weights.
+        reach: :func:`second_vote_reach`.
+    """
+    scale = np.divide(reach, others, out=np.zeros_like(others), where=others > 0)
+    rest = np.maximum(others - top, 0.0)
+    rest_squares = np.maximum(squares - top * top, 0.0)
+    equal = np.divide(rest_squares, rest, out=np.zeros_like(rest), where=rest > 0)  # v_e
+    a = (top * scale).astype(np.float32)
+    b = (rest * scale).astype(np.float32)
+    b2 = np.minimum((equal * scale).astype(np.float32), a)  # no stronger than the top
+    return a, b, b2
 
 
 _CHUNK_ELEMENTS = 1 << 16
@@ -621,11 +635,11 @@ _CHUNK_ELEMENTS = 1 << 16
 time: a dozen passes over arrays that stay in the cache instead of over the whole search."""
 
 
-def _either_vote(found: np.ndarray, odds: np.ndarray, a: np.ndarray, b: np.ndarray,
+def either_vote(found: np.ndarray, odds: np.ndarray, a: np.ndarray, b: np.ndarray,
                  b2: np.ndarray) -> None:
     """``found`` (a voter's chance by its first vote, ``(S, h, K)``) becomes its chance by either
     vote and ``odds`` its complement, in place; ``a``, ``b``, ``b2``: ``(S, K)``
-    (:class:`_VoterReach`). A few deals at a time (:data:`_CHUNK_ELEMENTS`)."""
+    (:func:`reach_coefficients`). A few deals at a time (:data:`_CHUNK_ELEMENTS`)."""
     step = max(1, _CHUNK_ELEMENTS // max(1, found[0].size))
     for start in range(0, len(found), step):
         part = slice(start, start + step)

@@ -19,9 +19,9 @@ hands follow what the agent inferred from earlier rounds (``hand_weights``) when
 
 Where the edition has a second vote (Odyssey; :func:`~models.players.simulation.
 second_vote_reach`), the simulated guessers cast it as the clip guessers do, and guess rates and
-points count a finder by either vote. Two parts still count first votes only: the sharp
-shortlist (it only proposes candidates, which are then simulated with both votes) and a
-population's simulation (:func:`~models.players.population.simulate_population`).
+points count a finder by either vote, in the simulation of copies of one guess model and in a
+population's (:func:`~models.players.population.simulate_population`). The sharp shortlist still
+counts first votes only (it only proposes candidates, which are then simulated with both votes).
 """
 
 from __future__ import annotations
@@ -306,7 +306,7 @@ class ClipStoryteller:
                                            cards_per_guesser=view.cards_to_play,
                                            models=models, points_by_finders=points_by_finders,
                                            table_mix=self.table_mix, seats=seats,
-                                           seat_bias=bias)
+                                           seat_bias=bias, second_vote=reach)
             assert isinstance(hands, np.ndarray) and isinstance(pools, np.ndarray)
             return simulate(hands, pools, deals, n_voters=n_voters,
                             cards_per_guesser=view.cards_to_play, model=model,
