@@ -50,6 +50,7 @@ import argparse
 import csv
 import dataclasses
 import json
+import math
 import sys
 import time
 from collections.abc import Callable
@@ -70,7 +71,8 @@ class FinetuneArgs:
     model: str = ""
     deck: str = ""
     mode: str = "last-layers"
-    layers: int = 2
+    #: ``None``: :data:`DEFAULT_LAYERS` with ``last-layers``; any other mode refuses a number.
+    layers: int | None = None
     out: str = ""
     seed: int = 0
     eval_fraction: float = 0.2
@@ -88,6 +90,9 @@ class FinetuneArgs:
     runs_dir: str = "runs"
 
 
+#: Blocks of each tower that ``last-layers`` trains unless ``--layers`` says otherwise.
+DEFAULT_LAYERS = 2
+
 #: Help of each option (``--flag``: help); the defaults are :class:`FinetuneArgs`'s.
 HELP = {
     "model": "the model to adapt: 'openclip:ARCH@/path/ckpt', 'openclip:local-dir:/path', "
@@ -95,7 +100,8 @@ HELP = {
     "deck": "a captioned deck: 'folder:PATH' (images + captions.json) or 'dream:size=N,seed=S'",
     "mode": "which weights train: " + ", ".join(MODES),
     "layers": "with --mode last-layers: how many of the last blocks of each tower train "
-    "(0: projections and final norms only)",
+    f"(0: projections and final norms only) (default: {DEFAULT_LAYERS}; refused with another "
+    "mode)",
     "out": "output folder (empty: RUNS_DIR/EXP_NAME__SEED__TIME)",
     "seed": "seed of the split, the batches, the captions drawn and the evaluation boards",
     "eval_fraction": "fraction of the captioned cards held out for evaluation",
@@ -127,9 +133,9 @@ def add_arguments(parser: argparse.ArgumentParser, *, skip: tuple[str, ...] = ()
         if field.type in ("bool", bool):
             parser.add_argument(flag, action="store_true", help=HELP[field.name])
             continue
-        kind = {"int": int, "float": float, "str": str}[str(field.type)]
+        kind = {"int": int, "int | None": int, "float": float, "str": str}[str(field.type)]
         extra: dict[str, Any] = {"choices": MODES} if field.name == "mode" else {}
-        shown = f" (default: {field.default!r})" if field.default != "" else ""
+        shown = f" (default: {field.default!r})" if field.default not in ("", None) else ""
         parser.add_argument(
             flag, type=kind, default=field.default, help=HELP[field.name] + shown, **extra
         )
@@ -235,6 +241,39 @@ def evaluate(
 # ------------------------------------------------------------------------------ the run
 
 
+def check_settings(args: FinetuneArgs) -> None:
+    """Refuse, before the deck or the model loads, an option that does not apply to the run or
+    cannot work (an option is never ignored).
+
+    Raises:
+        FinetuneError: Naming the option and its limit.
+    """
+    if args.layers is not None:
+        if args.mode != "last-layers":
+            raise FinetuneError(
+                f"--layers {args.layers} applies to --mode last-layers only (how many of the last "
+                f"blocks of each tower train); --mode {args.mode} chooses the weights itself: "
+                "drop --layers, or use --mode last-layers"
+            )
+        if args.layers < 0:
+            raise FinetuneError(f"--layers must be 0 or more, not {args.layers}")
+    if not 0 < args.eval_fraction < 1:
+        raise FinetuneError(f"--eval-fraction must lie strictly between 0 and 1, not "
+                            f"{args.eval_fraction}")
+    if args.board_size < 2:
+        raise FinetuneError(f"--board-size must be at least 2 (the target and a distractor), not "
+                            f"{args.board_size}")
+    if args.boards_per_card < 1:
+        raise FinetuneError(f"--boards-per-card must be at least 1, not {args.boards_per_card}")
+    if not 0 <= args.warmup <= 1:
+        raise FinetuneError(f"--warmup must lie between 0 and 1 (a fraction of the steps), not "
+                            f"{args.warmup}")
+    if not (math.isfinite(args.learning_rate) and args.learning_rate > 0):
+        raise FinetuneError(f"--learning-rate must be a positive number, not {args.learning_rate}")
+    if not (math.isfinite(args.weight_decay) and args.weight_decay >= 0):
+        raise FinetuneError(f"--weight-decay must be 0 or more, not {args.weight_decay}")
+
+
 def run(args: FinetuneArgs, *, announce: Callable[[Path], None] | None = None) -> int:
     """Fine-tune, evaluate and save; returns the exit status (errors raise FinetuneError).
 
@@ -260,6 +299,9 @@ def run(args: FinetuneArgs, *, announce: Callable[[Path], None] | None = None) -
         raise FinetuneError(f"unknown mode {args.mode!r}; the modes are {', '.join(MODES)}")
     if args.steps < 1 or args.batch_size < 2:
         raise FinetuneError("--steps must be at least 1 and --batch-size at least 2")
+    check_settings(args)
+    if args.layers is None and args.mode == "last-layers":
+        args.layers = DEFAULT_LAYERS
     started = time.time()
     device = resolve_device(args.device)
     deck = load_deck(args.deck)
@@ -275,7 +317,8 @@ def run(args: FinetuneArgs, *, announce: Callable[[Path], None] | None = None) -
         return images[i]
 
     tuner = Finetuner(
-        model, image, mode=args.mode, layers=args.layers, fixed_scale=args.fixed_scale,
+        model, image, mode=args.mode, layers=DEFAULT_LAYERS if args.layers is None else args.layers,
+        fixed_scale=args.fixed_scale,
         steps=args.steps, learning_rate=args.learning_rate, weight_decay=args.weight_decay,
         warmup=args.warmup,
     )
@@ -439,6 +482,7 @@ def render_card(card: dict[str, Any]) -> str:
     s, d = card["settings"], card["deck"]
     held = card["figures"]["after"]["held_out"]
     chance_board = held["boards"]["chance"] if "boards" in held else float("nan")
+    layers = f" --layers {s['layers']}" if s["layers"] is not None else ""  # last-layers only
     return f"""# Model card: {card['model']} fine-tuned on {d['spec']}
 
 **Load it with** {' or '.join(f'`{n}`' for n in card['load_with'])}
@@ -468,7 +512,7 @@ first caption ranks all cards of its split; accuracy [95% bootstrap interval ove
 {format_figures(card['figures'])}
 
 **Command.** `dixit-ai train finetune --model {card['model']} --deck {d['spec']} --mode
-{s['mode']} --layers {s['layers']} --steps {s['steps']} --batch-size {s['batch_size']}
+{s['mode']}{layers} --steps {s['steps']} --batch-size {s['batch_size']}
 --learning-rate {s['learning_rate']} --seed {s['seed']}`
 
 Versions: {', '.join(f'{k} {v}' for k, v in card['versions'].items())}.
