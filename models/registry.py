@@ -10,7 +10,7 @@ name                        backend
 ``hf:...``                  :mod:`models.hf_backend` (a hub id or a ``save_pretrained`` folder)
 ``lite2-mpnet``, ...        the model family (:mod:`models.family`: ``lite2-mpnet``,
                             ``lite1-minilm``, ``lite1-mpnet``, ``imagenet-zeroshot``,
-                            ``caption-reader``); also ``family:NAME``
+                            ``lite1-zeroshot``, ``caption-reader``); also ``family:NAME``
 ==========================  ===================================================================
 """
 
@@ -50,10 +50,12 @@ def split_name(name: str) -> tuple[str, str]:
         return "family", name
     if backend not in BACKENDS:
         raise EmbedderError(
-            f"unknown embedder {name!r}: names start with one of "
-            + ", ".join(f"'{b}'" for b in BACKENDS)
-            + " (for example 'default', 'openclip:ViT-B-32@laion2b_s34b_b79k', "
-            "'openclip:local-dir:/path', 'hf:openai/clip-vit-base-patch32', 'hf:/path/to/folder')"
+            f"unknown embedder {name!r}: the names are 'default' (or 'default:/path/head.npz'), "
+            "'openclip:...' (for example 'openclip:ViT-B-32@laion2b_s34b_b79k', "
+            "'openclip:local-dir:/path'), 'hf:...' (for example "
+            "'hf:openai/clip-vit-base-patch32', 'hf:/path/to/folder') and the model family's "
+            "members " + ", ".join(f"'{member}'" for member in FAMILY_NAMES)
+            + " (also as 'family:NAME')"
         )
     return backend, spec
 
