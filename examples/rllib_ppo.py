@@ -49,6 +49,8 @@ def main() -> None:
     parser.add_argument("--random-vectors", action="store_true",
                         help="random card and clue vectors (no embedder; smoke runs)")
     args = parser.parse_args()
+    if args.iterations < 1:
+        parser.error(f"--iterations must be at least 1, not {args.iterations}")
 
     register_env("dixit", lambda _: make_env(args.random_vectors, args.seed))
     config = (

@@ -29,6 +29,8 @@ def main() -> None:
     parser.add_argument("--random-vectors", action="store_true",
                         help="random card and clue vectors (no embedder; smoke runs)")
     args = parser.parse_args()
+    if args.timesteps < 1:
+        parser.error(f"--timesteps must be at least 1, not {args.timesteps}")
 
     config: dict[str, Any] = {"observation": "embedding", "flatten": True,
                                  "actions": "discrete", "opponents": "embedding",

@@ -50,6 +50,9 @@ def main() -> None:
     parser.add_argument("--random-vectors", action="store_true",
                         help="random card and clue vectors (no embedder; smoke runs)")
     args = parser.parse_args()
+    for flag, value in (("--epochs", args.epochs), ("--steps-per-epoch", args.steps_per_epoch)):
+        if value < 1:
+            parser.error(f"{flag} must be at least 1, not {value}")
     torch.manual_seed(args.seed)
     np.random.seed(args.seed)
 
