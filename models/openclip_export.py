@@ -4,6 +4,7 @@ The folder holds ``open_clip_config.json``, ``open_clip_pytorch_model.bin`` and 
 config and tokenizer files, so that open_clip users load it with::
 
     model, _, preprocess = open_clip.create_model_and_transforms("local-dir:/path/to/folder")
+    model.eval()  # open_clip returns it in training mode: batch norm would use batch statistics
     tokenizer = open_clip.get_tokenizer("local-dir:/path/to/folder")
 
 and dixit-ai users with ``load_embedder("openclip:local-dir:/path/to/folder")`` (which also makes
@@ -227,8 +228,11 @@ def _export_card(record: dict[str, Any]) -> str:
                 + "; ".join(record["dropped"]))
     return f"""# dixit-ai default towers as an open_clip model
 
-Load with `open_clip.create_model_and_transforms("{record['load_with'][0]}")` and
-`open_clip.get_tokenizer("{record['load_with'][0]}")`, or in dixit-ai with
+Load with
+`model, _, preprocess = open_clip.create_model_and_transforms("{record['load_with'][0]}")`,
+then `model.eval()` (open_clip returns the model in training mode, where the image tower's batch
+normalisation uses each batch's own statistics: other vectors), and
+`open_clip.get_tokenizer("{record['load_with'][0]}")`; or in dixit-ai with
 `load_embedder("{record['load_with'][1]}")`. The text tower's configuration is read from this
 folder by its absolute path: export again after moving it.
 
