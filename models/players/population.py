@@ -16,6 +16,22 @@ guess model. Voters of different members read the board differently, so their er
 as independent given the deal: the number of finders is a sum of Bernoulli variables, and
 "some but not all find" happens where members disagree, as at a table of different minds.
 
+**Second vote (Odyssey).** Where the edition has one (``second_vote``, the reach of
+:func:`~models.players.simulation.second_vote_reach`), a finder is anyone with either vote on the
+card, and every voter casts it as :func:`~models.players.simulation.simulate`'s voters do (its
+"Second vote", whose maths this module reuses): an independent voter's chance by either vote
+from its board in its own member's space (``reach_coefficients``, ``either_vote``); the voters of
+a member who read the board as one, where they are the whole table, by simulate's shared terms;
+where they are part of it, all of them find the card when no decoy beats it or one does within
+the margin, and the pairs of them who both find it are summed exactly. One thing differs: the
+margin. A guesser casts the second vote when its first card leads the second by less than
+``belief_temperature * log(finder_points / single_vote_bonus)`` in similarity (its beliefs, at
+the clip guesser's temperature, its calibration's); a member's reading is noisy at the member's
+own temperature ``T``, so in its logits the margin is that over ``T``: reach ``1 - beta **
+(belief_temperature / T)`` (:func:`member_reach`). A member fitted to how *other* minds vote
+(``T`` well above a clip guesser's own) rarely casts a second vote it would not cast with
+sharper beliefs.
+
 Each member's guess rate is kept (``member_rate``): a clue whose rate differs widely across
 members holds only for some minds; the storyteller's ``robustness`` knob penalises that spread.
 
@@ -175,6 +191,7 @@ def simulate_population(
     seats: np.ndarray | None = None,
     seat_bias: np.ndarray | None = None,
     second_vote: float = 0.0,
+    belief_temperature: float | None = None,
 ) -> PopulationResult:
     """Predict guess rates and storyteller points with opponents drawn from a population.
 
@@ -202,6 +219,11 @@ def simulate_population(
         second_vote: The second vote's reach (:func:`~models.players.simulation.
             second_vote_reach`; "Second vote" in the module docstring); ``0``: one vote each,
             the simulation of an edition without a second vote, unchanged.
+        belief_temperature: The temperature of the table's guessers' beliefs, by which they
+            cast the second vote (:class:`~models.players.guesser.ClipGuesser`; a clip agent's
+            is its calibration's); ``None``: each member's own temperature, as
+            :func:`~models.players.simulation.simulate` assumes ("Second vote" in the module
+            docstring: :func:`member_reach`).
 
     Raises:
         ValueError: the members' arrays disagree in number or shape, ``table_mix`` is
@@ -218,9 +240,11 @@ def simulate_population(
         raise ValueError("every member's similarity tables must have the same shape")
     if cards_per_guesser > 1 and deals.shape[2] > 1:
         return _mixture(hand_sims, pool_sims, deals, n_voters, cards_per_guesser, models,
-                        points_by_finders, second_vote)
+                        points_by_finders, [member_reach(second_vote, m.temperature,
+                                                         belief_temperature) for m in models])
     n_sims, n_opponents, _ = deals.shape
     reach = _check_second_vote(second_vote, n_voters, n_opponents, 1)
+    reaches = [member_reach(reach, m.temperature, belief_temperature) for m in models]
     n_clues = shape[1]
     same = one_kind_deals(n_sims, table_mix)
     if seats is not None and np.shape(seats) != (n_sims, n_opponents):
@@ -290,7 +314,7 @@ def simulate_population(
                 first = None
                 if reach > 0:  # either vote (logits now hold the decoys' weights)
                     first = found.copy() if q in shared else None
-                    _either_vote_of(found, logits, reach)
+                    _either_vote_of(found, logits, reaches[q])
                 total = found.sum(axis=0, dtype=np.float64)
                 rate_sum += total
                 member_sum[q] += total
@@ -333,7 +357,7 @@ def simulate_population(
             shift = logits.max(axis=1).astype(np.float64)                       # (m, K)
             beats_all = _finds(logits, log_card)     # logits now the decoys' weights
             every, nobody = group.fold_either(p_all, p_none, beats_all, logits, shift, log_card,
-                                              in_group, reach)
+                                              in_group, reaches[q])
             whole_all += every
             whole_none += nobody
             continue
@@ -396,6 +420,17 @@ def _finds(logits: np.ndarray, log_card: np.ndarray) -> np.ndarray:
     found += 1.0
     np.reciprocal(found, out=found)
     return found
+
+
+def member_reach(reach: float, temperature: float, belief_temperature: float | None) -> float:
+    """The second vote's reach for a member whose guess model has ``temperature``, at a table
+    whose guessers cast it by beliefs at ``belief_temperature`` (``None``: ``temperature``, then
+    ``reach`` itself): ``1 - (1 - reach) ** (belief_temperature / temperature)`` (both at least
+    :data:`~models.players.simulation.MIN_TEMPERATURE`; the module docstring, "Second vote")."""
+    if reach <= 0 or belief_temperature is None:
+        return reach
+    exponent = max(belief_temperature, MIN_TEMPERATURE) / max(temperature, MIN_TEMPERATURE)
+    return 1.0 - (1.0 - reach) ** exponent
 
 
 def _either_vote_of(found: np.ndarray, weights: np.ndarray, reach: float) -> None:
@@ -580,7 +615,7 @@ def _combine(p_all: np.ndarray, p_none: np.ndarray, dist: np.ndarray | None,
 def _mixture(hand_sims: Sequence[np.ndarray], pool_sims: Sequence[np.ndarray],
              deals: np.ndarray, n_voters: int, cards_per_guesser: int,
              models: Sequence[GuessModel], points_by_finders: np.ndarray,
-             second_vote: float = 0.0) -> PopulationResult:
+             reaches: Sequence[float]) -> PopulationResult:
     """Two decoys per opponent: every member simulated alone on its share of the deals."""
     from models.players.simulation import simulate
 
@@ -591,7 +626,7 @@ def _mixture(hand_sims: Sequence[np.ndarray], pool_sims: Sequence[np.ndarray],
         parts.append(simulate(hand_sims[p], pool_sims[p], deals[rows], n_voters=n_voters,
                               cards_per_guesser=cards_per_guesser,
                               model=GuessModel(models[p].temperature, models[p].bias, 0.0),
-                              points_by_finders=points_by_finders, second_vote=second_vote))
+                              points_by_finders=points_by_finders, second_vote=reaches[p]))
     rates = np.stack([r.guess_rate for r in parts])
     return PopulationResult(
         guess_rate=rates.mean(axis=0),

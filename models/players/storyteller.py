@@ -306,7 +306,8 @@ class ClipStoryteller:
                                            cards_per_guesser=view.cards_to_play,
                                            models=models, points_by_finders=points_by_finders,
                                            table_mix=self.table_mix, seats=seats,
-                                           seat_bias=bias, second_vote=reach)
+                                           seat_bias=bias, second_vote=reach,
+                                           belief_temperature=model.temperature)
             assert isinstance(hands, np.ndarray) and isinstance(pools, np.ndarray)
             return simulate(hands, pools, deals, n_voters=n_voters,
                             cards_per_guesser=view.cards_to_play, model=model,

@@ -9,7 +9,7 @@ import pytest
 
 from dixit_ai.rules import RuleSet, new_game, observe
 from models.players.hand_inference import unseen_cards
-from models.players.population import assignment, simulate_population
+from models.players.population import assignment, member_reach, simulate_population
 from models.players.simulation import GuessModel, draw_deals, second_vote_reach
 from models.players.storyteller import ClipStoryteller
 from tests.players.conftest import vector_resources
@@ -17,14 +17,14 @@ from tests.players.conftest import vector_resources
 REACH = 2.0 / 3.0    # Odyssey: single-vote bonus 1, finder points 3
 
 
-def _literal(hands, pools, deals, kinds, models, reach, rng, draws):
+def _literal(hands, pools, deals, kinds, models, reaches, rng, draws):
     """Rate, P(some but not all find) and P(all find), ``(h, K)`` each, averaged over the
     deals, of literal votes: every opponent plays its hand card most similar to the clue in its
     member's space; a member of correlation 1 reads the board once per round for all its voters
     (one Gumbel draw on each card's logit), one of correlation 0 once per voter; each voter votes
     for its top card it may vote for and for its second when the top leads by less than
-    log(1 / (1 - reach)). A finder has either vote on the card."""
-    margin = -np.log(1.0 - reach)
+    log(1 / (1 - reach)) in its logits (``reaches``: per member). A finder has either vote on
+    the card."""
     n_sims, n_opponents, _ = deals.shape
     h, k = hands[0].shape
     columns = np.arange(k)
@@ -45,6 +45,7 @@ def _literal(hands, pools, deals, kinds, models, reach, rng, draws):
                 board = (pools[q][decoy, columns] / model.temperature)[None] + rng.gumbel(
                     size=(draws, n_opponents, k))
                 readings[q] = (card, board)
+            margin = -np.log(1.0 - reaches[q])
             votable = np.delete(board, g, axis=1)[:, :, None, :]            # (D, G-1, 1, K)
             above = votable > card[:, None]
             count = above.sum(axis=1)
@@ -68,14 +69,16 @@ def _table(n_opponents, seed):
 MODELS = [GuessModel(0.02, -0.2, 1.0), GuessModel(0.05, 0.0, 0.0), GuessModel(0.04, 0.3, 0.0)]
 
 
-@pytest.mark.parametrize(("n_opponents", "table_mix", "seats"), [
-    (3, 0.5, None),      # one-kind tables (whole-table reading) and mixed ones
-    (7, 0.5, None),      # and pairs of the shared member among others
+@pytest.mark.parametrize(("n_opponents", "table_mix", "seats", "beliefs"), [
+    (3, 0.5, None, None),    # one-kind tables (whole-table reading) and mixed ones
+    (7, 0.5, None, None),    # and pairs of the shared member among others
     (5, 0.0, [[0, 0, 0, 1, 2], [0, 1, 0, 2, 0], [1, 1, 2, 2, 0], [0, 0, 1, 0, 2],
-              [2, 0, 1, 0, 0], [0, 0, 0, 0, 1]]),   # threes and fours of it, not the table
-    (2, 1.0, None),      # two voters reading one board
+              [2, 0, 1, 0, 0], [0, 0, 0, 0, 1]], None),   # threes and fours of it, not the table
+    (2, 1.0, None, None),    # two voters reading one board
+    (3, 0.5, None, 0.02),    # beliefs sharper than most members: smaller reaches
 ])
-def test_population_second_vote_agrees_with_literal_votes(n_opponents, table_mix, seats):
+def test_population_second_vote_agrees_with_literal_votes(n_opponents, table_mix, seats,
+                                                          beliefs):
     hands, pools, deals = _table(n_opponents, seed=n_opponents)
     points = np.asarray([0.0] + [3.0] * (n_opponents - 1) + [0.0])
     kinds = (assignment(len(deals), n_opponents, 3, table_mix) if seats is None
@@ -83,8 +86,9 @@ def test_population_second_vote_agrees_with_literal_votes(n_opponents, table_mix
     result = simulate_population(hands, pools, deals, n_voters=n_opponents,
                                  cards_per_guesser=1, models=MODELS, points_by_finders=points,
                                  table_mix=table_mix, seats=None if seats is None else kinds,
-                                 second_vote=REACH)
-    rate, some, every = _literal(hands, pools, deals, kinds, MODELS, REACH,
+                                 second_vote=REACH, belief_temperature=beliefs)
+    reaches = [member_reach(REACH, m.temperature, beliefs) for m in MODELS]
+    rate, some, every = _literal(hands, pools, deals, kinds, MODELS, reaches,
                                  np.random.default_rng(1), draws=40_000)
     # Measured with 200,000 draws: at most 0.0006 (rate) and 0.0011 (success) apart.
     assert np.abs(result.guess_rate - rate).max() < 0.006, result.guess_rate - rate
@@ -153,11 +157,14 @@ def test_population_prediction_counts_the_second_vote(edition, n_players):
     """A population storyteller's recorded prediction is unbiased against tables of its
     simulated minds (fresh deals, minds seated as its simulation seats them, literal two votes),
     a finder being anyone with either vote on the card. Before the population simulated the
-    second vote, it predicted the first votes' rate: measured here 0.057 +- 0.005 (4 players) and
-    0.067 +- 0.005 (8 players) too low; now +0.002 +- 0.005 and -0.003 +- 0.003."""
+    second vote, it predicted the first votes' rate: measured here 0.052 +- 0.004 (4 players) and
+    0.065 +- 0.005 (8 players) too low; now -0.006 +- 0.004 and -0.003 +- 0.003."""
     resources, population = _population(1.0)
     members = [m for m, _ in population]
-    models = [model for _, model in population]
+    # The storyteller's own model (the table's beliefs) as broad as the members': second votes
+    # reach about as far in every member's reading.
+    models = [GuessModel(0.04, -0.3, 1.0), GuessModel(0.05, 0.0, 0.0), GuessModel(0.06, 0.1, 0.0)]
+    population = list(zip(members, models, strict=True))
     rules = RuleSet.edition(edition)
     reach = second_vote_reach(rules, n_players)
     storyteller = ClipStoryteller(pair_clues=0, n_simulations=32, refine=8,
@@ -175,11 +182,22 @@ def test_population_prediction_counts_the_second_vote(edition, n_players):
         kinds = assignment(len(deals), n_players - 1, len(members), 0.5)
         hands = [m.clue_column(decision.clue)[m.rows([decision.card])][:, None] for m in members]
         pools = [m.clue_column(decision.clue)[m.rows(unseen)][:, None] for m in members]
-        either = _literal(hands, pools, deals, kinds, models, reach, rng, draws=40)[0]
-        first = _literal(hands, pools, deals, kinds, models, 1e-12, rng, draws=40)[0]
+        # The table's guessers cast the second vote by beliefs at the storyteller's model's
+        # temperature (a clip agent's guesser: its calibration's).
+        reaches = [member_reach(reach, m.temperature, models[0].temperature) for m in models]
+        either = _literal(hands, pools, deals, kinds, models, reaches, rng, draws=40)[0]
+        first = _literal(hands, pools, deals, kinds, models, [1e-12] * 3, rng, draws=40)[0]
         errors.append(decision.guess_rate - float(either[0, 0]))
         extra.append(float(either[0, 0] - first[0, 0]))
     errors = np.asarray(errors)
     bias, error = float(errors.mean()), float(errors.std(ddof=1) / np.sqrt(len(errors)))
     assert np.mean(extra) > 0.03    # second votes matter at these tables
     assert abs(bias) < 3 * error + 0.01, (bias, error)
+
+
+def test_member_reach_scales_the_margin_by_the_beliefs_over_the_members_temperature():
+    assert member_reach(REACH, 0.05, None) == REACH
+    assert member_reach(REACH, 0.03, 0.03) == pytest.approx(REACH)
+    assert member_reach(REACH, 0.06, 0.03) == pytest.approx(1.0 - (1.0 / 3.0) ** 0.5)
+    assert member_reach(0.0, 0.06, 0.03) == 0.0
+    assert member_reach(REACH, 0.0001, 0.03) == pytest.approx(1.0 - (1.0 / 3.0) ** 30)
