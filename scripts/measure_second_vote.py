@@ -1,7 +1,9 @@
 """Measure: the storyteller's predicted guess rate against the observed one in Odyssey bot games.
 
-Plays seeded games of ``clip-greedy`` bots (every seat the same agent) and compares, round by
-round, the storyteller's recorded prediction (``predicted_guess_rate``) with the observed guess
+Plays seeded games of ``clip-greedy`` bots (every seat the same agent; ``--storyteller`` names
+another, such as ``clip-expected``, whose simulation of a population of minds is then measured:
+it guesses and plays decoys as clip-greedy) and compares, round by round, the storyteller's
+recorded prediction (``predicted_guess_rate``) with the observed guess
 rate, the fraction of voters who found the storyteller's card with *either* vote (as the rules
 count a finder); the first-vote rate is printed beside it. Prints the mean difference (predicted
 minus observed) with a 95% interval over games (rounds of one game are not independent draws),
@@ -9,6 +11,7 @@ per configuration; ``--json`` also writes the figures.
 
     python scripts/measure_second_vote.py
     python scripts/measure_second_vote.py --games 40 --json runs/second_vote.json
+    python scripts/measure_second_vote.py --storyteller clip-expected --games 40
     python scripts/measure_second_vote.py --smoke
 """
 
@@ -37,6 +40,9 @@ SMOKE = {"deck": "dream:size=60", "games": 1}
 class Args:
     games: int = field(default=30, metadata={"help": "games per configuration"})
     agent: str = field(default="clip-greedy", metadata={"help": "registry name of the bots"})
+    storyteller: str = field(default="", metadata={
+        "help": "registry name of the bots instead (every seat), named as the storyteller "
+                "measured (clip-expected: a population storyteller); empty: --agent"})
     deck: str = field(default="dream", metadata={"help": "deck spec"})
     seed: int = field(default=0, metadata={"help": "seed of the games"})
     json: str = field(default="", metadata={"help": "also write the figures to this JSON file"})
@@ -69,7 +75,8 @@ def interval(per_game: list[float]) -> tuple[float, float, float]:
 def measure(args: Args) -> dict[str, Any]:
     figures: dict[str, Any] = {}
     for edition, n_players in CONFIGURATIONS:
-        bots = [make_agent(args.agent, deck=args.deck) for _ in range(n_players)]
+        bots = [make_agent(args.storyteller or args.agent, deck=args.deck)
+                for _ in range(n_players)]
         differences, first_differences, predicted, observed, rounds = [], [], [], [], 0
         for seed in game_seeds(args.seed, args.games):
             rows = round_rates(play_game(bots, edition=edition, deck=args.deck, seed=seed))
@@ -84,14 +91,15 @@ def measure(args: Args) -> dict[str, Any]:
         mean, low, high = interval(differences)
         first, first_low, first_high = interval(first_differences)
         figures[f"{edition}/{n_players}"] = {
-            "games": len(differences), "rounds": rounds,
+            "agent": args.storyteller or args.agent, "games": len(differences), "rounds": rounds,
             "predicted": round(float(np.mean(predicted)), 4),
             "observed_either_vote": round(float(np.mean(observed)), 4),
             "predicted_minus_observed": [round(mean, 4), round(low, 4), round(high, 4)],
             "predicted_minus_first_votes": [round(first, 4), round(first_low, 4),
                                             round(first_high, 4)],
         }
-        print(f"{edition}, {n_players} players: {len(differences)} games, {rounds} rounds; "
+        print(f"{args.storyteller or args.agent}, {edition}, {n_players} players: "
+              f"{len(differences)} games, {rounds} rounds; "
               f"predicted {np.mean(predicted):.3f}, observed (either vote) "
               f"{np.mean(observed):.3f}; predicted - observed {mean:+.3f} "
               f"[{low:+.3f}, {high:+.3f}]; predicted - first-vote rate {first:+.3f} "

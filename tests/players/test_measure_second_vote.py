@@ -15,17 +15,20 @@ pytest.importorskip("torch")
 
 def test_measure_second_vote_smoke(tmp_path, monkeypatch, capsys):
     out = tmp_path / "second_vote.json"
-    monkeypatch.setattr(sys, "argv", ["measure_second_vote.py", "--smoke", "--json", str(out)])
+    # --storyteller names the bots (every seat) and the figures say which.
+    monkeypatch.setattr(sys, "argv", ["measure_second_vote.py", "--smoke", "--json", str(out),
+                                      "--storyteller", "clip-greedy"])
     with pytest.raises(SystemExit) as done:
         runpy.run_path(str(REPO / "scripts" / "measure_second_vote.py"), run_name="__main__")
     assert done.value.code == 0
     figures = json.loads(out.read_text(encoding="utf-8"))
     assert set(figures) == {"odyssey-2024/4", "odyssey-2011/8"}
     for entry in figures.values():
-        assert entry["games"] == 1 and entry["rounds"] > 0
+        assert entry["games"] == 1 and entry["rounds"] > 0 and entry["agent"] == "clip-greedy"
         low, mean, high = (entry["predicted_minus_observed"][i] for i in (1, 0, 2))
         assert low <= mean <= high and 0 <= entry["observed_either_vote"] <= 1
-    assert "predicted - observed" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "predicted - observed" in printed and "clip-greedy, odyssey-2024, 4 players" in printed
     assert [p.name for p in tmp_path.iterdir()] == ["second_vote.json"]
 
 
