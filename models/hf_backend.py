@@ -221,15 +221,16 @@ class HFClipEmbedder(Embedder):
             else:
                 where = f"the hub model {spec!r} (in the Hugging Face cache, or downloaded)"
                 fix = (
-                    ("The hub is not contacted (local_files_only / HF_HUB_OFFLINE=1) and the "
-                     "model is not in the local cache. " if offline else
-                     "The model hub may be unreachable from this machine. ")
+                    (("HF_HUB_OFFLINE=1 is set" if hub_offline() else "local_files_only=True")
+                     + ", so the hub is not contacted, and the model is not in the local cache. "
+                     if offline else "The model hub may be unreachable from this machine. ")
                     + "Download it where a network is available "
                     "(model.save_pretrained(DIR) and processor.save_pretrained(DIR)) and pass "
                     "'hf:/path/to/DIR'."
                 )
+            reason = str(error).strip().rstrip(".")  # the library's sentence, one full stop
             raise EmbedderLoadError(
-                f"hf could not load {where}: {type(error).__name__}: {error}. {fix}"
+                f"hf could not load {where}: {type(error).__name__}: {reason}. {fix}"
             ) from error
         if not (hasattr(model, "get_image_features") and hasattr(model, "get_text_features")):
             raise EmbedderLoadError(

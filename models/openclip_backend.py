@@ -365,12 +365,17 @@ class OpenClipEmbedder(Embedder):
                 raise EmbedderLoadError(f"openclip could not load {where}: {problem}.") from error
             offline = ""
             if kind in ("tag", "hf-hub"):
+                from models.hf_backend import hub_offline
+
                 offline = (
-                    " If the model hub is unreachable from this machine (no network, or "
-                    "HF_HUB_OFFLINE=1), the weights cannot be downloaded."
+                    " HF_HUB_OFFLINE=1 is set, so the hub is not contacted, and the weights are "
+                    "not in the local Hugging Face cache." if hub_offline() else
+                    " If the model hub is unreachable from this machine (no network), the "
+                    "weights cannot be downloaded."
                 )
+            reason = str(error).strip().rstrip(".")  # the library's sentence, one full stop
             raise EmbedderLoadError(
-                f"openclip could not load {where}: {error}.{offline} " + _LOCAL_HINT
+                f"openclip could not load {where}: {reason}.{offline} " + _LOCAL_HINT
             ) from error
 
         model = model.to(device=device, dtype=self._dtype).eval()
