@@ -30,7 +30,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="default", help="embedder name (default: default)")
     parser.add_argument("--deck-seed", type=int, default=9001, help="held-out dream deck seed")
-    parser.add_argument("--cards", type=int, default=600, help="held-out cards (>= 600)")
+    parser.add_argument("--cards", type=int, default=600,
+                        help="held-out cards (default: 600, as in the README's figures; "
+                        "at least 6)")
     parser.add_argument("--boards", type=int, default=20, help="boards per card and clue kind")
     parser.add_argument("--seed", type=int, default=0, help="seed of the boards and bootstrap")
     parser.add_argument("--device", default="auto", help="auto, cpu or cuda")
