@@ -58,18 +58,16 @@ from models.players.population_fit import PopulationFit as PopulationFit
 from models.players.population_fit import PopulationFitWarning as PopulationFitWarning
 from models.players.population_fit import load_population_fit as load_population_fit
 from models.players.population_fit import population_fit_path as population_fit_path
-from models.players.simulation import (
-    _FLOOR,
-    MIN_TEMPERATURE,
-    GuessModel,
-    SimulationResult,
-    _add_beats,
-    _Board,
-    _check_second_vote,
-    _many_voters_shared,
+from models.players.second_vote import (
+    Board,
+    add_beats,
+    check_second_vote,
     either_vote,
+    many_voters_shared,
     reach_coefficients,
 )
+from models.players.simulation import MIN_TEMPERATURE, GuessModel, SimulationResult
+from models.players.work_arrays import FLOOR as _FLOOR
 
 AIMS = ("mean", "each", "rms")
 """How a target-mode storyteller with a population measures a candidate's distance to its
@@ -243,7 +241,7 @@ def simulate_population(
                         points_by_finders, [member_reach(second_vote, m.temperature,
                                                          belief_temperature) for m in models])
     n_sims, n_opponents, _ = deals.shape
-    reach = _check_second_vote(second_vote, n_voters, n_opponents, 1)
+    reach = check_second_vote(second_vote, n_voters, n_opponents, 1)
     reaches = [member_reach(reach, m.temperature, belief_temperature) for m in models]
     n_clues = shape[1]
     same = one_kind_deals(n_sims, table_mix)
@@ -538,7 +536,7 @@ class _Shared:
             odds_all = np.maximum(np.float32(1.0) - beats_all[here], _FLOOR)
             assert self.first is not None
             mean_found = self.first[here].sum(axis=0, dtype=np.float64) / len(here)
-            nobody, _, _, every, _ = _many_voters_shared(
+            nobody, _, _, every, _ = many_voters_shared(
                 np.ascontiguousarray(weights[here]), total[here], shift[here], 1.0, log_card,
                 np.ascontiguousarray(beats_all[here]), odds_all, reach, mean_found)
             sum_all, sum_none = self.rho * every * len(here), self.rho * nobody * len(here)
@@ -555,7 +553,7 @@ class _Shared:
         # of their chances, with the pairs of its own voters who both find it (N2 of its pairs).
         beta = 1.0 - reach
         weights, total, found = weights[part], total[part], beats_all[part]
-        board = _Board(shift[part], 1.0, total)
+        board = Board(shift[part], 1.0, total)
         others = np.zeros_like(weights)          # V - v_j as sums, never a difference
         for g in range(1, n_opponents):
             np.add(others[:, g - 1], weights[:, g - 1], out=others[:, g])
@@ -566,7 +564,7 @@ class _Shared:
         out = np.empty(found.shape, dtype=np.float32)
         near = np.zeros(found.shape, dtype=np.float32)                       # sum phi(V - c v_j)
         for g in range(n_opponents):
-            _add_beats(near, board.log_rate(others[:, g] + beta * weights[:, g]), 1.0, None,
+            add_beats(near, board.log_rate(others[:, g] + beta * weights[:, g]), 1.0, None,
                        log_card, out)
         everyone = found + (near - np.float32(n_opponents) * found)          # phi(V) + N1
         members = in_group[part]
@@ -578,12 +576,12 @@ class _Shared:
         pairs = np.zeros(found.shape, dtype=np.float32)
         flags = held.astype(np.float32)[:, :, None, None]                    # (m, n, 1, 1)
         for a in range(held.shape[1]):
-            _add_beats(singles, board.log_rate(mine_others[:, a] + beta * mine[:, a]),
+            add_beats(singles, board.log_rate(mine_others[:, a] + beta * mine[:, a]),
                        flags[:, a], None, log_card, out)
             for b in range(a + 1, held.shape[1]):
                 rate = (np.maximum(total - mine[:, a] - mine[:, b], 0.0)
                         + beta * (mine[:, a] + mine[:, b]))
-                _add_beats(pairs, board.log_rate(rate), flags[:, a] * flags[:, b], None,
+                add_beats(pairs, board.log_rate(rate), flags[:, a] * flags[:, b], None,
                            log_card, out)
         count = self.count[part][:, None, None]
         two = pairs - (count - 1.0) * singles + count * (count - 1.0) / 2.0 * found   # N2
