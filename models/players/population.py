@@ -17,11 +17,12 @@ as independent given the deal: the number of finders is a sum of Bernoulli varia
 "some but not all find" happens where members disagree, as at a table of different minds.
 
 **Second vote (Odyssey).** Where the edition has one (``second_vote``, the reach of
-:func:`~models.players.simulation.second_vote_reach`), a finder is anyone with either vote on the
-card, and every voter casts it as :func:`~models.players.simulation.simulate`'s voters do (its
-"Second vote", whose maths this module reuses): an independent voter's chance by either vote
-from its board in its own member's space (``reach_coefficients``, ``either_vote``); the voters of
-a member who read the board as one, where they are the whole table, by simulate's shared terms;
+:func:`~models.players.second_vote.second_vote_reach`), a finder is anyone with either vote on
+the card, and every voter casts it as :func:`~models.players.simulation.simulate`'s voters do
+(:mod:`models.players.second_vote`, whose maths this module reuses): an independent voter's
+chance by either vote from its board in its own member's space (``reach_coefficients``,
+``either_vote``); the voters of a member who read the board as one, where they are the whole
+table, by simulate's shared terms;
 where they are part of it, all of them find the card when no decoy beats it or one does within
 the margin, and the pairs of them who both find it are summed exactly. One thing differs: the
 margin. A guesser casts the second vote when its first card leads the second by less than
@@ -214,7 +215,7 @@ def simulate_population(
         seat_bias: ``(G,)``: a logit each opponent adds to the storyteller's card, beyond its
             member's guess model (what the storyteller read of how often it finds the card).
             Voters of one member who read the board as one share the mean of theirs.
-        second_vote: The second vote's reach (:func:`~models.players.simulation.
+        second_vote: The second vote's reach (:func:`~models.players.second_vote.
             second_vote_reach`; "Second vote" in the module docstring); ``0``: one vote each,
             the simulation of an edition without a second vote, unchanged.
         belief_temperature: The temperature of the table's guessers' beliefs, by which they

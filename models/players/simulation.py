@@ -324,7 +324,7 @@ def simulate(
         points_by_finders: The storyteller's points for ``0..n_voters`` finders (finders by
             either vote where there is a second vote).
         second_vote: The second vote's reach ``1 - single_vote_bonus / finder_points``
-            (:func:`second_vote_reach`; see "Second vote" in the module docstring); ``0``: one
+            (:func:`second_vote_reach`; see :mod:`models.players.second_vote`); ``0``: one
             vote each, the simulation of an edition without a second vote, unchanged.
 
     Returns:
@@ -391,7 +391,7 @@ def simulate(
         np.maximum(odds, _FLOOR, out=odds)  # 1 - found: 0 when found rounds to 1
 
     # With a second vote, each voter's chance by either vote (only the independent model needs
-    # it voter by voter; see "Second vote" in the module docstring).
+    # it voter by voter; see models.players.second_vote).
     reaches = (VoterReach(card_weight, others, reach)
                if reach > 0 and (independent or n_opponents == 2) else None)
     either_sum = np.zeros(hand_sims.shape, dtype=np.float64)

@@ -17,7 +17,7 @@ sampling noise: :func:`~models.players.simulation.sharp_outcomes`), are estimate
 ``refine_simulations`` fresh deals, and the choice is made on those. The opponents' simulated
 hands follow what the agent inferred from earlier rounds (``hand_weights``) when it is given.
 
-Where the edition has a second vote (Odyssey; :func:`~models.players.simulation.
+Where the edition has a second vote (Odyssey; :func:`~models.players.second_vote.
 second_vote_reach`), the simulated guessers cast it as the clip guessers do, and guess rates and
 points count a finder by either vote, in the simulation of copies of one guess model and in a
 population's (:func:`~models.players.population.simulate_population`). The sharp shortlist still
@@ -269,7 +269,7 @@ class ClipStoryteller:
                            rules.hand_size_for(n_players), hand_weights)
         points_by_finders = storyteller_points_by_finders(rules, n_players, n_voters)
         # Odyssey's second vote, where the edition and the player count allow it: the simulated
-        # guessers cast it as the clip guessers do (simulation's "Second vote").
+        # guessers cast it as the clip guessers do (models.players.second_vote).
         reach = second_vote_reach(rules, n_players)
         member_hands: list[np.ndarray] = []
         member_pools: list[np.ndarray] = []
