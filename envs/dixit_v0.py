@@ -322,7 +322,14 @@ class raw_env(TableBase, AECEnv):  # type: ignore[misc]
         core = self.core
         seat = self.seat_of[agent]
         try:
-            result = core.commit(seat, core.build(seat, self.encoding.core_action(seat, action)))
+            move = core.build(seat, self.encoding.core_action(seat, action))
+            if self.encoding.embeds(move):
+                # A tell whose clue the observations embed: the rules judge it first (an illegal
+                # tell is refused as such), then a clue that cannot be embedded raises, the game
+                # unchanged, instead of failing the next observation after the tell was applied.
+                core.check(move)
+                self.encoding.admit(move)
+            result = core.commit(seat, move)
         except IllegalAction as error:
             self._illegal(agent, action, error)
             return

@@ -46,8 +46,8 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from dixit_ai.rules import Phase, View
-from envs.core import PHASE_INDEX, PHASES, DixitCore, Mask
+from dixit_ai.rules import Announce, Phase, Tell, View
+from envs.core import PHASE_INDEX, PHASES, DixitCore, Mask, Move
 from envs.policies import clue_candidates, specificity
 from envs.vectors import VectorTable
 
@@ -265,6 +265,31 @@ class Encoding:
             return {"card": position, "clue": self.candidates[hand[position]][candidate],
                     "clue_kind": "word"}
         return index
+
+    def embeds(self, move: Move) -> bool:
+        """Whether :meth:`admit` embeds ``move``'s clue (a tell, with embedding observations)."""
+        return self.mode == "embedding" and isinstance(move, Tell | Announce) and bool(move.clue)
+
+    def admit(self, move: Move) -> None:
+        """Embed a told clue now, before ``move`` is applied (``observation="embedding"``).
+
+        A clue outside the vector table's vocabulary is embedded on first sight; doing it here
+        means a clue that cannot be embedded (no ``models`` extra for the text tower, or a
+        table without an embedder) is refused by the tell itself, the game unchanged, rather
+        than by the next observation after the tell was applied. The vector is remembered, so
+        the observation that follows costs nothing more.
+
+        Raises:
+            ImportError, ValueError, EmbedderLoadError: whatever the table's embedder raises
+                (the message names the extra to install), unchanged.
+        """
+        if not self.embeds(move):
+            return
+        assert isinstance(move, Tell | Announce)
+        assert self.table is not None and self.vector_table is not None
+        self.table.clue_vector(move.clue)
+        if self.vector_table is not self.table:
+            self.vector_table.clue_vector(move.clue)
 
     def action_for(self, seat: int, card: int, clue: str | None) -> int | None:
         """The flat index of telling ``card`` with ``clue`` (``None``: not a candidate)."""

@@ -129,6 +129,10 @@ class DixitParallelEnv(TableBase, ParallelEnv):  # type: ignore[misc]
                 infos[event.agent] = {"illegal_action": event.reason}
             over = True
         else:
+            for _, move in moves:
+                # A told clue the observations cannot embed raises here, the game unchanged,
+                # instead of failing the observations after the tell was applied.
+                self.encoding.admit(move)
             for seat, move in moves:
                 result = core.commit(seat, move)
                 if result is not None:
