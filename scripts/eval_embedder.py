@@ -9,6 +9,12 @@ Examples::
     python scripts/eval_embedder.py                           # the default model, 600 cards
     python scripts/eval_embedder.py --model hf:/path/to/clip  # any embedder
     python scripts/eval_embedder.py --smoke                   # a few seconds, for CI
+
+Held-out means held out: a ``--deck-seed`` among the dream seeds the model was trained on (its
+head records them: the default model's are 1001-1020) is refused (exit 2), since its figures
+would read as held-out ones and be inflated. ``--allow-training-seeds`` runs it anyway, to
+measure the gap between training and held-out cards; the output and ``metrics.json`` then say
+the figures are not held-out ones.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import sys
 
 import numpy as np
 
@@ -26,10 +33,31 @@ SMOKE = {"cards": 24, "boards": 2}
 """``--smoke``'s settings, each where the command line gave none (:func:`apply_smoke`)."""
 
 
+def training_seeds(embedder: object) -> list[int]:
+    """The dream deck seeds ``embedder`` was trained on, as its head records them (none known:
+    ``[]``, e.g. a hub model, whose training data this harness cannot know)."""
+    metadata = getattr(getattr(embedder, "head", None), "metadata", None)
+    seeds = metadata.get("train_seeds") if isinstance(metadata, dict) else None
+    return sorted(int(seed) for seed in seeds) if isinstance(seeds, list) else []
+
+
+def seeds_text(seeds: list[int]) -> str:
+    """``1001-1020`` for a run of consecutive seeds, else ``1,5,9``."""
+    if len(seeds) > 1 and seeds == list(range(seeds[0], seeds[-1] + 1)):
+        return f"{seeds[0]}-{seeds[-1]}"
+    return ",".join(map(str, seeds))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="default", help="embedder name (default: default)")
-    parser.add_argument("--deck-seed", type=int, default=9001, help="held-out dream deck seed")
+    parser.add_argument("--deck-seed", type=int, default=9001,
+                        help="held-out dream deck seed (default: 9001); one the model was "
+                        "trained on is refused")
+    parser.add_argument("--allow-training-seeds", action="store_true",
+                        help="evaluate on a --deck-seed the model was trained on (to measure the "
+                        "train/held-out gap); the output and the record say the figures are not "
+                        "held-out ones")
     parser.add_argument("--cards", type=int, default=600,
                         help="held-out cards (default: 600, as in the README's figures; "
                         "at least 6)")
@@ -64,6 +92,21 @@ def main(argv: list[str] | None = None) -> int:
         embedder = load_embedder(args.model, device=args.device)
     except (ValueError, ImportError) as error:
         parser.error(f"--model {args.model}: {error}")
+    trained_on = training_seeds(embedder)
+    seen = (f"--deck-seed {args.deck_seed} is one of the dream seeds {args.model!r} was trained "
+            f"on ({seeds_text(trained_on)})")
+    warning = None
+    if args.deck_seed in trained_on:
+        if not args.allow_training_seeds:
+            parser.error(f"{seen}: its figures would not be held-out ones; choose a seed outside "
+                         f"them, or give --allow-training-seeds to measure the training cards on "
+                         f"purpose")
+        warning = f"{seen}: these figures are not held-out ones"
+        print(f"WARNING: {warning}", file=sys.stderr)
+    elif args.allow_training_seeds:  # an option that would allow nothing is refused
+        why = (seen.replace(" is one of", " is not one of") if trained_on
+               else f"{args.model!r} records no training seeds")
+        parser.error(f"--allow-training-seeds does not apply: {why}")
     try:  # a folder of its own, even beside a run started in the same second
         run_dir = new_run_dir(args.runs_dir, "eval_embedder", args.seed)
     except ValueError as error:
@@ -92,10 +135,15 @@ def main(argv: list[str] | None = None) -> int:
         "fingerprint": embedder.fingerprint,
         "deck": deck.source,
         "args": vars(args),
+        "held_out": warning is None,
+        "training_seeds": seeds_text(trained_on) or None,
+        "warning": warning,
         "dream": scores,
         "photos": photos,
     }
     (run_dir / "metrics.json").write_text(json.dumps(metrics, indent=1), encoding="utf-8")
+    if warning is not None:
+        print(f"WARNING: {warning}")
     print(f"{args.model} on {deck.source} ({len(deck)} cards, chance {1 / 6:.3f}):")
     for kind, row in scores.items():
         print(
