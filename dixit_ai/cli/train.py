@@ -128,8 +128,9 @@ def run_align(args: argparse.Namespace, announce: Announce | None = None) -> int
         values = {name: _given(args, name, default) for name, default in tune_defaults.items()}
         check_out_folder(values["out"])
         return int(finetune.run(finetune.FinetuneArgs(**values), announce=announce))
-    given = [name for name in tune_defaults
-             if name not in head_defaults and name != "model" and getattr(args, name, None)]
+    given = [name for name in tune_defaults  # given at all: --layers 0 and --deck '' too
+             if name not in head_defaults and name != "model"
+             and getattr(args, name, None) is not None]
     if given:
         verb = " needs" if len(given) == 1 else " need"
         return _refuse(", ".join(_flag(n) for n in given) + verb + " --model (an 'openclip:...' "
