@@ -16,28 +16,18 @@ guess model. Voters of different members read the board differently, so their er
 as independent given the deal: the number of finders is a sum of Bernoulli variables, and
 "some but not all find" happens where members disagree, as at a table of different minds.
 
-**Second vote (Odyssey).** Where the edition has one (``second_vote``, the reach of
-:func:`~models.players.second_vote.second_vote_reach`), a finder is anyone with either vote on
-the card, and every voter casts it as :func:`~models.players.simulation.simulate`'s voters do
-(:mod:`models.players.second_vote`, whose maths this module reuses): an independent voter's
-chance by either vote from its board in its own member's space (``reach_coefficients``,
-``either_vote``); the voters of a member who read the board as one, where they are the whole
-table, by simulate's shared terms;
-where they are part of it, all of them find the card when no decoy beats it or one does within
-the margin, and the pairs of them who both find it are summed exactly. One thing differs: the
-margin. A guesser casts the second vote when its first card leads the second by less than
-``belief_temperature * log(finder_points / single_vote_bonus)`` in similarity (its beliefs, at
-the clip guesser's temperature, its calibration's); a member's reading is noisy at the member's
-own temperature ``T``, so in its logits the margin is that over ``T``: reach ``1 - beta **
-(belief_temperature / T)`` (:func:`member_reach`). A member fitted to how *other* minds vote
-(``T`` well above a clip guesser's own) rarely casts a second vote it would not cast with
-sharper beliefs.
+**Second vote (Odyssey).** Where the edition has one, a finder is anyone with either vote on
+the card; how each voter casts it, and how a member's voters who read the board as one find
+the card together, are in :mod:`models.players.population_voters` ("Second vote"), with the
+rest of the voters' maths (each voter's chance, the finders' products). Which member each
+opponent is in each deal is :mod:`models.players.population_deals`.
 
 Each member's guess rate is kept (``member_rate``): a clue whose rate differs widely across
 members holds only for some minds; the storyteller's ``robustness`` knob penalises that spread.
 
-Here are the simulation (:func:`simulate_population`, :class:`PopulationResult`, the balanced
-:func:`assignment`), the aims a target-mode storyteller measures it by (:data:`AIMS`), and the
+Here are the simulation (:func:`simulate_population`, :class:`PopulationResult`; the balanced
+:func:`~models.players.population_deals.assignment` and :func:`member_reach` are re-exported
+here), the aims a target-mode storyteller measures it by (:data:`AIMS`), and the
 registry's prepare step of population storytellers (:func:`prepare`). The fitted members' guess
 models and their file are in :mod:`models.players.population_fit` (re-exported here).
 """
@@ -50,6 +40,10 @@ from typing import Any
 
 import numpy as np
 
+from models.players.population_deals import assignment as assignment
+from models.players.population_deals import contiguous, runs
+from models.players.population_deals import member_rows as member_rows
+from models.players.population_deals import one_kind_deals as one_kind_deals
 from models.players.population_fit import DEFAULT_POPULATION_FILE as DEFAULT_POPULATION_FILE
 from models.players.population_fit import POPULATION_FORMAT as POPULATION_FORMAT
 from models.players.population_fit import (
@@ -59,16 +53,10 @@ from models.players.population_fit import PopulationFit as PopulationFit
 from models.players.population_fit import PopulationFitWarning as PopulationFitWarning
 from models.players.population_fit import load_population_fit as load_population_fit
 from models.players.population_fit import population_fit_path as population_fit_path
-from models.players.second_vote import (
-    Board,
-    add_beats,
-    check_second_vote,
-    either_vote,
-    many_voters_shared,
-    reach_coefficients,
-)
+from models.players.population_voters import SharedReading, combine, either_vote_of, finds
+from models.players.population_voters import member_reach as member_reach
+from models.players.second_vote import check_second_vote
 from models.players.simulation import MIN_TEMPERATURE, GuessModel, SimulationResult
-from models.players.work_arrays import FLOOR as _FLOOR
 
 AIMS = ("mean", "each", "rms")
 """How a target-mode storyteller with a population measures a candidate's distance to its
@@ -142,41 +130,6 @@ class PopulationResult(SimulationResult):
         return self.spread_of()
 
 
-def assignment(n_simulations: int, n_opponents: int, n_members: int,
-               table_mix: float = 0.0) -> np.ndarray:
-    """``(S, G)``: the member each opponent is in each deal.
-
-    The first ``round(table_mix * S)`` deals are tables of one kind of mind: every opponent is
-    member ``s mod P``. In the others opponents differ, ``(s + g) mod P``. Both are balanced
-    over members.
-    """
-    mixed = (np.arange(n_simulations)[:, None] + np.arange(n_opponents)[None, :]) % n_members
-    same = one_kind_deals(n_simulations, table_mix)
-    mixed[:same] = (np.arange(same) % n_members)[:, None]
-    return mixed
-
-
-def one_kind_deals(n_simulations: int, table_mix: float) -> int:
-    """How many of the first deals are tables of one kind of mind.
-
-    Raises:
-        ValueError: ``table_mix`` is outside [0, 1].
-    """
-    if not 0.0 <= table_mix <= 1.0:
-        raise ValueError(f"table_mix must be in [0, 1], not {table_mix}")
-    return round(table_mix * n_simulations)
-
-
-def member_rows(n_simulations: int, n_members: int, same: int, opponent: int,
-                member: int) -> list[slice]:
-    """The deals of :func:`assignment` in which ``opponent`` is ``member``, as strided slices
-    (views, never copies): among the ``same`` one-kind tables, ``s mod P == member``; among the
-    others, ``(s + opponent) mod P == member``. Empty slices are left out."""
-    first_mixed = same + (member - opponent - same) % n_members
-    parts = [slice(member, same, n_members), slice(first_mixed, n_simulations, n_members)]
-    return [part for part in parts if len(range(*part.indices(n_simulations)))]
-
-
 def simulate_population(
     hand_sims: Sequence[np.ndarray],
     pool_sims: Sequence[np.ndarray],
@@ -216,13 +169,14 @@ def simulate_population(
             member's guess model (what the storyteller read of how often it finds the card).
             Voters of one member who read the board as one share the mean of theirs.
         second_vote: The second vote's reach (:func:`~models.players.second_vote.
-            second_vote_reach`; "Second vote" in the module docstring); ``0``: one vote each,
-            the simulation of an edition without a second vote, unchanged.
+            second_vote_reach`; "Second vote" in :mod:`models.players.population_voters`);
+            ``0``: one vote each, the simulation of an edition without a second vote,
+            unchanged.
         belief_temperature: The temperature of the table's guessers' beliefs, by which they
             cast the second vote (:class:`~models.players.guesser.ClipGuesser`; a clip agent's
             is its calibration's); ``None``: each member's own temperature, as
-            :func:`~models.players.simulation.simulate` assumes ("Second vote" in the module
-            docstring: :func:`member_reach`).
+            :func:`~models.players.simulation.simulate` assumes ("Second vote" in
+            :mod:`models.players.population_voters`: :func:`member_reach`).
 
     Raises:
         ValueError: the members' arrays disagree in number or shape, ``table_mix`` is
@@ -260,7 +214,7 @@ def simulate_population(
         """The deals in which opponent ``g`` is member ``p`` (``P``: a random player)."""
         if seats is None:
             return member_rows(n_sims, n_members, same, g, p) if p < n_members else []
-        return _runs(np.flatnonzero(seats[:, g] == p))
+        return runs(np.flatnonzero(seats[:, g] == p))
 
     # Each opponent's decoy (pool index), chosen in its own member's space: (S, G, K).
     decoy = np.empty((n_sims, n_opponents, n_clues), dtype=np.intp)
@@ -295,7 +249,7 @@ def simulate_population(
     for q in range(n_members):
         together = np.flatnonzero((kinds == q).sum(axis=1) >= 2)
         if models[q].correlation > 0 and dist is None and len(together):
-            shared[q] = _Shared(together, n_sims, shape, models[q].correlation, reach > 0)
+            shared[q] = SharedReading(together, n_sims, shape, models[q].correlation, reach > 0)
     for g in range(n_voters):
         for q in range(n_members):
             model = models[q]
@@ -309,11 +263,11 @@ def simulate_population(
                     best_decoy += seen.max(axis=1).sum(axis=0)
                 logits = seen * inverse
                 logits[:, g] = -np.inf                                 # never its own card
-                found = _finds(logits, log_card)                       # P(voter finds)
+                found = finds(logits, log_card)                        # P(voter finds)
                 first = None
                 if reach > 0:  # either vote (logits now hold the decoys' weights)
                     first = found.copy() if q in shared else None
-                    _either_vote_of(found, logits, reaches[q])
+                    either_vote_of(found, logits, reaches[q])
                 total = found.sum(axis=0, dtype=np.float64)
                 rate_sum += total
                 member_sum[q] += total
@@ -322,27 +276,27 @@ def simulate_population(
                     seat_sum[g] += total
                 group = shared.get(q)
                 if group is None:
-                    _combine(p_all, p_none, dist, rows, found)
+                    combine(p_all, p_none, dist, rows, found)
                     continue
                 deals_here = np.arange(n_sims)[rows]
                 at = group.position[deals_here]
                 inside = at >= 0
                 if inside.all():
-                    group.add(_contiguous(at), found, extra[g], first)
+                    group.add(contiguous(at), found, extra[g], first)
                 elif not inside.any():
-                    _combine(p_all, p_none, dist, rows, found)
+                    combine(p_all, p_none, dist, rows, found)
                 else:
                     group.add(at[inside], found[inside], extra[g],
                               None if first is None else first[inside])
-                    _combine(p_all, p_none, dist, deals_here[~inside], found[~inside])
+                    combine(p_all, p_none, dist, deals_here[~inside], found[~inside])
         for rows in rows_of(g, n_members):  # a random player finds the card 1 in G
             chance = np.float32(1.0 / n_opponents)
             count = len(range(n_sims)[rows])
             rate_sum += count * float(chance)
             if seat_sum is not None:
                 seat_sum[g] += count * float(chance)
-            _combine(p_all, p_none, dist, rows, chance)
-    # With a second vote, the tables of one member are summed apart (_Shared.fold_either).
+            combine(p_all, p_none, dist, rows, chance)
+    # With a second vote, the tables of one member are summed apart (SharedReading.fold_either).
     whole_all, whole_none = np.zeros(shape), np.zeros(shape)
     for q, group in shared.items():
         model = models[q]
@@ -354,13 +308,13 @@ def simulate_population(
         if reach > 0:
             in_group = kinds[group.deals] == q                                  # (m, G)
             shift = logits.max(axis=1).astype(np.float64)                       # (m, K)
-            beats_all = _finds(logits, log_card)     # logits now the decoys' weights
+            beats_all = finds(logits, log_card)      # logits now the decoys' weights
             every, nobody = group.fold_either(p_all, p_none, beats_all, logits, shift, log_card,
                                               in_group, reaches[q])
             whole_all += every
             whole_none += nobody
             continue
-        beats_all = _finds(logits, log_card)                                    # (m, h, K)
+        beats_all = finds(logits, log_card)                                     # (m, h, K)
         group.fold(p_all, p_none, beats_all)
     voters = max(n_voters, 1)
     guess_rate = rate_sum / (n_sims * voters)
@@ -385,230 +339,6 @@ def simulate_population(
                             success_rate=success, decoy_gap=gap, member_rate=member_rate,
                             member_deals=member_count,
                             seat_rate=None if seat_sum is None else seat_sum / n_sims)
-
-
-def _runs(index: np.ndarray) -> list[slice]:
-    """Sorted deal indices as slices of consecutive runs (views, never copies, when indexing:
-    :meth:`~models.players.table_reading.TableBelief.assignment` lays kinds out in blocks)."""
-    if not len(index):
-        return []
-    breaks = np.flatnonzero(np.diff(index) != 1) + 1
-    starts = np.concatenate([[0], breaks])
-    ends = np.concatenate([breaks, [len(index)]])
-    return [slice(int(index[a]), int(index[b - 1]) + 1) for a, b in zip(starts, ends,
-                                                                        strict=True)]
-
-
-def _contiguous(index: np.ndarray) -> slice | np.ndarray:
-    """``index`` as a slice when it is one run of consecutive positions (:func:`_runs`)."""
-    runs = _runs(index)
-    return runs[0] if len(runs) == 1 else index
-
-
-def _finds(logits: np.ndarray, log_card: np.ndarray) -> np.ndarray:
-    """``(n, h, K)``: the probability that the card beats every board card whose logit is in
-    ``logits`` (``(n, G, K)``, in place; ``-inf`` for a card the voter may not vote for).
-    ``logits`` is left holding the cards' weights, ``exp(logit - max)`` (0 for ``-inf``)."""
-    shift = logits.max(axis=1)
-    np.subtract(logits, shift[:, None], out=logits)
-    np.exp(logits, out=logits)
-    log_rest = np.log(logits.sum(axis=1)) + shift              # (n, K)
-    found = log_rest[:, None, :] - log_card[None, :, :]        # (n, h, K)
-    np.clip(found, -60.0, 60.0, out=found)
-    np.exp(found, out=found)
-    found += 1.0
-    np.reciprocal(found, out=found)
-    return found
-
-
-def member_reach(reach: float, temperature: float, belief_temperature: float | None) -> float:
-    """The second vote's reach for a member whose guess model has ``temperature``, at a table
-    whose guessers cast it by beliefs at ``belief_temperature`` (``None``: ``temperature``, then
-    ``reach`` itself): ``1 - (1 - reach) ** (belief_temperature / temperature)`` (both at least
-    :data:`~models.players.simulation.MIN_TEMPERATURE`; the module docstring, "Second vote")."""
-    if reach <= 0 or belief_temperature is None:
-        return reach
-    exponent = max(belief_temperature, MIN_TEMPERATURE) / max(temperature, MIN_TEMPERATURE)
-    return 1.0 - (1.0 - reach) ** exponent
-
-
-def _either_vote_of(found: np.ndarray, weights: np.ndarray, reach: float) -> None:
-    """``found`` (``(n, h, K)``, one voter's chance by its first vote) becomes its chance by
-    either vote, in place, as :func:`~models.players.simulation.simulate` counts an independent
-    voter's (``reach_coefficients``, ``either_vote``): ``weights`` (``(n, G, K)``) are the
-    board's decoys in the voter's own space, 0 for its own card (:func:`_finds` leaves them)."""
-    a, b, b2 = reach_coefficients(weights.sum(axis=1), weights.max(axis=1),
-                                  np.einsum("ngk,ngk->nk", weights, weights), reach)
-    odds = np.subtract(np.float32(1.0), found)
-    np.maximum(odds, _FLOOR, out=odds)
-    either_vote(found, odds, a, b, b2)
-
-
-class _Shared:
-    """The voters of one member in the deals where it has two or more, reading the board as
-    one with probability ``correlation`` (as :func:`~models.players.simulation.simulate` reads a
-    table of copies).
-
-    With one reading, a member's voters all find the card when it beats every decoy on the
-    board (``beats_all``); exactly voter ``a`` finds it when only ``a``'s decoy beats it
-    (``p_a - beats_all``); else none does. With independent readings, the products of their
-    own chances.
-
-    Args:
-        deals: The deals it keeps (where it has two voters or more).
-        n_simulations: All deals.
-        shape: ``(h, K)``.
-        correlation: The member's guess model's.
-        second_vote: Whether its voters cast a second vote (then it also keeps the sum of
-            their first-vote chances, for :meth:`fold_either`).
-    """
-
-    def __init__(self, deals: np.ndarray, n_simulations: int, shape: tuple[int, ...],
-                 correlation: float, second_vote: bool = False) -> None:
-        self.deals = deals
-        self.rows = _contiguous(deals)                          # a slice where it can be
-        self.position = np.full(n_simulations, -1, dtype=np.intp)
-        self.position[deals] = np.arange(len(deals))
-        self.rho = float(correlation)
-        size = (len(deals), *shape)
-        self.sum = np.zeros(size, dtype=np.float32)             # sum of p_a over its voters
-        self.count = np.zeros(len(deals), dtype=np.float32)     # its voters per deal
-        self.bias = np.zeros(len(deals), dtype=np.float32)      # sum of its voters' biases
-        self.all = np.ones(size, dtype=np.float32) if self.rho < 1 else None
-        self.none = np.ones(size, dtype=np.float32) if self.rho < 1 else None
-        self.first = np.zeros(size, dtype=np.float32) if second_vote else None
-
-    def add(self, at: np.ndarray | slice, found: np.ndarray, bias: float = 0.0,
-            first: np.ndarray | None = None) -> None:
-        """One voter's chances in the kept deals ``at`` (positions, each once); ``first``: by
-        its first vote, where ``found`` counts either vote."""
-        self.sum[at] += found
-        if self.first is not None and first is not None:
-            self.first[at] += first
-        self.count[at] += 1
-        self.bias[at] += bias
-        if self.all is not None and self.none is not None:
-            self.all[at] *= found
-            self.none[at] *= 1.0 - found
-
-    def mean_bias(self) -> np.ndarray:
-        """The mean bias of its voters in each kept deal."""
-        return np.asarray(self.bias / np.maximum(self.count, 1.0))
-
-    def fold(self, p_all: np.ndarray, p_none: np.ndarray, beats_all: np.ndarray) -> None:
-        """Multiply the table's products, in the kept deals, by this member's chances that all
-        and none of its voters find the card (once: its sums are used up)."""
-        n = self.count[:, None, None]
-        every = beats_all
-        nobody = self.sum                   # 1 - sum of p_a + (n - 1) beats_all, in place
-        np.subtract(1.0, nobody, out=nobody)
-        nobody += beats_all * (n - 1.0)
-        np.clip(nobody, 0.0, 1.0, out=nobody)
-        if self.all is not None and self.none is not None:
-            every = self.rho * every + (1.0 - self.rho) * self.all
-            nobody = self.rho * nobody + (1.0 - self.rho) * self.none
-        p_all[self.rows] *= every
-        p_none[self.rows] *= nobody
-
-    def fold_either(self, p_all: np.ndarray, p_none: np.ndarray, beats_all: np.ndarray,
-                    weights: np.ndarray, shift: np.ndarray, log_card: np.ndarray,
-                    in_group: np.ndarray, reach: float) -> tuple[np.ndarray, np.ndarray]:
-        """As :meth:`fold`, its voters casting a second vote (the module docstring, "Second
-        vote"). Deals where its voters are the whole table (every opponent, from three) are
-        taken out of the products (set to 0 there) and returned instead: the sums over those
-        deals of the chances that all and that none find the card.
-
-        Args:
-            beats_all: ``(m, h, K)`` the card beats every decoy, in the member's space.
-            weights: ``(m, G, K)`` the decoys' weights (shifted per deal by ``shift``, in
-                logits, ``(m, K)``).
-            log_card: ``(h, K)`` the card's logit.
-            in_group: ``(m, G)`` which opponents are its voters.
-            reach: The second vote's reach.
-        """
-        n_opponents = weights.shape[1]
-        shape = beats_all.shape[1:]
-        weights = weights.astype(np.float64)
-        total = weights.sum(axis=1)                                          # V, (m, K)
-        whole = (self.count == n_opponents) & (n_opponents >= 3)
-        sum_all, sum_none = np.zeros(shape), np.zeros(shape)
-        if whole.any():
-            here = np.flatnonzero(whole)
-            odds_all = np.maximum(np.float32(1.0) - beats_all[here], _FLOOR)
-            assert self.first is not None
-            mean_found = self.first[here].sum(axis=0, dtype=np.float64) / len(here)
-            nobody, _, _, every, _ = many_voters_shared(
-                np.ascontiguousarray(weights[here]), total[here], shift[here], 1.0, log_card,
-                np.ascontiguousarray(beats_all[here]), odds_all, reach, mean_found)
-            sum_all, sum_none = self.rho * every * len(here), self.rho * nobody * len(here)
-            if self.all is not None and self.none is not None:
-                sum_all += (1.0 - self.rho) * self.all[here].sum(axis=0, dtype=np.float64)
-                sum_none += (1.0 - self.rho) * self.none[here].sum(axis=0, dtype=np.float64)
-            p_all[self.deals[here]] = 0.0
-            p_none[self.deals[here]] = 0.0
-        part = np.flatnonzero(~whole)
-        if not len(part):
-            return sum_all, sum_none
-        # Some of the table: all of its voters find the card when no decoy beats it, or one
-        # does within the margin (N1, exact over every decoy); none, as in fold, from the sum
-        # of their chances, with the pairs of its own voters who both find it (N2 of its pairs).
-        beta = 1.0 - reach
-        weights, total, found = weights[part], total[part], beats_all[part]
-        board = Board(shift[part], 1.0, total)
-        others = np.zeros_like(weights)          # V - v_j as sums, never a difference
-        for g in range(1, n_opponents):
-            np.add(others[:, g - 1], weights[:, g - 1], out=others[:, g])
-        suffix = np.zeros_like(total)
-        for g in range(n_opponents - 1, -1, -1):
-            others[:, g] += suffix
-            suffix += weights[:, g]
-        out = np.empty(found.shape, dtype=np.float32)
-        near = np.zeros(found.shape, dtype=np.float32)                       # sum phi(V - c v_j)
-        for g in range(n_opponents):
-            add_beats(near, board.log_rate(others[:, g] + beta * weights[:, g]), 1.0, None,
-                       log_card, out)
-        everyone = found + (near - np.float32(n_opponents) * found)          # phi(V) + N1
-        members = in_group[part]
-        order = np.argsort(~members, axis=1, kind="stable")[:, : int(members.sum(axis=1).max())]
-        held = np.take_along_axis(members, order, axis=1)
-        mine = np.take_along_axis(weights, order[:, :, None], axis=1) * held[:, :, None]
-        mine_others = np.take_along_axis(others, order[:, :, None], axis=1)
-        singles = np.zeros(found.shape, dtype=np.float32)
-        pairs = np.zeros(found.shape, dtype=np.float32)
-        flags = held.astype(np.float32)[:, :, None, None]                    # (m, n, 1, 1)
-        for a in range(held.shape[1]):
-            add_beats(singles, board.log_rate(mine_others[:, a] + beta * mine[:, a]),
-                       flags[:, a], None, log_card, out)
-            for b in range(a + 1, held.shape[1]):
-                rate = (np.maximum(total - mine[:, a] - mine[:, b], 0.0)
-                        + beta * (mine[:, a] + mine[:, b]))
-                add_beats(pairs, board.log_rate(rate), flags[:, a] * flags[:, b], None,
-                           log_card, out)
-        count = self.count[part][:, None, None]
-        two = pairs - (count - 1.0) * singles + count * (count - 1.0) / 2.0 * found   # N2
-        every = np.clip(everyone + (count == 2) * two, 0.0, 1.0)
-        nobody = np.clip(1.0 - self.sum[part] + (count - 1.0) * everyone + two, 0.0, 1.0)
-        if self.all is not None and self.none is not None:
-            every = self.rho * every + (1.0 - self.rho) * self.all[part]
-            nobody = self.rho * nobody + (1.0 - self.rho) * self.none[part]
-        p_all[self.deals[part]] *= every
-        p_none[self.deals[part]] *= nobody
-        return sum_all, sum_none
-
-
-def _combine(p_all: np.ndarray, p_none: np.ndarray, dist: np.ndarray | None,
-             rows: slice | np.ndarray, found: np.ndarray | np.float32) -> None:
-    """Fold one voter's ``found`` probabilities of the deals ``rows`` into the products (or
-    the distribution of the number of finders), in place."""
-    if dist is None:
-        p_all[rows] *= found
-        p_none[rows] *= 1.0 - found
-        return
-    part = dist[:, rows]                          # a view for a slice, a copy for an index
-    part[1:] = part[1:] * (1.0 - found) + part[:-1] * found
-    part[0] *= 1.0 - found
-    if not isinstance(rows, slice):
-        dist[:, rows] = part
 
 
 def _mixture(hand_sims: Sequence[np.ndarray], pool_sims: Sequence[np.ndarray],
