@@ -284,15 +284,25 @@ MAX_DECISION_TIMEOUT = 86_400.0
 """The longest decision limit, in seconds (a day): past it, leave the limit off."""
 
 
-def check_decision_timeout(value: Any) -> None:
-    """Refuse a decision limit that is not a number of seconds above 0 and at most
-    :data:`MAX_DECISION_TIMEOUT` (``None``: no limit)."""
+def check_seconds(value: Any, name: str, maximum: float, unset: str) -> None:
+    """Refuse a delay that is not a number of seconds above 0 and at most ``maximum`` (NaN and
+    booleans included); ``None`` passes (``unset`` says what it means, for the message).
+
+    Raises:
+        ValueError: naming ``name``, the limits and the value.
+    """
     if value is None:
         return
     if (isinstance(value, bool) or not isinstance(value, int | float)
-            or not 0 < value <= MAX_DECISION_TIMEOUT):
-        raise ValueError(f"decision_timeout must be a number of seconds above 0 and at most "
-                         f"{MAX_DECISION_TIMEOUT:,.0f} (or null: no limit), not {value!r}")
+            or not 0 < value <= maximum):
+        raise ValueError(f"{name} must be a number of seconds above 0 and at most "
+                         f"{maximum:,.0f} ({unset}), not {value!r}")
+
+
+def check_decision_timeout(value: Any) -> None:
+    """Refuse a decision limit that is not a number of seconds above 0 and at most
+    :data:`MAX_DECISION_TIMEOUT` (``None``: no limit)."""
+    check_seconds(value, "decision_timeout", MAX_DECISION_TIMEOUT, "or null: no limit")
 
 
 def _check_int(key: str, value: Any, minimum: int) -> None:

@@ -33,7 +33,7 @@ from dixit_ai.tournament.analysis import (
     analyse,
     summarize,
 )
-from dixit_ai.tournament.config import TournamentConfig
+from dixit_ai.tournament.config import TournamentConfig, check_seconds
 from dixit_ai.tournament.deck_check import check_run_deck, deck_identity, read_run_deck
 from dixit_ai.tournament.report import (
     RATINGS_PLOT,
@@ -86,12 +86,7 @@ def check_stall_after(value: Any) -> None:
     Raises:
         ValueError: naming the value and the limits.
     """
-    if value is None:
-        return
-    if (isinstance(value, bool) or not isinstance(value, int | float)
-            or not 0 < value <= MAX_STALL_AFTER):
-        raise ValueError(f"stall_after must be a number of seconds above 0 and at most "
-                         f"{MAX_STALL_AFTER:,.0f} (or None: no warning), not {value!r}")
+    check_seconds(value, "stall_after", MAX_STALL_AFTER, "or None: no warning")
 
 
 class StallWatch:
