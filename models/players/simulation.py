@@ -239,8 +239,6 @@ def temperature_scale(value: object, what: str = "a temperature scale") -> float
     return float(value)
 
 
-
-
 def storyteller_points_by_finders(rules: RuleSet, n_players: int, n_voters: int) -> np.ndarray:
     """The storyteller's points when ``k`` voters find its card, for ``k = 0..n_voters``."""
     points = np.zeros(n_voters + 1)
@@ -482,8 +480,6 @@ def simulate(
         success_rate=success_rate,
         decoy_gap=hand_sims - best_decoy[None, :],
     )
-
-
 
 
 def sharp_outcomes(hand_sims: np.ndarray, pool_sims: np.ndarray, *, n_opponents: int,
