@@ -129,6 +129,11 @@ class ClipAgent:
         reading_embeds: A reading mind without vectors of a clue (a person's free text, a
             caption) embeds it with its own text tower, loaded at the first such clue (its
             package must be installed); else such rounds are not read.
+        sharp_voters: The storyteller simulates its copies as sharp voters, each voting for
+            its most similar card with no noise (:mod:`models.players.sharp_voters`), the guess
+            model giving only the second vote's margin. For tables of
+            deterministic clip guessers where the deal is nearly known (Odyssey at 12 players,
+            README); not with ``population`` or ``vote_temperature > 0``.
         seed: When given, the agent's generator derives from ``(seed, seat)`` instead of the
             match's stream.
     """
@@ -173,6 +178,7 @@ class ClipAgent:
         reading_decoys: bool = True,
         reading_embeds: bool = False,
         seed: int | None = None,
+        sharp_voters: bool = False,
     ) -> None:
         self.name = name
         self.embedder = embedder
@@ -198,8 +204,16 @@ class ClipAgent:
             policy=(LinearCluePolicy.load(resolve_path(policy), greedy=policy_greedy)
                     if policy else None),
             generator=generator, robustness=robustness, table_mix=table_mix, aim=aim,
+            sharp_voters=sharp_voters,
         )
         self.population: list[Any] | None = population_names(population)
+        if sharp_voters and self.population:
+            raise ValueError(f"{name}: sharp_voters simulates copies of this agent; it cannot "
+                             f"simulate a population of minds (population={population!r})")
+        if sharp_voters and vote_temperature > 0:
+            raise ValueError(f"{name}: sharp_voters simulates copies that vote for their most "
+                             f"similar card; this agent samples its votes "
+                             f"(vote_temperature={vote_temperature}: use 0)")
         self.population_calibration = population_calibration
         self.population_temperature_scale = temperature_scale(
             population_temperature_scale, f"{name}: population_temperature_scale")
@@ -464,6 +478,7 @@ class ClipAgent:
             "unseen_minds": self.unseen_minds_path,
             "aim": story.aim,
             "table_mix": story.table_mix,
+            "sharp_voters": story.sharp_voters,
             "read_table": self.read_table,
             "read_storytellers": self.read_storytellers,
             "reading_minds": (self.storyteller_reader.names if self.read_storytellers

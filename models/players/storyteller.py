@@ -28,6 +28,7 @@ simulated with both votes; ``search_second_vote`` makes the search count both).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -38,6 +39,7 @@ from dixit_ai.rules import View, voting_seats
 from models.players.policy import LinearCluePolicy, candidate_features
 from models.players.population import PopulationResult, check_aim, simulate_population
 from models.players.resources import PlayerResources
+from models.players.sharp_voters import simulate_sharp
 from models.players.simulation import (
     GuessModel,
     SimulationResult,
@@ -137,6 +139,14 @@ class ClipStoryteller:
             ``search_guess_rate`` is then the first votes' rate. The search counts both votes
             anyway where its estimates are used as they are: with a ``policy``,
             without a refine stage or without a confirmation.
+        sharp_voters: Simulate the guessers as copies of this storyteller that vote for their
+            most similar card, with no noise (:mod:`models.players.sharp_voters`), instead of
+            the guess model's noisy reading: the guess model then gives only the second vote's
+            margin (its temperature, the guessers' belief temperature, times
+            ``log(finder_points / single_vote_bonus)``), not its bias. Meant for tables
+            of deterministic clip guessers where the deal is nearly known (Odyssey at 12
+            players); not with a population (its members' noise is fitted, not the floor's).
+            The search then counts the second vote too (it costs little here).
     """
 
     mode: Mode = "target"
@@ -157,6 +167,7 @@ class ClipStoryteller:
     aim: str = "mean"
     unseen_minds: UnseenMindMap | None = None
     search_second_vote: bool = False
+    sharp_voters: bool = False
     _pair_cache: dict[int, list[str]] = field(default_factory=dict, repr=False)
     _masks: tuple[Any, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
@@ -174,6 +185,8 @@ class ClipStoryteller:
         check_aim(self.aim)
         if not self.tolerance >= 0:
             raise ValueError(f"tolerance must be at least 0, not {self.tolerance}")
+        if not isinstance(self.sharp_voters, bool):
+            raise ValueError(f"sharp_voters must be True or False, not {self.sharp_voters!r}")
         if self.unseen_minds is not None and self.mode != "target":
             raise ValueError("an unseen-minds map corrects the guess rate aimed at in 'target' "
                              f"mode; this storyteller's mode is {self.mode!r}")
@@ -242,6 +255,9 @@ class ClipStoryteller:
                 their revealed votes (:func:`models.players.table_reading.read_table`); the
                 simulated deals follow it instead of the fixed mixture (``table_mix``).
         """
+        if self.sharp_voters and population:
+            raise ValueError("sharp_voters simulates copies of this storyteller; it cannot "
+                             "simulate a population of minds")
         hand = list(view.hand)
         hand_vectors = resources.cards(hand)
         texts = list(resources.vocabulary.texts)
@@ -282,6 +298,10 @@ class ClipStoryteller:
         # Odyssey's second vote, where the edition and the player count allow it: the simulated
         # guessers cast it as the clip guessers do (models.players.second_vote).
         reach = second_vote_reach(rules, n_players)
+        # Sharp voters cast the second vote when their first card leads the second by less
+        # than T_b log(finder points / bonus) in similarity (T_b: their belief temperature).
+        sharp_margin = (math.inf if reach >= 1.0
+                        else -model.temperature * math.log1p(-reach)) if reach > 0 else 0.0
         member_hands: list[np.ndarray] = []
         member_pools: list[np.ndarray] = []
         models: list[GuessModel] = []
@@ -320,6 +340,11 @@ class ClipStoryteller:
                                            seat_bias=bias, second_vote=second_vote,
                                            belief_temperature=model.temperature)
             assert isinstance(hands, np.ndarray) and isinstance(pools, np.ndarray)
+            if self.sharp_voters:
+                return simulate_sharp(hands, pools, deals, n_voters=n_voters,
+                                      cards_per_guesser=view.cards_to_play,
+                                      points_by_finders=points_by_finders,
+                                      margin=sharp_margin if second_vote > 0 else 0.0)
             return simulate(hands, pools, deals, n_voters=n_voters,
                             cards_per_guesser=view.cards_to_play, model=model,
                             points_by_finders=points_by_finders, second_vote=second_vote)
@@ -372,10 +397,12 @@ class ClipStoryteller:
 
     def _search_counts_second_vote(self) -> bool:
         """Whether the broad search of every candidate simulates the second vote: only where
-        asked, or where its estimates are used as they are (a policy's features, no refine
-        stage to choose on, no confirmation to predict by)."""
-        return (self.search_second_vote or self.policy is not None or self.refine <= 0
-                or self.refine_simulations <= 0 or self.confirm_simulations <= 0)
+        asked, with sharp voters (where it costs little), or where its estimates are used as
+        they are (a policy's features, no refine stage to choose on, no confirmation to predict
+        by)."""
+        return (self.search_second_vote or self.sharp_voters or self.policy is not None
+                or self.refine <= 0 or self.refine_simulations <= 0
+                or self.confirm_simulations <= 0)
 
     def _member_gap(self, result: SimulationResult) -> np.ndarray | None:
         """``(h, K)``: the gap of the members' (or, having read its table, the opponents')
