@@ -136,7 +136,8 @@ def test_a_card_outside_the_agents_deck_is_a_clear_error(resources):
 def test_yaml_agents_load_by_name(resources):
     for name, target, mode in (("clip-greedy", 0.5, "target"), ("clip-obvious", 0.9, "target"),
                                ("clip-cryptic", 0.1, "target"),
-                               ("clip-expected-self", 0.5, "expected_points")):
+                               ("clip-expected-self", 0.5, "expected_points"),
+                               ("clip-sharp", 0.5, "target")):
         spec = agent_spec(name)
         assert spec.entry_point == "models.players:ClipAgent" and spec.extra == "models"
         agent = make_agent(name, deck=resources, calibration=None)
@@ -144,6 +145,7 @@ def test_yaml_agents_load_by_name(resources):
         assert agent.storyteller.mode == mode
         if mode == "target":
             assert agent.storyteller.target_guess_rate == target
+        assert agent.storyteller.sharp_voters == (name == "clip-sharp")
 
 
 def test_load_agent_configs_from_a_folder(tmp_path, resources):
