@@ -12,7 +12,12 @@ per configuration; ``--json`` also writes the figures.
     python scripts/measure_second_vote.py
     python scripts/measure_second_vote.py --games 40 --json runs/second_vote.json
     python scripts/measure_second_vote.py --storyteller clip-expected --games 40
+    python scripts/measure_second_vote.py --agent clip-sharp --tables odyssey-2024:12
     python scripts/measure_second_vote.py --smoke
+
+Each table also reports the storyteller's points per storytelling turn (95% interval over
+games). At 12 players the deal is nearly known and ``clip-greedy``'s noisy simulation misses by
+far; ``clip-sharp`` simulates its copies as they vote (:mod:`models.players.sharp_voters`).
 """
 
 from __future__ import annotations
@@ -30,9 +35,10 @@ from dixit_ai.agents import make_agent
 from dixit_ai.match import game_seeds
 from models.players.cli import apply_smoke, check_at_least, parse_args
 
-CONFIGURATIONS = (("odyssey-2024", 4), ("odyssey-2011", 8))
-"""The (edition, players) measured: a second vote at 4 players (2024) and from 7 (2011)."""
-SMOKE = {"deck": "dream:size=60", "games": 1}
+TABLES = "odyssey-2024:4,odyssey-2011:8,odyssey-2024:12"
+"""The (edition, players) measured by default: a second vote at 4 players (2024), from 7 (2011),
+and the largest table, where the deal is nearly known."""
+SMOKE = {"deck": "dream:size=60", "games": 1, "tables": "odyssey-2024:4,odyssey-2011:8"}
 """``--smoke``'s settings, each where the command line gave none."""
 
 
@@ -45,13 +51,37 @@ class Args:
                 "measured (clip-expected: a population storyteller); empty: --agent"})
     deck: str = field(default="dream", metadata={"help": "deck spec"})
     seed: int = field(default=0, metadata={"help": "seed of the games"})
+    tables: str = field(default=TABLES, metadata={
+        "help": "the tables measured: EDITION:PLAYERS, separated by commas"})
     json: str = field(default="", metadata={"help": "also write the figures to this JSON file"})
     smoke: bool = field(default=False, metadata={"help": "tiny deck, one game each"})
 
 
-def round_rates(record: Any) -> list[tuple[float, float, float]]:
-    """``(predicted, observed by either vote, observed by first votes)`` per round with a
-    prediction."""
+def parse_tables(text: str) -> list[tuple[str, int]]:
+    """``"odyssey-2024:4,odyssey-2011:8"`` as ``[(edition, players), ...]``.
+
+    Raises:
+        ValueError: an entry that is not EDITION:PLAYERS, an unknown edition, or a player count
+            outside the edition's range (named with its limits).
+    """
+    from dixit_ai.rules import RuleSet
+
+    tables = []
+    for entry in (e.strip() for e in text.split(",")):
+        edition, _, players = entry.partition(":")
+        if not edition or not players.isdigit():
+            raise ValueError(f"--tables: {entry!r} is not EDITION:PLAYERS (odyssey-2024:12)")
+        rules = RuleSet.edition(edition)
+        if not rules.min_players <= int(players) <= rules.max_players:
+            raise ValueError(f"--tables: {edition} seats {rules.min_players} to "
+                             f"{rules.max_players} players, not {players}")
+        tables.append((edition, int(players)))
+    return tables
+
+
+def round_rates(record: Any) -> list[tuple[float, float, float, float]]:
+    """``(predicted, observed by either vote, observed by first votes, storyteller's points)``
+    per round with a prediction."""
     rows = []
     for played in record.rounds:
         if played.predicted_guess_rate is None or not played.votes:
@@ -60,7 +90,8 @@ def round_rates(record: Any) -> list[tuple[float, float, float]]:
         votes = [list(v) for v in played.votes.values()]
         either = np.mean([position in v for v in votes])
         first = np.mean([v[0] == position for v in votes])
-        rows.append((float(played.predicted_guess_rate), float(either), float(first)))
+        rows.append((float(played.predicted_guess_rate), float(either), float(first),
+                     float(played.points[played.storyteller])))
     return rows
 
 
@@ -74,10 +105,11 @@ def interval(per_game: list[float]) -> tuple[float, float, float]:
 
 def measure(args: Args) -> dict[str, Any]:
     figures: dict[str, Any] = {}
-    for edition, n_players in CONFIGURATIONS:
+    for edition, n_players in parse_tables(args.tables):
         bots = [make_agent(args.storyteller or args.agent, deck=args.deck)
                 for _ in range(n_players)]
         differences, first_differences, predicted, observed, rounds = [], [], [], [], 0
+        points: list[float] = []
         for seed in game_seeds(args.seed, args.games):
             rows = round_rates(play_game(bots, edition=edition, deck=args.deck, seed=seed))
             if not rows:
@@ -88,7 +120,9 @@ def measure(args: Args) -> dict[str, Any]:
             first_differences.append(float((table[:, 0] - table[:, 2]).mean()))
             predicted.append(float(table[:, 0].mean()))
             observed.append(float(table[:, 1].mean()))
+            points.append(float(table[:, 3].mean()))
         mean, low, high = interval(differences)
+        told, told_low, told_high = interval(points)
         first, first_low, first_high = interval(first_differences)
         figures[f"{edition}/{n_players}"] = {
             "agent": args.storyteller or args.agent, "games": len(differences), "rounds": rounds,
@@ -97,13 +131,16 @@ def measure(args: Args) -> dict[str, Any]:
             "predicted_minus_observed": [round(mean, 4), round(low, 4), round(high, 4)],
             "predicted_minus_first_votes": [round(first, 4), round(first_low, 4),
                                             round(first_high, 4)],
+            "storyteller_points_per_turn": [round(told, 4), round(told_low, 4),
+                                            round(told_high, 4)],
         }
         print(f"{args.storyteller or args.agent}, {edition}, {n_players} players: "
               f"{len(differences)} games, {rounds} rounds; "
               f"predicted {np.mean(predicted):.3f}, observed (either vote) "
               f"{np.mean(observed):.3f}; predicted - observed {mean:+.3f} "
               f"[{low:+.3f}, {high:+.3f}]; predicted - first-vote rate {first:+.3f} "
-              f"[{first_low:+.3f}, {first_high:+.3f}]", flush=True)
+              f"[{first_low:+.3f}, {first_high:+.3f}]; storyteller's points per turn "
+              f"{told:.2f} [{told_low:.2f}, {told_high:.2f}]", flush=True)
     return figures
 
 
@@ -113,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         apply_smoke(args, SMOKE)
     try:
         check_at_least(args, (("games", 1), ("seed", 0)))
+        parse_tables(args.tables)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
