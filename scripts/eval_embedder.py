@@ -12,9 +12,10 @@ Examples::
 
 Held-out means held out: a ``--deck-seed`` among the dream seeds the model was trained on (its
 head records them: the default model's are 1001-1020) is refused (exit 2), since its figures
-would read as held-out ones and be inflated. ``--allow-training-seeds`` runs it anyway, to
-measure the gap between training and held-out cards; the output and ``metrics.json`` then say
-the figures are not held-out ones.
+would read as held-out ones and be inflated; so is the seed the shipped default head's choices
+were validated on (8001, where its name pull's weight was chosen; the head file does not record
+it). ``--allow-training-seeds`` runs either anyway, to measure the gap between training and
+held-out cards; the output and ``metrics.json`` then say the figures are not held-out ones.
 """
 
 from __future__ import annotations
@@ -41,6 +42,18 @@ def training_seeds(embedder: object) -> list[int]:
     return sorted(int(seed) for seed in seeds) if isinstance(seeds, list) else []
 
 
+def validation_seeds(embedder: object) -> list[int]:
+    """The dream seeds ``embedder``'s choices were made on: for the shipped default head (by its
+    SHA-256), the validation seed its name pull's weight was chosen on; else none known."""
+    from models.train_default import DEFAULT_VALIDATION_SEED
+    from models.weight_files import SHIPPED_HEAD_SHA256
+
+    info = getattr(embedder, "info", None)
+    weights = info.get("weights") if isinstance(info, dict) else None
+    head = weights.get("head_sha256") if isinstance(weights, dict) else None
+    return [DEFAULT_VALIDATION_SEED] if head == SHIPPED_HEAD_SHA256["default_head.npz"] else []
+
+
 def seeds_text(seeds: list[int]) -> str:
     """``1001-1020`` for a run of consecutive seeds, else ``1,5,9``."""
     if len(seeds) > 1 and seeds == list(range(seeds[0], seeds[-1] + 1)):
@@ -53,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", default="default", help="embedder name (default: default)")
     parser.add_argument("--deck-seed", type=int, default=9001,
                         help="held-out dream deck seed (default: 9001); one the model was "
-                        "trained on is refused")
+                        "trained or validated on is refused")
     parser.add_argument("--allow-training-seeds", action="store_true",
                         help="evaluate on a --deck-seed the model was trained on (to measure the "
                         "train/held-out gap); the output and the record say the figures are not "
@@ -93,10 +106,14 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, ImportError) as error:
         parser.error(f"--model {args.model}: {error}")
     trained_on = training_seeds(embedder)
+    tuned_on = validation_seeds(embedder)
     seen = (f"--deck-seed {args.deck_seed} is one of the dream seeds {args.model!r} was trained "
             f"on ({seeds_text(trained_on)})")
+    if args.deck_seed in tuned_on and args.deck_seed not in trained_on:
+        seen = (f"--deck-seed {args.deck_seed} is the dream seed {args.model!r}'s choices were "
+                f"validated on ({seeds_text(tuned_on)}: its name pull's weight was chosen there)")
     warning = None
-    if args.deck_seed in trained_on:
+    if args.deck_seed in trained_on or args.deck_seed in tuned_on:
         if not args.allow_training_seeds:
             parser.error(f"{seen}: its figures would not be held-out ones; choose a seed outside "
                          f"them, or give --allow-training-seeds to measure the training cards on "
@@ -137,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         "args": vars(args),
         "held_out": warning is None,
         "training_seeds": seeds_text(trained_on) or None,
+        "validation_seeds": seeds_text(tuned_on) or None,
         "warning": warning,
         "dream": scores,
         "photos": photos,

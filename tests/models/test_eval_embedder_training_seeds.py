@@ -79,3 +79,29 @@ def test_a_held_out_seed_needs_no_flag_and_the_flag_needs_a_training_seed(tmp_pa
     assert "--allow-training-seeds does not apply: --deck-seed 9001 is not one of the dream " \
            "seeds 'default' was trained on (1001-1020)" in err, err
     assert not runs.exists()
+
+
+def test_the_default_heads_validation_seed_is_refused_too(tmp_path, capsys):
+    """8001, where the shipped head's name pull weight was chosen, is not in the head's record
+    of training seeds; it was let through and read as held out."""
+    runs = tmp_path / "runs"
+    with pytest.raises(SystemExit) as done:
+        script_main()(["--deck-seed", "8001", "--runs-dir", str(runs), "--smoke"])
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert "--deck-seed 8001 is the dream seed 'default''s choices were validated on (8001" in err
+    assert "--allow-training-seeds" in err and not runs.exists()
+
+
+def test_only_the_shipped_head_names_the_validation_seed():
+    from types import SimpleNamespace
+
+    from models.weight_files import SHIPPED_HEAD_SHA256
+
+    validation_seeds = runpy.run_path(str(ROOT / "scripts" / "eval_embedder.py"),
+                                      run_name="x")["validation_seeds"]
+    shipped = SimpleNamespace(info={"weights": {"head_sha256":
+                                                SHIPPED_HEAD_SHA256["default_head.npz"]}})
+    assert validation_seeds(shipped) == [8001]
+    assert validation_seeds(SimpleNamespace(info={"weights": {"head_sha256": "0" * 64}})) == []
+    assert validation_seeds(object()) == []
