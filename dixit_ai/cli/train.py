@@ -117,6 +117,9 @@ def run_align(args: argparse.Namespace, announce: Announce | None = None) -> int
     head_defaults = {f.name: f.default for f in dataclasses.fields(train_default.Args)}
     tune_defaults = {f.name: f.default for f in dataclasses.fields(finetune.FinetuneArgs)}
     model = getattr(args, "model", None)
+    if model is not None and not model.strip():  # '' is not "no model": a name went missing
+        return _refuse(f"--model {model!r} is empty: name an 'openclip:...' or 'hf:...' model to "
+                       "fine-tune, or leave --model out to train the default model's head")
     if model and model.strip() != "default":
         wrong = [name for name in head_defaults  # given, even at its default's value
                  if name not in tune_defaults and getattr(args, name) is not None]

@@ -51,3 +51,12 @@ def test_several_are_named_together_and_a_head_option_still_runs(trainer_calls, 
     assert trainer_calls == []
     assert main(["train", "align", "--steps", "0"]) == 0  # a head option: the trainer decides
     assert len(trainer_calls) == 1
+
+
+@pytest.mark.parametrize("value", ["", "  "])
+def test_an_empty_model_is_refused_not_read_as_no_model(value, trainer_calls, capsys):
+    """``--model ''`` (a variable that expanded to nothing) trained the default model's head."""
+    assert main(["train", "align", "--model", value]) == 2
+    err = capsys.readouterr().err
+    assert f"error: --model {value!r} is empty" in err and "leave --model out" in err, err
+    assert trainer_calls == []
