@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from models.players.simulation import SimulationResult
+from models.players.simulation import SimulationResult, opponent_decoys
 
 
 def _found(card: np.ndarray, first: np.ndarray, second: np.ndarray,
@@ -86,14 +86,11 @@ def simulate_sharp(
     m = max(1, min(cards_per_guesser, hand))
     pool = np.asarray(pool_sims, dtype=np.float32)
     card = np.asarray(hand_sims, dtype=np.float32)[None]
-    if m == 1:  # each opponent's best card, one hand slot at a time
-        decoys = pool[deals[:, :, 0]]
-        for slot in range(1, hand):
-            np.maximum(decoys, pool[deals[:, :, slot]], out=decoys)       # (S, G, K)
-        best_decoy = decoys.max(axis=1)
-        count = _count_one_decoy(decoys, card, n_voters, margin)
+    decoys = opponent_decoys(pool, deals, m)                               # (S, G, m, K)
+    if m == 1:
+        best_decoy = decoys[:, :, 0].max(axis=1)
+        count = _count_one_decoy(decoys[:, :, 0], card, n_voters, margin)
     else:
-        decoys = -np.partition(-pool[deals], m - 1, axis=2)[:, :, :m]     # (S, G, m, K)
         best_decoy = decoys.max(axis=(1, 2))
         count = np.zeros((n_sims, *card.shape[1:]), dtype=np.int16)
         for g in range(n_voters):

@@ -298,6 +298,17 @@ def draw_deals(rng: np.random.Generator, pool_size: int, n_simulations: int, n_o
     return deals
 
 
+def opponent_decoys(pool_sims: np.ndarray, deals: np.ndarray, m: int) -> np.ndarray:
+    """``(S, G, m, K)``: the similarities of the ``m`` cards each opponent plays, its most
+    similar ones (``pool_sims``: ``(u, K)``; ``deals``: ``(S, G, hand)`` indices into it)."""
+    if m == 1:  # each opponent's best decoy, one hand slot at a time: no (S, G, hand, K) array
+        decoys = pool_sims[deals[:, :, 0]]
+        for slot in range(1, deals.shape[2]):
+            np.maximum(decoys, pool_sims[deals[:, :, slot]], out=decoys)
+        return decoys[:, :, None, :]
+    return -np.partition(-pool_sims[deals], m - 1, axis=2)[:, :, :m]
+
+
 def simulate(
     hand_sims: np.ndarray,
     pool_sims: np.ndarray,
@@ -337,13 +348,7 @@ def simulate(
     n_sims, n_opponents, hand = deals.shape
     m = min(cards_per_guesser, hand)
     reach = check_second_vote(second_vote, n_voters, n_opponents, m)
-    if m == 1:  # each opponent's best decoy, one hand slot at a time: no (S, G, hand, K) array
-        decoys = pool_sims[deals[:, :, 0]]
-        for slot in range(1, hand):
-            np.maximum(decoys, pool_sims[deals[:, :, slot]], out=decoys)
-        decoys = decoys[:, :, None, :]                                      # (S, G, 1, K)
-    else:
-        decoys = -np.partition(-pool_sims[deals], m - 1, axis=2)[:, :, :m]  # (S, G, m, K)
+    decoys = opponent_decoys(pool_sims, deals, m)                           # (S, G, m, K)
     # In log space: voter g finds card c with probability 1 / (1 + exp(L_g - l_c)), where
     # l_c = sim_c / T + bias and L_g = log(sum of exp(decoy / T) over every decoy but g's own).
     # L_g is a log-sum-exp shifted by the deal's best decoy, and "every decoy but g's own" is a
