@@ -61,6 +61,8 @@ def _other(value: Any) -> Any:
         return value + 7
     if isinstance(value, str) and value.startswith("dream:size="):
         return "dream:size=48"
+    if isinstance(value, str) and re.fullmatch(r"[a-z0-9-]+:\d+(,[a-z0-9-]+:\d+)*", value):
+        return "refresh-2021:4"  # tables, EDITION:PLAYERS
     raise AssertionError(f"no other value for {value!r}")
 
 
