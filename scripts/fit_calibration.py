@@ -291,7 +291,11 @@ def search_bound_warnings(model: GuessModel, fit_bias: bool) -> list[str]:
     for bound, side in ((low, "lower"), (high, "upper")):
         if math.isclose(model.temperature, bound, rel_tol=1e-9):
             found.append(f"the fitted temperature {model.temperature:.4g} is the {side} end of "
-                         f"its search range [{low:g}, {high:g}]: the estimate hit the bound")
+                         f"its search range [{low:g}, {high:g}]: the estimate hit the bound"
+                         + ("; these voters may vote deterministically, as clip guessers "
+                            "with vote_temperature 0 do: a storyteller among them can "
+                            "simulate them with no noise (sharp_voters: true, clip-sharp)"
+                            if side == "lower" else ""))
     if fit_bias and not BIAS_GRID[0] < model.bias < BIAS_GRID[1]:
         found.append(f"the fitted bias {model.bias:.3f} is at or beyond the bias search grid "
                      f"[{BIAS_GRID[0]:g}, {BIAS_GRID[1]:g}]: the estimate hit the bound")

@@ -177,7 +177,9 @@ def test_search_bound_warnings():
     (line,) = warn(GuessModel(1.0, -0.3), True)
     assert "upper end of its search range [0.001, 1]" in line
     (line,) = warn(GuessModel(0.001, 0.0), False)
-    assert "lower end" in line
+    assert "lower end" in line and "sharp_voters: true" in line  # what the floor may mean
+    (line,) = warn(GuessModel(1.0, 0.0), False)
+    assert "sharp_voters" not in line
     (line,) = warn(GuessModel(0.03, -4.1), True)
     assert "bias -4.100 is at or beyond the bias search grid [-4, 4]" in line
 
