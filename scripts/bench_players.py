@@ -16,7 +16,11 @@ the defaults the targets are stated for); exit status 1 if a target was missed
 
     python scripts/bench_players.py
     python scripts/bench_players.py --decisions 50 --games 5 --json runs/bench_players.json
+    python scripts/bench_players.py --agent clip-sharp --table odyssey-2024:12
     python scripts/bench_players.py --smoke
+
+``--table EDITION:PLAYERS`` times the decisions and the games at another table (the targets are
+stated for ``refresh-2021:5`` and are not judged elsewhere).
 """
 
 from __future__ import annotations
@@ -38,7 +42,13 @@ from dixit_ai.agents import make_agent
 from dixit_ai.cli.targets import Targets, too_small
 from dixit_ai.match import game_seeds
 from models.bench.timing import storyteller_views, time_tells
-from models.players.cli import apply_smoke, check_at_least, is_clip_player, parse_args
+from models.players.cli import (
+    apply_smoke,
+    check_at_least,
+    is_clip_player,
+    parse_args,
+    parse_tables,
+)
 
 TARGET_DECISION_MS = 100.0
 """A storyteller decision's median wall time, at most (milliseconds)."""
@@ -59,6 +69,8 @@ class Args:
     simulations: int = field(default=64, metadata={"help": "simulated deals per decision"})
     pair_clues: int = field(default=12, metadata={"help": "pair clues per hand card (0: none)"})
     seed: int = field(default=0, metadata={"help": "seed of deals and games"})
+    table: str = field(default="refresh-2021:5", metadata={
+        "help": "the table timed, EDITION:PLAYERS (the targets are for refresh-2021:5)"})
     json: str = field(default="", metadata={"help": "also write the figures to this JSON file"})
     smoke: bool = field(default=False, metadata={"help": "tiny deck, vocabulary and budget"})
 
@@ -69,10 +81,14 @@ def check_args(args: Args) -> None:
     Raises:
         ValueError: ``--decisions`` or ``--games`` or ``--simulations`` below 1, or
             ``--pair-clues`` or ``--seed`` below 0 (the message names the flag and its limit);
-            an ``--agent`` that is not registered, or not a CLIP player.
+            an ``--agent`` that is not registered, or not a CLIP player; a ``--table`` that is
+            not one table of an edition's player range.
     """
     check_at_least(args, (("decisions", 1), ("games", 1), ("simulations", 1),
                           ("pair_clues", 0), ("seed", 0)))
+    tables = parse_tables(args.table, "--table")
+    if len(tables) != 1:
+        raise ValueError(f"--table takes one EDITION:PLAYERS, not {args.table!r}")
     if not is_clip_player(args.agent):
         raise ValueError(f"--agent {args.agent} is not a CLIP player: it has no embeddings to "
                          "time")
@@ -94,9 +110,12 @@ def main(argv: list[str] | None = None) -> int:
     figures = measure(args, overrides)
     print(f"storyteller decision: {figures['decision_ms_median']} ms median "
           f"({figures['decision_ms_p90']} ms p90; CPU time {figures['decision_cpu_ms_median']} ms) "
-          f"for 6 cards x {figures['candidates_per_decision'] // 6} clues x {args.simulations} "
-          "simulations")
-    print(f"whole 5-player {args.agent} game (warm cache): {figures['game_s_median']} s median, "
+          f"for {figures['hand_cards']} cards x "
+          f"{figures['candidates_per_decision'] // figures['hand_cards']} clues x "
+          f"{args.simulations} simulations, {args.table}")
+    players = parse_tables(args.table, "--table")[0][1]
+    print(f"whole {players}-player {args.agent} game (warm cache): "
+          f"{figures['game_s_median']} s median, "
           f"{figures['game_s_max']} s max (CPU time {figures['game_cpu_s_median']} s), "
           f"rounds {figures['rounds_per_game']}")
     print(f"load average while measuring: {figures['load_average']} on {os.cpu_count()} cores")
@@ -109,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
                     TARGET_DECISION_MS, unit=" ms", digits=1,
                     unjudged=unjudged or too_small("decisions timed", args.decisions,
                                                    Args().decisions))
-    targets.below(f"whole 5-player {args.agent} game, median wall time",
+    targets.below(f"whole {players}-player {args.agent} game, median wall time",
                   figures["game_s_median"], TARGET_GAME_S, unit=" s", digits=3,
                   unjudged=unjudged or too_small("games timed", args.games, Args().games))
     return targets.report()
@@ -122,7 +141,7 @@ def other_configuration(args: Args) -> str | None:
         return (f"--smoke (deck {args.deck}, {SMOKE_VOCABULARY} clues); judged on the "
                 "defaults")
     defaults = Args()
-    for name in ("agent", "deck", "simulations", "pair_clues"):
+    for name in ("agent", "deck", "simulations", "pair_clues", "table"):
         if getattr(args, name) != getattr(defaults, name):
             return (f"--{name.replace('_', '-')} {getattr(args, name)}; the targets are for "
                     f"{getattr(defaults, name)}")
@@ -133,18 +152,20 @@ def measure(args: Args, overrides: dict[str, Any]) -> dict[str, Any]:
     """Time the storyteller decisions and the whole games; the figures (``--json``'s)."""
     agent = make_agent(args.agent, **overrides)
     resources: Any = cast(Any, agent).resources  # a clip player: loads its embedder, embeddings
-    views = storyteller_views(list(resources.card_ids), args.decisions, seed=args.seed)
+    ((edition, n_players),) = parse_tables(args.table, "--table")
+    views = storyteller_views(list(resources.card_ids), args.decisions, seed=args.seed,
+                              edition=edition, n_players=n_players)
     times, cpu_times, story = time_tells(agent, views)
     candidates = int(story.info["candidates"])
     decision_ms = 1000 * statistics.median(times)
 
-    bots = [make_agent(args.agent, **overrides) for _ in range(5)]
+    bots = [make_agent(args.agent, **overrides) for _ in range(n_players)]
     seeds = game_seeds(args.seed, args.games + 1)
-    play_game(bots, edition="refresh-2021", deck=args.deck, seed=seeds[0])  # warm-up game
+    play_game(bots, edition=edition, deck=args.deck, seed=seeds[0])  # warm-up game
     game_times, game_cpu, rounds = [], [], []
     for seed in seeds[1:]:
         start, cpu_start = time.perf_counter(), time.process_time()
-        record = play_game(bots, edition="refresh-2021", deck=args.deck, seed=seed)
+        record = play_game(bots, edition=edition, deck=args.deck, seed=seed)
         game_times.append(time.perf_counter() - start)
         game_cpu.append(time.process_time() - cpu_start)
         rounds.append(len(record.rounds))
@@ -152,7 +173,8 @@ def measure(args: Args, overrides: dict[str, Any]) -> dict[str, Any]:
         "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
         "load_average": [round(x, 2) for x in os.getloadavg()],
         "vocabulary": len(resources.vocabulary), "candidates_per_decision": candidates,
-        "hand_cards": 6, "simulations": args.simulations,
+        "hand_cards": len(views[0].hand), "simulations": args.simulations,
+        "table": args.table,
         "decision_ms_median": round(decision_ms, 1),
         "decision_ms_p90": round(1000 * float(np.quantile(times, 0.9)), 1),
         "decision_cpu_ms_median": round(1000 * statistics.median(cpu_times), 1),

@@ -33,7 +33,7 @@ import numpy as np
 from dixit_ai import play_game
 from dixit_ai.agents import make_agent
 from dixit_ai.match import game_seeds
-from models.players.cli import apply_smoke, check_at_least, parse_args
+from models.players.cli import apply_smoke, check_at_least, parse_args, parse_tables
 
 TABLES = "odyssey-2024:4,odyssey-2011:8,odyssey-2024:12"
 """The (edition, players) measured by default: a second vote at 4 players (2024), from 7 (2011),
@@ -55,28 +55,6 @@ class Args:
         "help": "the tables measured: EDITION:PLAYERS, separated by commas"})
     json: str = field(default="", metadata={"help": "also write the figures to this JSON file"})
     smoke: bool = field(default=False, metadata={"help": "tiny deck, one game each"})
-
-
-def parse_tables(text: str) -> list[tuple[str, int]]:
-    """``"odyssey-2024:4,odyssey-2011:8"`` as ``[(edition, players), ...]``.
-
-    Raises:
-        ValueError: an entry that is not EDITION:PLAYERS, an unknown edition, or a player count
-            outside the edition's range (named with its limits).
-    """
-    from dixit_ai.rules import RuleSet
-
-    tables = []
-    for entry in (e.strip() for e in text.split(",")):
-        edition, _, players = entry.partition(":")
-        if not edition or not players.isdigit():
-            raise ValueError(f"--tables: {entry!r} is not EDITION:PLAYERS (odyssey-2024:12)")
-        rules = RuleSet.edition(edition)
-        if not rules.min_players <= int(players) <= rules.max_players:
-            raise ValueError(f"--tables: {edition} seats {rules.min_players} to "
-                             f"{rules.max_players} players, not {players}")
-        tables.append((edition, int(players)))
-    return tables
 
 
 def round_rates(record: Any) -> list[tuple[float, float, float, float]]:

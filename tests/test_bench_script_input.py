@@ -82,6 +82,9 @@ def test_bench_envs_refuses_an_unwritable_json_before_measuring(tmp_path: Path) 
     (("--simulations", "0"), "--simulations must be at least 1, not 0"),
     (("--agent", "random"), "--agent random is not a CLIP player: it has no embeddings to time"),
     (("--agent", "nosuch"), "no agent named 'nosuch'"),
+    (("--table", "odyssey-2024:13"), "--table: odyssey-2024 seats 3 to 12 players, not 13"),
+    (("--table", "refresh-2021:5,odyssey-2024:4"), "--table takes one EDITION:PLAYERS"),
+    (("--table", "nosuch:5"), "--table: unknown edition 'nosuch'"),
 ])
 def test_bench_players_refuses_bad_counts_before_timing(args: tuple[str, ...],
                                                         named: str) -> None:

@@ -344,7 +344,9 @@ def test_bench_players_targets(decision_ms: float, game_s: float, status: int,
     (["--decisions", "5", "--games", "2"], "5 decisions timed; judged on 30 or more",
      "2 games timed; judged on 5 or more"),
     (["--simulations", "16"], "--simulations 16; the targets are for 64",
-     "--simulations 16; the targets are for 64")])
+     "--simulations 16; the targets are for 64"),
+    (["--table", "refresh-2021:6"], "--table refresh-2021:6; the targets are for refresh-2021:5",
+     "--table refresh-2021:6; the targets are for refresh-2021:5")])
 def test_bench_players_judges_only_the_targets_size(args: list[str], decision: str, game: str,
                                                     monkeypatch: pytest.MonkeyPatch,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
@@ -353,7 +355,9 @@ def test_bench_players_judges_only_the_targets_size(args: list[str], decision: s
     assert script.main(args) == 0
     out = capsys.readouterr().out
     assert f"target not judged: storyteller decision, median wall time: {decision}" in out
-    assert f"target not judged: whole 5-player clip-greedy game, median wall time: {game}" in out
+    players = 6 if "--table" in args else 5
+    assert (f"target not judged: whole {players}-player clip-greedy game, median wall time: "
+            f"{game}") in out
 
 
 def startup_case(wall: float, rss: float = 150.0, torch: bool = False) -> dict[str, Any]:

@@ -87,15 +87,16 @@ def time_decisions(crowd: dict[str, Any], n: int, aimed: dict[str, Any] | None =
     return out
 
 
-def storyteller_views(card_ids: list[int], n: int, *, seed: int) -> list[Any]:
-    """The storyteller's views of the first rounds of ``n`` 5-player refresh-2021 games on
-    ``card_ids``, game ``i`` dealt by ``default_rng([seed, i])``."""
+def storyteller_views(card_ids: list[int], n: int, *, seed: int,
+                      edition: str = "refresh-2021", n_players: int = 5) -> list[Any]:
+    """The storyteller's views of the first rounds of ``n`` games on ``card_ids`` (5-player
+    refresh-2021 unless told), game ``i`` dealt by ``default_rng([seed, i])``."""
     from dixit_ai.rules import RuleSet, new_game, observe
 
-    rules = RuleSet.edition("refresh-2021")
+    rules = RuleSet.edition(edition)
     views = []
     for i in range(n):
-        state = new_game(rules, 5, card_ids, np.random.default_rng([seed, i]))
+        state = new_game(rules, n_players, card_ids, np.random.default_rng([seed, i]))
         views.append(observe(state, state.storyteller))
     return views
 

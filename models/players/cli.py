@@ -156,6 +156,31 @@ def check_table_agents(edition: str, agents: Sequence[str], deck: str,
 CLIP_ENTRY_POINT = "models.players:ClipAgent"
 
 
+def parse_tables(text: str, flag: str = "--tables") -> list[tuple[str, int]]:
+    """``"odyssey-2024:4,odyssey-2011:8"`` as ``[(edition, players), ...]``.
+
+    Raises:
+        ValueError: an entry that is not EDITION:PLAYERS, an unknown edition, or a player count
+            outside the edition's range (the message names ``flag`` and the limits).
+    """
+    from dixit_ai.rules import RuleSet
+
+    tables = []
+    for entry in (e.strip() for e in text.split(",")):
+        edition, _, players = entry.partition(":")
+        if not edition or not players.isdigit():
+            raise ValueError(f"{flag}: {entry!r} is not EDITION:PLAYERS (odyssey-2024:12)")
+        try:
+            rules = RuleSet.edition(edition)
+        except ValueError as error:
+            raise ValueError(f"{flag}: {error}") from None
+        if not rules.min_players <= int(players) <= rules.max_players:
+            raise ValueError(f"{flag}: {edition} seats {rules.min_players} to "
+                             f"{rules.max_players} players, not {players}")
+        tables.append((edition, int(players)))
+    return tables
+
+
 def is_clip_player(name: str) -> bool:
     """Whether the registry agent ``name`` is a clip player (it has embeddings).
 
