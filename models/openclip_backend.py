@@ -14,7 +14,10 @@ Names (the part after ``openclip:``), as open_clip itself names weight sources:
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -344,12 +347,14 @@ class OpenClipEmbedder(Embedder):
                 "it does not exist. " + _LOCAL_HINT
             )
 
+        logged: list[logging.LogRecord] = []
         try:
-            if kind == "random":
-                torch.manual_seed(seed)
-            model, _, preprocess = open_clip.create_model_and_transforms(
-                model_name, pretrained=pretrained, device="cpu"
-            )
+            with _root_records(logged):
+                if kind == "random":
+                    torch.manual_seed(seed)
+                model, _, preprocess = open_clip.create_model_and_transforms(
+                    model_name, pretrained=pretrained, device="cpu"
+                )
         except Exception as error:
             where = {
                 "tag": f"the pretrained tag {pretrained!r} for {model_name}, downloaded through "
@@ -374,9 +379,13 @@ class OpenClipEmbedder(Embedder):
                     "weights cannot be downloaded."
                 )
             reason = str(error).strip().rstrip(".")  # the library's sentence, one full stop
+            also = "".join(f" open_clip also said: {text.rstrip('.')}."
+                           for text in _messages(logged) if text not in reason)
             raise EmbedderLoadError(
-                f"openclip could not load {where}: {reason}.{offline} " + _LOCAL_HINT
+                f"openclip could not load {where}: {reason}.{also}{offline} " + _LOCAL_HINT
             ) from error
+        for record in logged:  # what it said on its way to a model, handled as it would be
+            logging.getLogger(None if record.name == "root" else record.name).handle(record)
 
         model = model.to(device=device, dtype=self._dtype).eval()
         self._model = model
@@ -444,3 +453,36 @@ class OpenClipEmbedder(Embedder):
         with self._torch.inference_mode():
             tokens = self._tokenizer(texts).to(self.device)
             return to_numpy(self._model.encode_text(tokens))
+
+
+@contextlib.contextmanager
+def _root_records(records: list[logging.LogRecord]) -> Iterator[None]:
+    """Keep what reaches the root logger while open_clip loads, where no handler is configured.
+
+    open_clip reports a failed download with ``logging.error``, which, when the root logger has
+    no handler, configures one for the whole process (``logging.basicConfig``) and prints
+    ``ERROR:root:...`` before our own message. With a handler here the records are kept instead:
+    a failure's message quotes them, and after a success they are handled again by their own
+    loggers (as they would have been). Where the application configured logging, nothing is
+    kept: its handlers get every record as they would."""
+    root = logging.getLogger()
+    if root.handlers:
+        yield
+        return
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    handler = Keep(logging.NOTSET)
+    root.addHandler(handler)
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+
+
+def _messages(records: list[logging.LogRecord]) -> list[str]:
+    """The distinct messages of ``records`` at warning level and above, in order."""
+    return list(dict.fromkeys(record.getMessage().strip() for record in records
+                              if record.levelno >= logging.WARNING))
