@@ -4,7 +4,9 @@ Candidates are the whole clue vocabulary, pair clues composed from the vocabular
 match each hand card best (:func:`models.players.vocabulary.compose_pair`) and, optionally,
 clues proposed by a local text generator (:mod:`models.players.textgen`). Every
 (hand card, candidate) gets a predicted guess rate and expected points from
-:func:`models.players.simulation.simulate`; the storyteller then picks
+:func:`models.players.simulation.simulate` (with ``sharp_voters``, from
+:func:`models.players.sharp_voters.simulate_sharp`: copies that vote with no noise); the
+storyteller then picks
 
 - ``mode="target"``: the candidate whose guess rate is closest to ``target_guess_rate`` (among
   those within ``tolerance`` of the closest, the one with the most expected points);
