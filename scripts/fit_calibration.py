@@ -48,9 +48,11 @@ import math
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from dixit_ai import GameRecord, read_records, write_records
 from dixit_ai.decks.cache import file_sha256
@@ -58,6 +60,7 @@ from dixit_ai.reporting import check_folder_path, new_run_dir, write_json, write
 from models.players.calibration import (
     BIAS_GRID,
     ece_by_voter,
+    fit_belief_temperature,
     fit_correlation,
     fit_guess_model,
     fit_population,
@@ -283,6 +286,22 @@ def records_deck(by_file: list[tuple[str, list[GameRecord]]], args: Args
     return spec, fingerprint
 
 
+def belief_figures(observations: list[Any]) -> dict[str, float]:
+    """How reliable the voters' most similar card is: the share of votes whose most similar
+    votable card was the storyteller's, and the belief temperature that predicts the
+    storyteller's card best (:func:`models.players.calibration.fit_belief_temperature`), with
+    its mean log-likelihood and that of beliefs at the floor's temperature."""
+    temperature = fit_belief_temperature(observations, temperature_range=TEMPERATURE_SEARCH)
+    truth = [replace(o, chosen=o.storyteller_index) for o in observations]
+    return {
+        "temperature": temperature,
+        "top_card_right": float(np.mean([int(np.argmax(o.sims)) == o.storyteller_index
+                                         for o in observations])),
+        "log_likelihood": log_likelihood(truth, temperature, 0.0),
+        "log_likelihood_at_floor": log_likelihood(truth, TEMPERATURE_SEARCH[0], 0.0),
+    }
+
+
 def search_bound_warnings(model: GuessModel, fit_bias: bool) -> list[str]:
     """Warnings for a fitted parameter at the end of its search range (the likelihood may
     still rise beyond it: the estimate is a bound, not a maximum)."""
@@ -388,6 +407,7 @@ def main(argv: list[str] | None = None,
     if args.voters != "all":  # guessers of other minds: their noise is not shared
         correlation = 0.0
     model = GuessModel(model.temperature, model.bias, correlation)
+    beliefs = belief_figures(observations)
     before = GuessModel()
     summary = {
         "votes": len(observations), "rounds": sum(len(r.rounds) for r in records),
@@ -397,6 +417,7 @@ def main(argv: list[str] | None = None,
         "inputs": inputs.files, **settings, "search": search, "warnings": bound_warnings,
         "fitted": {"temperature": model.temperature, "bias": model.bias,
                    "correlation": model.correlation, "correlation_evidence": between},
+        "beliefs": beliefs,
         "log_likelihood": {"fitted": log_likelihood(observations, model.temperature, model.bias),
                            "built-in": log_likelihood(observations, before.temperature,
                                                       before.bias)},
@@ -413,6 +434,10 @@ def main(argv: list[str] | None = None,
           f"on {len(observations)} votes; correlation {model.correlation:.2f} (rounds with 2 to "
           f"n-1 finders: {between['between_observed']:.0f} observed, "
           f"{between['between_independent']:.1f} if votes were independent); wrote {out}")
+    print(f"beliefs: the storyteller's card is the voter's most similar in "
+          f"{beliefs['top_card_right']:.3f} of votes; the temperature at which the voters' "
+          f"similarities best predict it is {beliefs['temperature']:.4f} (a guesser's "
+          f"belief_temperature; the votes' own temperature is {model.temperature:.4g})")
 
     if held_records:
         held = ece_by_voter(vote_predictions(held_records, resources.cards, resources.texts,

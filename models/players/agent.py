@@ -27,6 +27,7 @@ are named here too, as they were before that module was split off.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -129,6 +130,14 @@ class ClipAgent:
         reading_embeds: A reading mind without vectors of a clue (a person's free text, a
             caption) embeds it with its own text tower, loaded at the first such clue (its
             package must be installed); else such rounds are not read.
+        belief_temperature: The temperature of the guesser's beliefs (which board card is the
+            storyteller's), by which it decides on Odyssey's second vote; ``None``: the guess
+            model's temperature. The guess model describes how copies *vote* (for the default
+            agents the fit's floor, 0.001, since they vote for their most similar card), not
+            how often their most similar card is the storyteller's: fitted to that
+            (``scripts/fit_calibration.py`` prints it), beliefs are 20 to 40 times softer.
+            Needs ``sharp_voters`` (the noisy simulation's second vote assumes beliefs at the
+            guess model's temperature).
         sharp_voters: The storyteller simulates its copies as sharp voters, each voting for
             its most similar card with no noise (:mod:`models.players.sharp_voters`), the guess
             model giving only the second vote's margin. For tables of
@@ -179,6 +188,7 @@ class ClipAgent:
         reading_embeds: bool = False,
         seed: int | None = None,
         sharp_voters: bool = False,
+        belief_temperature: float | None = None,
     ) -> None:
         self.name = name
         self.embedder = embedder
@@ -188,8 +198,20 @@ class ClipAgent:
         self.device = device
         self.model, self.calibration = load_guess_model(calibration, guess_temperature,
                                                         guess_bias)
+        if belief_temperature is not None:
+            if (isinstance(belief_temperature, bool)
+                    or not isinstance(belief_temperature, int | float)
+                    or not 0 < belief_temperature < math.inf):
+                raise ValueError(f"{name}: belief_temperature must be a positive finite number, "
+                                 f"not {belief_temperature!r}")
+            if not sharp_voters:
+                raise ValueError(f"{name}: belief_temperature needs sharp_voters: true (the noisy "
+                                 "simulation's second vote assumes the guessers believe at the "
+                                 "guess model's temperature)")
         self.guesser = ClipGuesser(temperature=vote_temperature,
-                                   belief_temperature=self.model.temperature,
+                                   belief_temperature=(self.model.temperature
+                                                       if belief_temperature is None
+                                                       else float(belief_temperature)),
                                    second_vote=second_vote)
         self.decoys = DecoyPicker(bluff=bluff)
         self.policy_path = policy
@@ -204,7 +226,7 @@ class ClipAgent:
             policy=(LinearCluePolicy.load(resolve_path(policy), greedy=policy_greedy)
                     if policy else None),
             generator=generator, robustness=robustness, table_mix=table_mix, aim=aim,
-            sharp_voters=sharp_voters,
+            sharp_voters=sharp_voters, belief_temperature=belief_temperature,
         )
         self.population: list[Any] | None = population_names(population)
         if sharp_voters and self.population:
@@ -479,6 +501,7 @@ class ClipAgent:
             "aim": story.aim,
             "table_mix": story.table_mix,
             "sharp_voters": story.sharp_voters,
+            "belief_temperature": self.guesser.belief_temperature,
             "read_table": self.read_table,
             "read_storytellers": self.read_storytellers,
             "reading_minds": (self.storyteller_reader.names if self.read_storytellers

@@ -15,6 +15,7 @@ this module fits and re-exports them.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -134,6 +135,24 @@ def fit_guess_model(observations: Sequence[VoteObservation], *, fit_bias: bool =
             step_b = biases[1] - biases[0]
             biases = np.linspace(best[2] - step_b, best[2] + step_b, 21)
     return GuessModel(float(np.exp(best[1])), best[2])
+
+
+def fit_belief_temperature(observations: Sequence[VoteObservation], *,
+                           temperature_range: tuple[float, float] = (MIN_TEMPERATURE, 1.0)
+                           ) -> float:
+    """The temperature at which a softmax over each voter's similarities best predicts which
+    card is the storyteller's (maximum likelihood): calibrated *beliefs* for a guesser's second
+    vote (:class:`~models.players.guesser.ClipGuesser`'s ``belief_temperature``), as against
+    :func:`fit_guess_model`'s temperature, which describes the votes themselves (for a clip
+    guesser that votes for its most similar card, the fit's floor).
+
+    Raises:
+        ValueError: no observations.
+    """
+    if not observations:
+        raise ValueError("no votes to fit the beliefs to")
+    truth = [replace(o, chosen=o.storyteller_index) for o in observations]
+    return fit_guess_model(truth, fit_bias=False, temperature_range=temperature_range).temperature
 
 
 def fit_correlation(records: Iterable[Any], card_vectors: Any, text_vectors: Any,

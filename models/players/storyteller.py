@@ -143,12 +143,16 @@ class ClipStoryteller:
             without a refine stage or without a confirmation.
         sharp_voters: Simulate the guessers as copies of this storyteller that vote for their
             most similar card, with no noise (:mod:`models.players.sharp_voters`), instead of
-            the guess model's noisy reading: the guess model then gives only the second vote's
-            margin (its temperature, the guessers' belief temperature, times
-            ``log(finder_points / single_vote_bonus)``), not its bias. Meant for tables
+            the guess model's noisy reading: the guess model then gives neither noise nor bias,
+            and the second vote's margin is the guessers' belief temperature
+            (``belief_temperature``, else the guess model's) times
+            ``log(finder_points / single_vote_bonus)``. Meant for tables
             of deterministic clip guessers where the deal is nearly known (Odyssey at 12
             players); not with a population (its members' noise is fitted, not the floor's).
             The search then counts the second vote too (it costs little here).
+        belief_temperature: The temperature of the simulated guessers' beliefs, by which sharp
+            voters decide on the second vote (the agent's guesser's); ``None``: the guess
+            model's temperature.
     """
 
     mode: Mode = "target"
@@ -170,6 +174,7 @@ class ClipStoryteller:
     unseen_minds: UnseenMindMap | None = None
     search_second_vote: bool = False
     sharp_voters: bool = False
+    belief_temperature: float | None = None
     _pair_cache: dict[int, list[str]] = field(default_factory=dict, repr=False)
     _masks: tuple[Any, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
@@ -187,6 +192,12 @@ class ClipStoryteller:
         check_aim(self.aim)
         if not self.tolerance >= 0:
             raise ValueError(f"tolerance must be at least 0, not {self.tolerance}")
+        if self.belief_temperature is not None and not (
+                not isinstance(self.belief_temperature, bool)
+                and isinstance(self.belief_temperature, int | float)
+                and 0 < self.belief_temperature < math.inf):
+            raise ValueError(f"belief_temperature must be None or a positive finite number, not "
+                             f"{self.belief_temperature!r}")
         if not isinstance(self.sharp_voters, bool):
             raise ValueError(f"sharp_voters must be True or False, not {self.sharp_voters!r}")
         if self.unseen_minds is not None and self.mode != "target":
@@ -302,8 +313,9 @@ class ClipStoryteller:
         reach = second_vote_reach(rules, n_players)
         # Sharp voters cast the second vote when their first card leads the second by less
         # than T_b log(finder points / bonus) in similarity (T_b: their belief temperature).
+        believed = model.temperature if self.belief_temperature is None else self.belief_temperature
         sharp_margin = (math.inf if reach >= 1.0
-                        else -model.temperature * math.log1p(-reach)) if reach > 0 else 0.0
+                        else -believed * math.log1p(-reach)) if reach > 0 else 0.0
         member_hands: list[np.ndarray] = []
         member_pools: list[np.ndarray] = []
         models: list[GuessModel] = []

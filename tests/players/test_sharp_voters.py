@@ -200,3 +200,56 @@ def test_where_the_deal_is_known_sharp_voters_predict_the_outcome_and_noisy_ones
         noisy_errors.append(abs(predicted - observed))
     assert max(sharp_errors) < 1e-9
     assert np.mean(noisy_errors) > 0.2
+
+
+def test_beliefs_are_fitted_to_where_the_storytellers_card_is_not_to_the_votes():
+    """Deterministic voters (always their most similar card): the votes' own temperature runs
+    to the fit's floor, while the storyteller's card, drawn at a known temperature, gives the
+    beliefs that temperature."""
+    from models.players.calibration import fit_belief_temperature, fit_guess_model
+    from models.players.vote_observations import VoteObservation
+
+    rng = np.random.default_rng(1)
+    observations = []
+    for _ in range(3000):
+        sims = rng.normal(0.25, 0.06, 5)
+        weights = np.exp((sims - sims.max()) / 0.03)
+        story = int(rng.choice(5, p=weights / weights.sum()))
+        observations.append(VoteObservation(sims, story, int(np.argmax(sims))))
+    assert fit_guess_model(observations, fit_bias=False).temperature == pytest.approx(0.001)
+    assert fit_belief_temperature(observations) == pytest.approx(0.03, rel=0.15)
+    with pytest.raises(ValueError, match="no votes to fit the beliefs to"):
+        fit_belief_temperature([])
+
+
+def test_sharp_voters_cast_the_second_vote_by_their_belief_temperature():
+    """The margin is the guessers' belief temperature times log(finder / bonus): a storyteller
+    told its guessers' beliefs predicts what guessers with those beliefs do, deal by deal."""
+    rules = RuleSet.edition("odyssey-2024")
+    points = storyteller_points_by_finders(rules, 12, 11)
+    pool = np.array([[0.50], [0.40], [0.39], [0.38], [0.37], [0.36], [0.35], [0.34], [0.33],
+                     [0.32], [0.31]])
+    deals = np.arange(11).reshape(1, 11, 1)
+    card = np.array([[0.48]])   # 0.02 below the best decoy
+    for belief, finders in ((0.001, 1), (0.03, 11)):  # margins 0.0011 and 0.033
+        guesser = ClipGuesser(temperature=0.0, belief_temperature=belief)
+        board = np.array([0.48, *pool[:, 0]])
+        found = sum(0 in guesser.vote(board, [i for i in range(12) if i != 1 + g], rules=rules,
+                                      max_votes=2, rng=np.random.default_rng(0))[0]
+                    for g in range(11))
+        assert found == finders
+        result = simulate_sharp(card, pool, deals, n_voters=11, cards_per_guesser=1,
+                                points_by_finders=points, margin=belief * math.log(3))
+        assert result.guess_rate[0, 0] == pytest.approx(finders / 11)
+
+
+def test_a_belief_temperature_is_refused_without_sharp_voters_or_when_not_a_temperature():
+    from models.players.agent import ClipAgent
+
+    with pytest.raises(ValueError, match="belief_temperature needs sharp_voters: true"):
+        ClipAgent(belief_temperature=0.02)
+    for bad in (0, -0.1, math.inf, math.nan, True, "0.02"):
+        with pytest.raises(ValueError, match="belief_temperature must be a positive finite"):
+            ClipAgent(sharp_voters=True, belief_temperature=bad)
+    with pytest.raises(ValueError, match="belief_temperature must be None or a positive"):
+        ClipStoryteller(sharp_voters=True, belief_temperature=-1.0)
