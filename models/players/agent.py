@@ -135,14 +135,15 @@ class ClipAgent:
             model's temperature. The guess model describes how copies *vote* (for the default
             agents the fit's floor, 0.001, since they vote for their most similar card), not
             how often their most similar card is the storyteller's: fitted to that
-            (``scripts/fit_calibration.py`` prints it), beliefs are 20 to 40 times softer.
+            (``scripts/fit_calibration.py`` prints it), beliefs are some 20 times softer
+            (0.019 on refresh-2021 games, 0.026 on odyssey-2024 ones).
             Needs ``sharp_voters`` (the noisy simulation's second vote assumes beliefs at the
             guess model's temperature).
         sharp_voters: The storyteller simulates its copies as sharp voters, each voting for
             its most similar card with no noise (:mod:`models.players.sharp_voters`), the guess
-            model giving only the second vote's margin. For tables of
-            deterministic clip guessers where the deal is nearly known (Odyssey at 12 players,
-            README); not with ``population`` or ``vote_temperature > 0``.
+            model giving only the second vote's margin. For tables of deterministic clip
+            guessers where the deal is nearly known (Odyssey at 12 players, README); not with
+            ``population`` or ``vote_temperature > 0``.
         seed: When given, the agent's generator derives from ``(seed, seat)`` instead of the
             match's stream.
     """
