@@ -200,7 +200,8 @@ def test_fit_calibration_records_its_settings_inputs_and_a_bound_it_hit(tmp_path
     out = tmp_path / "fit.json"
     assert train(["calibration", "--smoke", "--records", str(records), "--no-fit-bias",
                   "--bins", "5", "--out", str(out), "--runs-dir", str(tmp_path / "runs")]) == 0
-    err = capsys.readouterr().err
+    captured = capsys.readouterr()
+    err = captured.err
     assert "warning: the fitted temperature 1 is the upper end of its search range" in err
     (run,) = (tmp_path / "runs").iterdir()
     summary = json.loads((run / "summary.json").read_text())
@@ -218,6 +219,13 @@ def test_fit_calibration_records_its_settings_inputs_and_a_bound_it_hit(tmp_path
         assert "upper end" in data["warnings"][0]
     loaded = GuessModel.load(out)
     assert (loaded.temperature, loaded.bias) == (1.0, -0.25)
+    # The beliefs' fit (where the storyteller's card is) is recorded beside the votes' fit, not
+    # in the guess-model file the players load.
+    beliefs = summary["beliefs"]
+    assert 0.001 <= beliefs["temperature"] <= 1.0 and 0.0 <= beliefs["top_card_right"] <= 1.0
+    assert beliefs["log_likelihood"] >= beliefs["log_likelihood_at_floor"]
+    assert "beliefs" not in fitted
+    assert "beliefs: the storyteller's card is the voter's most similar in" in captured.out
 
 
 def test_train_storyteller_records_every_setting_and_shows_its_held_out_games(
