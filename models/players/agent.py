@@ -27,7 +27,6 @@ are named here too, as they were before that module was split off.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -200,11 +199,8 @@ class ClipAgent:
         self.model, self.calibration = load_guess_model(calibration, guess_temperature,
                                                         guess_bias)
         if belief_temperature is not None:
-            if (isinstance(belief_temperature, bool)
-                    or not isinstance(belief_temperature, int | float)
-                    or not 0 < belief_temperature < math.inf):
-                raise ValueError(f"{name}: belief_temperature must be a positive finite number, "
-                                 f"not {belief_temperature!r}")
+            belief_temperature = temperature_scale(belief_temperature,
+                                                   f"{name}: belief_temperature")
             if not sharp_voters:
                 raise ValueError(f"{name}: belief_temperature needs sharp_voters: true (the noisy "
                                  "simulation's second vote assumes the guessers believe at the "
@@ -212,7 +208,7 @@ class ClipAgent:
         self.guesser = ClipGuesser(temperature=vote_temperature,
                                    belief_temperature=(self.model.temperature
                                                        if belief_temperature is None
-                                                       else float(belief_temperature)),
+                                                       else belief_temperature),
                                    second_vote=second_vote)
         self.decoys = DecoyPicker(bluff=bluff)
         self.policy_path = policy

@@ -50,6 +50,7 @@ from models.players.simulation import (
     sharp_outcomes,
     simulate,
     storyteller_points_by_finders,
+    temperature_scale,
 )
 from models.players.table_reading import TableBelief
 from models.players.unseen_minds import UnseenMindMap
@@ -192,12 +193,9 @@ class ClipStoryteller:
         check_aim(self.aim)
         if not self.tolerance >= 0:
             raise ValueError(f"tolerance must be at least 0, not {self.tolerance}")
-        if self.belief_temperature is not None and not (
-                not isinstance(self.belief_temperature, bool)
-                and isinstance(self.belief_temperature, int | float)
-                and 0 < self.belief_temperature < math.inf):
-            raise ValueError(f"belief_temperature must be None or a positive finite number, not "
-                             f"{self.belief_temperature!r}")
+        if self.belief_temperature is not None:
+            self.belief_temperature = temperature_scale(self.belief_temperature,
+                                                        "belief_temperature")
         if not isinstance(self.sharp_voters, bool):
             raise ValueError(f"sharp_voters must be True or False, not {self.sharp_voters!r}")
         if self.unseen_minds is not None and self.mode != "target":

@@ -251,5 +251,6 @@ def test_a_belief_temperature_is_refused_without_sharp_voters_or_when_not_a_temp
     for bad in (0, -0.1, math.inf, math.nan, True, "0.02"):
         with pytest.raises(ValueError, match="belief_temperature must be a positive finite"):
             ClipAgent(sharp_voters=True, belief_temperature=bad)
-    with pytest.raises(ValueError, match="belief_temperature must be None or a positive"):
+    with pytest.raises(ValueError,
+                       match=r"^belief_temperature must be a positive finite number, not -1\.0$"):
         ClipStoryteller(sharp_voters=True, belief_temperature=-1.0)
