@@ -48,7 +48,7 @@ import math
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +59,7 @@ from dixit_ai.decks.cache import file_sha256
 from dixit_ai.reporting import check_folder_path, new_run_dir, write_json, write_text
 from models.players.calibration import (
     BIAS_GRID,
+    as_found,
     ece_by_voter,
     fit_belief_temperature,
     fit_correlation,
@@ -292,7 +293,7 @@ def belief_figures(observations: list[Any]) -> dict[str, float]:
     storyteller's card best (:func:`models.players.calibration.fit_belief_temperature`), with
     its mean log-likelihood and that of beliefs at the floor's temperature."""
     temperature = fit_belief_temperature(observations, temperature_range=TEMPERATURE_SEARCH)
-    truth = [replace(o, chosen=o.storyteller_index) for o in observations]
+    truth = as_found(observations)
     return {
         "temperature": temperature,
         "top_card_right": float(np.mean([int(np.argmax(o.sims)) == o.storyteller_index

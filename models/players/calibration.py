@@ -151,8 +151,15 @@ def fit_belief_temperature(observations: Sequence[VoteObservation], *,
     """
     if not observations:
         raise ValueError("no votes to fit the beliefs to")
-    truth = [replace(o, chosen=o.storyteller_index) for o in observations]
-    return fit_guess_model(truth, fit_bias=False, temperature_range=temperature_range).temperature
+    return fit_guess_model(as_found(observations), fit_bias=False,
+                           temperature_range=temperature_range).temperature
+
+
+def as_found(observations: Sequence[VoteObservation]) -> list[VoteObservation]:
+    """``observations`` with the storyteller's card as the choice: what a belief over the
+    votable cards must predict (:func:`fit_belief_temperature`, and its likelihood by
+    :func:`log_likelihood`)."""
+    return [replace(o, chosen=o.storyteller_index) for o in observations]
 
 
 def fit_correlation(records: Iterable[Any], card_vectors: Any, text_vectors: Any,
