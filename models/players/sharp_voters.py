@@ -88,8 +88,7 @@ def simulate_sharp(
     card = np.asarray(hand_sims, dtype=np.float32)[None]
     decoys = opponent_decoys(pool, deals, m)                               # (S, G, m, K)
     if m == 1:
-        best_decoy = decoys[:, :, 0].max(axis=1)
-        count = _count_one_decoy(decoys[:, :, 0], card, n_voters, margin)
+        count, best_decoy = _count_one_decoy(decoys[:, :, 0], card, n_voters, margin)
     else:
         best_decoy = decoys.max(axis=(1, 2))
         count = np.zeros((n_sims, *card.shape[1:]), dtype=np.int16)
@@ -119,10 +118,11 @@ def _top_two(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _count_one_decoy(decoys: np.ndarray, card: np.ndarray, n_voters: int,
-                     margin: float) -> np.ndarray:
+                     margin: float) -> tuple[np.ndarray, np.ndarray]:
     """``(S, h, K)`` finders per deal when each opponent plays one decoy (``decoys``:
     ``(S, G, K)``): every voter who holds none of the two best decoys sees the best two; the owner
-    of the best sees the second and third, the owner of the second the first and third."""
+    of the best sees the second and third, the owner of the second the first and third. With
+    it, ``(S, K)``: each deal's best decoy."""
     n_sims, n_opponents, _ = decoys.shape
     work = decoys.copy()
     rows = np.arange(n_sims)[:, None]
@@ -137,10 +137,10 @@ def _count_one_decoy(decoys: np.ndarray, card: np.ndarray, n_voters: int,
         ranked.append(np.full_like(ranked[0], -np.inf))
         owners.append(np.full_like(owners[0], n_opponents))
     v1, v2, v3 = (v[:, None] for v in ranked)                                  # (S, 1, K)
-    common = _found(card, v1, v2, margin)
-    count = common.astype(np.int16) * n_voters
+    common = _found(card, v1, v2, margin).astype(np.int16)
+    count = common * n_voters
     first_votes = (owners[0] < n_voters)[:, None]
     second_votes = (owners[1] < n_voters)[:, None]
-    count -= first_votes * (common.astype(np.int16) - _found(card, v2, v3, margin))
-    count -= second_votes * (common.astype(np.int16) - _found(card, v1, v3, margin))
-    return count
+    count -= first_votes * (common - _found(card, v2, v3, margin))
+    count -= second_votes * (common - _found(card, v1, v3, margin))
+    return count, ranked[0]
