@@ -35,6 +35,18 @@ class HashEmbedder(Embedder):
         return np.stack([self._vector(t.encode()) for t in texts])
 
 
+def storyteller_opening(resources: PlayerResources, rules: Any, n_players: int,
+                        seed: int) -> tuple[Any, Any, list[int]]:
+    """A new game on ``resources``' cards dealt by ``default_rng(seed)``: its state, the first
+    storyteller's view and the cards that storyteller has not seen."""
+    from dixit_ai.rules import new_game, observe
+    from models.players.hand_inference import unseen_cards
+
+    state = new_game(rules, n_players, list(resources.card_ids), np.random.default_rng(seed))
+    view = observe(state, state.storyteller)
+    return state, view, unseen_cards(view, resources.card_ids)
+
+
 def vector_resources(n_cards: int = 120, n_clues: int = 80, dim: int = 16,
                      seed: int = 0) -> PlayerResources:
     """Resources over random card vectors and a small vocabulary of hashed words."""

@@ -7,12 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dixit_ai.rules import RuleSet, new_game, observe
-from models.players.hand_inference import unseen_cards
+from dixit_ai.rules import RuleSet
 from models.players.population import assignment, member_reach, simulate_population
 from models.players.simulation import GuessModel, draw_deals, second_vote_reach
 from models.players.storyteller import ClipStoryteller
-from tests.players.conftest import vector_resources
+from tests.players.conftest import storyteller_opening, vector_resources
 
 REACH = 2.0 / 3.0    # Odyssey: single-vote bonus 1, finder points 3
 
@@ -141,12 +140,11 @@ def test_population_editions_without_a_second_vote_decide_as_before(
     resources, population = _population(correlation)
     rules = RuleSet.edition(edition, **overrides)
     assert second_vote_reach(rules, n_players) == 0.0
-    state = new_game(rules, n_players, list(resources.card_ids), np.random.default_rng(7))
-    view = observe(state, state.storyteller)
+    _, view, unseen = storyteller_opening(resources, rules, n_players, 7)
     decision = ClipStoryteller(pair_clues=0, n_simulations=16, refine=8, refine_simulations=32,
                                sharp_shortlist=8, confirm_simulations=32, table_mix=0.5).decide(
         view, resources, GuessModel(0.03, 0.2, correlation), np.random.default_rng(11),
-        unseen=unseen_cards(view, resources.card_ids), population=population)
+        unseen=unseen, population=population)
     assert (decision.card, decision.clue) == (card, clue)
     assert decision.guess_rate == pytest.approx(rate, rel=1e-12)
     assert decision.expected_points == pytest.approx(points, rel=1e-12)
@@ -171,10 +169,7 @@ def test_population_prediction_counts_the_second_vote(edition, n_players):
                                   refine_simulations=64, table_mix=0.5)
     errors, extra = [], []
     for trial in range(20):
-        state = new_game(rules, n_players, list(resources.card_ids),
-                         np.random.default_rng(3000 + trial))
-        view = observe(state, state.storyteller)
-        unseen = unseen_cards(view, resources.card_ids)
+        _, view, unseen = storyteller_opening(resources, rules, n_players, 3000 + trial)
         decision = storyteller.decide(view, resources, models[0], np.random.default_rng(trial),
                                       unseen=unseen, population=population)
         rng = np.random.default_rng(9000 + trial)

@@ -11,11 +11,10 @@ import numpy as np
 import pytest
 
 import models.players.storyteller as storyteller_module
-from dixit_ai.rules import RuleSet, new_game, observe
-from models.players.hand_inference import unseen_cards
+from dixit_ai.rules import RuleSet
 from models.players.simulation import GuessModel, second_vote_reach
 from models.players.storyteller import ClipStoryteller
-from tests.players.conftest import vector_resources
+from tests.players.conftest import storyteller_opening, vector_resources
 
 
 def _spy(monkeypatch: pytest.MonkeyPatch, name: str) -> list[tuple[int, float]]:
@@ -42,10 +41,9 @@ def _decide(teller: ClipStoryteller, edition: str, n_players: int,
         members = [(resources, GuessModel(0.03, -0.3, 1.0)), (others[0], GuessModel(0.05)),
                    (others[1], GuessModel(0.06, 0.1, 0.0))]
     rules = RuleSet.edition(edition)
-    state = new_game(rules, n_players, list(resources.card_ids), np.random.default_rng(5))
-    view = observe(state, state.storyteller)
+    _, view, unseen = storyteller_opening(resources, rules, n_players, 5)
     teller.decide(view, resources, GuessModel(0.03), np.random.default_rng(1),
-                  unseen=unseen_cards(view, resources.card_ids), population=members)
+                  unseen=unseen, population=members)
     return len(view.hand) * len(resources.vocabulary), second_vote_reach(rules, n_players)
 
 

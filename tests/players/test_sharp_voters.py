@@ -156,15 +156,11 @@ def _known_deal_round(teller, seed, model):
     depends only on who holds what, and the best decoys are known. Returns the recorded
     prediction and the observed guess rate (opponents play their most similar card, guessers
     vote as the clip guesser at the guess model's temperature)."""
-    from dixit_ai.rules import new_game, observe
-    from models.players.hand_inference import unseen_cards
-    from tests.players.conftest import vector_resources
+    from tests.players.conftest import storyteller_opening, vector_resources
 
     resources = vector_resources(n_cards=72, n_clues=400, seed=seed)
     rules = RuleSet.edition("odyssey-2024")
-    state = new_game(rules, 12, list(resources.card_ids), np.random.default_rng(seed))
-    view = observe(state, state.storyteller)
-    unseen = unseen_cards(view, resources.card_ids)
+    state, view, unseen = storyteller_opening(resources, rules, 12, seed)
     assert len(unseen) == 66
     decision = teller.decide(view, resources, model, np.random.default_rng(seed), unseen=unseen)
     column = resources.clue_column(decision.clue)

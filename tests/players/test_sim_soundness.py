@@ -28,7 +28,7 @@ from models.players.simulation import (
     storyteller_points_by_finders,
 )
 from models.players.storyteller import ClipStoryteller
-from tests.players.conftest import vector_resources
+from tests.players.conftest import storyteller_opening, vector_resources
 
 
 def _true_rate(resources, view, unseen, card, clue, model, seed, n_deals=4000):
@@ -55,9 +55,7 @@ def _bias_toward_target(teller_options, trials=30, target=0.5):
     rules = RuleSet.edition("refresh-2021")
     toward = []
     for trial in range(trials):
-        state = new_game(rules, 5, list(resources.card_ids), np.random.default_rng(1000 + trial))
-        view = observe(state, state.storyteller)
-        unseen = unseen_cards(view, resources.card_ids)
+        _, view, unseen = storyteller_opening(resources, rules, 5, 1000 + trial)
         teller = ClipStoryteller(target_guess_rate=target, pair_clues=0, **teller_options)
         decision = teller.decide(view, resources, model, np.random.default_rng(trial),
                                  unseen=unseen)
@@ -94,9 +92,7 @@ def _points_overestimate(teller_options, trials=30):
     points = storyteller_points_by_finders(rules, 5, 4)
     errors = []
     for trial in range(trials):
-        state = new_game(rules, 5, list(resources.card_ids), np.random.default_rng(1000 + trial))
-        view = observe(state, state.storyteller)
-        unseen = unseen_cards(view, resources.card_ids)
+        _, view, unseen = storyteller_opening(resources, rules, 5, 1000 + trial)
         teller = ClipStoryteller(mode="expected_points", pair_clues=0, **teller_options)
         decision = teller.decide(view, resources, model, np.random.default_rng(trial),
                                  unseen=unseen)
@@ -300,10 +296,7 @@ def test_the_prediction_counts_the_second_vote(edition, n_players):
     rules = RuleSet.edition(edition)
     errors, extra = [], []
     for trial in range(30):
-        state = new_game(rules, n_players, list(resources.card_ids),
-                         np.random.default_rng(2000 + trial))
-        view = observe(state, state.storyteller)
-        unseen = unseen_cards(view, resources.card_ids)
+        _, view, unseen = storyteller_opening(resources, rules, n_players, 2000 + trial)
         decision = ClipStoryteller(pair_clues=0).decide(view, resources, model,
                                                         np.random.default_rng(trial),
                                                         unseen=unseen)

@@ -538,19 +538,16 @@ ONE_VOTE_DECISIONS = [
                           "rate", "points"), ONE_VOTE_DECISIONS)
 def test_editions_without_a_second_vote_decide_as_before(edition, n_players, overrides,
                                                          correlation, card, clue, rate, points):
-    from dixit_ai.rules import new_game, observe
-    from models.players.hand_inference import unseen_cards
     from models.players.storyteller import ClipStoryteller
-    from tests.players.conftest import vector_resources
+    from tests.players.conftest import storyteller_opening, vector_resources
 
     resources = vector_resources(n_cards=150, n_clues=120, seed=3)
     rules = RuleSet.edition(edition, **overrides)
-    state = new_game(rules, n_players, list(resources.card_ids), np.random.default_rng(7))
-    view = observe(state, state.storyteller)
+    _, view, unseen = storyteller_opening(resources, rules, n_players, 7)
     decision = ClipStoryteller(pair_clues=0, n_simulations=16, refine=8, refine_simulations=32,
                                sharp_shortlist=8, confirm_simulations=32).decide(
         view, resources, GuessModel(0.03, 0.2, correlation), np.random.default_rng(11),
-        unseen=unseen_cards(view, resources.card_ids))
+        unseen=unseen)
     assert (decision.card, decision.clue) == (card, clue)
     # The same float operations in the same order: equal to the last bit on one machine (a
     # relative 1e-12 leaves room for another CPU's vector exp, nothing for a model change).
