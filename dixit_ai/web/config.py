@@ -57,8 +57,8 @@ class WebError(Exception):
 # ---------------------------------------------------------------------- the host's offer
 
 
-DEFAULT_BOTS: tuple[str, ...] = ("random", "clip-greedy", "clip-expected", "clip-obvious",
-                                 "clip-cryptic", "party-embedding")
+DEFAULT_BOTS: tuple[str, ...] = ("random", "clip-greedy", "clip-sharp", "clip-expected",
+                                 "clip-obvious", "clip-cryptic", "party-embedding")
 """The bots a server offers when the host lists none: the default model's players (warmed from
 the shipped embeddings in seconds) and random; ``--bot NAME`` offers any other registry agent."""
 

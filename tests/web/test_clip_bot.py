@@ -62,3 +62,36 @@ def test_party_embedding_bots_play_a_party_table(app_factory: Callable[..., Test
     replay_record(record)
     assert record.header["agents"][1]["class"] == "PartyAgent" and not record.failures
     assert all(r.red_token is not None for r in record.rounds) and len(record.rounds) == 6
+
+
+def test_a_default_server_offers_the_odyssey_bot(app_factory: Callable[..., TestClient]) -> None:
+    # clip-sharp, offered by default, plays an Odyssey table as its registry entry says: its
+    # storyteller simulates sharp voters, its guessers cast second votes by fitted beliefs.
+    from dixit_ai.web.config import ServerConfig
+
+    if bot_problem("clip-sharp") is not None:
+        pytest.skip(str(bot_problem("clip-sharp")))
+    assert "clip-sharp" in ServerConfig().offered_bots()
+    spec = agent_spec("clip-sharp")
+    register_agent("clip-sharp-small", spec.entry_point, extra=spec.extra, overwrite=True,
+                   prepare=spec.prepare,
+                   **{**spec.kwargs, "vocabulary_size": 64, "n_simulations": 16})
+    client = app_factory(server=server_offering("clip-sharp-small", "random"))
+    made, ann = create(client, seats=4, edition="odyssey-2024",
+                       bots=["clip-sharp-small", "clip-sharp-small", "random"], score_limit=6,
+                       seed=5)
+    assert ann.send({"type": "start"}).status_code == 200
+    play_out([ann], timeout=120)
+    record = GameRecord.from_json(client.get(
+        f"/api/tables/{made['table_id']}/record.json").text)
+    replay_record(record)
+    assert not record.failures
+    for seat in (1, 2):
+        agent = record.header["agents"][seat]
+        assert agent["sharp_voters"] is True
+        assert agent["belief_temperature"] == spec.kwargs["belief_temperature"]
+    told = [r for r in record.rounds if r.storyteller in (1, 2)]
+    assert told and all(r.predicted_guess_rate is not None for r in told)
+    second_votes = [len(r.votes[seat]) == 2 for r in record.rounds for seat in (1, 2)
+                    if seat in r.votes]
+    assert any(second_votes)
