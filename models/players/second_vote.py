@@ -99,8 +99,9 @@ def check_second_vote(reach: float, n_voters: int, n_opponents: int, cards: int)
 
 
 class VoterReach:
-    """Per voter ``g``, the coefficients ``(a, b, b2)``, each ``(S, K)`` float32, of ``P_g = p_g
-    * (1 / (1 - a * o) + b * o / (1 - b2 * o))`` (``o = 1 - p_g``): ``a`` for the strongest decoy
+    """Per voter ``g``, the coefficients ``(a_bar, b, b2)``, each ``(S, K)`` float32, of ``P_g =
+    p_g * (1 / (1 - a * o) + b * o / (1 - b2 * o))`` (``o = 1 - p_g``, ``a_bar = 1 - a``,
+    :func:`reach_coefficients`): ``a`` for the strongest decoy
     ``g`` may vote for, ``b`` and ``b2`` for the others as equal decoys of the same total and sum
     of squares (the module docstring).
 
@@ -136,8 +137,15 @@ class VoterReach:
 
 def reach_coefficients(others: np.ndarray, top: np.ndarray, squares: np.ndarray, reach: float
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One voter's second-vote coefficients ``(a, b, b2)`` for :func:`either_vote`, each
+    """One voter's second-vote coefficients ``(a_bar, b, b2)`` for :func:`either_vote`, each
     float32 of ``others``' shape (the module docstring, "Second vote": independent voters).
+
+    ``a_bar`` is ``1 - a`` for the strongest decoy (``a = c v / R``), computed as ``(R - v + beta
+    v) / R``, a sum, never a difference: where the reach is within float32's precision of 1
+    (voters whose beliefs are many times broader than their reading, :func:`member_reach
+    <models.players.population_voters.member_reach>`: ``beta`` as small as ``1e-13``), ``1 - a
+    o`` would cancel to 0 where the decoy is far above the card; as ``p + a_bar o`` it keeps the
+    ``beta v`` that decides there.
 
     Args:
         others: The total weight ``R`` of the decoys the voter may vote for.
@@ -149,10 +157,16 @@ def reach_coefficients(others: np.ndarray, top: np.ndarray, squares: np.ndarray,
     rest = np.maximum(others - top, 0.0)
     rest_squares = np.maximum(squares - top * top, 0.0)
     equal = np.divide(rest_squares, rest, out=np.zeros_like(rest), where=rest > 0)  # v_e
-    a = (top * scale).astype(np.float32)
+    # v_e is at most their total and at most the top: rounding in rest and rest_squares (a
+    # rest many times lighter than the top) must not make it heavier, where 1 - b2 o, with a
+    # reach near 1, would fall to 0.
+    np.minimum(equal, np.minimum(rest, top), out=equal)
+    share = np.divide(top, others, out=np.zeros_like(others), where=others > 0)  # v / R
+    a_bar = (np.divide(rest, others, out=np.ones_like(others), where=others > 0)
+             + (1.0 - reach) * share).astype(np.float32)
     b = (rest * scale).astype(np.float32)
-    b2 = np.minimum((equal * scale).astype(np.float32), a)  # no stronger than the top
-    return a, b, b2
+    b2 = (equal * scale).astype(np.float32)
+    return a_bar, b, b2
 
 
 _CHUNK_ELEMENTS = 1 << 16
@@ -160,19 +174,20 @@ _CHUNK_ELEMENTS = 1 << 16
 time: a dozen passes over arrays that stay in the cache instead of over the whole search."""
 
 
-def either_vote(found: np.ndarray, odds: np.ndarray, a: np.ndarray, b: np.ndarray,
+def either_vote(found: np.ndarray, odds: np.ndarray, a_bar: np.ndarray, b: np.ndarray,
                  b2: np.ndarray) -> None:
-    """``found`` (a voter's chance by its first vote, ``(S, h, K)``) becomes its chance by either
-    vote and ``odds`` its complement, in place; ``a``, ``b``, ``b2``: ``(S, K)``
-    (:func:`reach_coefficients`). A few deals at a time (:data:`_CHUNK_ELEMENTS`)."""
+    """``found`` (a voter's chance ``p`` by its first vote, ``(S, h, K)``) becomes its chance by
+    either vote and ``odds`` (``o``, its complement) its complement, in place; ``a_bar``,
+    ``b``, ``b2``: ``(S, K)`` (:func:`reach_coefficients`). The strongest decoy's term ``p / (1
+    - a o)`` is taken as ``p / (p + a_bar o)``. A few deals at a time (:data:`_CHUNK_ELEMENTS`)."""
     step = max(1, _CHUNK_ELEMENTS // max(1, found[0].size))
     for start in range(0, len(found), step):
         part = slice(start, start + step)
         p, o = found[part], odds[part]
         first, second = _buffer("either-1", p.shape), _buffer("either-2", p.shape)
-        np.multiply(a[part, None, :], o, out=first)
-        np.subtract(1.0, first, out=first)
-        np.divide(p, first, out=first)                   # p / (1 - a o): the strongest decoy
+        np.multiply(a_bar[part, None, :], o, out=first)
+        np.add(p, first, out=first)
+        np.divide(p, first, out=first)                   # p / (p + a_bar o): the strongest decoy
         np.multiply(b2[part, None, :], o, out=second)
         np.subtract(1.0, second, out=second)
         np.multiply(b[part, None, :], o, out=o)

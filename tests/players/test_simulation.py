@@ -426,6 +426,35 @@ def test_second_vote_agrees_with_brute_force(points_by_finders, temperature, rea
         assert np.all(result.guess_rate > first.guess_rate + 0.01)
 
 
+@pytest.mark.parametrize("correlation", [1.0, 0.0, 0.4])
+def test_second_vote_of_beliefs_far_broader_than_the_reading_agrees_with_brute_force(
+        correlation):
+    """Voters reading the board at the fit's floor (0.001) and believing at 0.026: the margin is
+    26 log 3 logits, the reach within 4e-13 of 1 (float32 rounds it to 1). The board's cards
+    lie up to 0.08 apart in similarity, so decoys far beyond the margin (0.029) are common:
+    there the second vote must not reach."""
+    from models.players.population_voters import member_reach
+
+    rng = np.random.default_rng(3)
+    hand_sims = rng.uniform(0.2, 0.28, (2, 3))
+    pool_sims = rng.uniform(0.2, 0.28, (5, 3))
+    model = GuessModel(temperature=0.001, bias=-0.61, correlation=correlation)
+    reach = member_reach(2 / 3, 0.001, 0.026)
+    assert 0 < 1.0 - reach < 1e-12 and np.float32(reach) == 1.0
+    deals = np.asarray(list(itertools.permutations(range(5), 3))).reshape(-1, 3, 1)
+    points_by_finders = np.asarray([0.0, 3.0, 3.0, 0.0])
+    rate, points, success = two_vote_brute_force(hand_sims, pool_sims, deals, 1, model,
+                                                 points_by_finders, reach)
+    result = simulate(hand_sims, pool_sims, deals, n_voters=3, cards_per_guesser=1, model=model,
+                      points_by_finders=points_by_finders, second_vote=reach)
+    np.testing.assert_allclose(result.guess_rate, rate, rtol=1e-3, atol=2e-5)
+    np.testing.assert_allclose(result.expected_points, points, rtol=1e-3, atol=5e-5)
+    np.testing.assert_allclose(result.success_rate, success, rtol=1e-3, atol=2e-5)
+    always = two_vote_brute_force(hand_sims, pool_sims, deals, 1, model, points_by_finders,
+                                  1.0)[0]
+    assert np.abs(always - rate).max() > 0.05    # the margin decides somewhere on this board
+
+
 @pytest.mark.parametrize("correlation", [1.0, 0.0])
 def test_second_vote_of_three_players_with_two_decoys_each_agrees_with_brute_force(
         correlation):
