@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from dixit_ai.agents import Choice, Story
-from dixit_ai.rules import View
+from dixit_ai.rules import RuleSet, View
 from models.players import agent_minds, hand_inference
 from models.players.agent_minds import names_list, population_names
 from models.players.decoy import DecoyPicker
@@ -51,11 +51,17 @@ from models.players.guesser import ClipGuesser
 from models.players.hand_inference import HAND_ODDS_FLOOR as HAND_ODDS_FLOOR
 from models.players.panel_models import load_member_resources
 from models.players.policy import LinearCluePolicy
+from models.players.population import member_reach
 from models.players.resources import PlayerResources, single_threaded
+from models.players.second_vote import second_vote_reach
 from models.players.simulation import GuessModel, temperature_scale
 from models.players.storyteller import ClipStoryteller, Mode, StoryDecision
 from models.players.table_reading import TableBelief, read_table
 from models.players.teller_reading import StorytellerReader, load_reader
+
+ODYSSEY_REACH = second_vote_reach(RuleSet.edition("odyssey-2024"), 8)
+"""The second vote's reach with Odyssey's printed points (finder 3, single-vote bonus 1): the
+agent checks its beliefs against it when it is made (other points are checked as they are met)."""
 
 
 class ClipAgent:
@@ -135,9 +141,10 @@ class ClipAgent:
             agents the fit's floor, 0.001, since they vote for their most similar card), not
             how often their most similar card is the storyteller's: fitted to that
             (``scripts/fit_calibration.py`` prints it), beliefs are some 20 times softer
-            (0.019 on refresh-2021 games, 0.026 on odyssey-2024 ones).
-            Needs ``sharp_voters`` (the noisy simulation's second vote assumes beliefs at the
-            guess model's temperature).
+            (0.019 on refresh-2021 games, 0.026 on odyssey-2024 ones). The storyteller's
+            simulated guessers (copies, a population's members, sharp voters) cast the second
+            vote by the same beliefs. Refused where the noisy simulation cannot represent them:
+            more than 29 times its guess model's temperature (then use ``sharp_voters``).
         sharp_voters: The storyteller simulates its copies as sharp voters, each voting for
             its most similar card with no noise (:mod:`models.players.sharp_voters`), the guess
             model giving only the second vote's margin. For tables of deterministic clip
@@ -201,10 +208,11 @@ class ClipAgent:
         if belief_temperature is not None:
             belief_temperature = temperature_scale(belief_temperature,
                                                    f"{name}: belief_temperature")
-            if not sharp_voters:
-                raise ValueError(f"{name}: belief_temperature needs sharp_voters: true (the noisy "
-                                 "simulation's second vote assumes the guessers believe at the "
-                                 "guess model's temperature)")
+            if not sharp_voters:  # its simulation's copies read at the guess model's
+                try:              # temperature and believe at this one (Odyssey's points)
+                    member_reach(ODYSSEY_REACH, self.model.temperature, belief_temperature)
+                except ValueError as error:
+                    raise ValueError(f"{name}: belief_temperature: {error}") from None
         self.guesser = ClipGuesser(temperature=vote_temperature,
                                    belief_temperature=(self.model.temperature
                                                        if belief_temperature is None

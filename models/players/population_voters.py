@@ -29,6 +29,8 @@ sharper beliefs.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from models.players.population_deals import contiguous
@@ -59,15 +61,37 @@ def finds(logits: np.ndarray, log_card: np.ndarray) -> np.ndarray:
     return found
 
 
+MIN_MISS = 1e-14
+"""The smallest ``1 - reach`` :func:`member_reach` gives: the reach is a float64 near 1, so
+below this its complement, the ``beta`` that bounds the second vote's margin, keeps less than two
+significant digits (at ``1e-16`` it is 0, and the margin infinite)."""
+
+
 def member_reach(reach: float, temperature: float, belief_temperature: float | None) -> float:
     """The second vote's reach for a member whose guess model has ``temperature``, at a table
     whose guessers cast it by beliefs at ``belief_temperature`` (``None``: ``temperature``, then
     ``reach`` itself): ``1 - (1 - reach) ** (belief_temperature / temperature)`` (both at least
-    :data:`~models.players.simulation.MIN_TEMPERATURE`; this module's docstring, "Second vote")."""
-    if reach <= 0 or belief_temperature is None:
+    :data:`~models.players.simulation.MIN_TEMPERATURE`; this module's docstring, "Second vote").
+    A reach of 1 (no single-vote bonus: the second vote is always worth casting) stays 1.
+
+    Raises:
+        ValueError: the beliefs are so much broader than the reading that ``1 - reach`` would
+            fall below :data:`MIN_MISS` (for Odyssey's points, ``belief_temperature`` more than
+            29 times ``temperature``); the message names both and the way out (sharp voters).
+    """
+    if reach <= 0 or reach >= 1 or belief_temperature is None:
         return reach
-    exponent = max(belief_temperature, MIN_TEMPERATURE) / max(temperature, MIN_TEMPERATURE)
-    return 1.0 - (1.0 - reach) ** exponent
+    believed, reading = max(belief_temperature, MIN_TEMPERATURE), max(temperature, MIN_TEMPERATURE)
+    exponent = believed / reading
+    miss = (1.0 - reach) ** exponent
+    if miss < MIN_MISS:
+        limit = math.log(MIN_MISS) / math.log(1.0 - reach)
+        raise ValueError(f"beliefs at temperature {believed:g} are {exponent:.1f} times "
+                         f"broader than a reading at {reading:g}: the second vote's margin "
+                         f"({exponent * -math.log(1.0 - reach):.1f} logits) is past what the "
+                         f"noisy simulation represents (at most {limit:.1f} times here); "
+                         "simulate such voters as sharp voters (sharp_voters: true)")
+    return 1.0 - miss
 
 
 def either_vote_of(found: np.ndarray, weights: np.ndarray, reach: float) -> None:
@@ -75,11 +99,11 @@ def either_vote_of(found: np.ndarray, weights: np.ndarray, reach: float) -> None
     either vote, in place, as :func:`~models.players.simulation.simulate` counts an independent
     voter's (``reach_coefficients``, ``either_vote``): ``weights`` (``(n, G, K)``) are the
     board's decoys in the voter's own space, 0 for its own card (:func:`finds` leaves them)."""
-    a, b, b2 = reach_coefficients(weights.sum(axis=1), weights.max(axis=1),
-                                  np.einsum("ngk,ngk->nk", weights, weights), reach)
+    a_bar, b, b2 = reach_coefficients(weights.sum(axis=1), weights.max(axis=1),
+                                      np.einsum("ngk,ngk->nk", weights, weights), reach)
     odds = np.subtract(np.float32(1.0), found)
     np.maximum(odds, _FLOOR, out=odds)
-    either_vote(found, odds, a, b, b2)
+    either_vote(found, odds, a_bar, b, b2)
 
 
 class SharedReading:

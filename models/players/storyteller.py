@@ -39,7 +39,12 @@ import numpy as np
 
 from dixit_ai.rules import View, voting_seats
 from models.players.policy import LinearCluePolicy, candidate_features
-from models.players.population import PopulationResult, check_aim, simulate_population
+from models.players.population import (
+    PopulationResult,
+    check_aim,
+    member_reach,
+    simulate_population,
+)
 from models.players.resources import PlayerResources
 from models.players.sharp_voters import simulate_sharp
 from models.players.simulation import (
@@ -151,9 +156,13 @@ class ClipStoryteller:
             of deterministic clip guessers where the deal is nearly known (Odyssey at 12
             players); not with a population (its members' noise is fitted, not the floor's).
             The search then counts the second vote too (it costs little here).
-        belief_temperature: The temperature of the simulated guessers' beliefs, by which sharp
-            voters decide on the second vote (the agent's guesser's); ``None``: the guess
-            model's temperature.
+        belief_temperature: The temperature of the simulated guessers' beliefs, by which they
+            decide on the second vote (the agent's guesser's); ``None``: the guess model's
+            temperature. Sharp voters cast it within ``belief_temperature log(F / B)`` in
+            similarity; noisy copies and a population's members within that over their own
+            temperature in their logits (:func:`~models.players.population.member_reach`, which
+            refuses beliefs so much broader than a reading that the margin cannot be
+            represented).
     """
 
     mode: Mode = "target"
@@ -350,16 +359,20 @@ class ClipStoryteller:
                                            models=models, points_by_finders=points_by_finders,
                                            table_mix=self.table_mix, seats=seats,
                                            seat_bias=bias, second_vote=second_vote,
-                                           belief_temperature=model.temperature)
+                                           belief_temperature=believed)
             assert isinstance(hands, np.ndarray) and isinstance(pools, np.ndarray)
             if self.sharp_voters:
                 return simulate_sharp(hands, pools, deals, n_voters=n_voters,
                                       cards_per_guesser=view.cards_to_play,
                                       points_by_finders=points_by_finders,
                                       margin=sharp_margin if second_vote > 0 else 0.0)
+            # Copies read the board at the guess model's temperature and cast the second vote
+            # by their beliefs: a margin of (T_b / T) log(F / B) in their logits.
             return simulate(hands, pools, deals, n_voters=n_voters,
                             cards_per_guesser=view.cards_to_play, model=model,
-                            points_by_finders=points_by_finders, second_vote=second_vote)
+                            points_by_finders=points_by_finders,
+                            second_vote=member_reach(second_vote, model.temperature,
+                                                     self.belief_temperature))
 
         result = run(member_hands or hand_sims, member_pools or pool_sims, deals,
                      reach if self._search_counts_second_vote() else 0.0)

@@ -75,6 +75,8 @@ MODELS = [GuessModel(0.02, -0.2, 1.0), GuessModel(0.05, 0.0, 0.0), GuessModel(0.
               [2, 0, 1, 0, 0], [0, 0, 0, 0, 1]], None),   # threes and fours of it, not the table
     (2, 1.0, None, None),    # two voters reading one board
     (3, 0.5, None, 0.02),    # beliefs sharper than most members: smaller reaches
+    (3, 0.5, None, 0.5),     # beliefs 10 to 25 times broader: reaches within 1e-12 of 1
+    (7, 0.5, None, 0.5),
 ])
 def test_population_second_vote_agrees_with_literal_votes(n_opponents, table_mix, seats,
                                                           beliefs):
@@ -150,8 +152,11 @@ def test_population_editions_without_a_second_vote_decide_as_before(
     assert decision.expected_points == pytest.approx(points, rel=1e-12)
 
 
-@pytest.mark.parametrize(("edition", "n_players"), [("odyssey-2024", 4), ("odyssey-2011", 8)])
-def test_population_prediction_counts_the_second_vote(edition, n_players):
+@pytest.mark.parametrize(("edition", "n_players", "beliefs"), [
+    ("odyssey-2024", 4, None), ("odyssey-2011", 8, None),
+    ("odyssey-2024", 4, 0.3),   # the storyteller's guessers believe at their own temperature
+])
+def test_population_prediction_counts_the_second_vote(edition, n_players, beliefs):
     """A population storyteller's recorded prediction is unbiased against tables of its
     simulated minds (fresh deals, minds seated as its simulation seats them, literal two votes),
     a finder being anyone with either vote on the card. Before the population simulated the
@@ -166,7 +171,9 @@ def test_population_prediction_counts_the_second_vote(edition, n_players):
     rules = RuleSet.edition(edition)
     reach = second_vote_reach(rules, n_players)
     storyteller = ClipStoryteller(pair_clues=0, n_simulations=32, refine=8,
-                                  refine_simulations=64, table_mix=0.5)
+                                  refine_simulations=64, table_mix=0.5,
+                                  belief_temperature=beliefs)
+    believed = models[0].temperature if beliefs is None else beliefs
     errors, extra = [], []
     for trial in range(20):
         _, view, unseen = storyteller_opening(resources, rules, n_players, 3000 + trial)
@@ -178,8 +185,8 @@ def test_population_prediction_counts_the_second_vote(edition, n_players):
         hands = [m.clue_column(decision.clue)[m.rows([decision.card])][:, None] for m in members]
         pools = [m.clue_column(decision.clue)[m.rows(unseen)][:, None] for m in members]
         # The table's guessers cast the second vote by beliefs at the storyteller's model's
-        # temperature (a clip agent's guesser: its calibration's).
-        reaches = [member_reach(reach, m.temperature, models[0].temperature) for m in models]
+        # temperature (a clip agent's guesser: its calibration's), or at its own.
+        reaches = [member_reach(reach, m.temperature, believed) for m in models]
         either = _literal(hands, pools, deals, kinds, models, reaches, rng, draws=40)[0]
         first = _literal(hands, pools, deals, kinds, models, [1e-12] * 3, rng, draws=40)[0]
         errors.append(decision.guess_rate - float(either[0, 0]))
@@ -195,4 +202,9 @@ def test_member_reach_scales_the_margin_by_the_beliefs_over_the_members_temperat
     assert member_reach(REACH, 0.03, 0.03) == pytest.approx(REACH)
     assert member_reach(REACH, 0.06, 0.03) == pytest.approx(1.0 - (1.0 / 3.0) ** 0.5)
     assert member_reach(0.0, 0.06, 0.03) == 0.0
-    assert member_reach(REACH, 0.0001, 0.03) == pytest.approx(1.0 - (1.0 / 3.0) ** 30)
+    assert member_reach(REACH, 0.0001, 0.025) == pytest.approx(1.0 - (1.0 / 3.0) ** 25)
+    assert member_reach(1.0, 0.001, 0.05) == 1.0    # no single-vote bonus: always cast
+    # (1/3) ** 30 is 5e-15: as 1 - reach in a float64 it keeps one significant digit.
+    with pytest.raises(ValueError, match=r"^beliefs at temperature 0\.03 are 30\.0 times broader "
+                                         r"than a reading at 0\.001: .*at most 29\.3 times"):
+        member_reach(REACH, 0.0001, 0.03)

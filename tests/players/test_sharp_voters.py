@@ -239,11 +239,17 @@ def test_sharp_voters_cast_the_second_vote_by_their_belief_temperature():
         assert result.guess_rate[0, 0] == pytest.approx(finders / 11)
 
 
-def test_a_belief_temperature_is_refused_without_sharp_voters_or_when_not_a_temperature():
+def test_a_belief_temperature_is_refused_past_the_noisy_simulation_or_when_not_a_temperature():
     from models.players.agent import ClipAgent
 
-    with pytest.raises(ValueError, match="belief_temperature needs sharp_voters: true"):
-        ClipAgent(belief_temperature=0.02)
+    # The shipped guess model reads at 0.001: beliefs up to 29 times that are simulated by the
+    # noisy copies (and a population's members); past it, only sharp voters represent them.
+    assert ClipAgent(belief_temperature=0.0259).guesser.belief_temperature == 0.0259
+    with pytest.raises(ValueError, match=r"^clip: belief_temperature: beliefs at temperature "
+                                         r"0\.04 are 40\.0 times broader than a reading at 0\.001.*"
+                                         r"at most 29\.3 times.*sharp_voters: true"):
+        ClipAgent(belief_temperature=0.04)
+    assert ClipAgent(sharp_voters=True, belief_temperature=0.04).guesser.belief_temperature == 0.04
     for bad in (0, -0.1, math.inf, math.nan, True, "0.02"):
         with pytest.raises(ValueError, match="belief_temperature must be a positive finite"):
             ClipAgent(sharp_voters=True, belief_temperature=bad)

@@ -254,13 +254,14 @@ def test_the_unseen_pool_stays_exact_as_rounds_go_by(edition, n_players):
     assert tells == 4
 
 
-def _two_vote_table(resources, view, unseen, card, clue, model, rng, deals=400):
+def _two_vote_table(resources, view, unseen, card, clue, model, rng, deals=400, beliefs=None):
     """The chosen clue told at tables of guessers identical to the simulated ones, each round
     dealt afresh from the cards the storyteller has not seen (as the game deals them): every
     opponent plays its hand card most similar to the clue; the voters read the board once per
     round (a Gumbel draw on each card's logit, shared), vote for their top card and cast a second
     vote on their second as the clip guesser does (when the top leads it by less than
-    log(finder points / single-vote bonus)). Returns the mean over the rounds of the fraction of
+    log(finder points / single-vote bonus), times ``beliefs / model.temperature`` where they
+    believe at a temperature of their own). Returns the mean over the rounds of the fraction of
     voters who found the card with either vote, and with the first."""
     rules, n_players = view.rules, view.n_players
     hand = rules.hand_size_for(n_players)
@@ -272,6 +273,8 @@ def _two_vote_table(resources, view, unseen, card, clue, model, rng, deals=400):
                             axis=1) / model.temperature
     logits[:, 0] += model.bias
     margin = np.log(rules.finder_points / rules.single_vote_bonus)
+    if beliefs is not None:
+        margin *= beliefs / model.temperature
     utilities = logits + rng.gumbel(size=logits.shape)
     either, first = [], []
     for position in range(1, n_players):    # the voter who owns this board position
@@ -285,8 +288,11 @@ def _two_vote_table(resources, view, unseen, card, clue, model, rng, deals=400):
     return float(np.mean(either)), float(np.mean(first))
 
 
-@pytest.mark.parametrize(("edition", "n_players"), [("odyssey-2024", 4), ("odyssey-2011", 8)])
-def test_the_prediction_counts_the_second_vote(edition, n_players):
+@pytest.mark.parametrize(("edition", "n_players", "beliefs"), [
+    ("odyssey-2024", 4, None), ("odyssey-2011", 8, None),
+    ("odyssey-2024", 4, 0.3),   # guessers whose beliefs are 10 times broader than their reading
+])
+def test_the_prediction_counts_the_second_vote(edition, n_players, beliefs):
     """Odyssey: a guesser who found the card with either vote is a finder. The recorded
     prediction is unbiased against the rate observed at tables of guessers identical to the
     simulated ones, counting either vote (before the second vote was simulated, the prediction
@@ -297,11 +303,11 @@ def test_the_prediction_counts_the_second_vote(edition, n_players):
     errors, extra = [], []
     for trial in range(30):
         _, view, unseen = storyteller_opening(resources, rules, n_players, 2000 + trial)
-        decision = ClipStoryteller(pair_clues=0).decide(view, resources, model,
-                                                        np.random.default_rng(trial),
-                                                        unseen=unseen)
+        decision = ClipStoryteller(pair_clues=0, belief_temperature=beliefs).decide(
+            view, resources, model, np.random.default_rng(trial), unseen=unseen)
         either, first = _two_vote_table(resources, view, unseen, decision.card, decision.clue,
-                                        model, np.random.default_rng(7000 + trial))
+                                        model, np.random.default_rng(7000 + trial),
+                                        beliefs=beliefs)
         errors.append(decision.guess_rate - either)
         extra.append(either - first)
     errors = np.asarray(errors)
