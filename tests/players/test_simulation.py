@@ -398,6 +398,21 @@ def two_vote_brute_force(hand_sims, pool_sims, deals, cards, model, points_by_fi
     return rate, points, success
 
 
+def _three_voters_match_brute_force(hand_sims, pool_sims, model, points_by_finders, reach):
+    """Three voters, one decoy each, every deal of five unseen cards: simulate's guess rate,
+    points and success against brute force; returns simulate's result and the brute force's
+    rate."""
+    deals = np.asarray(list(itertools.permutations(range(5), 3))).reshape(-1, 3, 1)
+    rate, points, success = two_vote_brute_force(hand_sims, pool_sims, deals, 1, model,
+                                                 points_by_finders, reach)
+    result = simulate(hand_sims, pool_sims, deals, n_voters=3, cards_per_guesser=1, model=model,
+                      points_by_finders=points_by_finders, second_vote=reach)
+    np.testing.assert_allclose(result.guess_rate, rate, rtol=1e-3, atol=2e-5)
+    np.testing.assert_allclose(result.expected_points, points, rtol=1e-3, atol=5e-5)
+    np.testing.assert_allclose(result.success_rate, success, rtol=1e-3, atol=2e-5)
+    return result, rate
+
+
 @pytest.mark.parametrize("correlation", [1.0, 0.0, 0.4])
 @pytest.mark.parametrize(("points_by_finders", "temperature", "reach"), [
     (np.asarray([0.0, 3.0, 3.0, 0.0]), 0.1, 2 / 3),
@@ -411,14 +426,9 @@ def test_second_vote_agrees_with_brute_force(points_by_finders, temperature, rea
     hand_sims = rng.uniform(0.1, 0.5, (2, 2))
     pool_sims = rng.uniform(0.1, 0.5, (5, 2))
     model = GuessModel(temperature=temperature, bias=0.3, correlation=correlation)
+    result, _ = _three_voters_match_brute_force(hand_sims, pool_sims, model, points_by_finders,
+                                                reach)
     deals = np.asarray(list(itertools.permutations(range(5), 3))).reshape(-1, 3, 1)
-    rate, points, success = two_vote_brute_force(hand_sims, pool_sims, deals, 1, model,
-                                                 points_by_finders, reach)
-    result = simulate(hand_sims, pool_sims, deals, n_voters=3, cards_per_guesser=1, model=model,
-                      points_by_finders=points_by_finders, second_vote=reach)
-    np.testing.assert_allclose(result.guess_rate, rate, rtol=1e-3, atol=2e-5)
-    np.testing.assert_allclose(result.expected_points, points, rtol=1e-3, atol=5e-5)
-    np.testing.assert_allclose(result.success_rate, success, rtol=1e-3, atol=2e-5)
     first = simulate(hand_sims, pool_sims, deals, n_voters=3, cards_per_guesser=1, model=model,
                      points_by_finders=points_by_finders)
     assert np.all(result.guess_rate >= first.guess_rate - 1e-9)    # second votes find more
@@ -441,15 +451,10 @@ def test_second_vote_of_beliefs_far_broader_than_the_reading_agrees_with_brute_f
     model = GuessModel(temperature=0.001, bias=-0.61, correlation=correlation)
     reach = member_reach(2 / 3, 0.001, 0.026)
     assert 0 < 1.0 - reach < 1e-12 and np.float32(reach) == 1.0
-    deals = np.asarray(list(itertools.permutations(range(5), 3))).reshape(-1, 3, 1)
     points_by_finders = np.asarray([0.0, 3.0, 3.0, 0.0])
-    rate, points, success = two_vote_brute_force(hand_sims, pool_sims, deals, 1, model,
-                                                 points_by_finders, reach)
-    result = simulate(hand_sims, pool_sims, deals, n_voters=3, cards_per_guesser=1, model=model,
-                      points_by_finders=points_by_finders, second_vote=reach)
-    np.testing.assert_allclose(result.guess_rate, rate, rtol=1e-3, atol=2e-5)
-    np.testing.assert_allclose(result.expected_points, points, rtol=1e-3, atol=5e-5)
-    np.testing.assert_allclose(result.success_rate, success, rtol=1e-3, atol=2e-5)
+    _, rate = _three_voters_match_brute_force(hand_sims, pool_sims, model, points_by_finders,
+                                              reach)
+    deals = np.asarray(list(itertools.permutations(range(5), 3))).reshape(-1, 3, 1)
     always = two_vote_brute_force(hand_sims, pool_sims, deals, 1, model, points_by_finders,
                                   1.0)[0]
     assert np.abs(always - rate).max() > 0.05    # the margin decides somewhere on this board
