@@ -21,7 +21,7 @@ def run(python: str, *args: str, timeout: int = 600) -> str:
     result = subprocess.run([python, *args], cwd=ROOT, capture_output=True, text=True,
                             timeout=timeout, env={**os.environ, **THREADS})
     assert result.returncode == 0, result.stderr[-3000:]
-    return result.stdout
+    return result.stdout + result.stderr
 
 
 def test_sb3_maskable_ppo_recipe() -> None:
@@ -36,6 +36,9 @@ def test_tianshou_recipe() -> None:
     out = run(sys.executable, "examples/tianshou_dqn.py", "--epochs", "1", "--steps-per-epoch",
               "100", "--random-vectors")
     assert "Tianshou DQN (player_0)" in out and "best test return" in out
+    # Tianshou's warning about flattened multi-agent returns, said once and in our words.
+    assert "only 1D sequences" not in out
+    assert out.count("flatten the 4 players' returns (said once)") == 1
 
 
 def test_rllib_recipe_in_its_own_environment() -> None:
