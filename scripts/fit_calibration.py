@@ -38,6 +38,13 @@ the shipped population file is made.
         --agents clip-greedy panel-sibling panel-lite2-mpnet panel-lite1-minilm \
         panel-caption-reader --population default panel:sibling lite2-mpnet
     python scripts/fit_calibration.py --records web_games.jsonl --voters human --out human.json
+
+``--tellers human`` keeps only the rounds people told: the guess model then says how the voters
+vote on people's clues, and the beliefs line (every run prints it) says where a person's card
+lies among the board, as a belief temperature for a guesser that faces people
+(``belief_temperature``: in self-play the beliefs follow the bots' own storytellers).
+
+    python scripts/fit_calibration.py --records web_games.jsonl --tellers human
 """
 
 from __future__ import annotations
@@ -65,6 +72,7 @@ from models.players.calibration import (
     fit_correlation,
     fit_guess_model,
     fit_population,
+    human_tellers,
     human_voters,
     log_likelihood,
     observations_and_voters,
@@ -122,6 +130,9 @@ class Args:
     voters: str = field(default="all", metadata={
         "help": "whose votes are fitted: all, other-models (embedder differs from --embedder) "
                 "or human"})
+    tellers: str = field(default="all", metadata={
+        "help": "whose stories are fitted: all, or human (the rounds people told: how voters "
+                "vote on people's clues, and the beliefs about where a person's card lies)"})
     population: list[str] = field(default_factory=list, metadata={
         "help": "member embedders whose guess models are fitted to other models' votes"})
     population_out: str = field(default="", metadata={
@@ -167,6 +178,8 @@ def read_inputs(args: Args, overrides: dict[str, object]) -> Inputs:
     """
     if args.voters not in ("all", "other-models", "human"):
         raise ValueError(f"--voters must be all, other-models or human, not {args.voters!r}")
+    if args.tellers not in ("all", "human"):
+        raise ValueError(f"--tellers must be all or human, not {args.tellers!r}")
     check_at_least(args, (("play_games", 0), ("validate_games", 0), ("bins", 1),
                           ("iterations", 1)))
     if args.crossplay:
@@ -380,12 +393,15 @@ def main(argv: list[str] | None = None,
         records, [])
     voters = {"all": None, "human": human_voters,
               "other-models": other_model_voters(resources.fingerprint)}[args.voters]
+    tellers = human_tellers if args.tellers == "human" else None
     observations, voter_models = observations_and_voters(fit_records, resources.cards,
-                                                         resources.texts, voters)
+                                                         resources.texts, voters, tellers)
     if not observations:
         held_note = (f"{len(held_records)} odd game(s) held out, not fitted" if held_records
                      else "none held out")
-        message = (f"no votes to fit (--voters {args.voters}) in the {len(fit_records)} fitted "
+        whose = f"--voters {args.voters}" + (f", --tellers {args.tellers}"
+                                             if args.tellers != "all" else "")
+        message = (f"no votes to fit ({whose}) in the {len(fit_records)} fitted "
                    f"game(s) of {len(records)} ({held_note})")
         if run is None:  # only the records given were read: bad input, nothing written
             print(f"error: {message}", file=sys.stderr)
@@ -413,7 +429,8 @@ def main(argv: list[str] | None = None,
     summary = {
         "votes": len(observations), "rounds": sum(len(r.rounds) for r in records),
         "games": len(records), "fitted_games": len(fit_records),
-        "held_out_games": len(held_records), "voters": args.voters, VOTERS_KEY: voter_models,
+        "held_out_games": len(held_records), "voters": args.voters, "tellers": args.tellers,
+        VOTERS_KEY: voter_models,
         "embedder": resources.fingerprint, "deck": deck, "deck_fingerprint": deck_fingerprint,
         "inputs": inputs.files, **settings, "search": search, "warnings": bound_warnings,
         "fitted": {"temperature": model.temperature, "bias": model.bias,
@@ -426,8 +443,8 @@ def main(argv: list[str] | None = None,
     out = Path(args.out) if args.out else run / "guess_model.json"
     notes = {"embedder": resources.fingerprint, "votes": len(observations), "deck": deck,
              "deck_fingerprint": deck_fingerprint, "voters": args.voters,
-             VOTERS_KEY: voter_models, "inputs": inputs.files, **settings, "search": search,
-             "warnings": bound_warnings}
+             "tellers": args.tellers, VOTERS_KEY: voter_models, "inputs": inputs.files,
+             **settings, "search": search, "warnings": bound_warnings}
     model.save(out, **notes)
     if args.write_default:
         model.save(DEFAULT_CALIBRATION, **notes)
@@ -435,14 +452,15 @@ def main(argv: list[str] | None = None,
           f"on {len(observations)} votes; correlation {model.correlation:.2f} (rounds with 2 to "
           f"n-1 finders: {between['between_observed']:.0f} observed, "
           f"{between['between_independent']:.1f} if votes were independent); wrote {out}")
-    print(f"beliefs: the storyteller's card is the voter's most similar in "
+    told = " (rounds people told)" if args.tellers == "human" else ""
+    print(f"beliefs{told}: the storyteller's card is the voter's most similar in "
           f"{beliefs['top_card_right']:.3f} of votes; the temperature at which the voters' "
           f"similarities best predict it is {beliefs['temperature']:.4f} (a guesser's "
           f"belief_temperature; the votes' own temperature is {model.temperature:.4g})")
 
     if held_records:
         held = ece_by_voter(vote_predictions(held_records, resources.cards, resources.texts,
-                                             model, voters), args.bins)
+                                             model, voters, tellers), args.bins)
         summary["held_out_ece_by_voter"] = held
         print(f"held-out ECE of the fitted model ({len(held_records)} games), per guesser:")
         for name, cell in held.items():

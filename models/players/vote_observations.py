@@ -23,6 +23,7 @@ __all__ = [
     "RoundFilter",
     "VoteObservation",
     "VoterFilter",
+    "human_tellers",
     "human_voters",
     "is_human",
     "observations_and_voters",
@@ -90,6 +91,15 @@ def other_model_voters(fingerprint: str) -> VoterFilter:
 
 RoundFilter = Callable[[Any, Any, int], bool]
 """``keep(record, round_record, voter_seat) -> bool``: which (round, voter) votes to keep."""
+
+
+def human_tellers(record: Any, round_record: Any, seat: int) -> bool:
+    """Keep the votes of rounds a person told (:func:`is_human`): where a person's card lies
+    among the board, which a guesser's beliefs about people's stories are fitted to
+    (:func:`~models.players.calibration.fit_belief_temperature`)."""
+    agents = record.header.get("agents", [])
+    teller = round_record.storyteller
+    return teller < len(agents) and is_human(agents[teller])
 
 
 def unsimulated_voters(record: Any, round_record: Any, seat: int) -> bool:
@@ -180,9 +190,10 @@ def predictions_of(records: Iterable[Any]) -> tuple[list[float], list[float], li
 
 
 def vote_predictions(records: Iterable[Any], card_vectors: Any, text_vectors: Any,
-                     model: GuessModel, voters: VoterFilter | None = None
-                     ) -> list[tuple[float, float, str]]:
-    """``(P(the vote finds the card), whether it did, the voter's agent name)`` per vote.
+                     model: GuessModel, voters: VoterFilter | None = None,
+                     rounds: RoundFilter | None = None) -> list[tuple[float, float, str]]:
+    """``(P(the vote finds the card), whether it did, the voter's agent name)`` per vote (of
+    the ``voters`` and ``rounds`` kept, as :func:`vote_observations` keeps them).
 
     The probability is the guess model's on the recorded board (the voter's own cards
     excluded): what a storyteller with these similarities and this model predicts.
@@ -190,7 +201,8 @@ def vote_predictions(records: Iterable[Any], card_vectors: Any, text_vectors: An
     out = []
     for record in records:
         agents = record.header.get("agents", [])
-        for obs, seat in _observations_with_seats(record, card_vectors, text_vectors, voters):
+        for obs, seat in _observations_with_seats(record, card_vectors, text_vectors, voters,
+                                                  rounds):
             p = model.vote_probabilities(obs.sims, obs.storyteller_index)[obs.storyteller_index]
             name = str(agents[seat].get("name", "?")) if seat < len(agents) else "?"
             out.append((float(p), float(obs.chosen == obs.storyteller_index), name))

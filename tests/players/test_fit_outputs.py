@@ -393,3 +393,32 @@ def test_fit_calibration_on_a_full_disk_keeps_the_old_fit(tmp_path, played):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
     after = DEFAULT_CALIBRATION.read_bytes() if DEFAULT_CALIBRATION.exists() else None
     assert after == shipped
+
+
+def test_tellers_human_fits_the_rounds_people_told(tmp_path, played, capsys):
+    """``--tellers human``: only the rounds a person told are fitted, and the run says so; with
+    no such round it is bad input naming both filters; an unknown value is refused."""
+    assert train(["calibration", "--records", str(played), "--tellers", "robots",
+                  "--runs-dir", str(tmp_path / "runs")]) == 2
+    assert "--tellers must be all or human, not 'robots'" in capsys.readouterr().err
+    assert train(["calibration", "--records", str(played), "--tellers", "human",
+                  "--runs-dir", str(tmp_path / "runs")]) == 2
+    assert ("no votes to fit (--voters all, --tellers human) in the 1 fitted game(s) of 2"
+            in capsys.readouterr().err)
+    assert not (tmp_path / "runs").exists()
+    people = tmp_path / "people.jsonl"
+    lines = []
+    for line in played.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        record["header"]["agents"][1] = {"name": "human", "player": "Ann"}
+        lines.append(json.dumps(record))
+    people.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert train(["calibration", "--records", str(people), "--tellers", "human",
+                  "--runs-dir", str(tmp_path / "runs")]) == 0
+    out = capsys.readouterr().out
+    assert "beliefs (rounds people told): the storyteller's card is" in out
+    (run,) = (tmp_path / "runs").iterdir()
+    summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
+    told = sum(1 for line in lines[0:1] for r in json.loads(line)["rounds"]
+               if r["storyteller"] == 1 and r["votes"])
+    assert summary["tellers"] == "human" and 0 < summary["votes"] <= 3 * told

@@ -324,6 +324,52 @@ def test_human_calibration_recovers_a_different_model(tmp_path):
     assert agent.model.bias == pytest.approx(to_people.bias)
 
 
+def test_beliefs_fitted_to_the_stories_people_told(tmp_path):
+    """Synthetic "people" at seats 1 and 2 tell stories whose card lies among the board as
+    softmax(similarity / 0.03) says (plainer stories than the bots'); fitted on the rounds they
+    told (``human_tellers``), the belief temperature finds them, and the bots' rounds do not."""
+    from models.players.calibration import as_found, fit_belief_temperature, human_tellers
+
+    space = related_spaces(1, seed=8)[0]
+    ids = list(space.card_ids)
+    rng = np.random.default_rng(9)
+
+    def people_tell(record: object) -> object:
+        for rnd in record.rounds:  # type: ignore[attr-defined]
+            if rnd.storyteller not in (1, 2):
+                continue
+            sims = space.clue_similarities(rnd.clue, list(rnd.board))
+            weights = np.exp((sims - sims.max()) / 0.03)
+            new = int(rng.choice(len(sims), p=weights / weights.sum()))
+            old = rnd.board.index(rnd.storyteller_card)
+            owners = list(rnd.board_owner)
+            # The seat whose card was drawn swaps with the storyteller; its vote goes, since its
+            # own card moved: every vote kept sees the draw as a softmax over its legal cards.
+            if owners[new] != rnd.storyteller:
+                rnd.votes.pop(owners[new], None)
+            owners[old], owners[new] = owners[new], owners[old]
+            rnd.board_owner = owners
+            rnd.storyteller_card = rnd.board[new]
+        agents = record.header["agents"]  # type: ignore[attr-defined]
+        for seat in (1, 2):
+            agents[seat] = {"name": "human", "player": f"person {seat}"}
+        return record
+
+    players = [ClipAgent(name=f"bot{k}", deck=space, **SMALL) for k in range(5)]
+    records = [people_tell(play_game(players, edition="refresh-2021", deck=ids, seed=s))
+               for s in range(24)]   # each round's draw is one: some 70 rounds people told
+    people = vote_observations(records, space.cards, space.texts, rounds=human_tellers)
+    bots = vote_observations(records, space.cards, space.texts,
+                             rounds=lambda r, rnd, seat: not human_tellers(r, rnd, seat))
+    assert len(people) > 300 and len(bots) > 300
+    to_people = fit_belief_temperature(people)
+    to_bots = fit_belief_temperature(bots)
+    assert 0.018 < to_people < 0.045, to_people
+    assert to_bots > 2 * to_people, (to_bots, to_people)
+    assert (log_likelihood(as_found(people), to_people, 0.0)
+            > log_likelihood(as_found(people), to_bots, 0.0))
+
+
 def test_other_model_voters_skip_the_members_own_seats():
     spaces = related_spaces(2, seed=7)
     ids = list(spaces[0].card_ids)
