@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -276,36 +277,47 @@ def test_found_rates_of_every_candidate_match_the_played_story():
                         out["found"][name] / out["seen"][name])
 
 
+PEOPLE = (1, 2)
+
+
+def games_with_people(space: PlayerResources, n_games: int, change_round: Any) -> list[Any]:
+    """``n_games`` refresh-2021 games of five bots on ``space``, each round changed by
+    ``change_round(round)`` and the seats :data:`PEOPLE` marked as people (as web tables
+    record them)."""
+    players = [ClipAgent(name=f"bot{k}", deck=space, **SMALL) for k in range(5)]
+    records = []
+    for seed in range(n_games):
+        record = play_game(players, edition="refresh-2021", deck=list(space.card_ids), seed=seed)
+        for rnd in record.rounds:
+            change_round(rnd)
+        for seat in PEOPLE:
+            record.header["agents"][seat] = {"name": "human", "player": f"person {seat}"}
+        records.append(record)
+    return records
+
+
 def test_human_calibration_recovers_a_different_model(tmp_path):
     """Synthetic "people": their votes come from another space with a known softmax; fitting
     to them beats the guess model fitted to the bots' own votes, on held-out games."""
     spaces = related_spaces(2, seed=5, noise=0.4)
     mine, theirs = spaces
-    ids = list(mine.card_ids)
     rng = np.random.default_rng(6)
+    truth = GuessModel(0.05, 1.0)
 
-    def people_like(record: object) -> object:
-        """Replace seats 1 and 2's votes by votes drawn from ``theirs`` at temperature 0.05
-        with a bias of +1 towards the storyteller's card, and mark them as people."""
-        truth = GuessModel(0.05, 1.0)
-        for rnd in record.rounds:  # type: ignore[attr-defined]
-            target = rnd.board.index(rnd.storyteller_card)
-            sims = theirs.clue_similarities(rnd.clue, list(rnd.board))
-            for seat in (1, 2):
-                if seat == rnd.storyteller or seat not in rnd.votes:
-                    continue
-                legal = [i for i, o in enumerate(rnd.board_owner) if o != seat]
-                p = truth.vote_probabilities(sims[legal], legal.index(target)
-                                             if target in legal else None)
-                rnd.votes[seat] = [legal[int(rng.choice(len(legal), p=p))]]
-        agents = record.header["agents"]  # type: ignore[attr-defined]
-        for seat in (1, 2):
-            agents[seat] = {"name": "human", "player": f"person {seat}"}
-        return record
+    def people_vote(rnd: Any) -> None:
+        """The people's votes drawn from ``theirs`` at temperature 0.05 with a bias of +1
+        towards the storyteller's card."""
+        target = rnd.board.index(rnd.storyteller_card)
+        sims = theirs.clue_similarities(rnd.clue, list(rnd.board))
+        for seat in PEOPLE:
+            if seat == rnd.storyteller or seat not in rnd.votes:
+                continue
+            legal = [i for i, o in enumerate(rnd.board_owner) if o != seat]
+            p = truth.vote_probabilities(sims[legal], legal.index(target)
+                                         if target in legal else None)
+            rnd.votes[seat] = [legal[int(rng.choice(len(legal), p=p))]]
 
-    players = [ClipAgent(name=f"bot{k}", deck=mine, **SMALL) for k in range(5)]
-    records = [people_like(play_game(players, edition="refresh-2021", deck=ids, seed=s))
-               for s in range(6)]
+    records = games_with_people(mine, 6, people_vote)
     fit, held = records[0::2], records[1::2]
     people = vote_observations(fit, mine.cards, mine.texts, human_voters)
     bots = vote_observations(fit, mine.cards, mine.texts,
@@ -331,33 +343,25 @@ def test_beliefs_fitted_to_the_stories_people_told(tmp_path):
     from models.players.calibration import as_found, fit_belief_temperature, human_tellers
 
     space = related_spaces(1, seed=8)[0]
-    ids = list(space.card_ids)
     rng = np.random.default_rng(9)
 
-    def people_tell(record: object) -> object:
-        for rnd in record.rounds:  # type: ignore[attr-defined]
-            if rnd.storyteller not in (1, 2):
-                continue
-            sims = space.clue_similarities(rnd.clue, list(rnd.board))
-            weights = np.exp((sims - sims.max()) / 0.03)
-            new = int(rng.choice(len(sims), p=weights / weights.sum()))
-            old = rnd.board.index(rnd.storyteller_card)
-            owners = list(rnd.board_owner)
-            # The seat whose card was drawn swaps with the storyteller; its vote goes, since its
-            # own card moved: every vote kept sees the draw as a softmax over its legal cards.
-            if owners[new] != rnd.storyteller:
-                rnd.votes.pop(owners[new], None)
-            owners[old], owners[new] = owners[new], owners[old]
-            rnd.board_owner = owners
-            rnd.storyteller_card = rnd.board[new]
-        agents = record.header["agents"]  # type: ignore[attr-defined]
-        for seat in (1, 2):
-            agents[seat] = {"name": "human", "player": f"person {seat}"}
-        return record
+    def people_tell(rnd: Any) -> None:
+        if rnd.storyteller not in PEOPLE:
+            return
+        sims = space.clue_similarities(rnd.clue, list(rnd.board))
+        weights = np.exp((sims - sims.max()) / 0.03)
+        new = int(rng.choice(len(sims), p=weights / weights.sum()))
+        old = rnd.board.index(rnd.storyteller_card)
+        owners = list(rnd.board_owner)
+        # The seat whose card was drawn swaps with the storyteller; its vote goes, since its own
+        # card moved: every vote kept sees the draw as a softmax over its legal cards.
+        if owners[new] != rnd.storyteller:
+            rnd.votes.pop(owners[new], None)
+        owners[old], owners[new] = owners[new], owners[old]
+        rnd.board_owner = owners
+        rnd.storyteller_card = rnd.board[new]
 
-    players = [ClipAgent(name=f"bot{k}", deck=space, **SMALL) for k in range(5)]
-    records = [people_tell(play_game(players, edition="refresh-2021", deck=ids, seed=s))
-               for s in range(24)]   # each round's draw is one: some 70 rounds people told
+    records = games_with_people(space, 24, people_tell)  # some 70 rounds people told
     people = vote_observations(records, space.cards, space.texts, rounds=human_tellers)
     bots = vote_observations(records, space.cards, space.texts,
                              rounds=lambda r, rnd, seat: not human_tellers(r, rnd, seat))
