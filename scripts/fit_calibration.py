@@ -93,6 +93,7 @@ from models.players.experiments import play_table
 from models.players.guess_files import DEFAULT_CALIBRATION
 from models.players.panel_models import load_member_resources, refuse_ground_truth
 from models.players.population_fit import DEFAULT_POPULATION_FILE
+from models.players.records_deck import load_deck_fingerprint, records_deck
 from models.players.simulation import MIN_TEMPERATURE, VOTERS_KEY, GuessModel
 
 TEMPERATURE_SEARCH = (MIN_TEMPERATURE, 1.0)
@@ -208,7 +209,8 @@ def read_inputs(args: Args, overrides: dict[str, object]) -> Inputs:
         by_file.append((str(path), found))
     if not args.crossplay and not records and not args.play_games:
         raise ValueError("no records: give --records FILE or --play-games N")
-    deck, fingerprint = records_deck(by_file, args) if records else (None, None)
+    deck, fingerprint = (records_deck(by_file, args.deck, played=bool(args.play_games))
+                         if records else (None, None))
     return Inputs(records, files, deck, fingerprint)
 
 
@@ -236,68 +238,6 @@ def new_run(args: Args, started: float) -> Path:
     """Make the run's own folder, ``RUNS_DIR/fit_calibration__SEED__TIME`` (``TIME``: the second
     ``started``; ``-2``, ``-3``, ... when a run started in the same second has the name)."""
     return new_run_dir(args.runs_dir, "fit_calibration", args.seed, now=started)
-
-
-def _deck_label(entry: dict[str, Any]) -> str:
-    fingerprint = entry.get("fingerprint")
-    name = entry.get("spec") or entry.get("name") or "an unnamed deck"
-    return f"{name} (fingerprint {str(fingerprint)[:12]})" if fingerprint else str(name)
-
-
-def records_deck(by_file: list[tuple[str, list[GameRecord]]], args: Args
-                 ) -> tuple[str, str | None]:
-    """The one deck the records were played with: its spec and fingerprint. The games played
-    here (``--play-games``, ``--deck``) must be of it too.
-
-    Every vote is scored on this deck's cards: a record of another deck would be read with the
-    wrong card ids.
-
-    Raises:
-        ValueError: records of more than one deck (naming each deck and its files), a record
-            without a deck, a deck given as card ids that ``--deck`` does not match, or a spec
-            that no longer loads to the recorded deck.
-    """
-    from dixit_ai.decks import load_deck
-
-    decks: dict[str, tuple[dict[str, Any], list[str]]] = {}
-    for path, found in by_file:
-        for record in found:
-            entry = record.header.get("deck")
-            if not isinstance(entry, dict) or not (entry.get("fingerprint") or entry.get("spec")):
-                raise ValueError(f"--records {path}: a record (seed {record.header.get('seed')}) "
-                                 "does not say which deck it was played with")
-            key = str(entry.get("fingerprint") or entry.get("spec"))
-            files = decks.setdefault(key, (entry, []))[1]
-            if path not in files:
-                files.append(path)
-    if args.play_games:
-        try:
-            played = load_deck(args.deck)
-        except (ValueError, OSError) as error:
-            raise ValueError(f"--deck {args.deck}: {error}") from None
-        entry = {"spec": played.source, "fingerprint": played.fingerprint}
-        decks.setdefault(played.fingerprint, (entry, []))[1].append(
-            f"--play-games (--deck {args.deck})")
-    if len(decks) > 1:
-        listed = "; ".join(f"{_deck_label(entry)} in {', '.join(files)}"
-                           for entry, files in decks.values())
-        raise ValueError(f"the records are of {len(decks)} decks: {listed}. A guess model is "
-                         "fitted on one deck's cards: give the records of one deck (fit each "
-                         "deck separately)")
-    ((entry, files),) = decks.values()
-    fingerprint = entry.get("fingerprint")
-    spec = entry.get("spec") or args.deck
-    try:
-        loaded = load_deck(spec)
-    except (ValueError, OSError) as error:
-        raise ValueError(f"--records {files[0]}: the records' deck {spec} does not load: "
-                         f"{error}") from None
-    if fingerprint and loaded.fingerprint != fingerprint:
-        how = ("the records name no deck spec (card ids), and --deck " if not entry.get("spec")
-               else "the deck spec ")
-        raise ValueError(f"--records {', '.join(files)}: {how}{spec} is deck "
-                         f"{loaded.fingerprint[:12]}, not the recorded {fingerprint[:12]}")
-    return spec, fingerprint
 
 
 def belief_figures(observations: list[Any]) -> dict[str, float]:
@@ -518,13 +458,6 @@ def main(argv: list[str] | None = None,
     write_json(run / "summary.json", summary)
     print(f"run folder: {run}")
     return 0
-
-
-def load_deck_fingerprint(spec: str) -> str:
-    """The fingerprint of the deck ``spec`` loads (the games played here)."""
-    from dixit_ai.decks import load_deck
-
-    return load_deck(spec).fingerprint
 
 
 def _crossplay(args: Args, run: Path, overrides: dict[str, object]) -> int:
