@@ -96,10 +96,9 @@ RoundFilter = Callable[[Any, Any, int], bool]
 def human_tellers(record: Any, round_record: Any, seat: int) -> bool:
     """Keep the votes of rounds a person told (:func:`is_human`): where a person's card lies
     among the board, which a guesser's beliefs about people's stories are fitted to
-    (:func:`~models.players.calibration.fit_belief_temperature`)."""
-    agents = record.header.get("agents", [])
-    teller = round_record.storyteller
-    return teller < len(agents) and is_human(agents[teller])
+    (:func:`~models.players.calibration.fit_belief_temperature`): the storyteller's seat as
+    :func:`human_voters` reads a voter's."""
+    return human_voters(record, round_record.storyteller)
 
 
 def unsimulated_voters(record: Any, round_record: Any, seat: int) -> bool:
