@@ -45,7 +45,8 @@ from dixit_ai.tournament import (
     run_tournament,
 )
 from dixit_ai.tournament.config import split_names
-from dixit_ai.tournament.run import MAX_STALL_AFTER, STALL_REPORT_AFTER, run_failures
+from dixit_ai.tournament.folder import run_failures
+from dixit_ai.tournament.run import MAX_STALL_AFTER, STALL_REPORT_AFTER
 from dixit_ai.tournament.runner import BACKENDS, MAX_STUCK_DECISIONS, MAX_WORKERS
 from dixit_ai.tournament.schedule import balance_period
 from dixit_ai.tournament.store import on_failure_chosen as stored_choice

@@ -9,7 +9,7 @@ import weakref
 
 from dixit_ai.records import GameRecord
 from dixit_ai.tournament import analysis, run_tournament
-from dixit_ai.tournament.run import analyse_folder, load_run_records
+from dixit_ai.tournament.folder import analyse_folder, load_run_records
 from tests.tournament.helpers import random_config
 
 QUICK = {"progress": False, "n_resamples": 50, "rating_resamples": 5}

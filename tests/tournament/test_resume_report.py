@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from dixit_ai.tournament import run_tournament
-from dixit_ai.tournament.run import analyse_folder
+from dixit_ai.tournament.folder import analyse_folder
 from tests.tournament.helpers import random_config
 
 ROOT = Path(__file__).resolve().parents[2]

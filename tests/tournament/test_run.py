@@ -406,7 +406,7 @@ def test_a_record_whose_totals_contradict_its_rounds_is_refused(change, match, r
     to [33, ...] moved the leaderboard, without a word (only dixit-ai replay saw it). A record's
     totals are now checked against its own rounds, for an analysis and a resume alike."""
     from dixit_ai.jsonl import RecordFileError
-    from dixit_ai.tournament.run import analyse_folder
+    from dixit_ai.tournament.folder import analyse_folder
 
     lines = (reference / "games.jsonl").read_text().splitlines()
     record = json.loads(lines[1])
