@@ -46,8 +46,9 @@ from dixit_ai.tournament import (
 )
 from dixit_ai.tournament.config import split_names
 from dixit_ai.tournament.folder import run_failures
+from dixit_ai.tournament.player import MAX_STUCK_DECISIONS
 from dixit_ai.tournament.run import MAX_STALL_AFTER, STALL_REPORT_AFTER
-from dixit_ai.tournament.runner import BACKENDS, MAX_STUCK_DECISIONS, MAX_WORKERS
+from dixit_ai.tournament.runner import BACKENDS, MAX_WORKERS
 from dixit_ai.tournament.schedule import balance_period
 from dixit_ai.tournament.store import on_failure_chosen as stored_choice
 from dixit_ai.tournament.store import read_config

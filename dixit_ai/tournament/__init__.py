@@ -24,9 +24,10 @@ from dixit_ai.tournament.analysis import (
 )
 from dixit_ai.tournament.config import AgentEntry, TournamentConfig, load_config
 from dixit_ai.tournament.folder import analyse_folder, load_run_records
+from dixit_ai.tournament.player import GamePlayer
 from dixit_ai.tournament.report import print_leaderboard, write_report
 from dixit_ai.tournament.run import TournamentRun, run_tournament
-from dixit_ai.tournament.runner import GamePlayer, play_games
+from dixit_ai.tournament.runner import play_games
 from dixit_ai.tournament.schedule import ScheduledGame, make_schedule
 from dixit_ai.tournament.store import ResumeError, read_games
 

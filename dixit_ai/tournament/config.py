@@ -118,7 +118,7 @@ class TournamentConfig:
             error ``"DecisionTimeout"`` and handled by ``on_failure``; the hung instance is
             set aside (the seat's later decisions in that game fail at once) and a new one
             is made for the next game; an entrant with
-            :data:`~dixit_ai.tournament.runner.MAX_STUCK_DECISIONS` decisions still running
+            :data:`~dixit_ai.tournament.player.MAX_STUCK_DECISIONS` decisions still running
             past the limit fails its decisions at once until one ends. Off by default: a
             limit makes a game's record depend on the machine's speed and load, where
             otherwise the seed alone decides it.

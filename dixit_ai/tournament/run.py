@@ -28,7 +28,8 @@ from dixit_ai.tournament.analysis import (
 from dixit_ai.tournament.config import TournamentConfig, check_seconds
 from dixit_ai.tournament.deck_check import check_run_deck, deck_identity, read_run_deck
 from dixit_ai.tournament.folder import analyse_folder, bootstrap_settings
-from dixit_ai.tournament.runner import Backend, GamePlayer, InPlay, check_backend, play_games
+from dixit_ai.tournament.player import GamePlayer, InPlay
+from dixit_ai.tournament.runner import Backend, check_backend, play_games
 from dixit_ai.tournament.store import (
     GAMES_FILE,
     GamesWriter,

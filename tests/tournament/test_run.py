@@ -307,7 +307,7 @@ def test_the_package_imports_no_model_code():
 
 def test_agents_that_read_a_deck_get_the_tournaments_deck():
     from dixit_ai.agents import register_agent
-    from dixit_ai.tournament.runner import GamePlayer
+    from dixit_ai.tournament.player import GamePlayer
 
     register_agent("tournament-deck-reader", "tests.test_play:_DeckReader", overwrite=True,
                    deck="dream")

@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from dixit_ai.records import GameRecord
-from dixit_ai.tournament import run_tournament, runner
+from dixit_ai.tournament import player, run_tournament
 from tests.tournament import sleeping_agent
 from tests.tournament.helpers import random_config
 
@@ -38,12 +38,12 @@ def test_decisions_stuck_past_the_limit_are_bounded_per_entrant(sleeper, tmp_pat
     # Each game's hung vote() used to leave one more thread running (it cannot be stopped),
     # without bound (20 games: 13 threads). Now an entrant with MAX_STUCK_DECISIONS decisions
     # still running is set aside: its decisions fail at once, recorded, with no new thread.
-    games = runner.MAX_STUCK_DECISIONS + 5
+    games = player.MAX_STUCK_DECISIONS + 5
     config = random_config(agents=("random", sleeper, "b=random"), players=3, games=games,
                            max_rounds=2, decision_timeout=0.05)  # the sleeper votes in each
     run = run_tournament(config, out=tmp_path / "runs", workers=1, report=False, **QUICK)
     assert run.played == games
-    assert len(_stuck_threads()) == runner.MAX_STUCK_DECISIONS
+    assert len(_stuck_threads()) == player.MAX_STUCK_DECISIONS
     records = [GameRecord.from_json(line)
                for line in (run.folder / "games.jsonl").read_text().splitlines()]
     assert all(record.failures for record in records)
@@ -51,20 +51,20 @@ def test_decisions_stuck_past_the_limit_are_bounded_per_entrant(sleeper, tmp_pat
                for record in records for failure in record.failures)
     first = [record.failures[0].reason for record in records]  # in schedule order
     timed_out = ["took longer than the decision limit" in reason for reason in first]
-    assert timed_out == [True] * runner.MAX_STUCK_DECISIONS + [False] * 5
-    set_aside = first[runner.MAX_STUCK_DECISIONS]
-    assert (f"{LABEL}: {runner.MAX_STUCK_DECISIONS} of its decisions that passed the decision "
+    assert timed_out == [True] * player.MAX_STUCK_DECISIONS + [False] * 5
+    set_aside = first[player.MAX_STUCK_DECISIONS]
+    assert (f"{LABEL}: {player.MAX_STUCK_DECISIONS} of its decisions that passed the decision "
             f"limit of 0.05 s are still running in this process") in set_aside
     assert "fails at once" in set_aside
 
 
 def test_a_stuck_decision_that_ends_frees_its_place(sleeper, tmp_path):
     config = random_config(agents=("random", sleeper, "b=random"), players=3,
-                           games=runner.MAX_STUCK_DECISIONS, max_rounds=2, decision_timeout=0.05)
+                           games=player.MAX_STUCK_DECISIONS, max_rounds=2, decision_timeout=0.05)
     run_tournament(config, out=tmp_path / "runs", workers=1, report=False, **QUICK)
     # the count is the process's: a second run of the entrant starts no more threads
     run_tournament(config, out=tmp_path / "more", workers=1, report=False, **QUICK)
-    assert len(_stuck_threads()) == runner.MAX_STUCK_DECISIONS
+    assert len(_stuck_threads()) == player.MAX_STUCK_DECISIONS
     sleeping_agent.WAKE.set()
     for thread in _stuck_threads():
         thread.join(5)
@@ -75,7 +75,7 @@ def test_a_stuck_decision_that_ends_frees_its_place(sleeper, tmp_path):
                for line in (run.folder / "games.jsonl").read_text().splitlines()]
     assert all("took longer than the decision limit" in record.failures[0].reason
                for record in records)
-    assert len(_stuck_threads()) == runner.MAX_STUCK_DECISIONS
+    assert len(_stuck_threads()) == player.MAX_STUCK_DECISIONS
 
 
 @pytest.mark.parametrize("after", [0, -1, float("nan"), float("inf")])
