@@ -218,7 +218,7 @@ def summarize(record: GameRecord) -> GameSummary:
     culprit = _aborting_failure(record) if record.status == "aborted" else None
     rules = json.dumps(record.header.get("rules", {}), sort_keys=True)
     return GameSummary(
-        game=game, deal=_deal_key(record), status=record.status,
+        game=game, deal=deal_key(record), status=record.status,
         ruleset=f"{record.header.get('edition')} {rules}",
         labels=tuple(seat_labels(record)), n_players=record.n_players,
         final_scores=tuple(record.final_scores),
@@ -242,7 +242,8 @@ def _order_key(position: int, game: GameSummary) -> tuple[int, int]:
     return (position, position) if game.game is None else (game.game, position)
 
 
-def _deal_key(record: GameRecord) -> tuple[str, int]:
+def deal_key(record: GameRecord) -> tuple[str, int]:
+    """The bootstrap's item of ``record``: its tournament deal, else its seed."""
     info = record.header.get("tournament")
     if isinstance(info, dict) and isinstance(info.get("deal"), int):
         return ("deal", info["deal"])
