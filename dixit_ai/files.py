@@ -6,11 +6,16 @@ synced to disk, given the permissions a plain ``open(path, "w")`` would give (``
 process's umask; :func:`tempfile.mkstemp` alone makes it owner-only), and only then renamed over
 ``path`` (:func:`os.replace`, atomic on one file system). Anything that goes wrong inside the
 block (an error, Ctrl-C, a full disk) removes the temporary file and leaves ``path`` as it was.
+A ``path`` that is a symbolic link is written through: the file it points to is replaced and the
+link kept, as ``open(path, "w")`` would do. A ``path`` that is not a regular file (a named pipe,
+a device such as ``/dev/stdout``) is refused, never replaced.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -34,16 +39,21 @@ def atomic_writer(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO[
     """A handle to write ``path`` in full; the file appears only when the block ends cleanly.
 
     Args:
-        path: The file to write or replace; missing parent folders are created.
+        path: The file to write or replace (through a symbolic link, the file it points to);
+            missing parent folders are created.
         mode: ``"w"`` (text, UTF-8, newlines as written) or ``"wb"`` (bytes).
 
     Raises:
         ValueError: Another mode.
-        OSError: The folder or the file cannot be written (nothing is changed).
+        OSError: The folder or the file cannot be written, or ``path`` is not a regular file
+            (nothing is changed).
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_writer writes whole files: mode 'w' or 'wb', not {mode!r}")
-    target = Path(path)
+    target = Path(os.path.realpath(path))  # a link is written through, not replaced
+    problem = not_a_regular_file(target)
+    if problem:
+        raise OSError(errno.EINVAL, f"{path}: {problem}; give the name of a file")
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
@@ -58,6 +68,25 @@ def atomic_writer(path: str | os.PathLike[str], mode: str = "w") -> Iterator[IO[
     except BaseException:
         Path(name).unlink(missing_ok=True)
         raise
+
+
+def not_a_regular_file(path: str | os.PathLike[str]) -> str | None:
+    """What ``path`` is when it exists and is neither a regular file nor a link to one (``"a
+    named pipe"``, ``"a device"``, ...), which a file written whole must not replace; else
+    ``None`` (a regular file, or nothing there yet)."""
+    try:
+        kind = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(kind):
+        return None
+    if stat.S_ISDIR(kind):
+        return "a folder"
+    if stat.S_ISFIFO(kind):
+        return "a named pipe, not a regular file"
+    if stat.S_ISCHR(kind) or stat.S_ISBLK(kind):
+        return "a device, not a regular file"
+    return "not a regular file"
 
 
 def read_utf8(path: str | os.PathLike[str]) -> str:

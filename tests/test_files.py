@@ -7,7 +7,7 @@ import stat
 
 import pytest
 
-from dixit_ai.files import _FILE_MODE, atomic_writer
+from dixit_ai.files import _FILE_MODE, atomic_writer, not_a_regular_file
 from dixit_ai.records import GameRecord, write_records
 
 
@@ -70,3 +70,49 @@ def test_write_records_leaves_the_old_file_when_a_record_is_refused(tmp_path, mo
 
 
 GameRecord_to_json = GameRecord.to_json
+
+
+def test_a_link_is_written_through_and_kept(tmp_path):
+    """Replacing the link itself would leave its target stale and the link a plain file."""
+    (tmp_path / "real").mkdir()
+    real = tmp_path / "real" / "target.jsonl"
+    real.write_text("old\n")
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(real)
+    with atomic_writer(link) as handle:
+        handle.write("new\n")
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert real.read_text() == "new\n"
+    assert sorted(os.listdir(tmp_path / "real")) == ["target.jsonl"]
+    dangling = tmp_path / "dangling.jsonl"
+    dangling.symlink_to(tmp_path / "real" / "later.jsonl")
+    with atomic_writer(dangling) as handle:
+        handle.write("made\n")
+    assert dangling.is_symlink() and (tmp_path / "real" / "later.jsonl").read_text() == "made\n"
+
+
+def test_a_pipe_or_a_device_is_refused_never_replaced(tmp_path):
+    pipe = tmp_path / "pipe.jsonl"
+    os.mkfifo(pipe)
+    with pytest.raises(OSError, match=f"{pipe}: a named pipe, not a regular file"):
+        with atomic_writer(pipe) as handle:
+            handle.write("x")
+    assert stat.S_ISFIFO(os.stat(pipe).st_mode) and os.listdir(tmp_path) == ["pipe.jsonl"]
+    # a device is refused the same way (not written to here: a regression would replace it)
+    assert not_a_regular_file("/dev/null") == "a device, not a regular file"
+    assert not_a_regular_file(tmp_path) == "a folder"
+    assert not_a_regular_file(tmp_path / "nothing") is None
+
+
+def test_an_output_option_naming_a_pipe_is_bad_input(tmp_path):
+    from dixit_ai.cli import main
+
+    pipe = tmp_path / "pipe.jsonl"
+    os.mkfifo(pipe)
+    assert main(["simulate", "--games", "1", "--no-progress", "--out", str(pipe)]) == 2
+    assert os.listdir(tmp_path) == ["pipe.jsonl"] and stat.S_ISFIFO(os.stat(pipe).st_mode)
+    real = tmp_path / "games.jsonl"
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(real)
+    assert main(["simulate", "--games", "1", "--no-progress", "--out", str(link)]) == 0
+    assert link.is_symlink() and len(real.read_text().splitlines()) == 1

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
+from dixit_ai.files import not_a_regular_file
+
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -190,11 +192,17 @@ def check_out_file(path: Path, option: str = "--out") -> None:
         option: The option that named it, for the message.
 
     Raises:
-        ValueError: ``path`` is a folder, its folder does not exist, or either is not writable.
+        ValueError: ``path`` is a folder or not a regular file (a pipe, a device), its folder
+            does not exist, or either is not writable.
     """
-    folder = path.parent
     if path.is_dir():
         raise ValueError(f"{option} {path} is a folder; give the name of a file")
+    problem = not_a_regular_file(path)
+    if problem:
+        raise ValueError(f"{option} {path}: {problem}; give the name of a file")
+    if path.is_symlink():  # written through: the file it points to must be writable
+        path = Path(os.path.realpath(path))
+    folder = path.parent
     if not folder.is_dir():
         raise ValueError(f"{option} {path}: the folder {folder} does not exist")
     if not os.access(folder, os.W_OK | os.X_OK) or (path.exists()
