@@ -144,16 +144,16 @@ class TournamentRun:
 
 
 def check_ready(config: TournamentConfig) -> Deck:
-    """Validate ``config``, its agents' keyword arguments and its deck before any game (no
-    model is loaded, nothing is written).
+    """Validate ``config``, its agents (each made once, with its keyword arguments) and its deck
+    before any game (no model is loaded, nothing is written).
 
     Returns:
         The deck, loaded.
 
     Raises:
         ValueError: see :meth:`TournamentConfig.validate`; a keyword argument an agent does not
-            take (see :func:`~dixit_ai.agents.check_agent_arguments`); or a deck too small for
-            the table.
+            take (see :func:`~dixit_ai.agents.check_agent_arguments`) or a value its constructor
+            refuses; or a deck too small for the table.
         ImportError: an agent needs an optional dependency that is not installed.
     """
     config.validate()
@@ -187,29 +187,25 @@ def check_ready(config: TournamentConfig) -> Deck:
                 f"{config.deck!r} ({what} against {game}): it would be shown other cards than "
                 "the game's under the same ids; leave the entry's deck out (every agent that "
                 "reads a deck gets the tournament's)")
-    _check_http_entrants(config)
+    _check_entrants(config)
     return deck
 
 
-HTTP_AGENT = "dixit_ai.agents.http_agent:HttpAgent"
-"""The entry point of agents served over HTTP: cheap to make (no request is sent, no model
-loaded), so a tournament makes them before anything to check their settings."""
-
-
-def _check_http_entrants(config: TournamentConfig) -> None:
-    """Make the HTTP entrants once, all together, and drop them: what their constructor refuses
-    (a bad timeout, a key over plain http, two entrants on one endpoint asking different
-    concurrency limits) is refused before the run folder is made, naming the entry.
+def _check_entrants(config: TournamentConfig) -> None:
+    """Make every entrant once, all together, and drop them: what a constructor refuses (a
+    value out of its range, an HTTP agent's bad timeout or key over plain http, two entrants on
+    one endpoint asking different concurrency limits) is refused before the run folder is made,
+    naming the entry. A constructor loads no model (the registry's agents load theirs at their
+    first decision, or at :meth:`~dixit_ai.tournament.player.GamePlayer.warm_up`), so this
+    is cheap.
 
     Raises:
         ValueError: the entry and its constructor's reason.
     """
-    from dixit_ai.agents import agent_spec, make_agent_for_deck
+    from dixit_ai.agents import make_agent_for_deck
 
     made = []  # kept until every entrant is made: an endpoint's limit is held while one lives
     for entry in config.agents:
-        if agent_spec(entry.agent).entry_point != HTTP_AGENT:
-            continue
         try:
             made.append(make_agent_for_deck(entry.agent, config.deck, **entry.kwargs))
         except (ValueError, TypeError) as error:

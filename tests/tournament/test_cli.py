@@ -107,6 +107,8 @@ def test_errors_are_one_clear_line(tmp_path, capsys):
      "entry 'b': agent 'random' (dixit_ai.agents.random_agent:RandomAgent) takes no keyword "
      "argument 'nope'; it takes: second_vote_rate, pass_rate, name"),
     ("name: 5\nagents: [random, b=random]", "'name' must be text, not 5"),
+    ("agents: [random, {label: b, agent: random, kwargs: {second_vote_rate: 5}}]",
+     "entry 'b': second_vote_rate must be in [0, 1], not 5"),
 ])
 def test_a_bad_tournament_file_is_one_clear_line_and_writes_nothing(text, message, tmp_path,
                                                                      capsys):

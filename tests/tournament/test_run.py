@@ -191,12 +191,16 @@ def test_bad_configs_are_refused_before_any_game(changes, match, tmp_path):
     assert not list(tmp_path.iterdir())  # no run folder made
 
 
-def test_an_agent_that_cannot_be_made_fails_the_run_with_its_error(tmp_path):
+def test_a_value_an_agent_refuses_is_refused_before_anything(tmp_path):
+    """Its constructor refuses it: a run folder made first would hold a run that no --resume
+    could ever play."""
     bad = {"label": "bad", "agent": "random", "kwargs": {"second_vote_rate": 2.0}}
     config = random_config(agents=("random", bad))
     for workers in (1, 2):
-        with pytest.raises(ValueError, match=r"second_vote_rate must be in \[0, 1\]"):
+        with pytest.raises(ValueError,
+                           match=r"entry 'bad': second_vote_rate must be in \[0, 1\]"):
             run_tournament(config, out=tmp_path / str(workers), workers=workers, **QUICK)
+    assert not list(tmp_path.iterdir())  # no run folder made
 
 
 def test_a_keyword_an_agent_does_not_take_is_refused_before_anything(reference, tmp_path):
