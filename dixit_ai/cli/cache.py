@@ -4,7 +4,9 @@ The cache root is ``$DIXIT_AI_CACHE_DIR``, else ``$XDG_CACHE_HOME/dixit-ai``, el
 ``~/.cache/dixit-ai``; rendered decks live under ``decks/``, embeddings under ``embeddings/`` and
 the text towers reassembled from their PyPI parts (mpnet, about 420 MB) under ``towers/``.
 ``clear`` prints the bytes it really freed; anything it could not remove is named, and the exit
-status is then 1. This command needs neither torch nor the models extra.
+status is then 1. It removes only the entries dixit-ai names as its own (``CACHE_ENTRY`` in
+:mod:`dixit_ai.decks.cache`): anything else in those folders is left, and named. This command
+needs neither torch nor the models extra.
 """
 
 from __future__ import annotations
@@ -91,7 +93,7 @@ def match_fingerprint(given: str, embeddings: Any) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``dixit-ai cache info`` or ``dixit-ai cache clear``; returns the exit status."""
-    from dixit_ai.decks.cache import cache_root_chosen, remove_tree
+    from dixit_ai.decks.cache import cache_root_chosen, clear_part
     from models.cache import EmbeddingCache
 
     root, chosen_by = cache_root_chosen()
@@ -140,9 +142,14 @@ def run(args: argparse.Namespace) -> int:
         parts = [args.only] if args.only else list(PARTS)
         for part in parts:
             folder = root / part
-            freed, left = remove_tree(folder)
-            failures += left
+            freed, failed, left = clear_part(folder)
+            failures += failed
             print(f"cleared {part}: {_human(freed)} ({folder})")
+            if left:
+                shown = ", ".join(str(path) for path in left[:5])
+                more = f", ... ({len(left)} in all)" if len(left) > 5 else ""
+                print(f"dixit-ai cache: left {len(left)} item(s) that are not dixit-ai's cache "
+                      f"entries: {shown}{more}", file=sys.stderr)
     return _report_failures(failures)
 
 

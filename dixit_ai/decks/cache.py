@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -165,6 +166,48 @@ def remove_tree(path: Path) -> tuple[int, list[tuple[Path, OSError]]]:
                 rmdir(item)
     rmdir(path)
     return freed, failures
+
+
+CACHE_ENTRY = re.compile(r"\.?[A-Za-z0-9][A-Za-z0-9_.+-]*-[0-9a-f]{12,64}(\.lock)?|\..+\.tmp")
+"""The names dixit-ai gives the entries of a cache part (``decks/``, ``embeddings/``,
+``towers/``): a name ending in a hex key (``dream-seed0-2c0e...``, ``default-64db...``,
+``all-mpnet-base-v2-eb8d...``), its lock file (``.NAME.lock``), or a staging file or folder
+(``.NAME....tmp``)."""
+
+
+def clear_part(folder: Path) -> tuple[int, list[tuple[Path, OSError]], list[Path]]:
+    """Remove the cache entries in one part folder of the cache (see :data:`CACHE_ENTRY`), and
+    the folder once it is empty; anything else in it is left where it is.
+
+    The cache root is the user's to choose (``$DIXIT_AI_CACHE_DIR``): it may be a project
+    folder with a ``decks/`` of the user's own, and emptying the cache must never remove it.
+
+    Returns:
+        The bytes freed, what could not be removed with why (:func:`remove_tree`), and the
+        entries left because dixit-ai does not name its entries so.
+    """
+    if folder.is_symlink() or not folder.is_dir():
+        return (0, [], [folder]) if folder.exists() or folder.is_symlink() else (0, [], [])
+    freed, failures, left = 0, [], []
+    try:
+        entries = sorted(folder.iterdir())
+    except OSError as error:
+        return 0, [(folder, error)], []
+    for entry in entries:
+        if not CACHE_ENTRY.fullmatch(entry.name):
+            left.append(entry)
+            continue
+        size, failed = remove_tree(entry)
+        freed += size
+        failures += failed
+    if not left and not failures:
+        try:
+            folder.rmdir()
+        except FileNotFoundError:
+            pass
+        except OSError as error:
+            failures.append((folder, error))
+    return freed, failures, left
 
 
 def _warn_unwritable(path: Path, error: OSError) -> None:
