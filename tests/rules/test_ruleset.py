@@ -97,6 +97,10 @@ def test_player_counts_refused(edition: str, n_players: int, overrides: dict[str
         ("odyssey-2011", {"mode": "solo"}, "'standard', 'party'"),
         ("refresh-2021", {"score_limit": None}, "never end"),
         ("refresh-2021", {"score_limit": 0}, r"score_limit must be None or an int >= 1, not 0"),
+        ("refresh-2021", {"score_limit": 1001},
+         r"^score_limit must be at most 1,000, not 1001: a game to more points than that never "
+         r"ends in practice"),
+        ("odyssey-2011", {"rounds_per_player": 101}, r"^rounds_per_player must be at most 100"),
         ("refresh-2021", {"hand_size": 0}, r"hand_size must be an int >= 1, not 0"),
         ("refresh-2021", {"hand_size": 6.0}, r"hand_size must be an int >= 1, not 6.0"),
         ("refresh-2021", {"storyteller_points": -1}, r"storyteller_points must be an int >= 0"),
