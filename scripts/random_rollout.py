@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 from collections import defaultdict
 
+from dixit_ai.decks.dream import MAX_DREAM_SIZE
 from envs import dixit_v0
 
 
@@ -36,6 +37,9 @@ def main() -> None:
         count = args.deck.removeprefix("ids:")
         if not count.isdigit():
             parser.error(f"--deck ids:N needs a whole number of cards, not {count!r}")
+        if int(count) > MAX_DREAM_SIZE:
+            parser.error(f"--deck ids:N takes at most {MAX_DREAM_SIZE:,} cards (as a dream deck "
+                         f"does), not {int(count):,}")
         deck = list(range(int(count)))
 
     try:  # bad input (edition, players, deck) is refused here, with the rules' message

@@ -30,6 +30,8 @@ def test_random_rollout() -> None:
     (["--edition", "nope"], "unknown edition 'nope'"),
     (["--deck", "nosuch"], "unknown deck spec 'nosuch'"),
     (["--deck", "ids:x"], "--deck ids:N needs a whole number of cards, not 'x'"),
+    (["--deck", "ids:100000001"],
+     "--deck ids:N takes at most 100,000 cards (as a dream deck does), not 100,000,001"),
     (["--max-rounds", "0"], "--max-rounds must be at least 1, not 0")])
 def test_random_rollout_refuses_bad_arguments(bad: list[str], message: str) -> None:
     result = subprocess.run([sys.executable, "scripts/random_rollout.py", *bad], cwd=ROOT,
