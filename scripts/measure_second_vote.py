@@ -7,10 +7,10 @@ recorded prediction (``predicted_guess_rate``) with the observed guess
 rate, the fraction of voters who found the storyteller's card with *either* vote (as the rules
 count a finder); the first-vote rate is printed beside it. Prints the mean difference (predicted
 minus observed) with a 95% interval over games (rounds of one game are not independent draws),
-per configuration; ``--json`` also writes the figures.
+per configuration; ``--json`` also writes the figures (into a folder that exists: none is made).
 
     python scripts/measure_second_vote.py
-    python scripts/measure_second_vote.py --games 40 --json runs/second_vote.json
+    python scripts/measure_second_vote.py --games 40 --json second_vote.json
     python scripts/measure_second_vote.py --storyteller clip-expected --games 40
     python scripts/measure_second_vote.py --agent clip-sharp --tables odyssey-2024:12
     python scripts/measure_second_vote.py --smoke
@@ -32,8 +32,16 @@ import numpy as np
 
 from dixit_ai import play_game
 from dixit_ai.agents import make_agent
+from dixit_ai.cli.common import check_out_file
 from dixit_ai.match import game_seeds
-from models.players.cli import apply_smoke, check_at_least, parse_args, parse_tables
+from models.players.cli import (
+    apply_smoke,
+    check_at_least,
+    check_deck_option,
+    is_clip_player,
+    parse_args,
+    parse_tables,
+)
 
 TABLES = "odyssey-2024:4,odyssey-2011:8,odyssey-2024:12"
 """The (edition, players) measured by default: a second vote at 4 players (2024), from 7 (2011),
@@ -122,19 +130,51 @@ def measure(args: Args) -> dict[str, Any]:
     return figures
 
 
+def check_args(args: Args) -> None:
+    """Refuse settings the run cannot use, before any game is played or anything written.
+
+    Raises:
+        ValueError: ``--games`` below 1 or ``--seed`` below 0; a ``--tables`` entry that is not
+            a table of its edition; an ``--agent`` or ``--storyteller`` that is not registered,
+            or not a clip player (the storyteller measured is a clip player's: its recorded
+            prediction); a ``--deck`` that does not load; a ``--json`` file that cannot be
+            written (its folder missing, or a folder named). The message names the flag.
+    """
+    from dixit_ai.agents.registry import check_agent_arguments
+
+    check_at_least(args, (("games", 1), ("seed", 0)))
+    parse_tables(args.tables)
+    check_deck_option(args.deck)
+    if args.json:
+        check_out_file(Path(args.json), "--json")
+    for flag, name in (("--agent", args.agent), ("--storyteller", args.storyteller)):
+        if flag == "--storyteller" and not name:
+            continue
+        try:
+            clip = is_clip_player(name)
+        except ValueError as error:
+            raise ValueError(f"{flag}: {error}") from None
+        if not clip:
+            raise ValueError(f"{flag} {name} is not a clip player: this script measures the "
+                             "predicted guess rate of clip agents' storytellers (clip-greedy, "
+                             "clip-expected, clip-sharp, ...)")
+        try:  # its code imported and its keywords checked; no model loaded
+            check_agent_arguments(name, {"deck": args.deck})
+        except (ValueError, ImportError) as error:
+            raise ValueError(f"{flag} {name}: {error}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(Args, argv, __doc__.split("\n\n")[0])
     if args.smoke:
         apply_smoke(args, SMOKE)
     try:
-        check_at_least(args, (("games", 1), ("seed", 0)))
-        parse_tables(args.tables)
+        check_args(args)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     figures = measure(args)
     if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
     return 0
 

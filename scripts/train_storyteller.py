@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import sys
 import time
 from collections.abc import Callable
@@ -259,12 +260,24 @@ def main(argv: list[str] | None = None,
                "is not distinguishable from")
     summary["verdict"] = f"the learned policy {verdict} {args.baseline}"
     write_json(run / "summary.json", summary)
-    print(f"held-out ({int(both.sum())} games): learned {summary['learned_points_per_tell']:.3f} "
-          f"vs {args.baseline} {summary['heuristic_points_per_tell']:.3f} points per storytelling "
-          f"turn; difference {summary['difference']:+.3f}, 95% CI {summary['difference_ci95']}: "
-          f"{summary['verdict']}")
+    print(summary_line(summary))
     print(f"run folder: {run}")
     return 0
+
+
+def summary_line(summary: dict[str, Any]) -> str:
+    """The held-out result as printed: points per storytelling turn to 3 decimals, as
+    :class:`dixit_ai.reporting.Interval` prints them, the difference's 95% interval too (``n/a``
+    where there is none: fewer than two games); ``summary.json`` keeps the full values."""
+    ci = summary["difference_ci95"]
+    shown = ("n/a" if ci is None or any(math.isnan(v) for v in ci)
+             else f"[{ci[0]:.3f}, {ci[1]:.3f}]")
+    difference = summary["difference"]
+    told = "n/a" if math.isnan(difference) else f"{difference:+.3f}"
+    return (f"held-out ({summary['eval_games']} games): learned "
+            f"{summary['learned_points_per_tell']:.3f} vs {summary['heuristic']} "
+            f"{summary['heuristic_points_per_tell']:.3f} points per storytelling turn; "
+            f"difference {told}, 95% CI {shown}: {summary['verdict']}")
 
 
 def run_settings(args: Args, overrides: dict[str, object]) -> dict[str, Any]:

@@ -10,7 +10,6 @@ import pytest
 
 from dixit_ai.cli import main
 
-
 FP = "default-64db98694c1089516cd43c76899936a4d9a467d1"
 TOWER = "all-mpnet-base-v2-eb8d12eec2a0"
 
