@@ -1,4 +1,5 @@
-"""Writing a file so that a failure never leaves it half-written, for every layer above the rules.
+"""Writing a file so that a failure never leaves it half-written, and reading the files people
+write (UTF-8 text, YAML settings) strictly, for every layer above the rules.
 
 :func:`atomic_writer` is the one way the project replaces a file it may already hold (records,
 reports, fits, caches): the bytes go to a temporary file in the same folder, which is flushed and
@@ -101,3 +102,45 @@ def read_utf8(path: str | os.PathLike[str]) -> str:
     except UnicodeDecodeError as error:
         raise ValueError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})"
                          ) from None
+
+
+def read_yaml(path: str | os.PathLike[str]) -> Any:
+    """The data of the YAML file ``path`` (settings people write: tournaments, agents, bench
+    configs), read strictly: UTF-8 text, and a key given twice in one mapping is refused (YAML
+    would keep the last silently, so ``players: 3`` then ``players: 4`` played 4).
+
+    Raises:
+        FileNotFoundError: no such file (the message names it).
+        OSError: it cannot be read.
+        ValueError: not UTF-8 text, not valid YAML, or a key given twice; the message names the
+            file (and the line).
+    """
+    import importlib
+
+    yaml = importlib.import_module("yaml")  # PyYAML, a core dependency, ships no type stubs
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{path}: no such file")
+    text = read_utf8(path)
+
+    class StrictLoader(yaml.SafeLoader):  # type: ignore[misc,name-defined]
+        """SafeLoader, refusing a key given twice in one mapping."""
+
+    def mapping(loader: Any, node: Any, deep: bool = False) -> Any:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = loader.construct_object(key_node, deep=deep)
+            try:
+                line = seen.get(key)
+            except TypeError:  # an unhashable key: SafeLoader refuses it below
+                continue
+            if line is not None:
+                raise ValueError(f"{path}, line {key_node.start_mark.line + 1}: the key {key!r} "
+                                 f"is given twice (first on line {line}); give it once")
+            seen[key] = key_node.start_mark.line + 1
+        return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
+
+    StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    try:
+        return yaml.load(text, Loader=StrictLoader)  # a SafeLoader: no object is built
+    except yaml.YAMLError as error:
+        raise ValueError(f"{path}: not valid YAML: {error}") from None

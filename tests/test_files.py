@@ -116,3 +116,47 @@ def test_an_output_option_naming_a_pipe_is_bad_input(tmp_path):
     link.symlink_to(real)
     assert main(["simulate", "--games", "1", "--no-progress", "--out", str(link)]) == 0
     assert link.is_symlink() and len(real.read_text().splitlines()) == 1
+
+
+def test_read_yaml_refuses_a_key_given_twice_and_names_the_lines(tmp_path):
+    from dixit_ai.files import read_yaml
+
+    path = tmp_path / "t.yaml"
+    path.write_text("players: 3\nagents: [random, b=random]\nplayers: 4\n")
+    with pytest.raises(ValueError, match=rf"^{path}, line 3: the key 'players' is given twice "
+                                         r"\(first on line 1\); give it once$"):
+        read_yaml(path)
+    path.write_text("agents:\n  - {label: a, agent: random, label: b}\n")
+    with pytest.raises(ValueError, match="line 2: the key 'label' is given twice"):
+        read_yaml(path)
+    path.write_text("players: 3\nrules: {score_limit: 10}\n")
+    assert read_yaml(path) == {"players": 3, "rules": {"score_limit": 10}}
+
+
+def test_read_yaml_names_the_file_it_cannot_read(tmp_path):
+    from dixit_ai.files import read_yaml
+
+    with pytest.raises(FileNotFoundError, match=rf"^{tmp_path / 'none.yaml'}: no such file$"):
+        read_yaml(tmp_path / "none.yaml")
+    latin = tmp_path / "latin.yaml"
+    latin.write_bytes(b"name: caf\xe9\n")
+    with pytest.raises(ValueError, match=rf"^{latin}: not UTF-8 text"):
+        read_yaml(latin)
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("agents: [random\n")
+    with pytest.raises(ValueError, match=rf"^{broken}: not valid YAML"):
+        read_yaml(broken)
+
+
+def test_a_tournament_file_with_a_key_given_twice_is_bad_input(tmp_path, capsys):
+    from dixit_ai.cli import main
+
+    path = tmp_path / "t.yaml"
+    path.write_text("agents: [random, b=random]\nplayers: 3\ngames: 2\nplayers: 4\n")
+    out = tmp_path / "runs"
+    assert main(["tournament", "--config", str(path), "--out", str(out), "--no-progress"]) == 2
+    assert "line 4: the key 'players' is given twice" in capsys.readouterr().err
+    assert not out.exists()
+    path.write_bytes(b"agents: [random, b=random]\nname: caf\xe9\n")
+    assert main(["tournament", "--config", str(path), "--out", str(out), "--no-progress"]) == 2
+    assert f"{path}: not UTF-8 text" in capsys.readouterr().err

@@ -201,11 +201,13 @@ _FILE_KEYS = frozenset({"name", "entry_point", "description", "extra", "kwargs",
 def _read_agent_file(path: Path) -> AgentSpec:
     """The entry the agent YAML file ``path`` describes, checked but not registered
     (``ValueError`` naming the file, as :func:`load_agent_configs` says)."""
-    yaml = importlib.import_module("yaml")  # PyYAML (a core dependency) ships no type stubs
+    from dixit_ai.files import read_yaml
+
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
-        raise ValueError(f"{path}: cannot be read as an agent file ({error})") from None
+        data = read_yaml(path)
+    except (OSError, ValueError) as error:
+        reason = str(error).removeprefix(f"{path}: ").removeprefix(f"{path}, ")
+        raise ValueError(f"{path}: cannot be read as an agent file ({reason})") from None
     if not isinstance(data, dict) or "name" not in data or "entry_point" not in data:
         raise ValueError(f"{path}: an agent file needs at least 'name' and 'entry_point'")
     unknown = sorted(map(str, set(data) - _FILE_KEYS))

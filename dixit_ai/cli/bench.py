@@ -132,9 +132,9 @@ def default_name(models: Any) -> str:
 
 
 def _named_in(path: Path) -> bool:
-    import yaml
+    from dixit_ai.files import read_yaml
 
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data = read_yaml(path)
     return isinstance(data, dict) and bool(data.get("name"))
 
 

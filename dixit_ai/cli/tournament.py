@@ -255,9 +255,9 @@ def failure_policy_chosen(args: argparse.Namespace) -> bool:
     if args.resume is not None:
         return stored_choice(args.resume)
     if args.config is not None:
-        import yaml
+        from dixit_ai.files import read_yaml
 
-        data = yaml.safe_load(Path(args.config).read_text(encoding="utf-8"))
+        data = read_yaml(args.config)
         return isinstance(data, dict) and data.get("on_failure") is not None
     return False
 

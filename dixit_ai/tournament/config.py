@@ -28,11 +28,9 @@ mapping, to enter it with different settings::
 
 from __future__ import annotations
 
-import importlib
 import os
 import unicodedata
 from dataclasses import dataclass, field, fields, replace
-from pathlib import Path
 from typing import Any, Literal
 
 from dixit_ai.agents import agent_spec
@@ -325,16 +323,13 @@ def load_config(path: str | os.PathLike[str]) -> TournamentConfig:
     """Read a tournament YAML file.
 
     Raises:
-        ValueError: the file is not a tournament config (the message names it).
-        OSError: it cannot be read.
+        ValueError: the file is not a tournament config: not UTF-8 YAML, a key given twice, or
+            settings that are not a tournament's (the message names it).
+        OSError: it cannot be read (no such file: the message names it).
     """
-    yaml = importlib.import_module("yaml")  # PyYAML, a core dependency, ships no stubs
-    text = Path(path).read_text(encoding="utf-8")
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise ValueError(f"{path}: not valid YAML: {error}") from error
-    return TournamentConfig.from_dict(data, source=str(path))
+    from dixit_ai.files import read_yaml
+
+    return TournamentConfig.from_dict(read_yaml(path), source=str(path))
 
 
 def differences(a: TournamentConfig, b: TournamentConfig) -> list[str]:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from dixit_ai.files import read_utf8
+from dixit_ai.files import read_yaml
 from models.bench.items import TELL_CARDS
 
 TASKS = ("guess", "decoy", "tell")
@@ -235,12 +234,7 @@ def load_bench_config(path: str | os.PathLike[str], **overrides: Any) -> BenchCo
             unknown key (the message names the file and the problem).
         OSError: it cannot be read.
     """
-    yaml = importlib.import_module("yaml")  # PyYAML, a core dependency, ships no stubs
-    text = read_utf8(path)
-    try:
-        data = yaml.safe_load(text) or {}
-    except yaml.YAMLError as error:
-        raise ValueError(f"{path}: not valid YAML: {error}") from error
+    data = read_yaml(path) or {}
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a bench config is a mapping of settings")
     known = set(BenchConfig.__dataclass_fields__)
