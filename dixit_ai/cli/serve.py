@@ -25,9 +25,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--port", type=int, default=8000, help="port (default %(default)s)")
     parser.add_argument("--db", type=Path, default=Path("dixit.sqlite3"),
                         help="SQLite database file (default %(default)s)")
-    parser.add_argument("--bot-delay", type=float, default=0.6,
+    parser.add_argument("--bot-delay", type=float, default=0.6, metavar="SECONDS",
                         help="seconds a bot waits before each move, so people can follow "
-                             "(default %(default)s)")
+                             "(0 to 60; default %(default)s)")
     parser.add_argument("--bot-workers", type=int, default=2,
                         help="threads in which bots decide (default %(default)s)")
     parser.add_argument("--fast-commits", action="store_true",
@@ -127,15 +127,15 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if not 0 < args.port < 65536:
         raise ValueError(f"--port must be between 1 and 65535, not {args.port}")
-    if args.bot_delay < 0:
-        raise ValueError(f"--bot-delay must be at least 0, not {args.bot_delay}")
     if args.bot_workers < 1:
         raise ValueError(f"--bot-workers must be at least 1, not {args.bot_workers}")
     import uvicorn
 
     from dixit_ai.web.app import MAX_SOCKET_FRAME_BYTES, create_app
-    from dixit_ai.web.config import server_config_from_options
-    from dixit_ai.web.store import DatabaseInUse, ensure_free
+    from dixit_ai.web.config import check_bot_delay, server_config_from_options
+    from dixit_ai.web.store import DatabaseInUse, check_database, ensure_free
+
+    check_bot_delay(args.bot_delay, "--bot-delay")
 
     server = server_config_from_options(config=args.config, decks=args.deck, bots=args.bot,
                                         idle_cleanup=args.idle_cleanup,
@@ -143,6 +143,7 @@ def run(args: argparse.Namespace) -> int:
     check_decks(server.decks, "--deck" if args.deck else f"--config {args.config}: deck")
     check_port(args.host, args.port)
     db = args.db.expanduser()
+    check_database(args.db)  # not a tables database: refused before any lock file is made
     new_files = [path for path in (db, *(db.with_name(db.name + end)
                                          for end in ("-wal", "-shm", ".lock")))
                  if not path.exists()]
@@ -161,8 +162,11 @@ def run(args: argparse.Namespace) -> int:
     except SystemExit as stop:  # uvicorn's own status (3) when the server did not start
         if stop.code in (0, None):
             raise
-        if db in new_files:  # a start that failed keeps no new database (an old one is kept)
-            for path in new_files:
+        # A start that failed keeps no new database and no new lock file (an old database
+        # is kept, with its journal).
+        lock = db.with_name(db.name + ".lock")
+        for path in new_files:
+            if db in new_files or path == lock:
                 path.unlink(missing_ok=True)
         print("dixit-ai serve: error: the server did not start (its log above says why)",
               file=sys.stderr)

@@ -69,7 +69,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from dixit_ai.web.config import ServerConfig, WebError
+from dixit_ai.web.config import ServerConfig, WebError, check_bot_delay
 from dixit_ai.web.connections import Connection
 from dixit_ai.web.limits import SocketFlood
 from dixit_ai.web.manager import TableManager
@@ -188,11 +188,17 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
         db_path: The database file; created if missing, resumed if not. One server per file:
             a second one refuses to start (before reading anything).
         durable: Sync every commit to disk (see :mod:`dixit_ai.web.store`).
-        bot_delay: Seconds each bot waits before it moves.
+        bot_delay: Seconds each bot waits before it moves (0 to 60:
+            :data:`dixit_ai.web.config.BOT_DELAY_RANGE`).
         bot_workers: Threads in which bots decide.
         server: What the host offers (decks, bots, idle clean-up); the default offers the
             dream deck and the default bots (dixit_ai.web.config.DEFAULT_BOTS).
+
+    Raises:
+        ValueError: ``bot_delay`` is not a finite number of seconds within its range (checked
+            here, before the server starts).
     """
+    bot_delay = check_bot_delay(bot_delay)
     holder: dict[str, TableManager] = {}
 
     @asynccontextmanager

@@ -41,6 +41,9 @@ VARIANTS: tuple[str, ...] = ("standard", "teams", "party")
 EDITION_FACTS: tuple[str, ...] = ("teams_allowed", "party_allowed", "min_team_players",
                                   "min_party_players", "min_players", "max_players")
 """Rule parameters that say what an edition is; a table may not override them."""
+BOT_DELAY_RANGE = (0.0, 60.0)
+"""Seconds a bot may wait before each move (``serve --bot-delay``): a pause people can follow,
+never one that stalls a table."""
 MAX_DECK_OPTIONS = 32
 DEFAULT_DECKS = {"dream": "dream"}
 
@@ -187,6 +190,29 @@ class ServerConfig:
             raise WebError(400, f"deck {name!r} is not offered here: choose one of "
                                 f"{', '.join(self.decks)}")
         return self.decks[name]
+
+
+def check_bot_delay(value: object, what: str = "bot_delay") -> float:
+    """The seconds a bot waits before each move, checked: a finite number within
+    :data:`BOT_DELAY_RANGE` (the one check of ``serve --bot-delay`` and of
+    :class:`~dixit_ai.web.manager.TableManager`'s ``bot_delay``).
+
+    Raises:
+        ValueError: not a number, not finite (nan, inf) or out of the range; the message names
+            ``what`` and the range.
+    """
+    low, high = BOT_DELAY_RANGE
+    if isinstance(value, bool) or not isinstance(value, int | float) or not (
+            low <= value <= high):  # nan fails every comparison; exact for any int
+        if isinstance(value, float):
+            shown = f"{value:g}"
+        elif isinstance(value, int) and abs(value) > 10**300:
+            shown = "a number of more than 300 digits"
+        else:
+            shown = repr(value)
+        raise ValueError(f"{what} must be a number of seconds from {low:g} to {high:g}, "
+                         f"not {shown}")
+    return float(value)
 
 
 def parse_deck_option(text: str) -> tuple[str, str]:

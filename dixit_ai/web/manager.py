@@ -34,6 +34,7 @@ from dixit_ai.web.config import (
     TableConfig,
     WebError,
     bot_problem,
+    check_bot_delay,
     parse_config,
 )
 from dixit_ai.web.connections import Connection, HubMixin, Listener
@@ -71,15 +72,18 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
     Args:
         store: The database (it holds the database's lock).
         bot_delay: Seconds a bot waits before each move (0 in tests; a short pause reads better
-            in the browser).
+            in the browser), within :data:`~dixit_ai.web.config.BOT_DELAY_RANGE`.
         bot_workers: Threads deciding bots' moves.
         server: What the host offers tables (decks, bots, clean-up, reading time).
+
+    Raises:
+        ValueError: ``bot_delay`` is not a finite number of seconds within its range.
     """
 
     def __init__(self, store: Store, *, bot_delay: float = 0.0, bot_workers: int = 2,
                  server: ServerConfig | None = None) -> None:
         self.store = store
-        self.bot_delay = bot_delay
+        self.bot_delay = check_bot_delay(bot_delay)
         self.server = server or ServerConfig()
         self.reveal_seconds = self.server.reveal_seconds
         self.tables: dict[str, Table] = {}

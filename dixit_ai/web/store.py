@@ -73,6 +73,88 @@ class DatabaseInUse(OSError):
     """Another server holds the database."""
 
 
+class NotATablesDatabase(ValueError):
+    """The database file cannot be read, or is not a dixit-ai tables database."""
+
+
+SCHEMA_COLUMNS: dict[str, frozenset[str]] = {
+    "tables": frozenset({"id", "invite", "config", "seed", "status", "created"}),
+    "seats": frozenset({"table_id", "seat", "name", "token_hash"}),
+    "events": frozenset({"table_id", "idx", "data", "created"}),
+    "records": frozenset({"table_id", "record"}),
+}
+"""The columns each table of :data:`SCHEMA` has had from the start (a database missing one is
+not a tables database; :data:`MIGRATIONS` add the later ones)."""
+
+
+def schema_problem(db: sqlite3.Connection) -> str | None:
+    """Why the open database ``db`` cannot be served, or None: an empty database (a new one)
+    and one with the tables of :data:`SCHEMA` can; a file SQLite cannot read (not a database,
+    damaged, not readable), or a database of other tables, cannot. Reads only its schema.
+
+    Returns:
+        ``"is not a dixit-ai tables database (WHY); HINT"`` or ``"cannot be read (WHY); HINT"``
+        (the database's path goes first).
+    """
+    not_ours = ("is not a dixit-ai tables database ({}); give another --db, or move the file "
+                "away to start a new database there")
+    try:
+        names = [str(row[0]) for row in db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+            "ORDER BY name")]
+        if not names:
+            return None
+        if not set(names) & set(SCHEMA_COLUMNS):
+            shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+            return not_ours.format(f"an SQLite database of other tables: {shown}")
+        for table, wanted in SCHEMA_COLUMNS.items():
+            if table not in names:
+                continue
+            columns = {str(row[1]) for row in db.execute(f"PRAGMA table_info({table})")}
+            missing = sorted(wanted - columns)
+            if missing:
+                return not_ours.format(f"its table {table!r} has no column {missing[0]!r}")
+    except sqlite3.DatabaseError as error:
+        if getattr(error, "sqlite_errorname", "") in ("SQLITE_NOTADB", "SQLITE_CORRUPT"):
+            return not_ours.format(f"SQLite: {error}")
+        return f"cannot be read (SQLite: {error}); check its permissions, or give another --db"
+    return None
+
+
+def not_a_tables_database(path: Path, problem: str) -> NotATablesDatabase:
+    """The error refusing the database ``path`` for ``problem`` (:func:`schema_problem`)."""
+    return NotATablesDatabase(f"{path} {problem}")
+
+
+def check_database(path: str | Path) -> None:
+    """Check that an existing database file can be served before the server starts (a clear
+    early refusal instead of a failed start); a missing file is a new database. Reads only the
+    schema, takes no lock and leaves no file behind (a server may hold the database meanwhile:
+    SQLite lets it be read).
+
+    Raises:
+        NotATablesDatabase: not a regular file, not an SQLite database (or damaged, or not
+            readable), or a database of other tables.
+    """
+    path = Path(path)
+    if not path.exists():
+        return
+    if not path.is_file():
+        raise not_a_tables_database(path, "is not a regular file; give the path of a database "
+                                          "file, or of one to create")
+    try:
+        db = sqlite3.connect(str(path), isolation_level=None)
+    except sqlite3.Error as error:
+        raise not_a_tables_database(path, f"cannot be read (SQLite: {error}); check its "
+                                          f"permissions, or give another --db") from None
+    try:
+        problem = schema_problem(db)
+    finally:
+        db.close()
+    if problem is not None:
+        raise not_a_tables_database(path, problem)
+
+
 def ensure_free(path: str | Path) -> None:
     """Check that no server holds the database ``path`` (a clear early refusal).
 
@@ -119,8 +201,28 @@ class Store:
         self._lock = threading.Lock()
         self.lock_path = self.path.with_name(self.path.name + ".lock")
         self._lock_file = self.acquire_lock(self.path)
-        self._db = sqlite3.connect(str(self.path), check_same_thread=False,
-                                   isolation_level=None)
+        try:
+            self._db = sqlite3.connect(str(self.path), check_same_thread=False,
+                                       isolation_level=None)
+        except BaseException:
+            self._release_lock()
+            raise
+        try:
+            self._open(durable)
+        except BaseException:  # a failed start keeps neither the connection nor the lock
+            self._db.close()
+            self._release_lock()
+            raise
+
+    def _open(self, durable: bool) -> None:
+        """Check the schema, then set the connection up and bring the schema up to date.
+
+        Raises:
+            NotATablesDatabase: the file is not a tables database (see :func:`schema_problem`).
+        """
+        problem = schema_problem(self._db)
+        if problem is not None:
+            raise not_a_tables_database(self.path, problem)
         mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
         if str(mode).lower() != "wal":
             raise OSError(f"{self.path}: SQLite refused WAL mode (got {mode!r})")
@@ -131,6 +233,10 @@ class Store:
             columns = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
             if column not in columns:
                 self._db.execute(statement)
+
+    def _release_lock(self) -> None:
+        fcntl.flock(self._lock_file, fcntl.LOCK_UN)
+        self._lock_file.close()
 
     @staticmethod
     def acquire_lock(path: Path) -> IO[str]:
@@ -160,8 +266,7 @@ class Store:
         """Close the connection and release the database's lock."""
         with self._lock:
             self._db.close()
-        fcntl.flock(self._lock_file, fcntl.LOCK_UN)
-        self._lock_file.close()
+        self._release_lock()
 
     def _transaction(self, statements: Sequence[Statement]) -> None:
         error = self.run_batches([statements])[0]
