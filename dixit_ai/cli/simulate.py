@@ -32,6 +32,7 @@ from dixit_ai.match import FailurePolicy, game_seeds, play_game
 from dixit_ai.records import GameRecord
 from dixit_ai.reporting import progress_interval
 from dixit_ai.rules import EDITIONS, RuleSet
+from dixit_ai.tournament.config import split_names
 
 parse_rule = rule_argument
 """``--rule KEY=VALUE``, typed by the RuleSet field (kept under its old name)."""
@@ -85,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     # The player count first: a negative one would otherwise be reported as --agents naming
     # too few agents.
     rules.check_players(args.players)
-    names = [name.strip() for name in args.agents.split(",") if name.strip()]
+    names = split_names(args.agents)
     if len(names) == 1:
         names *= args.players
     if len(names) != args.players:

@@ -69,10 +69,13 @@ class AgentEntry:
         if isinstance(item, AgentEntry):
             return item
         if isinstance(item, str):
-            label, _, name = item.rpartition("=")
+            label, equals, name = item.rpartition("=")
             name, label = name.strip(), label.strip() or name.strip()
             if not name:
                 raise ValueError(f"an agent name is empty in {item!r}")
+            if equals and not item.partition("=")[0].strip():
+                raise ValueError(f"the label is empty in {item!r}: give LABEL=NAME, or the name "
+                                 "alone")
             return cls(label, name)
         if isinstance(item, dict):
             unknown = sorted(set(item) - {"label", "agent", "kwargs"})
@@ -308,9 +311,19 @@ def _check_int(key: str, value: Any, minimum: int) -> None:
         raise ValueError(f"{key} must be an int of at least {minimum}, not {value!r}")
 
 
-def split_names(text: str) -> list[str]:
-    """``"a, b,c"`` -> ``["a", "b", "c"]``."""
-    return [name.strip() for name in text.split(",") if name.strip()]
+def split_names(text: str, option: str = "--agents") -> list[str]:
+    """``"a, b,c"`` -> ``["a", "b", "c"]``.
+
+    Raises:
+        ValueError: an entry is empty (``"a,,b"``, ``",a"``: one would silently be dropped, and
+            the table be one seat short), naming ``option``.
+    """
+    names = [name.strip() for name in text.split(",")]
+    for position, name in enumerate(names, start=1):
+        if not name:
+            raise ValueError(f"{option} {text!r}: entry {position} is empty; give one name per "
+                             "entry, comma-separated")
+    return names
 
 
 def default_name(labels: list[str], players: int) -> str:

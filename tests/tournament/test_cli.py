@@ -99,6 +99,10 @@ def test_errors_are_one_clear_line(tmp_path, capsys):
     assert main(["tournament", "--agents", "random,b=random", "--address", "x:1",
                  "--out", str(tmp_path)]) == 2
     assert "--address is for --backend ray" in capsys.readouterr().err
+    assert main(["tournament", "--agents", "a=random,,b=random", "--out", str(tmp_path)]) == 2
+    assert "--agents 'a=random,,b=random': entry 2 is empty" in capsys.readouterr().err
+    assert main(["tournament", "--agents", "=random,b=random", "--out", str(tmp_path)]) == 2
+    assert "the label is empty in '=random'" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
 
 
