@@ -78,8 +78,10 @@ def test_images_that_name_a_file_are_refused_as_a_file(tmp_path: Path,
     afile.write_text("not a folder")
     assert main(["play", "--seats", "human,random,random", "--seed", "1", "--images",
                  str(afile), "--out", str(tmp_path / "game.json")]) == 2
-    err = capsys.readouterr().err
+    captured = capsys.readouterr()
+    err = captured.err
     assert f"--images {afile} is a file, not a folder" in err
+    assert "Card pictures go to" not in captured.out  # not said of a folder that is refused
     assert not (tmp_path / "game.json").exists()
 
 

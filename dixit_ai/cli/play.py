@@ -199,7 +199,6 @@ def run(args: argparse.Namespace) -> int:
     # cannot be written at the end, or pictures that cannot be drawn at round 0, lose the game.
     check_out_file(out)
     print(f"Dixit ({args.edition}), {len(seats)} seats: {', '.join(seats)}; seed {seed}")
-    print(f"Card pictures go to {args.images}/ (hand.png, board.png). Type 'quit' to leave.")
     named = any(person_name(name) for name in seats)
     people_seats = [f"{labels[seat]} (seat {seat})" if named else str(seat)
                     for seat, name in enumerate(seats) if is_person(name)]
@@ -211,6 +210,7 @@ def run(args: argparse.Namespace) -> int:
     agents = make_seat_agents(seats, args.deck, images=args.images, deck=deck)
     needs_party_methods(agents, rules)  # a bot that cannot play Party is bad input (exit 2)
     prepare_images(args.images)  # made once the agents are: a failure before leaves no folder
+    print(f"Card pictures go to {args.images}/ (hand.png, board.png). Type 'quit' to leave.")
     # The game begins: from here on an error (pictures or the record that cannot be written)
     # is a failure of the run (exit 1), not bad input.
     with running(f"playing the game and writing its record to {out}"):
