@@ -82,6 +82,8 @@ class ClipAgent:
         second_vote: Consider a second vote where the edition allows it.
         bluff: The decoy picker's bluff knob, in ``[0, 1]``.
         mode: The storyteller's ``"target"`` or ``"expected_points"``.
+        objective: What the storyteller's points are: ``"points"`` (its own) or ``"margin"``
+            (its points minus the others' mean in the round; see :class:`ClipStoryteller`).
         target_guess_rate: The storyteller's target.
         n_simulations: Deals simulated per storyteller decision.
         pair_clues: Pair clues per hand card.
@@ -196,6 +198,7 @@ class ClipAgent:
         seed: int | None = None,
         sharp_voters: bool = False,
         belief_temperature: float | None = None,
+        objective: str = "points",
     ) -> None:
         self.name = name
         self.embedder = embedder
@@ -232,6 +235,7 @@ class ClipAgent:
                     if policy else None),
             generator=generator, robustness=robustness, table_mix=table_mix, aim=aim,
             sharp_voters=sharp_voters, belief_temperature=belief_temperature,
+            objective=objective,  # type: ignore[arg-type]  # checked by the storyteller
         )
         self.population: list[Any] | None = population_names(population)
         if sharp_voters and self.population:

@@ -54,6 +54,7 @@ from models.players.simulation import (
     second_vote_reach,
     sharp_outcomes,
     simulate,
+    storyteller_margin_by_finders,
     storyteller_points_by_finders,
     temperature_scale,
 )
@@ -62,6 +63,7 @@ from models.players.unseen_minds import UnseenMindMap
 from models.players.vocabulary import HEAD_CATEGORIES, MODIFIER_CATEGORIES, compose_pair
 
 Mode = Literal["target", "expected_points"]
+Objective = Literal["points", "margin"]
 
 
 @dataclass
@@ -163,6 +165,12 @@ class ClipStoryteller:
             temperature in their logits (:func:`~models.players.population.member_reach`, which
             refuses beliefs so much broader than a reading that the margin cannot be
             represented).
+        objective: What a candidate's points are: ``"points"``, the storyteller's own
+            (expected points, and the tie-break among candidates near the target);
+            ``"margin"``, its points minus the mean of the other players' in the round
+            (:func:`~models.players.simulation.storyteller_margin_by_finders`): a story found
+            by few scores its finders as much as its teller, one missed by all scores the
+            decoys' owners, and a game is won by a lead (standard game only).
     """
 
     mode: Mode = "target"
@@ -185,12 +193,15 @@ class ClipStoryteller:
     search_second_vote: bool = False
     sharp_voters: bool = False
     belief_temperature: float | None = None
+    objective: Objective = "points"
     _pair_cache: dict[int, list[str]] = field(default_factory=dict, repr=False)
     _masks: tuple[Any, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.mode not in ("target", "expected_points"):
             raise ValueError(f"mode must be 'target' or 'expected_points', not {self.mode!r}")
+        if self.objective not in ("points", "margin"):
+            raise ValueError(f"objective must be 'points' or 'margin', not {self.objective!r}")
         if not 0.0 <= self.target_guess_rate <= 1.0:
             raise ValueError(f"target_guess_rate must be in [0, 1], not {self.target_guess_rate}")
         if self.n_simulations < 1:
@@ -314,7 +325,9 @@ class ClipStoryteller:
             hand_weights = None
         deals = draw_deals(rng, len(pool_rows), self.n_simulations, n_givers,
                            rules.hand_size_for(n_players), hand_weights)
-        points_by_finders = storyteller_points_by_finders(rules, n_players, n_voters)
+        points_by_finders = (storyteller_margin_by_finders(rules, n_players)
+                             if self.objective == "margin" else
+                             storyteller_points_by_finders(rules, n_players, n_voters))
         # Odyssey's second vote, where the edition and the player count allow it: the simulated
         # guessers cast it as the clip guessers do (models.players.second_vote).
         reach = second_vote_reach(rules, n_players)
@@ -520,6 +533,8 @@ class ClipStoryteller:
             "candidates": int(result.guess_rate.size),
             "runner_ups": summary[1:],
         }
+        if self.objective == "margin":  # expected_points above is then the expected lead
+            info["objective"] = "margin"
         if simulated is not None and self.unseen_minds is not None:
             aimed, reachable = self.unseen_minds.aim(self.target_guess_rate)
             info["unseen_minds"] = {"aimed_at": round(aimed, 4), "reachable": reachable,
