@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,6 +80,45 @@ def json_object(text: str, what: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ValueError(f"a {what} is a JSON object")
     return data
+
+
+_WHOLE_FILE_LIMIT = 64 * 1024 * 1024
+"""The largest file :func:`json_lines_hint` parses whole (to see if it is one JSON document)."""
+
+
+def json_lines_hint(path: str | os.PathLike[str], line: str) -> str:
+    """A hint to add to the error for the first record line of ``path`` (``line``, its text),
+    where that line is not valid JSON but the file looks like JSON written over several lines
+    (pretty-printed, as ``python -m json.tool`` writes it): its first line is just ``{``, or the
+    whole file is one JSON document. ``""`` otherwise.
+
+    >>> json_lines_hint("x.jsonl", '{"task": "guess"}\\n')
+    ''
+    """
+    try:
+        json.loads(line)
+    except json.JSONDecodeError:
+        pass
+    else:  # the line is JSON: what is wrong with it is not its layout
+        return ""
+    document: Any = None
+    try:  # (a regular file only: a pipe's text has been read)
+        if os.path.isfile(path) and os.path.getsize(path) <= _WHOLE_FILE_LIMIT:
+            document = json.loads(Path(path).read_bytes().decode("utf-8"))
+    except (OSError, ValueError):  # not JSON as a whole (or not UTF-8, or not readable)
+        document = None
+    if document is None and line.strip() != "{":
+        return ""
+    hint = ("; records are JSON Lines: one JSON object per line, each record on a single line, "
+            "and this file ")
+    if isinstance(document, dict):
+        return hint + ("holds one JSON object written over several lines (pretty-printed); "
+                       f"`python -m json.tool --compact {shlex.quote(str(path))}` prints it "
+                       "on one line")
+    if document is not None:  # a JSON array: only a container spans lines
+        return hint + ("holds one JSON document written over several lines (a JSON array, "
+                       "not one object per line)")
+    return hint + "looks pretty-printed (its first line is just '{')"
 
 
 def read_json(path: str | os.PathLike[str]) -> Any:
@@ -165,6 +205,8 @@ def _read_line(result: JsonlRecords[Any], number: int, line: bytes,
                 return
             except ValueError as error:
                 reason = str(error)
+                if not result.items and not result.dropped:  # the first record line
+                    reason += json_lines_hint(result.path, text)
     if not allow_partial:
         raise RecordFileError(f"{result.path}, line {number}: {reason}; fix or remove the "
                               f"line, or pass --allow-partial to analyse the other {what}s")

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from dixit_ai.files import atomic_writer
-from dixit_ai.jsonl import json_object
+from dixit_ai.jsonl import json_lines_hint, json_object
+from dixit_ai.record_header import READABLE_FORMATS, BrokenHeader, check_header
 from dixit_ai.rules import POINT_PARTS, RoundResult
 
 RECORD_FORMAT = 2
@@ -33,8 +34,6 @@ RECORD_FORMAT = 2
    former reading, and refuses a format-1 team record.
 """
 
-READABLE_FORMATS: tuple[int, ...] = (1, 2)
-"""The record formats :meth:`GameRecord.from_dict` reads."""
 
 Status = Literal["complete", "aborted", "truncated"]
 
@@ -174,7 +173,7 @@ class GameRecord:
     def _parse(cls, data: dict[str, Any], *, check_finite: bool) -> GameRecord:
         try:
             return cls._from_dict(data, check_finite=check_finite)
-        except _Broken as error:
+        except (_Broken, BrokenHeader) as error:
             raise ValueError(f"not a dixit-ai game record: {error}") from None
         except (KeyError, TypeError, AttributeError, ValueError) as error:
             raise ValueError(f"not a dixit-ai game record: {type(error).__name__}: "
@@ -202,6 +201,7 @@ class GameRecord:
         where = _non_finite_field(data) if check_finite else None
         if where is not None:
             raise _Broken(f"{where} (not finite: strict JSON has no NaN or Infinity)")
+        check_header(header)
         for key in ("rounds", "final_scores", "winners", "failures"):
             if key in data and not isinstance(data[key], list):
                 raise _Broken(f"{key!r} must be a list, not {type(data[key]).__name__}")
@@ -354,6 +354,7 @@ def read_records(path: str | Path) -> Iterator[GameRecord]:
 
 def read_numbered_records(path: str | Path) -> Iterator[tuple[int, GameRecord]]:
     """:func:`read_records`, each record with the number of its line (from 1)."""
+    first = True
     with open(path, "rb") as source:
         for number, raw in enumerate(source, start=1):
             try:
@@ -365,7 +366,10 @@ def read_numbered_records(path: str | Path) -> Iterator[tuple[int, GameRecord]]:
             try:
                 record = GameRecord.from_json(line)
             except ValueError as error:
-                raise ValueError(f"{path}, line {number}: {error}") from error
+                # A pretty-printed record fails on its first line: say what the format is.
+                hint = json_lines_hint(path, line) if first else ""
+                raise ValueError(f"{path}, line {number}: {error}{hint}") from error
+            first = False
             yield number, record
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from dixit_ai.match import game_streams
+from dixit_ai.record_header import check_header
 from dixit_ai.records import RECORD_FORMAT, GameRecord, RoundRecord
 from dixit_ai.rules import (
     Announce,
@@ -127,11 +128,14 @@ def replay_record(record: GameRecord) -> GameState:
             move is illegal, or the record is of
             an older format whose rules cannot be replayed (a format-1 team record).
         MalformedRecord: (a :class:`ReplayMismatch`) the header builds no game (a missing
-            field, a bad seed, player count or deck), or a round field has the wrong type or
-            length (the message names the round and the field).
+            field or rule parameter, a field of the wrong type or value, a bad seed, player
+            count or deck: see :func:`dixit_ai.record_header.check_header`), or a round field
+            has the wrong type or length (the message names the round and the field).
     """
     header = record.header
     try:
+        # Every header field there, of the right type and value (the message names the field).
+        check_header(header, complete=True)
         rules = RuleSet.edition(header["edition"], **_rules_of(header))
         n_players, seed = header["n_players"], header["seed"]
         if not _integer(n_players):
