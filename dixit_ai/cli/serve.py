@@ -118,6 +118,7 @@ def check_port(host: str, port: int) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    args.db = args.db.expanduser()  # one path for every check and for the server ('~/t.db')
     check_db(args.db)
     missing = [name for name in ("fastapi", "uvicorn", "websockets")
                if importlib.util.find_spec(name) is None]
@@ -142,7 +143,7 @@ def run(args: argparse.Namespace) -> int:
                                         reveal_seconds=args.reveal_seconds)
     check_decks(server.decks, "--deck" if args.deck else f"--config {args.config}: deck")
     check_port(args.host, args.port)
-    db = args.db.expanduser()
+    db = args.db
     check_database(args.db)  # not a tables database: refused before any lock file is made
     new_files = [path for path in (db, *(db.with_name(db.name + end)
                                          for end in ("-wal", "-shm", ".lock")))

@@ -113,6 +113,21 @@ def test_serve_refuses_a_file_that_is_not_a_database_before_starting(
     assert fake.read_text() == "notadb\n"
 
 
+def test_a_db_path_with_a_tilde_is_checked_where_it_is_opened(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """'~/fake.sqlite3' (quoted, so the shell left the tilde) was checked in the home folder
+    but opened as a relative path named '~'."""
+    monkeypatch.setattr(uvicorn, "run", _no_server)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "fake.sqlite3").write_text("notadb\n")
+    assert main(_serve(Path("~/fake.sqlite3"))) == 2
+    assert f"{tmp_path / 'fake.sqlite3'} is not a dixit-ai tables database" in (
+        capsys.readouterr().err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fake.sqlite3"]
+
+
 def test_serve_refuses_a_database_of_other_tables(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
