@@ -91,10 +91,11 @@ from models.players.cli import (
 )
 from models.players.experiments import play_table
 from models.players.guess_files import DEFAULT_CALIBRATION
+from models.players.guess_model import VOTERS_KEY, GuessModel
 from models.players.panel_models import load_member_resources, refuse_ground_truth
 from models.players.population_fit import DEFAULT_POPULATION_FILE
 from models.players.records_deck import load_deck_fingerprint, records_deck
-from models.players.simulation import MIN_TEMPERATURE, VOTERS_KEY, GuessModel
+from models.players.simulation import MIN_TEMPERATURE
 
 TEMPERATURE_SEARCH = (MIN_TEMPERATURE, 1.0)
 """Where the guess model's temperature is searched (log scale); a fit at either end is warned

@@ -132,8 +132,8 @@ def main(argv: list[str] | None = None) -> int:
     refuse_bad_population_options(args.aim, args.temperature_scale, args.tolerance)
     refuse_bad_counts(args, (("items", 1), ("deals", 1)), (("items", MAX_ITEMS),))
     from models.bench.items import TELL_CARDS
+    from models.players.guess_model import VOTERS_KEY, fitted_file_voters
     from models.players.population_fit import population_fit_path
-    from models.players.simulation import VOTERS_KEY, fitted_file_voters
     from models.players.unseen_minds import UnseenMindMap, file_sha256
 
     if not args.out:

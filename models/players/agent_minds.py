@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 from models.players.guess_files import calibration_path, resolve_path
+from models.players.guess_model import GuessModel, fitted_file_voters
 from models.players.panel_models import load_member_resources
 from models.players.resources import PlayerResources
-from models.players.simulation import GuessModel, fitted_file_voters
 from models.players.storyteller import ClipStoryteller
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from models.players.guess_model import VOTERS_KEY, GuessModel
 from models.players.reliability import (
     Reliability,
     calibrated_ece,
@@ -29,7 +30,7 @@ from models.players.reliability import (
     reliability,
     story_correlation,
 )
-from models.players.simulation import MIN_TEMPERATURE, VOTERS_KEY, GuessModel
+from models.players.simulation import MIN_TEMPERATURE
 from models.players.vote_observations import (
     RoundFilter,
     VoteObservation,

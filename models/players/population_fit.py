@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from models.players.simulation import VOTERS_KEY, GuessModel, voter_models
+from models.players.guess_model import VOTERS_KEY, GuessModel, voter_models
 
 POPULATION_FORMAT = "dixit-ai population v1"
 DEFAULT_POPULATION_FILE = Path(__file__).resolve().parents[1] / "data" / "population.json"

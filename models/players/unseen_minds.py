@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from models.players.simulation import VOTERS_KEY, voter_models
+from models.players.guess_model import VOTERS_KEY, voter_models
 
 FORMAT = "dixit-ai unseen-minds map v1"
 SETTINGS = ("population", "population_calibration_sha256", "population_temperature_scale",
