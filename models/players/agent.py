@@ -501,6 +501,7 @@ class ClipAgent:
             "vote_temperature": self.guesser.temperature,
             "bluff": self.decoys.bluff,
             "mode": story.mode, "target_guess_rate": story.target_guess_rate,
+            "objective": story.objective,
             "n_simulations": story.n_simulations, "pair_clues": story.pair_clues,
             "policy": self.policy_path,
             "population": self.population,

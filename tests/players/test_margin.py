@@ -54,6 +54,9 @@ def test_a_margin_storyteller_aims_at_its_lead_and_says_so(resources):
     record = play_game(agents, edition="odyssey-2024", deck=list(resources.card_ids), seed=3,
                        max_rounds=8)
     assert record.failures == []
+    # the record says which objective each seat's storyteller had (its numbers depend on it)
+    assert [agent["objective"] for agent in record.header["agents"]] == [
+        "margin", "points", "margin", "points"]
     values = {"margin": [], "points": []}
     for game_round in record.rounds:
         info = game_round.notes[str(game_round.storyteller)]["tell"]
