@@ -5,8 +5,9 @@ its points a game split by source (its stories, its votes, the votes its decoys 
 story: the points it scored, those each other player got in that round, and the margin between
 the two. A storyteller that scores more per story can still lose games, if its stories give the
 other players more than they give it: the margin is what wins (see
-:mod:`dixit_ai.tournament.sources`). 95% intervals over deals; ``--json`` also writes the
-figures.
+:mod:`dixit_ai.tournament.sources`). Agents come most points a game first; "seat-games" counts
+the seats an agent held over all games (with more seats than agents, some games seat it
+twice). 95% intervals over deals; ``--json`` also writes the figures.
 
     python scripts/points_by_source.py runs/tournament__clip-sharp+clip-greedy__0__...
     python scripts/points_by_source.py games.jsonl --json sources.json

@@ -69,7 +69,7 @@ def source_of(part: str, storyteller: bool) -> str:
 
 def point_sources(records: Sequence[GameRecord], *, n_resamples: int = DEFAULT_RESAMPLES,
                   seed: int = 0) -> list[AgentSources]:
-    """Every agent's points by source (see the module docstring), in order of first seat.
+    """Every agent's points by source (see the module docstring), most points a game first.
 
     Raises:
         ValueError: no records, or a record without the named parts of its points (written
@@ -119,4 +119,4 @@ def point_sources(records: Sequence[GameRecord], *, n_resamples: int = DEFAULT_R
         agents.append(AgentSources(agent=label, seat_games=len(rows), per_game=per_game,
                                    stories=len(told), own=per_story[0], given=per_story[1],
                                    margin=per_story[2]))
-    return agents
+    return sorted(agents, key=lambda agent: -agent.per_game["total"].estimate)
