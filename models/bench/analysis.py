@@ -1,7 +1,8 @@
 """Every figure of a benchmark, computed from its run folder's records alone, and shown.
 
 :func:`compute` turns a run's header and records into results (bootstrap intervals);
-:func:`leaderboards`, the plots, :func:`csv_rows` and :func:`report` present them. The records
+:func:`leaderboards`, the plots (:mod:`models.bench.plots`), :func:`csv_rows` and :func:`report`
+present them. The records
 are read and checked by :mod:`models.bench.run_records` (:func:`read_run`, importable from here
 too). :func:`analyse` reads ``bench.json`` and ``records.jsonl`` and writes ``results.json``,
 ``results.csv``, the plots and ``report.md``, and prints the leaderboard; running it again on
@@ -37,13 +38,12 @@ from dixit_ai.reporting import (
     Interval,
     markdown_table,
     mean_interval,
-    plot_intervals,
     print_table,
-    save_figure,
     write_csv,
     write_json,
     write_text,
 )
+from models.bench.plots import write_plots
 
 # Reading and checking a run's records lives in models.bench.run_records; the names stay
 # importable from here too (scripts, tests and the CLI read them from this module).
@@ -262,77 +262,6 @@ def leaderboards(results: dict[str, Any]) -> list[tuple[str, list[str], list[lis
 def _estimate(value: Any) -> float:
     estimate = value.estimate if isinstance(value, Interval) else float("nan")
     return -1.0 if math.isnan(estimate) else estimate
-
-
-# ---------------------------------------------------------------------- plots
-
-
-def plot_calibration(path: Path, tell: dict[str, Any]) -> Path | None:
-    """Reliability curves of every storyteller that predicts its guess rate."""
-    curves = {m: e for m, e in tell.items() if e.get("reliability")}
-    if not curves:
-        return None
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(5.5, 5.5))
-    ax.plot([0, 1], [0, 1], "--", color="grey", linewidth=1, label="perfect calibration")
-    for model, entry in curves.items():
-        data = entry["reliability"]
-        predicted = np.array(data["predicted"], dtype=float)
-        observed = np.array(data["observed"], dtype=float)
-        filled = np.array(data["counts"]) > 0
-        ax.plot(predicted[filled], observed[filled], "o-",
-                label=f"{model} (ECE {entry['ece']:.3f})")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
-    ax.set_xlabel("predicted guess rate (bin mean)")
-    ax.set_ylabel("observed guess rate, reference guessers (bin mean)")
-    ax.set_title("tell: calibration of predicted guess rates")
-    ax.grid(alpha=0.3)
-    ax.legend(loc="upper left", fontsize="small")
-    fig.tight_layout()
-    save_figure(fig, path, dpi=120)
-    plt.close(fig)
-    return path
-
-
-def write_plots(folder: Path, results: dict[str, Any]) -> dict[str, str]:
-    """Every plot of the run (PNG files in the run folder); name -> file name."""
-    plots: dict[str, str] = {}
-    if "guess" in results:
-        kinds = results["guess"]["kinds"]
-        models = results["guess"]["models"]
-        plot_intervals(folder / "guess_accuracy.png", kinds,
-                       {m: [models[m]["kinds"][k]["top1"] for k in kinds] for m in models},
-                       title="guess: top-1 accuracy per clue kind (95% CI)",
-                       xlabel="top-1 accuracy", reference=results["chance"]["guess_top1"])
-        plots["guess"] = "guess_accuracy.png"
-    if "decoy" in results:
-        models = results["decoy"]["models"]
-        plot_intervals(folder / "decoy_share.png", list(models),
-                       [models[m]["vote_share"] for m in models],
-                       title="decoy: vote share among reference guessers (95% CI)",
-                       xlabel="expected fraction of reference guessers voting for the decoy",
-                       reference=results["decoy"]["baselines"]["random_card"].estimate,
-                       reference_label="random hand card")
-        plots["decoy"] = "decoy_share.png"
-    if "tell" in results and results["tell"]["models"]:
-        models = results["tell"]["models"]
-        plot_intervals(folder / "tell_success.png", list(models),
-                       [models[m]["success"] for m in models],
-                       title="tell: storyteller success (95% CI)",
-                       xlabel="probability that some but not all reference guessers find it")
-        plots["tell"] = "tell_success.png"
-        if plot_calibration(folder / "calibration.png", models) is not None:
-            plots["calibration"] = "calibration.png"
-        if results["tell"].get("panel"):
-            from models.bench.panel_analysis import write_panel_plots
-
-            plots.update(write_panel_plots(folder, results["tell"]["panel"]))
-    return plots
 
 
 # ---------------------------------------------------------------------- files
