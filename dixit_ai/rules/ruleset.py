@@ -286,6 +286,16 @@ class RuleSet:
             raise ValueError(
                 f"second_vote_from must be None or at least 3, not {self.second_vote_from}"
             )
+        ends_by_score_alone = self.rounds_per_player is None and (
+            not self.end_on_last_card and self.on_deck_exhausted == "reshuffle")
+        if ends_by_score_alone and not self.can_score():
+            raise ValueError(
+                "these rules never end the game: no round can award a point (storyteller, "
+                "finder, all-or-none, solo and single-vote points are 0 and bonus votes are "
+                f"capped at 0), so no one reaches score_limit {self.score_limit}; give one of "
+                "them points, or set rounds_per_player, end_on_last_card=True or "
+                "on_deck_exhausted='end'"
+            )
         if not 1 <= self.max_clue_length <= 10_000:
             raise ValueError(
                 f"max_clue_length must be between 1 and 10000, not {self.max_clue_length}"
@@ -353,6 +363,20 @@ class RuleSet:
         if self.mode == "party":
             return n_players
         return 1 + (n_players - 1) * self.cards_per_guesser_for(n_players)
+
+    def can_score(self) -> bool:
+        """Whether some round can award someone a point: Dixit Party always can (a player's
+        image scores its voters); else a points parameter above 0, or bonus votes not capped
+        at 0."""
+        if self.mode == "party":
+            return True
+        solo = self.three_player_solo_points
+        cap = self.bonus_cap_for()
+        return (self.storyteller_points > 0 or self.finder_points > 0
+                or self.all_or_none_points > 0
+                or (solo is not None and solo > 0 and self.min_players <= 3)
+                or (self.single_vote_bonus > 0 and self.second_vote_from is not None)
+                or cap is None or cap > 0)
 
     def bonus_cap_for(self) -> int | None:
         """The cap on a player's (or team's) bonus points per round under these rules."""

@@ -96,6 +96,13 @@ def test_player_counts_refused(edition: str, n_players: int, overrides: dict[str
         ("odyssey-2011", {"single_vote_bonus_when": "always"}, "'found', 'some_found'"),
         ("odyssey-2011", {"mode": "solo"}, "'standard', 'party'"),
         ("refresh-2021", {"score_limit": None}, "never end"),
+        # nobody can score: a score limit is never reached (a web table played 6,205 rounds)
+        ("refresh-2021", {"score_limit": 1, "storyteller_points": 0, "finder_points": 0,
+                          "all_or_none_points": 0, "bonus_cap": 0},
+         r"^these rules never end the game: no round can award a point"),
+        ("odyssey-2024", {"storyteller_points": 0, "finder_points": 0, "all_or_none_points": 0,
+                          "single_vote_bonus": 0, "bonus_cap": 0},
+         r"no round can award a point"),
         ("refresh-2021", {"score_limit": 0}, r"score_limit must be None or an int >= 1, not 0"),
         ("refresh-2021", {"score_limit": 1001},
          r"^score_limit must be at most 1,000, not 1001: a game to more points than that never "
@@ -177,3 +184,15 @@ def test_a_refused_override_changes_nothing() -> None:
     with pytest.raises(ValueError, match="storyteller_points"):
         rules.replace(storyteller_points=-1)
     assert rules.storyteller_points == 3
+
+
+def test_rules_that_can_still_score_a_point_are_kept() -> None:
+    """Only rules under which no round awards any point are refused as never ending: a bonus
+    vote, a single-vote bonus or Dixit Party's images still score."""
+    zero = {"storyteller_points": 0, "finder_points": 0, "all_or_none_points": 0}
+    assert RuleSet.edition("refresh-2021", **zero).can_score()  # votes on one's own card
+    assert RuleSet.edition("odyssey-2024", **zero, bonus_cap=0).can_score()  # single vote
+    assert RuleSet.edition("odyssey-2024", **zero, bonus_cap=0, single_vote_bonus=0,
+                           mode="party").can_score()
+    ended = RuleSet.edition("refresh-2021", **zero, bonus_cap=0, on_deck_exhausted="end")
+    assert not ended.can_score()  # kept: the deck running out ends it

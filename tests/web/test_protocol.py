@@ -67,6 +67,9 @@ def test_every_bad_request_is_a_json_error_with_its_status(client: TestClient) -
     ({"leave_grace": -1}, "between 0 and 86400"),
     ({"rules": {"hand_size": 10**6}}, "between 0 and 300"),
     ({"rules": {"no_such_rule": 1}}, "unknown rule"),
+    ({"score_limit": 1, "rules": {"storyteller_points": 0, "finder_points": 0,
+                                  "all_or_none_points": 0, "bonus_cap": 0}},
+     "no round can award a point"),  # bots would play it for ever
     ({"seats": "4"}, "integer"),
     ({"deck": "folder:/etc"}, "not offered"),
     ({"deck": "dream:size=300"}, "not offered"),
