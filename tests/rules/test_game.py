@@ -184,6 +184,7 @@ def illegal_cases() -> list[tuple[str, str, object]]:
         ("tell", "clue of two lines", lambda s: Tell(0, s.hands[0][0], "moon\nlight")),
         ("tell", "clue with a lone surrogate", lambda s: Tell(0, s.hands[0][0], "moon\ud800")),
         ("tell", "clue reordered on screen", lambda s: Tell(0, s.hands[0][0], "moon\u202e")),
+        ("tell", "clue drawn over the page", lambda s: Tell(0, s.hands[0][0], "x" + "\u0301" * 7)),
         ("tell", "bad clue kind", lambda s: Tell(0, s.hands[0][0], "x", "dance")),
         ("tell", "wrong phase", lambda s: Play(1, (s.hands[1][0],))),
         ("tell", "not a seat", lambda s: Tell(9, s.hands[0][0], "x")),
@@ -339,3 +340,22 @@ def test_clues_in_any_script_and_emoji_sequences_are_told(clue: str) -> None:
     state, rng = start()
     told = apply_action(state, Tell(0, state.hands[0][0], clue), rng)
     assert told.clue == clue
+
+
+@pytest.mark.parametrize("text", ["Tiếng Việt", "नमस्ते", "བསྒྲུབས", "1\ufe0f\u20e3", "👩🏽\u200d🚀",
+                                  "e" + "\u0301" * 6])
+def test_accents_vowel_signs_and_keycaps_are_text(text: str) -> None:
+    """Scripts stack two or three marks on a letter, keycaps two; six in a row still pass."""
+    from dixit_ai.rules.text import text_problem
+
+    assert text_problem(text) is None
+
+
+def test_a_tower_of_combining_marks_is_refused_where_it_passes_six() -> None:
+    from dixit_ai.rules.text import MAX_COMBINING_MARKS, text_problem
+
+    assert MAX_COMBINING_MARKS == 6
+    assert text_problem("ab" + "\u0301" * 7) == (
+        "stacks more than 6 combining marks on one character (at position 8), which draws over "
+        "the text around it")
+    assert text_problem(("e" + "\u0301" * 6) * 3) is None  # a run ends at each letter
