@@ -48,8 +48,10 @@ def register(subparsers: Any) -> None:
                         help="a TOML file of the above (decks, bots, idle_cleanup, "
                              "reveal_seconds, allow_fixed_seeds, tables_per_minute, "
                              "seat_requests_per_minute, socket_messages_per_minute, "
-                             "seat_connections_per_minute, http_requests_per_minute; 0: no "
-                             "limit); flags win. The limits are counted in this one "
+                             "seat_connections_per_minute, http_requests_per_minute, "
+                             "sockets_awaiting_hello_per_address, "
+                             "seat_control_changes_per_minute; 0: no limit); flags win. The "
+                             "limits are counted in this one "
                              "process's memory")
     parser.add_argument("--log-level", default="info",
                         choices=("critical", "error", "warning", "info", "debug"),

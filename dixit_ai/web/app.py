@@ -27,14 +27,18 @@ Routes:
   receives ``state`` messages after every change, ``ack`` for its own moves, ``reaction``,
   ``pong``, ``notice`` and ``error`` for refused ones. Binary frames and unknown types are
   answered with an ``error`` (status 400); the socket stays open. A socket with no good hello
-  within :data:`HELLO_SECONDS` is answered 408 and closed (4408).
+  within :data:`HELLO_SECONDS` is answered 408 and closed (4408); one address holds at most
+  ``sockets_awaiting_hello_per_address`` sockets open before their hello (one more is answered
+  429 and closed 4429).
 
 Opening tables and seat requests (join, recover, reclaim) are limited per client address
 (429, naming the limit: :class:`~dixit_ai.web.config.ServerConfig`'s ``tables_per_minute`` and
 ``seat_requests_per_minute``; behind a reverse proxy every client has the proxy's address),
 and the messages of each WebSocket (``socket_messages_per_minute``: past it each message is
 answered with a 429 error; a socket that sends as many again within the minute is closed,
-1008), the connections of each seat (``seat_connections_per_minute``), and the sockets open
+1008), the connections of each seat (``seat_connections_per_minute``), each seat's changes
+of who plays it during a game (``leave``, ``reclaim``: ``seat_control_changes_per_minute``,
+over a socket or ``/api/action`` alike; 429, nothing changes), and the sockets open
 at once: :data:`~dixit_ai.web.connections.MAX_SOCKETS_PER_SEAT` per seat,
 :data:`~dixit_ai.web.connections.MAX_SPECTATORS` spectators per table and
 :data:`~dixit_ai.web.connections.MAX_SPECTATORS_PER_ADDRESS` from one address (a connection
@@ -55,6 +59,7 @@ or a WebSocket message over :data:`MAX_REQUEST_BYTES` is refused (413) without b
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import sys
@@ -71,7 +76,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from dixit_ai.web.config import ServerConfig, WebError, check_bot_delay
 from dixit_ai.web.connections import Connection
-from dixit_ai.web.limits import SocketFlood
+from dixit_ai.web.limits import Held, SocketFlood
 from dixit_ai.web.manager import TableManager
 from dixit_ai.web.social import reaction_image
 from dixit_ai.web.store import Store
@@ -367,16 +372,25 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
 
     @app.websocket("/ws")
     async def socket(websocket: WebSocket) -> None:
-        await websocket.accept()
         tables = manager()
+        try:  # counted before the socket is accepted, until its hello is read or it closes
+            waiting = tables.await_hello(websocket.client.host if websocket.client else None)
+        except WebError as error:
+            with contextlib.suppress(Exception):  # the client may have gone already
+                await websocket.accept()
+                await websocket.send_text(json.dumps(_error(error.status, error.message)))
+                await websocket.close(code=4000 + error.status)
+            return
         sender = object()  # this socket, for its message limit
         try:
-            await _serve_socket(websocket, tables, sender)
+            await websocket.accept()
+            await _serve_socket(websocket, tables, sender, waiting)
         finally:
+            waiting.release()  # closed (timed out, gone, failed) before its hello, or after
             tables.forget_socket(sender)
 
     async def _serve_socket(websocket: WebSocket, tables: TableManager,
-                            sender: object) -> None:
+                            sender: object, waiting: Held) -> None:
         hello_by = asyncio.get_running_loop().time() + HELLO_SECONDS
         try:
             while True:  # until a good hello (a binary or malformed frame is answered)
@@ -402,6 +416,7 @@ def create_app(db_path: str | Path, *, durable: bool = True, bot_delay: float = 
                     await websocket.send_text(json.dumps(_error(error.status, error.message)))
                     continue
                 break
+            waiting.release()  # the hello is read: the socket is a seat's or a spectator's
             if isinstance(hello, dict) and hello.get("watch") is not None:
                 watched = tables.table_for_watch(hello.get("watch"))
                 await _spectate(websocket, tables, watched, sender)

@@ -113,6 +113,22 @@ class ServerConfig:
             page asks for the state once as it opens and then uses its socket, and a script
             polling ten times a second sends 600; past the limit a request is refused (429)
             before any work, and nothing changes.
+        sockets_awaiting_hello_per_address: The most WebSockets one client address may hold
+            open before their hello (``0``: no limit). A page says hello as its socket opens;
+            a socket that says nothing holds a connection (and its memory) until the hello's
+            deadline, so a script opening thousands would hold thousands (pages opening at
+            once from one address, a load test's tables, hold a few dozen for a moment: the
+            default is the default of ``tables_per_minute``). A socket counts
+            from its opening until its hello (its first JSON message) is read or it closes; past
+            the limit a socket is refused (429, closed 4429) and the page tries again ten
+            seconds later. Behind a reverse proxy every client has the proxy's address:
+            raise it, or turn it off.
+        seat_control_changes_per_minute: The most times one seat of a table may hand itself
+            to a bot (``leave``) or take itself back (``reclaim``) during a game in 60 seconds
+            (``0``: no limit). Each change is an event written to the table's log and
+            record and sends every socket at the table the state; a person leaves and comes
+            back a few times a game. Past the limit the message is refused (429, naming the
+            limit) and nothing changes; a refused leave or reclaim is not counted.
 
     Every limit is counted in the memory of the one server process (``dixit-ai serve`` runs
     one; a restart forgets the counts).
@@ -128,6 +144,8 @@ class ServerConfig:
     socket_messages_per_minute: int = 600
     seat_connections_per_minute: int = 60
     http_requests_per_minute: int = 1200
+    sockets_awaiting_hello_per_address: int = 60
+    seat_control_changes_per_minute: int = 6
 
     def __post_init__(self) -> None:
         if not isinstance(self.decks, Mapping):
@@ -165,7 +183,11 @@ class ServerConfig:
                              self.socket_messages_per_minute),
                             ("seat_connections_per_minute",
                              self.seat_connections_per_minute),
-                            ("http_requests_per_minute", self.http_requests_per_minute)):
+                            ("http_requests_per_minute", self.http_requests_per_minute),
+                            ("sockets_awaiting_hello_per_address",
+                             self.sockets_awaiting_hello_per_address),
+                            ("seat_control_changes_per_minute",
+                             self.seat_control_changes_per_minute)):
             if isinstance(count, bool) or not isinstance(count, int) or count < 0:
                 raise ValueError(f"{name} must be a whole number, at least 0 (0: no limit), "
                                  f"not {count!r}")
@@ -243,6 +265,8 @@ def load_server_config(path: str | Path, **overrides: Any) -> ServerConfig:
         socket_messages_per_minute = 600  # per WebSocket; 0: no limit
         seat_connections_per_minute = 60  # per seat of a table; 0: no limit
         http_requests_per_minute = 1200   # per seat (state, action, history); 0: no limit
+        sockets_awaiting_hello_per_address = 60  # per address, before hello; 0: no limit
+        seat_control_changes_per_minute = 6      # per seat: leave, reclaim; 0: no limit
         bots = ["random", "clip-greedy"]
 
         [decks]

@@ -2,8 +2,10 @@
 
 One :class:`RateLimiter` serves every limit of the web tables: a table's reactions (per seat,
 per spectator's socket, all spectators together) and the server's limits per client address
-(tables opened, seat requests) and per open WebSocket (its messages: see
-:class:`~dixit_ai.web.config.ServerConfig`).
+(tables opened, seat requests), per open WebSocket (its messages) and per seat (its
+connections, its leaving and taking back: see :class:`~dixit_ai.web.config.ServerConfig`).
+One :class:`OpenCounter` counts what a sender holds open at once (an address's sockets that
+have not said hello yet).
 
 The counts are held in the memory of the server process: ``dixit-ai serve`` runs one (uvicorn
 with the app object itself, no workers; a second process on the same database refuses to
@@ -45,8 +47,10 @@ class RateLimiter:
         self._windows: dict[Hashable, float] = {}
         self._sweep_at = self.MAX_IDLE_KEYS
 
-    def take(self, *limits: Limit) -> None:
-        """Count one event against every limit of ``limits``, or against none.
+    def take(self, *limits: Limit, count: bool = True) -> None:
+        """Count one event against every limit of ``limits``, or against none (``count``
+        False: only check that one more would be allowed, counting nothing: count it with
+        another call once the event has happened).
 
         Raises:
             WebError: (429) one of the limits is reached (the message names it); nothing is
@@ -63,17 +67,20 @@ class RateLimiter:
                 raise WebError(429, f"too many {what}: at most {limit} every {window:g} "
                                     "seconds; wait a moment and try again")
             queues.append(times)
+        if not count:
+            return
         for times in queues:
             times.append(now)
         if len(self._times) > self._sweep_at:
             self._drop_idle(now)
             self._sweep_at = max(self.MAX_IDLE_KEYS, 2 * len(self._times))
 
-    def take_per_minute(self, key: Hashable, per_minute: int, what: str) -> None:
+    def take_per_minute(self, key: Hashable, per_minute: int, what: str, *,
+                        count: bool = True) -> None:
         """Count one event of ``key`` against a server setting of ``per_minute`` events a
         minute (0 or less: no limit, nothing counted); see :meth:`take`."""
         if per_minute > 0:
-            self.take((key, per_minute, 60.0, what))
+            self.take((key, per_minute, 60.0, what), count=count)
 
     def forget(self, key: Hashable) -> None:
         """Drop ``key``'s counter (its sender has gone)."""
@@ -87,3 +94,58 @@ class RateLimiter:
         for key in [key for key, times in self._times.items()
                     if not times or now - times[-1] > self._windows[key]]:
             self.forget(key)
+
+
+class OpenCounter:
+    """How many things (sockets) each sender holds open at once, within a limit.
+
+    :meth:`open` counts one more (or refuses it); the :class:`Held` it returns gives it back
+    once, however often it is released: call ``release`` on every path the thing ends by.
+    """
+
+    def __init__(self) -> None:
+        self._open: dict[Hashable, int] = {}
+
+    def open(self, key: Hashable, limit: int, what: str) -> Held:
+        """One more open thing of ``key``, within ``limit`` (0 or less: no limit, still
+        counted).
+
+        Raises:
+            WebError: (429) ``key`` holds ``limit`` open already (the message names the
+                limit and ``what``); nothing is counted.
+        """
+        held = self._open.get(key, 0)
+        if 0 < limit <= held:
+            raise WebError(429, f"too many {what}: at most {limit} at once; close one, or "
+                                "wait a moment and try again")
+        self._open[key] = held + 1
+        return Held(self, key)
+
+    def _release(self, key: Hashable) -> None:
+        left = self._open.get(key, 0) - 1
+        if left > 0:
+            self._open[key] = left
+        else:
+            self._open.pop(key, None)
+
+    def count(self, key: Hashable) -> int:
+        """How many things ``key`` holds open now."""
+        return self._open.get(key, 0)
+
+    def __len__(self) -> int:
+        return len(self._open)
+
+
+class Held:
+    """One thing counted open by an :class:`OpenCounter`, until :meth:`release` (``counter``
+    None: nothing counted)."""
+
+    def __init__(self, counter: OpenCounter | None, key: Hashable) -> None:
+        self._counter: OpenCounter | None = counter
+        self._key = key
+
+    def release(self) -> None:
+        """Stop counting it (once: later calls do nothing)."""
+        if self._counter is not None:
+            self._counter._release(self._key)
+            self._counter = None

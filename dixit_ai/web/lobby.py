@@ -7,6 +7,7 @@ A rematch moves every person's token to a new table with the same seats and a ne
 
 from __future__ import annotations
 
+import re
 import secrets
 import unicodedata
 from collections.abc import Callable, Mapping
@@ -41,6 +42,13 @@ def recovery_code() -> str:
 
 
 
+def _shown_key(name: str) -> str:
+    """A name as it shows: case, width and compatibility forms folded, invisible format
+    characters (zero-width spaces) dropped, runs of spaces as one."""
+    folded = unicodedata.normalize("NFKC", name).casefold()
+    return " ".join("".join(c for c in folded if unicodedata.category(c) != "Cf").split())
+
+
 def same_name(one: str, other: str) -> bool:
     """Whether two names would show alike: the same letters whatever their case, width or
     compatibility form, invisible format characters (zero-width spaces) dropped, runs of
@@ -49,10 +57,38 @@ def same_name(one: str, other: str) -> bool:
     >>> same_name("Ann", " ann\u200b"), same_name("Ann", "Anna")
     (True, False)
     """
-    def key(name: str) -> str:
-        folded = unicodedata.normalize("NFKC", name).casefold()
-        return " ".join("".join(c for c in folded if unicodedata.category(c) != "Cf").split())
-    return key(one) == key(other)
+    return _shown_key(one) == _shown_key(other)
+
+
+BOT_NAME = re.compile(r".+ bot [0-9]+")
+"""The form of the names bots are given at the start (``"random bot 1"``: the bot's name,
+``bot`` and its number among the table's bots of that name), as a name shows
+(:func:`same_name`'s folding)."""
+
+
+def bot_name(bot: str, number: int) -> str:
+    """The name of the ``number``-th bot ``bot`` seated at the start of a game."""
+    return f"{bot} bot {number}"
+
+
+def person_name(value: object) -> str:
+    """A person's name at a table (the creator's, or a newcomer's), checked: text a page can
+    show, within :data:`~dixit_ai.web.config.MAX_NAME_LENGTH`, and not of the form bots are
+    named by (:data:`BOT_NAME`), which would pass them for a bot, or give two seats one name.
+
+    >>> person_name(" Ann ")
+    'Ann'
+
+    Raises:
+        WebError: (400) a bad name (the message says why).
+    """
+    name = text_field(value, "your name", limit=MAX_NAME_LENGTH)
+    if BOT_NAME.fullmatch(_shown_key(name)):
+        raise WebError(400, f"your name {name!r} is of the form bots are named by ('<bot> bot "
+                            "<number>', like 'random bot 1'): choose another name, so that "
+                            "nobody is taken for a bot")
+    return name
+
 
 class LobbyMixin:
     """The lobby of :class:`~dixit_ai.web.manager.TableManager` (mixed in)."""
@@ -119,7 +155,7 @@ class LobbyMixin:
                 address) opened too many tables this minute; nothing was created.
         """
         config = parse_config(data, self.server)
-        name = text_field(data.get("name"), "your name", limit=MAX_NAME_LENGTH)
+        name = person_name(data.get("name"))
         self.warmup.check([*config.bots, config.takeover_bot], party=config.ruleset.is_party)
         if data.get("seed") is not None:
             if not config.experiment:
@@ -200,7 +236,7 @@ class LobbyMixin:
                 ``client`` (an address) sent too many seat requests this minute.
         """
         table = self.table_for_invite(invite)
-        name = text_field(data.get("name"), "your name", limit=MAX_NAME_LENGTH)
+        name = person_name(data.get("name"))
         self.count_request(client, "seats")
         async with table.lock:
             if table.status != "lobby":

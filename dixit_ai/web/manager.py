@@ -38,8 +38,8 @@ from dixit_ai.web.config import (
     parse_config,
 )
 from dixit_ai.web.connections import Connection, HubMixin, Listener
-from dixit_ai.web.limits import RateLimiter, SocketFlood
-from dixit_ai.web.lobby import LobbyMixin, recovery_code
+from dixit_ai.web.limits import Held, OpenCounter, RateLimiter, SocketFlood
+from dixit_ai.web.lobby import LobbyMixin, bot_name, recovery_code
 from dixit_ai.web.messages import round_payload, rules_help
 from dixit_ai.web.persistence import PersistenceMixin
 from dixit_ai.web.session import (
@@ -99,6 +99,9 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
         self.http_limits = RateLimiter()
         """Per seat of a table, its recent plain-HTTP requests; per client address and table,
         its spectator states (see :meth:`count_http`)."""
+        self.hello_sockets = OpenCounter()
+        """Per client address, its open WebSockets that have not said hello yet (see
+        :meth:`await_hello`)."""
         self._db_pool = ThreadPoolExecutor(1, thread_name_prefix="dixit-db")
         self._bot_pool = ThreadPoolExecutor(bot_workers, thread_name_prefix="dixit-bot")
         self._decks: dict[str, Deck] = {}
@@ -231,6 +234,23 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
                                        "it; the socket is closed") from None
             raise
 
+    def await_hello(self, client: str | None) -> Held:
+        """Count one more socket of the address ``client`` (None: not known, not counted)
+        waiting for its hello, against the server's ``sockets_awaiting_hello_per_address``;
+        release what this returns when the hello is read or the socket closes, whichever
+        comes first (releasing twice is harmless).
+
+        Raises:
+            WebError: (429) the address holds that many such sockets open already (the
+                message names the limit); nothing is counted.
+        """
+        if client is None:
+            return Held(None, None)
+        return self.hello_sockets.open(
+            client, self.server.sockets_awaiting_hello_per_address,
+            "sockets from one address waiting for their hello (a socket starts with "
+            "{\"type\": \"hello\", ...})")
+
     def count_http(self, table: Table, seat: int | None, client: str | None = None) -> None:
         """Count one plain-HTTP request of ``seat`` of ``table`` (``/api/state``,
         ``/api/action``, ``/api/history``), or, with ``seat`` None, one spectator state of the
@@ -268,7 +288,8 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
         the table's lock: one recovered or given away while the message waited opens nothing.
 
         Raises:
-            WebError: the message is malformed or refused; nothing changed.
+            WebError: the message is malformed or refused (429: a seat's ``leave`` or
+                ``reclaim`` past ``seat_control_changes_per_minute``); nothing changed.
         """
         if not isinstance(message, dict):
             raise WebError(400, "a message is a JSON object with a 'type'")
@@ -293,10 +314,8 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
                 await self._start(table, seat)
             elif kind in ("tell", "play", "vote", "announce", "red"):
                 await self._act(table, seat, message)
-            elif kind == "leave":
-                await self._leave(table, seat)
-            elif kind == "reclaim":
-                await self._reclaim(table, seat)
+            elif kind in ("leave", "reclaim"):
+                await self._change_control(table, seat, kind)
             elif kind == "seen":
                 self.seen(table, seat, message.get("round"))
             else:
@@ -326,7 +345,7 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
             else:
                 bot = config.bots[s - 1]
                 bot_numbers[bot] = bot_numbers.get(bot, 0) + 1
-                plans.append(SeatPlan(name=f"{bot} bot {bot_numbers[bot]}", controller="bot",
+                plans.append(SeatPlan(name=bot_name(bot, bot_numbers[bot]), controller="bot",
                                       bot=bot))
         session = self._new_session(table, plans)
         start = {"kind": "start", "seats": [asdict(plan) for plan in plans]}
@@ -358,6 +377,29 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
         except IllegalAction as error:
             raise WebError(409, f"illegal move: {error}") from None
         await self._commit(table, prepared)
+
+    async def _change_control(self, table: Table, seat: int, kind: str) -> None:
+        """A seat's ``leave`` or ``reclaim``. During a game each change is a control event
+        (written, kept in the record's takeovers, broadcast): at most the server's
+        ``seat_control_changes_per_minute`` per seat, counted once it is made (a refused one
+        does not count). The caller holds the table's lock.
+
+        Raises:
+            WebError: (429) the seat changed hands that often this minute (the message names
+                the limit); or the change is refused. Nothing changed.
+        """
+        limit = self.server.seat_control_changes_per_minute
+        what = "changes of who plays one seat (leave, reclaim)"
+        in_game = table.session is not None
+        if in_game:
+            table.reaction_limits.take_per_minute(("control", seat), limit, what,
+                                                  count=False)
+        if kind == "leave":
+            await self._leave(table, seat)
+        else:
+            await self._reclaim(table, seat)
+        if in_game:
+            table.reaction_limits.take_per_minute(("control", seat), limit, what)
 
     async def _leave(self, table: Table, seat: int) -> None:
         if table.status == "lobby":

@@ -58,8 +58,9 @@ class Table:
     last_active: float = field(default_factory=time.time)
     reaction_limits: RateLimiter = field(default_factory=RateLimiter)
     """Per sender (a seat, or a spectator's socket), its recent reactions (the limits are
-    :mod:`~dixit_ai.web.social`'s); per seat, its recent connections
-    (:class:`~dixit_ai.web.config.ServerConfig`'s ``seat_connections_per_minute``)."""
+    :mod:`~dixit_ai.web.social`'s); per seat, its recent connections and its recent changes
+    of who plays it (:class:`~dixit_ai.web.config.ServerConfig`'s
+    ``seat_connections_per_minute`` and ``seat_control_changes_per_minute``)."""
     reclaims: dict[str, ReclaimRequest] = field(default_factory=dict)
     """Seat requests for the creator, by id (in memory only)."""
     history: list[dict[str, Any]] = field(default_factory=list)
