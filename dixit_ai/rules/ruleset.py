@@ -230,11 +230,10 @@ class RuleSet:
             what = f"None or an int >= {low}" if optional else f"an int >= {low}"
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ValueError(f"{name} must be {what}, not {value!r}")
-        for name, high in _INT_CEILINGS.items():
+        for name, (high, why) in _INT_CEILINGS.items():
             value = getattr(self, name)
             if value is not None and value > high:
-                raise ValueError(f"{name} must be at most {high:,}, not {value!r}: "
-                                 f"{_CEILING_REASONS[name]}")
+                raise ValueError(f"{name} must be at most {high:,}, not {value!r}: {why}")
         if not 3 <= self.min_players <= self.max_players <= 12:
             raise ValueError(
                 f"player range {self.min_players}-{self.max_players} is invalid: "
@@ -448,14 +447,15 @@ _INT_FIELDS: tuple[tuple[str, int, bool], ...] = (
     ("max_clue_length", 1, False),
 )
 
-_INT_CEILINGS: dict[str, int] = {"score_limit": 1_000, "rounds_per_player": 100}
-"""The highest values of the fields that set how long a game lasts: a game to 1,000 points
-takes hundreds of rounds at any table, and 100 storytelling turns each up to 1,200 rounds."""
-_CEILING_REASONS: dict[str, str] = {
-    "score_limit": "a game to more points than that never ends in practice (with a reshuffled "
-                   "deck it runs on for ever)",
-    "rounds_per_player": "a game of more storytelling turns than that never ends in practice",
+_INT_CEILINGS: dict[str, tuple[int, str]] = {
+    "score_limit": (1_000, "a game to more points than that never ends in practice (with a "
+                           "reshuffled deck it runs on for ever)"),
+    "rounds_per_player": (100, "a game of more storytelling turns than that never ends in "
+                               "practice"),
 }
+"""The highest values of the fields that set how long a game lasts, each with why: a game to
+1,000 points takes hundreds of rounds at any table, and 100 storytelling turns each up to 1,200
+rounds."""
 
 
 _BASE_2008: dict[str, Any] = {

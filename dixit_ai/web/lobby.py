@@ -41,7 +41,6 @@ def recovery_code() -> str:
 
 
 
-
 def _shown_key(name: str) -> str:
     """A name as it shows: case, width and compatibility forms folded, invisible format
     characters (zero-width spaces) dropped, runs of spaces as one."""
