@@ -7,7 +7,8 @@ the two. A storyteller that scores more per story can still lose games, if its s
 other players more than they give it: the margin is what wins (see
 :mod:`dixit_ai.tournament.sources`). Agents come most points a game first; "seat-games" counts
 the seats an agent held over all games (with more seats than agents, some games seat it
-twice). 95% intervals over deals; ``--json`` also writes the figures.
+twice). Aborted games are left out, as the standings leave them out, and counted in the
+title. 95% intervals over deals; ``--json`` also writes the figures.
 
     python scripts/points_by_source.py runs/tournament__clip-sharp+clip-greedy__0__...
     python scripts/points_by_source.py games.jsonl --json sources.json
@@ -26,7 +27,12 @@ from dixit_ai.jsonl import read_jsonl
 from dixit_ai.records import GameRecord
 from dixit_ai.reporting import DEFAULT_RESAMPLES, print_table, write_json
 from dixit_ai.tournament.folder import load_run_records
-from dixit_ai.tournament.sources import SOURCES, AgentSources, point_sources
+from dixit_ai.tournament.sources import (
+    SOURCES,
+    AgentSources,
+    complete_games,
+    point_sources,
+)
 
 
 def read_records(path: Path) -> list[GameRecord]:
@@ -42,9 +48,11 @@ def read_records(path: Path) -> list[GameRecord]:
     return read_jsonl(path, GameRecord.from_json, what="game record").records
 
 
-def figures(agents: list[AgentSources]) -> dict[str, object]:
-    """The figures as JSON: per agent, every interval as ``{estimate, low, high}``."""
-    return {"agents": [{"agent": a.agent, "seat_games": a.seat_games, "stories": a.stories,
+def figures(agents: list[AgentSources], games: int, aborted: int) -> dict[str, object]:
+    """The figures as JSON: the games counted and the aborted ones left out, and per agent
+    every interval as ``{estimate, low, high}``."""
+    return {"games": games, "aborted": aborted,
+            "agents": [{"agent": a.agent, "seat_games": a.seat_games, "stories": a.stories,
                         "per_game": {name: value.to_dict() for name, value in a.per_game.items()},
                         "own_per_story": a.own.to_dict(),
                         "given_per_story": a.given.to_dict(),
@@ -69,7 +77,11 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     shown = [name for name in SOURCES
              if name != "forfeit" or any(a.per_game[name].estimate for a in agents)]
-    print_table(f"Points a game by source ({len(records)} games; 95% intervals over deals)",
+    kept, aborted = complete_games(records)
+    left_out = f", {aborted} aborted left out" if aborted else ""
+    games = f"{len(kept)} game{'s' if len(kept) != 1 else ''}"
+    print_table(f"Points a game by source ({games}{left_out}; 95% intervals over "
+                "deals)",
                 ["agent", "seat-games", *shown, "total"],
                 [[a.agent, a.seat_games, *(a.per_game[name] for name in shown),
                   a.per_game["total"]] for a in agents], digits=2, min_width=130)
@@ -78,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
                 [[a.agent, a.stories, a.own, a.given, a.margin] for a in agents], digits=2,
                 min_width=110)
     if args.json is not None:
-        write_json(args.json, figures(agents))
+        write_json(args.json, figures(agents, len(kept), aborted))
         print(f"json: {args.json}")
     return 0
 

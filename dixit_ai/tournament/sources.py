@@ -14,6 +14,9 @@ Points are split by their named parts (:data:`dixit_ai.rules.POINT_PARTS`): ``st
 one's own cards (``bonus_votes`` and what a cap takes back), ``guess`` every other part (found,
 all or none, the single-vote bonus, Dixit Party's image parts), ``forfeit`` the forfeited
 rounds.
+
+Aborted games (``on_failure="abort"``) are left out, as the standings leave them out: a game
+stopped part-way is not a game's points. :func:`complete_games` says how many.
 """
 
 from __future__ import annotations
@@ -67,16 +70,26 @@ def source_of(part: str, storyteller: bool) -> str:
     return "guess"
 
 
+def complete_games(records: Sequence[GameRecord]) -> tuple[list[GameRecord], int]:
+    """The records of games that were played out (not aborted), and how many were aborted."""
+    kept = [record for record in records if record.status != "aborted"]
+    return kept, len(records) - len(kept)
+
+
 def point_sources(records: Sequence[GameRecord], *, n_resamples: int = DEFAULT_RESAMPLES,
                   seed: int = 0) -> list[AgentSources]:
     """Every agent's points by source (see the module docstring), most points a game first.
+    Aborted games are left out (:func:`complete_games`).
 
     Raises:
-        ValueError: no records, or a record without the named parts of its points (written
-            before the rules named them), which cannot be split.
+        ValueError: no records, only aborted games, or a record without the named parts of its
+            points (written before the rules named them), which cannot be split.
     """
     if not records:
         raise ValueError("no game records to split into sources")
+    records, aborted = complete_games(records)
+    if not records:
+        raise ValueError(f"no game to split into sources: all {aborted} were aborted")
     seat_rows: dict[str, list[tuple[tuple[str, int], dict[str, float]]]] = {}
     story_rows: dict[str, list[tuple[tuple[str, int], float, float]]] = {}  # deal, own, given
     for record in records:

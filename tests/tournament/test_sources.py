@@ -87,6 +87,31 @@ def test_random_games_sources_add_up_and_own_points_are_the_standings(edition: s
         assert agent.per_game["guess"].estimate > 0 and agent.per_game["decoy"].estimate > 0
 
 
+def aborted_game() -> GameRecord:
+    """A game B stopped after one round (``on_failure="abort"``): A's story scored 3."""
+    first = two_rounds().rounds[0]
+    return game(["A", "B", "A", "B"], first.scores, index=1, rounds=[first], status="aborted")
+
+
+def test_aborted_games_are_left_out_as_the_standings_leave_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    alone = point_sources([two_rounds()], n_resamples=20)
+    with_aborted = point_sources([two_rounds(), aborted_game()], n_resamples=20)
+    assert with_aborted == alone  # the stopped game moves no figure
+    standings = analyse([two_rounds(), aborted_game()], n_resamples=20).standings
+    assert {s.agent: s.mean_points.estimate for s in standings} == {
+        a.agent: a.per_game["total"].estimate for a in with_aborted}
+    with pytest.raises(ValueError, match="all 1 were aborted"):
+        point_sources([aborted_game()])
+    records = tmp_path / "games.jsonl"
+    records.write_text(two_rounds().to_json() + "\n" + aborted_game().to_json() + "\n")
+    assert points_by_source.main([str(records), "--resamples", "20",
+                                  "--json", str(tmp_path / "s.json")]) == 0
+    assert "(1 game, 1 aborted left out;" in capsys.readouterr().out
+    data = json.loads((tmp_path / "s.json").read_text())
+    assert (data["games"], data["aborted"]) == (1, 1)
+
+
 def test_records_without_named_parts_are_refused() -> None:
     record = two_rounds()
     record.rounds[1] = dataclasses.replace(record.rounds[1], parts=[])
