@@ -74,14 +74,28 @@ def storyteller_points_by_finders(rules: RuleSet, n_players: int, n_voters: int)
 
 def storyteller_margin_by_finders(rules: RuleSet, n_players: int) -> np.ndarray:
     """The storyteller's lead in a round when ``k`` voters find its card, for ``k = 0..V``: its
-    points minus the mean points of the other players, as the rules score the round.
+    points minus the mean points of the other players, as the rules score the round
+    (:func:`points_by_finders`).
 
-    Finders vote the storyteller's card (the storyteller's own points, and 3 each); the others
-    each vote the next voter's card, so every vote that misses scores one bonus point for an
-    opponent (spread as evenly as a cap on one card's bonus allows). One vote each: Odyssey's
-    second votes are not counted (a finder's single-vote bonus is). A storyteller that scores
-    its own points alone gives the others' points no weight: a clue three opponents find scores
-    it 3 and each finder 3 as well, a lead of nothing over them.
+    A storyteller that scores its own points alone gives the others' points no weight: a clue
+    three opponents find scores it 3 and each finder 3 as well, a lead of nothing over them.
+
+    Raises:
+        ValueError: the team variant or Dixit Party, whose rounds are not scored by finders
+            alone.
+    """
+    return np.array([points[0] - sum(points[1:]) / (n_players - 1)
+                     for points in points_by_finders(rules, n_players)])
+
+
+def points_by_finders(rules: RuleSet, n_players: int) -> list[list[int]]:
+    """Every seat's points in a round told by seat 0 when ``k`` voters find its card, for
+    ``k = 0..V``, as :func:`dixit_ai.rules.score_round` scores it.
+
+    Finders vote the storyteller's card; the others each vote the next voter's card, so every
+    vote that misses scores one bonus point for an opponent (spread as evenly as a cap on one
+    card's bonus allows). One vote each: Odyssey's second votes are not counted (a finder's
+    single-vote bonus is).
 
     Raises:
         ValueError: the team variant or Dixit Party, whose rounds are not scored by finders
@@ -93,14 +107,13 @@ def storyteller_margin_by_finders(rules: RuleSet, n_players: int) -> np.ndarray:
     voters = list(voting_seats(rules, n_players, 0))
     each = (rules.board_size(n_players) - 1) // len(voters)  # cards a voter puts on the board
     owners = [0, *(seat for seat in voters for _ in range(each))]  # position 0: the teller's
-    margin = np.zeros(len(voters) + 1)
+    rounds = []
     for k in range(len(voters) + 1):
         votes = {seat: [0] if i < k else [1 + each * ((i + 1) % len(voters))]
                  for i, seat in enumerate(voters)}
-        points = score_round(rules, n_players=n_players, storyteller=0, board_owner=owners,
-                             votes=votes)
-        margin[k] = points[0] - sum(points[1:]) / (n_players - 1)
-    return margin
+        rounds.append(score_round(rules, n_players=n_players, storyteller=0, board_owner=owners,
+                                  votes=votes))
+    return rounds
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from dixit_ai import play_game
-from dixit_ai.rules import RuleSet
+from dixit_ai.rules import EDITIONS, RuleSet
 from models.players import ClipAgent
 from models.players.simulation import (
+    points_by_finders,
     storyteller_margin_by_finders,
     storyteller_points_by_finders,
 )
@@ -34,6 +35,17 @@ def test_the_margin_follows_the_rulebooks(edition, players, margin):
     # Its own points are the same for one finder and for all but one; its lead is not.
     if players > 3:
         assert own[1] == own[-2] and margin[1] > margin[-2]
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_the_storytellers_own_points_are_those_the_rules_score(edition):
+    """The own-points table the simulation uses (written from the rulebook) is the storyteller's
+    column of the rounds the rules score, at every player count of the edition."""
+    rules = RuleSet.edition(edition)
+    for players in range(rules.min_players, rules.max_players + 1):
+        scored = points_by_finders(rules, players)
+        own = storyteller_points_by_finders(rules, players, len(scored) - 1)
+        assert own.tolist() == [points[0] for points in scored], players
 
 
 @pytest.mark.parametrize("overrides", [{"teams": True}, {"mode": "party"}])
