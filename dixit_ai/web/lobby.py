@@ -219,8 +219,9 @@ class LobbyMixin:
         return self.tables[table_id]
 
     def invite_summary(self, invite: str) -> dict[str, Any]:
-        """What someone holding the invite sees before joining: the table, its seats, and the
-        spectator link once the game has started."""
+        """What someone holding the invite sees before joining: the table, its seats, and its
+        read-only spectator link (the lobby shows it too: a spectator sees only what is public,
+        and an invite holder could take a seat anyway)."""
         table = self.table_for_invite(invite)
         return {"table": self._meta(table, include_invite=False),
                 "watch_path": None if table.watch is None else f"/watch/{table.watch}"}
