@@ -7,22 +7,19 @@ A rematch moves every person's token to a new table with the same seats and a ne
 
 from __future__ import annotations
 
-import re
 import secrets
-import unicodedata
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from dixit_ai.match import resolve_deck
 from dixit_ai.web.config import (
-    MAX_NAME_LENGTH,
     ServerConfig,
     TableConfig,
     WebError,
     parse_config,
-    text_field,
 )
 from dixit_ai.web.fairness import check_seed, draw_salt, draw_seed
+from dixit_ai.web.names import person_name, same_name
 from dixit_ai.web.store import token_digest
 from dixit_ai.web.table import Table
 
@@ -38,55 +35,6 @@ def recovery_code() -> str:
     alphabet = "abcdefghjkmnpqrstuvwxyz23456789"
     raw = "".join(secrets.choice(alphabet) for _ in range(12))
     return "-".join(raw[i:i + 4] for i in range(0, 12, 4))
-
-
-
-def _shown_key(name: str) -> str:
-    """A name as it shows: case, width and compatibility forms folded, invisible format
-    characters (zero-width spaces) dropped, runs of spaces as one."""
-    folded = unicodedata.normalize("NFKC", name).casefold()
-    return " ".join("".join(c for c in folded if unicodedata.category(c) != "Cf").split())
-
-
-def same_name(one: str, other: str) -> bool:
-    """Whether two names would show alike: the same letters whatever their case, width or
-    compatibility form, invisible format characters (zero-width spaces) dropped, runs of
-    spaces as one.
-
-    >>> same_name("Ann", " ann\u200b"), same_name("Ann", "Anna")
-    (True, False)
-    """
-    return _shown_key(one) == _shown_key(other)
-
-
-BOT_NAME = re.compile(r".+ bot [0-9]+")
-"""The form of the names bots are given at the start (``"random bot 1"``: the bot's name,
-``bot`` and its number among the table's bots of that name), as a name shows
-(:func:`same_name`'s folding)."""
-
-
-def bot_name(bot: str, number: int) -> str:
-    """The name of the ``number``-th bot ``bot`` seated at the start of a game."""
-    return f"{bot} bot {number}"
-
-
-def person_name(value: object) -> str:
-    """A person's name at a table (the creator's, or a newcomer's), checked: text a page can
-    show, within :data:`~dixit_ai.web.config.MAX_NAME_LENGTH`, and not of the form bots are
-    named by (:data:`BOT_NAME`), which would pass them for a bot, or give two seats one name.
-
-    >>> person_name(" Ann ")
-    'Ann'
-
-    Raises:
-        WebError: (400) a bad name (the message says why).
-    """
-    name = text_field(value, "your name", limit=MAX_NAME_LENGTH)
-    if BOT_NAME.fullmatch(_shown_key(name)):
-        raise WebError(400, f"your name {name!r} is of the form bots are named by ('<bot> bot "
-                            "<number>', like 'random bot 1'): choose another name, so that "
-                            "nobody is taken for a bot")
-    return name
 
 
 class LobbyMixin:

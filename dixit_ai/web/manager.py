@@ -39,8 +39,9 @@ from dixit_ai.web.config import (
 )
 from dixit_ai.web.connections import Connection, HubMixin, Listener
 from dixit_ai.web.limits import Held, OpenCounter, RateLimiter, SocketFlood
-from dixit_ai.web.lobby import LobbyMixin, bot_name, recovery_code
+from dixit_ai.web.lobby import LobbyMixin, recovery_code
 from dixit_ai.web.messages import round_payload, rules_help
+from dixit_ai.web.names import bot_name
 from dixit_ai.web.persistence import PersistenceMixin
 from dixit_ai.web.session import (
     BadMessage,

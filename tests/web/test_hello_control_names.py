@@ -17,7 +17,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from dixit_ai.agents import list_agents
 from dixit_ai.web.config import ServerConfig, WebError, load_server_config
-from dixit_ai.web.lobby import bot_name, person_name
+from dixit_ai.web.names import bot_name, person_name
 from tests.web.conftest import Seat, create, join, manager_of, server_offering
 from tests.web.playing import reply_to, until
 
