@@ -12,16 +12,12 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from dixit_ai.match import resolve_deck
-from dixit_ai.web.config import (
-    ServerConfig,
-    TableConfig,
-    WebError,
-    parse_config,
-)
+from dixit_ai.web.config import ServerConfig, WebError
 from dixit_ai.web.fairness import check_seed, draw_salt, draw_seed
 from dixit_ai.web.names import person_name, same_name
 from dixit_ai.web.store import token_digest
 from dixit_ai.web.table import Table
+from dixit_ai.web.table_config import TableConfig, parse_config
 
 if TYPE_CHECKING:
     from dixit_ai.decks import Deck

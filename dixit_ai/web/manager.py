@@ -25,18 +25,7 @@ from dixit_ai.decks import Deck, load_deck
 from dixit_ai.rules import EDITIONS, IllegalAction, RuleSet
 from dixit_ai.web.bots import BotsMixin, Warmup
 from dixit_ai.web.cards import CARD_IMAGE_SIZE, CardsMixin
-from dixit_ai.web.config import (
-    MAX_NAME_LENGTH,
-    MOVE_TIMER_RANGE,
-    ROUNDS_PER_PLAYER_RANGE,
-    SCORE_LIMIT_RANGE,
-    ServerConfig,
-    TableConfig,
-    WebError,
-    bot_problem,
-    check_bot_delay,
-    parse_config,
-)
+from dixit_ai.web.config import ServerConfig, WebError, bot_problem, check_bot_delay
 from dixit_ai.web.connections import Connection, HubMixin, Listener
 from dixit_ai.web.limits import Held, OpenCounter, RateLimiter, SocketFlood
 from dixit_ai.web.lobby import LobbyMixin, recovery_code
@@ -54,6 +43,14 @@ from dixit_ai.web.session import (
 from dixit_ai.web.social import SOCIAL_TYPES, SocialMixin
 from dixit_ai.web.store import Statement, Store
 from dixit_ai.web.table import Table
+from dixit_ai.web.table_config import (
+    MAX_NAME_LENGTH,
+    MOVE_TIMER_RANGE,
+    ROUNDS_PER_PLAYER_RANGE,
+    SCORE_LIMIT_RANGE,
+    TableConfig,
+    parse_config,
+)
 from dixit_ai.web.timers import TimersMixin
 
 log = logging.getLogger("dixit_ai.web")

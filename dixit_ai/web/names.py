@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from dixit_ai.web.config import MAX_NAME_LENGTH, WebError, text_field
+from dixit_ai.web.config import WebError
+from dixit_ai.web.table_config import MAX_NAME_LENGTH, text_field
 
 _LOOK_ALIKE_LETTERS = {  # by Unicode name: the letter's name -> the Latin letter it shows as
     "CYRILLIC CAPITAL LETTER": {
@@ -110,7 +111,7 @@ def bot_name(bot: str, number: int) -> str:
 
 def person_name(value: object) -> str:
     """A person's name at a table (the creator's, or a newcomer's), checked: text a page can
-    show, within :data:`~dixit_ai.web.config.MAX_NAME_LENGTH`, of one alphabet
+    show, within :data:`~dixit_ai.web.table_config.MAX_NAME_LENGTH`, of one alphabet
     (:func:`mixed_scripts`), and not of the form bots are named by (:data:`BOT_NAME`), which
     would pass them for a bot, or give two seats one name.
 

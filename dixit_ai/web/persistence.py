@@ -16,10 +16,10 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from dixit_ai.web.config import TableConfig
 from dixit_ai.web.session import SeatPlan, Session
 from dixit_ai.web.store import Statement, Store, StoredTable
 from dixit_ai.web.table import Table
+from dixit_ai.web.table_config import TableConfig
 
 log = logging.getLogger("dixit_ai.web")
 T = TypeVar("T")

@@ -28,9 +28,10 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from dixit_ai.web.config import MAX_NAME_LENGTH, WebError, text_field
+from dixit_ai.web.config import WebError
 from dixit_ai.web.store import token_digest
 from dixit_ai.web.table import Table
+from dixit_ai.web.table_config import MAX_NAME_LENGTH, text_field
 
 if TYPE_CHECKING:
     from dixit_ai.web.connections import Connection

@@ -7,9 +7,9 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from dixit_ai.web.config import TableConfig
 from dixit_ai.web.limits import RateLimiter
 from dixit_ai.web.session import Session
+from dixit_ai.web.table_config import TableConfig
 
 if TYPE_CHECKING:
     from dixit_ai.web.bots import BotMind
