@@ -468,7 +468,8 @@ def plot_intervals(path: str | os.PathLike[str], labels: Sequence[str],
     """A horizontal dot-and-whisker plot of intervals (one series, or several side by side).
 
     ``intervals`` is one interval per label, or a mapping series name -> one per label. A
-    vertical dashed line marks ``reference`` (chance, say) where given. Writes a PNG.
+    vertical dashed line marks ``reference`` (chance, say) where given. Each whisker spans its
+    interval, whether or not the interval holds its estimate (the dot). Writes a PNG.
     """
     import matplotlib
 
@@ -483,12 +484,15 @@ def plot_intervals(path: str | os.PathLike[str], labels: Sequence[str],
     n, k = len(labels), len(series)
     fig, ax = plt.subplots(figsize=(7.5, 0.9 + 0.45 * n * max(1, k) ** 0.5))
     offsets = np.linspace(-0.2, 0.2, k) if k > 1 else np.zeros(1)
-    for offset, (name, values) in zip(offsets, series.items(), strict=True):
+    for index, (offset, (name, values)) in enumerate(zip(offsets, series.items(), strict=True)):
         y = np.arange(n)[::-1] + offset
         est = np.array([v.estimate for v in values])
-        err = np.array([[v.estimate - v.low for v in values],
-                        [v.high - v.estimate for v in values]])
-        ax.errorbar(est, y, xerr=err, fmt="o", capsize=3, label=name or None)
+        low, high = np.array([v.low for v in values]), np.array([v.high for v in values])
+        # The whisker spans the interval and the dot is the estimate, drawn apart: a percentile
+        # interval need not hold its estimate (a skewed statistic, a few resamples).
+        ax.errorbar((low + high) / 2, y, xerr=(high - low) / 2, fmt="none", capsize=3,
+                    color=f"C{index}", label=name or None)
+        ax.plot(est, y, "o", color=f"C{index}")
     if reference is not None:
         ax.axvline(reference, color="grey", linestyle="--", linewidth=1, label=reference_label)
     ax.set_yticks(np.arange(n)[::-1], labels)
@@ -496,7 +500,7 @@ def plot_intervals(path: str | os.PathLike[str], labels: Sequence[str],
     ax.set_title(textwrap.fill(title, 72), fontsize="medium")
     ax.grid(axis="x", alpha=0.3)
     if k > 1 or reference is not None:
-        ax.legend(loc="best", fontsize="small")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")  # off the data
     fig.tight_layout()
     target = save_figure(fig, path, dpi=120)
     plt.close(fig)

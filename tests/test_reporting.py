@@ -238,3 +238,15 @@ def test_a_rate_matrix_writes_each_value_and_leaves_nan_blank():
     assert [t.get_color() for t in ax.texts] == ["white", "black", "black"]
     assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "b"]
     plt.close(fig)
+
+
+def test_an_interval_that_does_not_hold_its_estimate_is_drawn(tmp_path) -> None:
+    """With one or two bootstrap resamples (which the commands accept) a percentile interval
+    may lie beside its estimate; drawing it raised matplotlib's "'xerr' must not contain
+    negative values" and the tournament's report was never written."""
+    import matplotlib.image
+
+    beside = [Interval(5.0, 6.0, 7.0), Interval(2.0, 1.0, 3.0)]
+    target = plot_intervals(tmp_path / "i.png", ["a", "b"], {"x": beside, "y": beside[::-1]},
+                            title="t", xlabel="points", reference=3.0)
+    assert matplotlib.image.imread(target).shape[0] > 50
