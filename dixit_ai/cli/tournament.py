@@ -45,13 +45,13 @@ from dixit_ai.tournament import (
     run_tournament,
 )
 from dixit_ai.tournament.config import split_names
-from dixit_ai.tournament.folder import run_failures
+from dixit_ai.tournament.folder import run_failures, unseated_note
 from dixit_ai.tournament.player import MAX_STUCK_DECISIONS
 from dixit_ai.tournament.run import MAX_STALL_AFTER, STALL_REPORT_AFTER
 from dixit_ai.tournament.runner import BACKENDS, MAX_WORKERS
-from dixit_ai.tournament.schedule import balance_period
+from dixit_ai.tournament.schedule import balance_period, games_to_seat_everyone, unseated
 from dixit_ai.tournament.store import on_failure_chosen as stored_choice
-from dixit_ai.tournament.store import read_config
+from dixit_ai.tournament.store import read_config, schedule_of
 
 PANEL_ENTRY_POINT = "models.players.panel:panel_agents"
 """Expands a panel spec into its members' registry names (imported only when a panel is named:
@@ -337,6 +337,9 @@ def run(args: argparse.Namespace) -> int:
                      "(only agents that wait, such as HTTP agents, gain from more workers than "
                      "cores), and each worker loads its own agents' models")
     period = balance_period(len(config.agents), config.players)
+    if config.games < games_to_seat_everyone(len(config.labels), config.players):
+        left = unseated(schedule_of(config), config.labels)
+        notes.append(f"note: {unseated_note(left, config)}; they stand last, with no figures")
     folder: list[Path] = []
     # run_tournament checks the config, the deck and a resumed folder first (bad input: exit
     # 2); once it announces the run folder the games begin, and an error is a failure of the
@@ -349,8 +352,9 @@ def run(args: argparse.Namespace) -> int:
                        then=f"the games recorded so far are kept; continue with: dixit-ai "
                             f"tournament --resume {path}")
             if total % period:
-                notes.append(f"note: {total} games is not a multiple of {period}: the seats "
-                             "are balanced up to the last, incomplete rotation")
+                notes.append(f"note: the number of games, {total}, is not a multiple of "
+                             f"{period}: the seats are balanced up to the last, incomplete "
+                             "rotation")
             for note in notes:
                 print(note, file=sys.stderr)
             done = f" ({already} of {total} games already played)" if already else ""

@@ -29,8 +29,8 @@ fewer resamples than the other figures (see :data:`RATING_RESAMPLES`).
 Aborted games (an agent failed under ``on_failure="abort"``) are left out of the figures and
 counted, each against the agent whose failure stopped it (``aborted_games``; its failure counts in
 its ``failures``). An agent whose failures aborted every game it sat in stays in the standings,
-last, with no figures. Truncated games (``max_rounds``) count, their winners being the seats with
-the top score.
+last, with no figures; so does an entrant that had no seat (given as ``entrants``). Truncated
+games (``max_rounds``) count, their winners being the seats with the top score.
 """
 
 from __future__ import annotations
@@ -310,7 +310,7 @@ def _check_one_ruleset(records: Sequence[GameSummary]) -> None:
 
 def analyse(records: Iterable[GameRecord | GameSummary], *, n_resamples: int = DEFAULT_RESAMPLES,
             rating_resamples: int = RATING_RESAMPLES, level: float = DEFAULT_LEVEL,
-            seed: int = 0) -> TournamentResults:
+            seed: int = 0, entrants: Iterable[str] = ()) -> TournamentResults:
     """Standings from game records (see the module docstring).
 
     Args:
@@ -321,6 +321,8 @@ def analyse(records: Iterable[GameRecord | GameSummary], *, n_resamples: int = D
         rating_resamples: Bootstrap resamples for the ratings (0: no rating interval).
         level: Confidence level of the intervals.
         seed: Seed of the bootstrap.
+        entrants: The tournament's agents: one that sat in no game (too few games for every
+            agent to have a seat) stands last, with no figures, rather than vanish.
 
     Raises:
         ValueError: no complete (or truncated) game to analyse.
@@ -350,7 +352,7 @@ def analyse(records: Iterable[GameRecord | GameSummary], *, n_resamples: int = D
     _check_one_ruleset(kept)
     labels_per_game = [record.labels for record in kept]
     agents = sorted({label for labels in labels_per_game for label in labels}
-                    | set(stopped_failures) | set(stopped_by))
+                    | set(stopped_failures) | set(stopped_by) | set(entrants))
     column = {agent: i for i, agent in enumerate(agents)}
     n_games, n_agents = len(kept), len(agents)
 

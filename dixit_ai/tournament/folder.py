@@ -27,7 +27,7 @@ from dixit_ai.tournament.report import (
     WIN_RATE_PLOT,
     write_report,
 )
-from dixit_ai.tournament.schedule import balance_period
+from dixit_ai.tournament.schedule import balance_period, games_to_seat_everyone
 from dixit_ai.tournament.store import (
     CONFIG_FILE,
     GAMES_FILE,
@@ -182,6 +182,18 @@ def check_no_report(folder: Path) -> None:
                          "--overwrite to replace it, or --out another folder")
 
 
+def unseated_note(left: list[str], config: TournamentConfig, *, finished: bool = True
+                  ) -> str:
+    """What to say of agents that have no seat in a tournament's games (``finished``: in all
+    its games; else in those played so far)."""
+    needed = games_to_seat_everyone(len(config.labels), config.players)
+    return (f"{len(left)} of the {len(config.labels)} agents had no seat in "
+            + (f"the {config.games} game{'s' if config.games != 1 else ''}" if finished
+               else "the games recorded so far")
+            + f" ({', '.join(left)}): each deal seats {config.players} agents, those that "
+            f"played least first; {needed} games or more give every agent a seat")
+
+
 def analyse_folder(folder: str | Path, *, out: str | Path | None = None,
                    n_resamples: int | None = None,
                    rating_resamples: int | None = None, allow_partial: bool = False,
@@ -223,6 +235,7 @@ def analyse_folder(folder: str | Path, *, out: str | Path | None = None,
         path = path.parent  # a run folder's own records: its config names the agents
     config_data: dict[str, Any] | None = None
     notes: list[str] = []
+    entrants: list[str] = []   # a run folder's agents (a records file does not name them all)
     if path.is_dir() and (path / CONFIG_FILE).exists():
         playing = run_in_play(path)  # another process plays it now: its records grow
         config, run_read = _read_run(path, summarize, allow_partial=allow_partial,
@@ -232,6 +245,7 @@ def analyse_folder(folder: str | Path, *, out: str | Path | None = None,
                                             in run_read.items], run_read.dropped)
         config_data, title, seed, name = (config.to_dict(), f"Tournament {config.name}",
                                           config.seed, config.name)
+        entrants = config.labels
         beside = path
         found = run_bootstrap_settings(path)
         stored = None if found is None else found[0]
@@ -288,7 +302,12 @@ def analyse_folder(folder: str | Path, *, out: str | Path | None = None,
         if overridden:
             settings += ", overridden by " + " and ".join(overridden)
     results = analyse(read.records, n_resamples=chosen[0], rating_resamples=chosen[1],
-                      seed=seed)
+                      seed=seed, entrants=entrants)
+    left = [s.agent for s in results.standings if s.agent in entrants and not s.seat_games
+            and not s.aborted_games and not s.failures]
+    if left:
+        notes.append(unseated_note(left, config, finished=not any(
+            note.startswith("the run is") for note in notes)))
     results = dataclasses.replace(results, dropped=len(read.dropped), settings=settings,
                                   notes=tuple(notes))
     if out is not None:

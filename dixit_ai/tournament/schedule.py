@@ -96,6 +96,22 @@ def balance_period(n_agents: int, seats: int) -> int:
     return seats * (n_agents // math.gcd(n_agents, seats))
 
 
+def games_to_seat_everyone(n_agents: int, seats: int) -> int:
+    """The fewest games in which every agent has a seat: the first game of the deal that seats
+    the last of them (each deal seats ``seats`` agents, those that played least first).
+
+    >>> games_to_seat_everyone(5, 3), games_to_seat_everyone(3, 4), games_to_seat_everyone(7, 4)
+    (4, 1, 5)
+    """
+    return (-(-n_agents // seats) - 1) * seats + 1
+
+
+def unseated(games: Sequence[ScheduledGame], agents: Sequence[str]) -> list[str]:
+    """The agents (in the order given) that have no seat in ``games``."""
+    seated = {label for game in games for label in game.seats}
+    return [agent for agent in agents if agent not in seated]
+
+
 def draw_lineups(agents: Sequence[str], seats: int, n_deals: int,
                  rng: np.random.Generator) -> list[tuple[str, ...]]:
     """One lineup (an agent per seat) per deal, balanced as the module docstring says."""

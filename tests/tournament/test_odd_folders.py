@@ -92,8 +92,9 @@ def test_a_refused_resume_prints_its_error_alone(run, tmp_path, capsys):
     # ... and a run that starts says it, above its folder
     assert main(["tournament", "--resume", str(run), "--games", "4", "--no-progress"]) == 0
     err = capsys.readouterr().err
-    assert ("note: 4 games is not a multiple of 3: the seats are balanced up to the last, "
-            f"incomplete rotation\nrun folder: {run} (3 of 4 games already played)") in err
+    assert ("note: the number of games, 4, is not a multiple of 3: the seats are balanced up to "
+            f"the last, incomplete rotation\nrun folder: {run} (3 of 4 games already "
+            "played)") in err
 
 
 def test_a_run_being_played_by_another_process_is_not_resumed(run, tmp_path, capsys):
