@@ -47,7 +47,7 @@ from dixit_ai.tournament import (
 from dixit_ai.tournament.config import split_names
 from dixit_ai.tournament.folder import run_failures, unseated_note
 from dixit_ai.tournament.player import MAX_STUCK_DECISIONS
-from dixit_ai.tournament.run import MAX_STALL_AFTER, STALL_REPORT_AFTER
+from dixit_ai.tournament.run import MAX_STALL_AFTER, STALL_REPORT_AFTER, EveryGameAborted
 from dixit_ai.tournament.runner import BACKENDS, MAX_WORKERS
 from dixit_ai.tournament.schedule import balance_period, games_to_seat_everyone, unseated
 from dixit_ai.tournament.store import on_failure_chosen as stored_choice
@@ -367,6 +367,13 @@ def run(args: argparse.Namespace) -> int:
                 progress=not args.no_progress, n_resamples=args.resamples,
                 rating_resamples=args.rating_resamples, announce=announce, log=progress_line,
                 on_failure_chosen=chosen or None, stall_after=stall_after)
+        except EveryGameAborted:
+            work.then = ""   # nothing is left to play: no --resume to suggest
+            shown, failures = run_failures(folder[0], limit=FAILURES_SHOWN)
+            for line in numbered_failure_lines(((0, record) for record in shown),
+                                               total=failures):
+                print(line, file=sys.stderr)
+            raise
         except KeyboardInterrupt:
             if folder:
                 print(f"\ninterrupted; the games played so far are in {folder[0]}; continue "

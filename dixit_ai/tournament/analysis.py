@@ -347,7 +347,7 @@ def analyse(records: Iterable[GameRecord | GameSummary], *, n_resamples: int = D
             stopped_by[labels[culprit]] += 1
     if not kept:
         by = ", ".join(f"{count} by {label}" for label, count in sorted(stopped_by.items()))
-        raise ValueError(f"no game to analyse ({aborted} aborted{': ' + by if by else ''})"
+        raise NoGameToAnalyse(f"no game to analyse ({aborted} aborted{': ' + by if by else ''})"
                          if aborted else "no game to analyse")
     _check_one_ruleset(kept)
     labels_per_game = [record.labels for record in kept]
@@ -470,6 +470,10 @@ def analyse(records: Iterable[GameRecord | GameSummary], *, n_resamples: int = D
         seat_win_rate=[float(x) for x in seat_wins / np.maximum(seat_games, 1)],
         level=level, n_resamples=n_resamples, rating_resamples=rating_resamples, seed=seed,
     )
+
+
+class NoGameToAnalyse(ValueError):
+    """No complete (or truncated) game among the records: none, or every one aborted."""
 
 
 def _finite(value: float) -> float:

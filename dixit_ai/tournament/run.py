@@ -22,9 +22,7 @@ from dixit_ai.reporting import (
     progress_interval,
     run_folder,
 )
-from dixit_ai.tournament.analysis import (
-    TournamentResults,
-)
+from dixit_ai.tournament.analysis import NoGameToAnalyse, TournamentResults
 from dixit_ai.tournament.config import TournamentConfig, check_seconds
 from dixit_ai.tournament.deck_check import check_run_deck, deck_identity, read_run_deck
 from dixit_ai.tournament.folder import analyse_folder, bootstrap_settings
@@ -365,10 +363,19 @@ def run_tournament(
         results: TournamentResults | None = None
         files: dict[str, Any] = {}
         if report and len(stored.lines) + played == len(schedule):
-            results, files = analyse_folder(folder, n_resamples=settings[0],
-                                            rating_resamples=settings[1], overwrite=True)
+            try:
+                results, files = analyse_folder(folder, n_resamples=settings[0],
+                                                rating_resamples=settings[1], overwrite=True)
+            except NoGameToAnalyse as error:
+                raise EveryGameAborted(
+                    f"{error}: every game of the schedule is played, so resuming it plays "
+                    f"nothing; the failures are recorded in {folder / GAMES_FILE}") from None
         return TournamentRun(folder, config, results, played, len(stored.lines),
                              stored.dropped_bytes, elapsed, files)
+
+
+class EveryGameAborted(ValueError):
+    """A tournament whose every game is played and aborted: no standings, nothing to resume."""
 
 
 def _hold(held: ExitStack, folder: Path) -> None:

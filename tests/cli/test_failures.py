@@ -108,3 +108,21 @@ def test_bench_prints_invalid_answers_and_fails_unless_forfeit_is_chosen(tmp_pat
     aborted = dixit(*args, "--on-failure", "abort", cwd=tmp_path, env=env)
     assert aborted.returncode == 1
     assert "stopped: dead-http failed a decision (--on-failure abort)" in aborted.stderr
+
+
+def test_a_tournament_whose_every_game_aborted_lists_the_failures_and_offers_no_resume(
+        tmp_path, env):
+    """Before, it ended "continue with: dixit-ai tournament --resume RUN", and resuming played
+    nothing and said the same again."""
+    args = ["tournament", "--agents", "dead-http,random", "--players", "3", "--games", "2",
+            "--on-failure", "abort", "--out", "runs", *QUICK]
+    result = dixit(*args, cwd=tmp_path, env=env)
+    assert result.returncode == 1, result.output
+    (folder,) = (tmp_path / "runs").iterdir()
+    for run in (result, dixit("tournament", "--resume", str(folder), *QUICK, cwd=tmp_path,
+                              env=env)):
+        assert run.returncode == 1, run.output
+        assert "agent failures: 2" in run.stderr and "EndpointError" in run.stderr
+        assert ("no game to analyse (2 aborted: 2 by dead-http): every game of the schedule "
+                "is played, so resuming it plays nothing") in run.stderr
+        assert "--resume" not in run.stderr
