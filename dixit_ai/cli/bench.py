@@ -169,8 +169,10 @@ def run_analyse(args: argparse.Namespace, bench: Any) -> int:
     header, _ = bench.read_run(source, allow_partial=args.allow_partial)
     settings = check_run_header(header, source / "bench.json")
     if header.get("finished") is False:
-        print(f"warning: {source} is the run folder of an interrupted benchmark: its figures "
-              "cover only the records it holds", file=sys.stderr)
+        stopped = (f"an aborted benchmark ({header['aborted']})" if header.get("aborted")
+                   else "an interrupted benchmark")
+        print(f"warning: {source} is the run folder of {stopped}: its figures cover only the "
+              "records it holds", file=sys.stderr)
     targets: list[Path] = []
 
     def new_report_folder() -> Path:  # made once analyse has read the records again

@@ -222,8 +222,11 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
         except KeyboardInterrupt:
             raise BenchInterrupted(folder, recorder.count) from None
         except BenchAborted as error:
+            # The failure that stopped the run is recorded with it, not only printed.
+            write_json(folder / "bench.json", {**header(), "finished": False,
+                                               "aborted": str(error)})
             raise BenchAborted(f"{error}; the {recorder.count} record(s) so far are in "
-                               f"{folder}") from error
+                               f"{folder}, and its bench.json says what failed") from error
         finally:
             bar.close()
             recorder.close()

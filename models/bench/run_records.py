@@ -70,8 +70,13 @@ def read_run(folder: str | Path, *, allow_partial: bool = False
         return record
 
     records_path = path / "records.jsonl"
-    read = read_jsonl(records_path, parse, allow_partial=allow_partial,
-                      what="benchmark record")
+    try:
+        read = read_jsonl(records_path, parse, allow_partial=allow_partial,
+                          what="benchmark record")
+    except RecordFileError as error:
+        if header.get("aborted"):  # say why the run holds so little
+            raise RecordFileError(f"{error}; the run was aborted: {header['aborted']}") from None
+        raise
     missing = _missing_records(header, read.records)
     if missing and not allow_partial and header.get("finished") is not False:
         raise RecordFileError(f"{records_path}: records are missing: {_missing_text(missing)};"

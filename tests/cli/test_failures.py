@@ -105,9 +105,18 @@ def test_bench_prints_invalid_answers_and_fails_unless_forfeit_is_chosen(tmp_pat
     chosen = dixit(*args, "--on-failure", "forfeit", cwd=tmp_path, env=env)
     assert chosen.returncode == 0, chosen.output
     assert "dead-http, guess item 0" in chosen.stderr
-    aborted = dixit(*args, "--on-failure", "abort", cwd=tmp_path, env=env)
+    aborted = dixit(*args, "--on-failure", "abort", "--out", "aborted", cwd=tmp_path, env=env)
     assert aborted.returncode == 1
     assert "stopped: dead-http failed a decision (--on-failure abort)" in aborted.stderr
+    # the failure is recorded with the run, not only printed, and --analyse says it
+    (folder,) = (tmp_path / "aborted").iterdir()
+    header = json.loads((folder / "bench.json").read_text())
+    assert header["finished"] is False
+    assert header["aborted"].startswith("dead-http failed a decision (--on-failure abort): "
+                                        "EndpointError")
+    again = dixit("bench", "--analyse", str(folder), cwd=tmp_path, env=env)
+    assert again.returncode == 2
+    assert "the run was aborted: dead-http failed a decision" in again.stderr
 
 
 def test_a_tournament_whose_every_game_aborted_lists_the_failures_and_offers_no_resume(
