@@ -9,7 +9,9 @@
   carrying the agent's rating, and the agent's rating moves by the sum of its seats' updates
   (its variance shrinks by the sum of their reductions);
 - **win rate**: the share of its seat-games won, a tie of ``k`` winners giving each ``1/k``
-  (chance: ``1/players``);
+  (chance: ``1/players``); in team games (Team Dixit) a seat wins when its team wins, a tie of
+  ``k`` teams giving each partner ``1/k`` (chance: ``1/teams``), and the ratings rank the
+  teams, each partner carrying its own rating;
 - **mean points**: mean final score per seat-game;
 - **points per storytelling turn**: the points it scored in the rounds it told;
 - **storyteller success**: the share of its storytelling turns in which some but not all of the
@@ -120,6 +122,7 @@ class TournamentResults:
         aborted: Aborted games left out.
         deals: Distinct deals among the analysed games (the bootstrap's items).
         players: Seats per game (``None`` if the games differ).
+        teams: Teams per game when every game is a team game (Team Dixit), else ``None``.
         seat_points: Mean final score per seat (what sitting first is worth, say).
         seat_win_rate: Win rate per seat (ties shared).
         level: The intervals' confidence level.
@@ -138,6 +141,7 @@ class TournamentResults:
     aborted: int
     deals: int
     players: int | None
+    teams: int | None = None
     seat_points: list[float] = field(default_factory=list)
     seat_win_rate: list[float] = field(default_factory=list)
     level: float = DEFAULT_LEVEL
@@ -164,7 +168,8 @@ class TournamentResults:
     def to_dict(self) -> dict[str, Any]:
         return {
             "games": self.games, "aborted": self.aborted, "deals": self.deals,
-            "players": self.players, "dropped_records": self.dropped, "source": self.source,
+            "players": self.players, **({"teams": self.teams} if self.teams else {}),
+            "dropped_records": self.dropped, "source": self.source,
             "method": {
                 "rating": "OpenSkill Plackett-Luce over final scores (ties shared), "
                           "games in schedule order",
@@ -192,7 +197,8 @@ class GameSummary:
         labels: Each seat's agent label.
         n_players: The record's player count.
         final_scores: Each seat's final score.
-        shares: Each seat's share of the win (ties shared).
+        shares: Each seat's share of the win (ties shared; in a team game, its team's).
+        team_of: Each seat's team: the seat itself, or in a team game ``seat % (n / 2)``.
         turns: Per round, ``(storyteller seat, forfeited, storyteller's points, success)``.
         failure_seats: The seat of each recorded failure.
         culprit: The seat whose failure stopped an aborted game, if known.
@@ -206,6 +212,7 @@ class GameSummary:
     n_players: int
     final_scores: tuple[float, ...]
     shares: tuple[float, ...]
+    team_of: tuple[int, ...]
     turns: tuple[tuple[int, bool, float, float], ...]
     failure_seats: tuple[int, ...]
     culprit: int | None
@@ -217,12 +224,13 @@ def summarize(record: GameRecord) -> GameSummary:
     game = info["game"] if isinstance(info, dict) and isinstance(info.get("game"), int) else None
     culprit = _aborting_failure(record) if record.status == "aborted" else None
     rules = json.dumps(record.header.get("rules", {}), sort_keys=True)
+    team_of = teams_of(record)
     return GameSummary(
         game=game, deal=deal_key(record), status=record.status,
         ruleset=f"{record.header.get('edition')} {rules}",
         labels=tuple(seat_labels(record)), n_players=record.n_players,
         final_scores=tuple(record.final_scores),
-        shares=tuple(_winner_shares(record)),
+        shares=tuple(_winner_shares(record, team_of)), team_of=tuple(team_of),
         turns=tuple((r.storyteller, r.storyteller in r.forfeits,
                      r.points[r.storyteller], float(0 < len(r.finders) < len(r.votes)))
                     for r in record.rounds),
@@ -250,35 +258,53 @@ def deal_key(record: GameRecord) -> tuple[str, int]:
     return ("seed", record.seed)
 
 
-def _winner_shares(record: GameRecord) -> list[float]:
+def teams_of(record: GameRecord) -> list[int]:
+    """Each seat's team: in a team game (the record's rules say ``teams``) seats ``s`` and
+    ``s + n/2`` are partners, team ``s % (n/2)``; else each seat is its own."""
+    n = len(record.final_scores)
+    rules = record.header.get("rules")
+    if isinstance(rules, dict) and rules.get("teams") is True and n % 2 == 0:
+        return [seat % (n // 2) for seat in range(n)]
+    return list(range(n))
+
+
+def _winner_shares(record: GameRecord, team_of: Sequence[int]) -> list[float]:
     winners = list(record.winners)
     if not winners and record.final_scores:  # truncated: the seats with the top score
         top = max(record.final_scores)
         winners = [seat for seat, score in enumerate(record.final_scores) if score == top]
-    shares = [0.0] * len(record.final_scores)
-    for seat in winners:
-        shares[seat] += 1.0 / len(winners)
-    return shares
+    won = {team_of[seat] for seat in winners}
+    return [1.0 / len(won) if team in won else 0.0 for team in team_of]
 
 
-def rate_games(games: Sequence[tuple[Sequence[str], Sequence[float]]], agents: Sequence[str]
+def rate_games(games: Sequence[tuple[Sequence[str], Sequence[float]]], agents: Sequence[str],
+               teams: Sequence[Sequence[int]] | None = None
                ) -> tuple[dict[str, float], dict[str, float]]:
     """OpenSkill Plackett-Luce ratings (mu, sigma by agent) after ``games`` in order.
 
-    Each game is ``(seat labels, final scores)``; see the module docstring for an agent that
-    holds two seats. Agents that play no game keep the initial rating.
+    Each game is ``(seat labels, final scores)``, and ``teams`` gives each game's team per seat
+    (:func:`teams_of`; by default each seat its own): the teams are ranked by their score, each
+    partner carrying its own rating. See the module docstring for an agent that holds two
+    seats. Agents that play no game keep the initial rating.
     """
     from openskill.models import PlackettLuce
 
     model = PlackettLuce()
     mu = {agent: float(model.mu) for agent in agents}
     sigma = {agent: float(model.sigma) for agent in agents}
-    for labels, scores in games:
-        teams = [[model.rating(mu=mu[label], sigma=sigma[label])] for label in labels]
-        updated = model.rate(teams, scores=[float(s) for s in scores])
+    for g, (labels, scores) in enumerate(games):
+        team_of = list(range(len(labels))) if teams is None else list(teams[g])
+        members = [[seat for seat in range(len(labels)) if team_of[seat] == team]
+                   for team in sorted(set(team_of))]
+        ranked = [[model.rating(mu=mu[labels[seat]], sigma=sigma[labels[seat]])
+                   for seat in team] for team in members]
+        updated = model.rate(ranked, scores=[max(float(scores[seat]) for seat in team)
+                                             for team in members])
         moves: dict[str, list[tuple[float, float]]] = {}
-        for label, team in zip(labels, updated, strict=True):
-            moves.setdefault(label, []).append((float(team[0].mu), float(team[0].sigma)))
+        for team, rated in zip(members, updated, strict=True):
+            for seat, rating in zip(team, rated, strict=True):
+                moves.setdefault(labels[seat], []).append((float(rating.mu),
+                                                           float(rating.sigma)))
         for label, seats in moves.items():
             if len(seats) == 1:
                 mu[label], sigma[label] = seats[0]
@@ -425,11 +451,13 @@ def analyse(records: Iterable[GameRecord | GameSummary], *, n_resamples: int = D
     deal_games: list[list[int]] = [[] for _ in range(n_deals)]
     for g, d in enumerate(game_deal):
         deal_games[int(d)].append(g)
-    mu, sigma = rate_games(games, agents)
+    team_ofs = [record.team_of for record in kept]
+    mu, sigma = rate_games(games, agents, team_ofs)
 
     def rating_statistic(idx: np.ndarray) -> np.ndarray:
         chosen = [g for d in np.sort(idx) for g in deal_games[int(d)]]
-        sample_mu, _ = rate_games([games[g] for g in chosen], agents)
+        sample_mu, _ = rate_games([games[g] for g in chosen], agents,
+                                  [team_ofs[g] for g in chosen])
         present = tallies["seats"][chosen].sum(axis=0) > 0
         return np.where(present, [sample_mu[a] for a in agents], np.nan)
 
@@ -463,9 +491,13 @@ def analyse(records: Iterable[GameRecord | GameSummary], *, n_resamples: int = D
         ))
     standings.sort(key=lambda s: (-_finite(s.rating.estimate), -_finite(s.win_rate.estimate),
                                   s.agent))
+    team_counts = {len(set(record.team_of)) for record in kept}
+    all_teams = len(team_counts) == 1 and all(len(set(record.team_of)) < record.n_players
+                                              for record in kept)
     return TournamentResults(
         standings=standings, games=n_games, aborted=aborted, deals=n_deals,
         players=width if len(players) == 1 else None,
+        teams=team_counts.pop() if all_teams else None,
         seat_points=[float(x) for x in seat_points / np.maximum(seat_games, 1)],
         seat_win_rate=[float(x) for x in seat_wins / np.maximum(seat_games, 1)],
         level=level, n_resamples=n_resamples, rating_resamples=rating_resamples, seed=seed,

@@ -204,7 +204,9 @@ def markdown_report(results: TournamentResults, *, config: Mapping[str, Any] | N
               "- **rating**: OpenSkill Plackett-Luce, updated game by game in schedule order, "
               "each game ranked by its final scores (equal scores tie).",
               "- **win rate**: share of seat-games won, ties shared"
-              + (f" (chance {1 / results.players:.3f})." if results.players else "."),
+              + (f"; a seat wins when its team wins (chance {1 / results.teams:.3f}: "
+                 f"{results.teams} teams)." if results.teams else
+                 f" (chance {1 / results.players:.3f})." if results.players else "."),
               "- **points/story**: points scored per storytelling turn; **story success**: "
               "share of storytelling turns in which some but not all voters found the card; "
               "a storytelling turn the agent forfeited (it failed) is left out of both.",

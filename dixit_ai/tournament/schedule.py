@@ -45,12 +45,13 @@ import numpy as np
 
 from dixit_ai.match import game_seeds
 
-SCHEDULE_VERSION = 2
+SCHEDULE_VERSION = 3
 """Bumped whenever the same inputs would give a different schedule. Version 1 drew the tables
 from the agents in the order they were listed (so listing them in another order played other
-games); version 2 draws them from the agents sorted by label."""
+games); version 2 draws them from the agents sorted by label; version 3 pairs the partners of
+team games (the same games as version 2 otherwise)."""
 
-SCHEDULE_VERSIONS = (1, 2)
+SCHEDULE_VERSIONS = (1, 2, 3)
 """The versions :func:`make_schedule` can still compute (a run keeps its own version: a run
 started with version 1 is resumed, extended and analysed with version 1's schedule)."""
 
@@ -61,6 +62,9 @@ game: weeks of play at the fastest. The same as the command line's ``MAX_GAMES``
 
 _DRAW_STREAM = 0x7A6C
 """Mixed into the tournament seed for the table draws' generator (the deals use ``seed``)."""
+_PARTNER_STREAM = 0x7A6D
+"""Mixed into the tournament seed for the partners' draw of team games (apart, so that the
+tables drawn are those of a game without teams)."""
 
 
 @dataclass(frozen=True)
@@ -139,12 +143,84 @@ def draw_lineups(agents: Sequence[str], seats: int, n_deals: int,
     return lineups
 
 
+def partner_lineups(lineups: Sequence[tuple[str, ...]], rng: np.random.Generator
+                    ) -> list[tuple[str, ...]]:
+    """Each lineup reordered so that the partners of a team game are balanced.
+
+    The rules make seats ``s`` and ``s + seats/2`` partners, and the rotation of a deal keeps
+    the lineup's positions ``k`` and ``k + seats/2`` together in every game of it. So each deal's
+    members are paired: greedily, the pair that has been partners least so far first (ties at
+    random, seeded), then improved by exchanging partners between two teams while that lowers
+    the sum of squares of every pair's count (an agent that holds two seats counts as a pair
+    with itself). The teams' order and each team's order are shuffled.
+    """
+    partnered: Counter[tuple[str, str]] = Counter()
+    ordered = []
+    for lineup in lineups:
+        left = list(lineup)
+        teams: list[tuple[str, str]] = []
+        while left:
+            noise = rng.random((len(left), len(left)))
+            i, j = min(((i, j) for i in range(len(left)) for j in range(i + 1, len(left))),
+                       key=lambda ij: (partnered[_pair(left[ij[0]], left[ij[1]])],
+                                       float(noise[ij])))
+            teams.append((left[i], left[j]))
+            del left[j], left[i]
+        teams = _improve_partners(teams, partnered)
+        partnered.update(_pair(*team) for team in teams)
+        teams = [team if rng.random() < 0.5 else team[::-1] for team in teams]
+        order = rng.permutation(len(teams))
+        ordered.append(tuple([teams[k][0] for k in order] + [teams[k][1] for k in order]))
+    return ordered
+
+
+def _improve_partners(teams: list[tuple[str, str]], partnered: Counter[tuple[str, str]]
+                      ) -> list[tuple[str, str]]:
+    """``teams`` with partners exchanged between two teams while the sum of squares of the
+    pairs' counts (``partnered`` and these teams) falls."""
+
+    def cost(chosen: Sequence[tuple[str, str]]) -> int:
+        added = Counter(_pair(*team) for team in chosen)
+        return sum((partnered[pair] + n) ** 2 - partnered[pair] ** 2
+                   for pair, n in added.items())
+
+    teams = list(teams)
+    best = cost(teams)
+    improved = True
+    while improved:
+        improved = False
+        for x, y in itertools.combinations(range(len(teams)), 2):
+            (a, b), (c, d) = teams[x], teams[y]
+            for swapped in (((a, c), (b, d)), ((a, d), (b, c))):
+                trial = [*teams]
+                trial[x], trial[y] = swapped
+                value = cost(trial)
+                if value < best:
+                    teams, best, improved = trial, value, True
+                    break
+            if improved:
+                break
+    return teams
+
+
+def partner_counts(games: Sequence[ScheduledGame]) -> Counter[tuple[str, str]]:
+    """How many team games each pair of agents (an agent with itself included) are partners
+    in: seats ``s`` and ``s + seats/2``."""
+    counts: Counter[tuple[str, str]] = Counter()
+    for game in games:
+        half = len(game.seats) // 2
+        for seat in range(half):
+            counts[_pair(game.seats[seat], game.seats[seat + half])] += 1
+    return counts
+
+
 def _pair(a: str, b: str) -> tuple[str, str]:
     return (a, b) if a < b else (b, a)
 
 
 def make_schedule(agents: Sequence[str], *, seats: int, n_games: int,
-                  seed: int, version: int = SCHEDULE_VERSION) -> list[ScheduledGame]:
+                  seed: int, version: int = SCHEDULE_VERSION,
+                  teams: bool = False) -> list[ScheduledGame]:
     """The tournament's games, in order (see the module docstring).
 
     Args:
@@ -154,6 +230,9 @@ def make_schedule(agents: Sequence[str], *, seats: int, n_games: int,
         seed: The tournament's seed (non-negative).
         version: The schedule's version (see :data:`SCHEDULE_VERSION`); an earlier one only to
             continue a run that was started with it.
+        teams: The games are team games (an even number of seats, seats ``s`` and
+            ``s + seats/2`` partners): from version 3 the partners are balanced
+            (:func:`partner_lineups`).
 
     Raises:
         ValueError: fewer than two agents, a repeated label, a non-positive count, more games
@@ -180,6 +259,10 @@ def make_schedule(agents: Sequence[str], *, seats: int, n_games: int,
     deal_seeds = game_seeds(seed, n_deals)
     rng = np.random.default_rng([seed, _DRAW_STREAM])
     lineups = draw_lineups(agents, seats, n_deals, rng)
+    if teams and version >= 3:
+        if seats % 2:
+            raise ValueError(f"a team game has an even number of seats, not {seats}")
+        lineups = partner_lineups(lineups, np.random.default_rng([seed, _PARTNER_STREAM]))
     games = []
     for index in range(n_games):
         deal, turn = divmod(index, seats)

@@ -129,7 +129,7 @@ def schedule_of(config: TournamentConfig, version: int = SCHEDULE_VERSION
                 ) -> list[ScheduledGame]:
     """The schedule of ``config``'s games (``version``: a run's own schedule version)."""
     return make_schedule(config.labels, seats=config.players, n_games=config.games,
-                         seed=config.seed, version=version)
+                         seed=config.seed, version=version, teams=config.ruleset().teams)
 
 
 def read_run_config(folder: str | os.PathLike[str]) -> tuple[TournamentConfig, int]:
