@@ -281,6 +281,25 @@ class PolicyAgent:
         self.rng = rng
         self.stand_in.reset(seat=seat, rng=np.random.default_rng(rng.integers(2**63)))
 
+    def check_game(self, view: View) -> None:
+        """Refuse a game other than the one the checkpoint was trained for: its observation has
+        a fixed width per seat and card, so another player count or edition would be read
+        wrong (seats' scores cut off) or not at all (an index or shape error mid-game).
+
+        Raises:
+            ValueError: another edition, player count or variant, naming both games.
+        """
+        trained, rules = self.core.rules, view.rules
+        here = (rules.name, view.n_players, rules.teams, rules.mode)
+        there = (trained.name, self.core.n_players, trained.teams, trained.mode)
+        if here != there:
+            def game(name: str, players: int, teams: bool, mode: str) -> str:
+                variant = ", teams" if teams else ", Dixit Party" if mode == "party" else ""
+                return f"{name} with {players} players{variant}"
+
+            raise ValueError(f"the checkpoint {self.name!r} was trained for {game(*there)}, "
+                             f"not {game(*here)}: its observations would not fit this game")
+
     def _act(self, view: View, mask: np.ndarray, chosen: tuple[int, ...] = ()) -> int:
         fields = self.encoding.fields_of(view, chosen)
         observation = np.concatenate([fields[key] for key in (self.fields or fields)])
@@ -303,6 +322,7 @@ class PolicyAgent:
 
     def tell(self, view: View) -> Story:
         """The policy's (card, clue) among the proposer's candidates."""
+        self.check_game(view)
         if "tell" not in self.phases:
             return self.stand_in.tell(view)
         per_card = self.encoding.clues_per_card
@@ -314,6 +334,7 @@ class PolicyAgent:
 
     def play(self, view: View) -> Choice | Sequence[int]:
         """The stand-in's play unless the policy was trained to play (one card per turn)."""
+        self.check_game(view)
         if "play" not in self.phases or view.cards_to_play != 1:
             return self.stand_in.play(view)
         mask = np.zeros(self.encoding.n_actions, dtype=np.int8)
@@ -324,6 +345,7 @@ class PolicyAgent:
         """The policy's vote, and its second vote where the edition allows one, asked as the
         training environment asks it: a second turn that sees the first vote chosen, with the
         other legal positions and the pass index (no second vote) allowed."""
+        self.check_game(view)
         if "vote" not in self.phases:
             return self.stand_in.vote(view)
         if view.phase is not Phase.VOTE:

@@ -104,3 +104,31 @@ def test_policy_agent_tells_as_the_trained_learner(script: dict[str, Any], tmp_p
         played = [(round_.board[round_.board_owner.index(0)], round_.clue)
                   for round_ in record.rounds if round_.storyteller == 0]
         assert trained and played == trained
+
+
+@pytest.mark.parametrize(("edition", "n_players", "message"), [
+    ("refresh-2021", 3, "refresh-2021 with 3 players"),
+    ("refresh-2021", 8, "refresh-2021 with 8 players"),
+    ("odyssey-2024", 4, "odyssey-2024 with 4 players"),
+    ("odyssey-2011", 6, "odyssey-2011 with 6 players, teams")])
+def test_a_checkpoint_seated_in_another_game_refuses_to_play(
+        script: dict[str, Any], tmp_path_factory: pytest.TempPathFactory, edition: str,
+        n_players: int, message: str) -> None:
+    """Before, a 4-player refresh-2021 guesser failed at 3 and 8 players with an index or a
+    broadcast error mid-game, and at odyssey-2024 with 6 played on, its observation cutting off
+    two seats' scores. Its failure is now recorded, naming both games, at its first decision."""
+    folder = tmp_path_factory.mktemp("elsewhere")
+    args = script["Args"](edition="refresh-2021", n_players=4, total_timesteps=64, n_envs=1,
+                          n_steps=64, hidden=16, embedding_dim=8, clues_per_card=2,
+                          opponent_specificity=[1.0], roles=["guesser"], no_progress=True)
+    vectors = table()
+    checkpoint, _ = script["train"](args, "guesser", vectors, folder)
+    agent = PolicyAgent(checkpoint, table=vectors)
+    rules = {"teams": True} if message.endswith("teams") else {}
+    record = play_game([agent, *(EmbeddingAgent(vectors) for _ in range(n_players - 1))],
+                       edition=edition, deck=args.deck, seed=1, **rules)
+    (failure, *_) = record.failures
+    assert failure.seat == 0 and failure.error == "ValueError"
+    assert failure.reason == (f"the checkpoint 'ppo' was trained for refresh-2021 with 4 "
+                              f"players, not {message}: its observations would not fit this "
+                              "game")
