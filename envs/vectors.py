@@ -160,12 +160,7 @@ class VectorTable:
         _, _, vt = np.linalg.svd(stacked - mean, full_matrices=False)
         basis = vt[:dim].T  # (self.dim, dim)
         embed = self.embed_texts
-        project: Callable[[list[str]], npt.ArrayLike] | None = None
-        if embed is not None:
-            def project(texts: list[str]) -> npt.ArrayLike:
-                vectors = np.asarray(embed(texts), dtype=np.float64)
-                projected: npt.NDArray[np.float64] = (vectors - mean) @ basis
-                return projected
+        project = None if embed is None else _Projected(embed, mean, basis)
         return VectorTable(self.card_ids, (self.card_vectors - mean) @ basis, self.clues,
                            (self.clue_vectors - mean) @ basis, embed_texts=project,
                            fingerprint=f"{self.fingerprint}|pca{dim}")
@@ -178,20 +173,55 @@ class VectorTable:
         rng = np.random.default_rng(seed)
         cards = rng.standard_normal((len(ids), dim))
         texts = rng.standard_normal((len(words), dim))
-
-        def embed(items: list[str]) -> npt.ArrayLike:
-            return np.stack([np.random.default_rng(
-                [seed, *item.encode("utf-8")]).standard_normal(dim) for item in items])
-
-        return cls(ids, cards, words, texts, embed_texts=embed, fingerprint=f"random:{dim}:{seed}")
+        return cls(ids, cards, words, texts, embed_texts=_HashedTexts(seed, dim),
+                   fingerprint=f"random:{dim}:{seed}")
 
     @classmethod
     def from_resources(cls, resources: Any) -> VectorTable:
         """A table from the players' ``PlayerResources`` (same vectors, same text cache)."""
         return cls(resources.card_ids, resources.card_vectors, resources.vocabulary.texts,
                    resources.vocabulary_vectors,
-                   embed_texts=lambda texts: resources.texts(list(texts)),
+                   embed_texts=_ResourceTexts(resources),
                    fingerprint=str(resources.fingerprint))
+
+
+# The tables' text embedders are objects, not closures, so that an environment holding a table
+# pickles (a live environment handed to another process, a saved snapshot).
+
+
+class _ResourceTexts:
+    """Clues embedded by the players' ``PlayerResources`` (its text cache)."""
+
+    def __init__(self, resources: Any) -> None:
+        self.resources = resources
+
+    def __call__(self, texts: list[str]) -> npt.ArrayLike:
+        vectors: npt.ArrayLike = self.resources.texts(list(texts))
+        return vectors
+
+
+class _HashedTexts:
+    """A random vector per clue, seeded by its text (:meth:`VectorTable.random`)."""
+
+    def __init__(self, seed: int, dim: int) -> None:
+        self.seed, self.dim = seed, dim
+
+    def __call__(self, items: list[str]) -> npt.ArrayLike:
+        return np.stack([np.random.default_rng([self.seed, *item.encode("utf-8")])
+                         .standard_normal(self.dim) for item in items])
+
+
+class _Projected:
+    """Another embedder's clues, centred and projected (:meth:`VectorTable.projected`)."""
+
+    def __init__(self, embed: Callable[[list[str]], npt.ArrayLike], mean: np.ndarray,
+                 basis: np.ndarray) -> None:
+        self.embed, self.mean, self.basis = embed, mean, basis
+
+    def __call__(self, texts: list[str]) -> npt.ArrayLike:
+        vectors = np.asarray(self.embed(texts), dtype=np.float64)
+        projected: npt.NDArray[np.float64] = (vectors - self.mean) @ self.basis
+        return projected
 
 
 def resolve_entry_point(entry_point: str) -> Any:
