@@ -220,6 +220,9 @@ class DixitCore:
         self._public: tuple[np.ndarray, ...] = ()
 
     def _check_vocab(self, vocab: Iterable[str]) -> tuple[str, ...]:
+        if isinstance(vocab, str | bytes):  # a string is a sequence: of its letters
+            raise ValueError(f"clue_vocab must be a list of clues, not the text {vocab[:40]!r} "
+                             "(which would be a vocabulary of its letters)")
         words = tuple(vocab)
         if not words:
             raise ValueError("clue_vocab is empty")

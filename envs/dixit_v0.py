@@ -258,6 +258,8 @@ class raw_env(TableBase, AECEnv):  # type: ignore[misc]
         ValueError: a bad configuration (the message names the limit).
     """
 
+    environment_name = "dixit_v0.env"
+
     metadata: ClassVar[dict[str, Any]] = {**METADATA, "is_parallelizable": False}
 
     def __init__(

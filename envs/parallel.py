@@ -24,6 +24,8 @@ class DixitParallelEnv(TableBase, ParallelEnv):  # type: ignore[misc]
     Spaces, rewards and the configuration are those of :class:`raw_env`.
     """
 
+    environment_name = "dixit_v0.parallel_env"
+
     metadata: ClassVar[dict[str, Any]] = {**METADATA, "is_parallelizable": True}
 
     def __init__(

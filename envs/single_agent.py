@@ -41,8 +41,9 @@ from gymnasium import spaces
 
 from dixit_ai.agents import missing_party_decisions
 from envs.agent_player import AgentPlayer
-from envs.core import CLUE_CHARSET
+from envs.core import CLUE_CHARSET, IllegalActionEvent
 from envs.dixit_v0 import raw_env
+from envs.options import SINGLE_AGENT, check_rule_overrides, options_of
 from envs.policies import EmbeddingAgent
 from envs.render import agent_name
 from envs.table import METADATA
@@ -117,6 +118,11 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
         stand_in: Any = None,
         **config: Any,
     ) -> None:
+        own = options_of(DixitSingleAgentEnv.__init__)
+        table_options = options_of(raw_env.__init__)
+        check_rule_overrides({k: v for k, v in config.items() if k not in table_options},
+                             environment=SINGLE_AGENT,
+                             options=[*own, *(o for o in table_options if o not in own)])
         self.table = raw_env(render_mode=render_mode, **config)
         n = self.table.core.n_players
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
@@ -220,6 +226,18 @@ class DixitSingleAgentEnv(gymnasium.Env[np.ndarray, dict[str, Any]]):
             self._vectors = resolve_vector_table(options.embeddings, self.table.core.deck_source,
                                                  options.embedder, None)
         return self._vectors
+
+    @property
+    def game_seed(self) -> int | None:
+        """The seed of the game being played (``play_game`` with it replays the game), as the
+        multi-agent environments give it."""
+        return self.table.game_seed
+
+    @property
+    def illegal_actions(self) -> list[IllegalActionEvent]:
+        """Every illegal action of the game so far (the learner's: its opponents are agents),
+        as the multi-agent environments record them."""
+        return self.table.illegal_actions
 
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions now, as booleans (sb3-contrib's ``MaskablePPO`` API)."""

@@ -15,7 +15,7 @@ from gymnasium import spaces
 
 from dixit_ai.rules import IllegalAction, RoundResult, RuleSet, View
 from envs.core import DixitCore, IllegalActionEvent, IllegalActionPolicy
-from envs.options import EnvOptions
+from envs.options import EnvOptions, check_rule_overrides, options_of
 from envs.render import CardImages, agent_name, render_image, render_text
 from envs.rewards import round_rewards
 from envs.seeding import SeedSource
@@ -32,6 +32,8 @@ class TableBase:
     """What the AEC and the Parallel environments share: configuration, spaces, rendering."""
 
     metadata: ClassVar[dict[str, Any]]
+    environment_name: ClassVar[str] = "this environment"
+    """How an error names the environment (``dixit_v0.env``, ``dixit_v0.parallel_env``)."""
     render_mode: str | None
     possible_agents: list[str]
 
@@ -55,6 +57,8 @@ class TableBase:
         if illegal_action not in ("terminate", "raise"):
             raise ValueError(
                 f"illegal_action must be 'terminate' or 'raise', not {illegal_action!r}")
+        check_rule_overrides(rule_overrides, environment=self.environment_name,
+                             options=options_of(type(self).__init__))
         self.core = DixitCore(edition=edition, n_players=n_players, deck=deck,
                               clue_mode=clue_mode, clue_vocab=clue_vocab, max_rounds=max_rounds,
                               rule_overrides=rule_overrides)

@@ -73,6 +73,7 @@ from envs.batched_parallel import (  # every seat at once: its own module
     observation_fields,
     resolve_repeats,
 )
+from envs.options import check_rule_overrides, options_of
 
 Ints = npt.NDArray[np.int64]
 
@@ -114,6 +115,8 @@ class DixitVectorEnv(gymnasium.vector.VectorEnv):
                  illegal_action: str = "raise", record: bool = False,
                  vector_observations: bool | None = None,
                  opponent_options: dict[str, Any] | None = None, **rule_overrides: Any) -> None:
+        check_rule_overrides(rule_overrides, environment="envs.vector.DixitVectorEnv",
+                             options=options_of(DixitVectorEnv.__init__))
         self.rules = RuleSet.edition(edition, **rule_overrides)
         self.rules.check_players(n_players)
         if isinstance(learner_seat, bool) or not isinstance(learner_seat, int | np.integer) or \

@@ -102,5 +102,7 @@ def test_max_cycles_does_not_apply() -> None:
     """``max_cycles_test`` counts turns per agent; in Dixit agents take unequal numbers of turns
     (the storyteller one, guessers two or four), so, as for PettingZoo's classic games, the
     checker does not apply. The round limit is ``max_rounds`` (tested with the rewards)."""
-    with pytest.raises(ValueError, match="unknown rule parameter"):
+    with pytest.raises(ValueError, match=r"'max_cycles' is neither an option of dixit_v0.env "
+                                         r"nor a rule parameter \(did you mean 'max_rounds'\? "
+                                         r"PettingZoo's games limit turns"):
         dixit_v0.env(deck=DECK, max_cycles=4)
