@@ -16,23 +16,30 @@ One shared policy plays every seat (self-play).
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
-
-import ray
-from ray.rllib.algorithms.ppo import PPOConfig
-from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
-from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
-from ray.tune.registry import register_env
 
 from envs import dixit_v0
 from envs.vectors import VectorTable
 from envs.wrappers import rllib_masked
 
 
-def make_env(random_vectors: bool, seed: int) -> PettingZooEnv:
-    """The env as RLlib takes it."""
+def require_rllib() -> None:
+    """Exit with a message naming the environment RLlib needs when it cannot be imported here
+    (the project's own environment has Ray for tournaments, not RLlib's dependencies)."""
+    try:
+        import ray.rllib  # noqa: F401
+    except ImportError as error:
+        sys.exit(f"rllib_ppo.py: RLlib cannot be imported here ({error}); it runs in its own "
+                 "environment, since RLlib 2.60 needs gymnasium 1.2: python -m venv "
+                 "/tmp/rllib-venv && . /tmp/rllib-venv/bin/activate && pip install -e "
+                 "'.[rllib]' (this file's docstring)")
+
+
+def make_env(random_vectors: bool, seed: int) -> Any:
+    """The env as RLlib takes it (RLlib's ``PettingZooEnv``)."""
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+
     config: dict[str, Any] = {"observation": "embedding", "flatten": True, "actions": "discrete",
                               "embedding_dim": 32}
     if random_vectors:
@@ -51,6 +58,15 @@ def main() -> None:
     args = parser.parse_args()
     if args.iterations < 1:
         parser.error(f"--iterations must be at least 1, not {args.iterations}")
+    require_rllib()
+    import ray
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (
+        ActionMaskingTorchRLModule,
+    )
+    from ray.tune.registry import register_env
 
     register_env("dixit", lambda _: make_env(args.random_vectors, args.seed))
     config = (

@@ -85,7 +85,7 @@ class Args:
     clue_proposer: str = "spread"
     """the tell candidates: ``spread`` (spaced specificity ranks) or ``specific`` (the most)"""
     total_timesteps: int = 60_000
-    """learner steps per role"""
+    """learner steps per role, rounded up to whole rollouts of n_steps x n_envs (as SB3 learns)"""
     n_envs: int = 4
     """environments stepped together"""
     n_steps: int = 256
