@@ -184,10 +184,19 @@ def read_run_config(folder: str | os.PathLike[str]) -> tuple[TournamentConfig, i
                           f"{config.games:,}")
     schedule = schedule_of(config, version)
     if schedule_data.get("fingerprint") != schedule_fingerprint(schedule, version):
+        versions = data.get("versions")
+        started = versions.get("dixit-ai") if isinstance(versions, dict) else None
+        if started == __version__:  # the same code: the config was changed
+            why = ("the run was started by this version of dixit-ai, so its config was edited "
+                   "after it started (its agents, seed, players, games or rules): restore it")
+        else:
+            why = (f"its config was edited after the run started, or another version of "
+                   f"dixit-ai ({started or 'unknown'}; this is {__version__}) computed its "
+                   "schedule: restore the config, or finish the run with the version that "
+                   "started it")
         raise ResumeError(
-            f"{config_path}: its schedule differs from the one this version of dixit-ai "
-            f"computes from the same config (schedule version {version}); "
-            "finish it with the version that started it")
+            f"{config_path}: the schedule recorded in it (version {version}) is not the one "
+            f"its config gives; {why}")
     return config, version
 
 

@@ -288,7 +288,14 @@ def test_resume_refuses_corrupt_records(reference, tmp_path):
     stored["schedule"]["fingerprint"] = "0" * 64
     changed = copy_run(reference, tmp_path / "changed", lines[:2])
     (changed / "config.json").write_text(json.dumps(stored))
-    with pytest.raises(ResumeError, match="schedule differs"):
+    with pytest.raises(ResumeError, match=r"the schedule recorded in it .* is not the one its "
+                                          r"config gives; the run was started by this version "
+                                          r"of dixit-ai, so its config was edited"):
+        run_tournament(config, resume=changed, **QUICK)
+    stored["versions"]["dixit-ai"] = "0.0.1"   # started by another version: either may be why
+    (changed / "config.json").write_text(json.dumps(stored))
+    with pytest.raises(ResumeError, match=r"its config was edited after the run started, or "
+                                          r"another version of dixit-ai \(0.0.1; this is "):
         run_tournament(config, resume=changed, **QUICK)
 
 
