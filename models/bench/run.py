@@ -179,6 +179,10 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
                            who=f"the reference population ({config.reference})")
             reference.prepare(decoy_clues)
         load_seconds += time.perf_counter() - check_start
+        # A storyteller that simulates a panel member is refused before the folder too.
+        held_out = ({c.label: panel.check_held_out(c.label, c.agent.describe()) for c in agents}
+                    if panel is not None and reference is not None and "tell" in config.tasks
+                    else {})
         # The guess task also asks every contestant about every agent's stories.
         guesses = (sum(len(v) for v in guess_items.values()) + len(agents) * len(tell_items)
                    if "guess" in config.tasks else 0)
@@ -210,7 +214,7 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
         bar = _progress(total, progress)
         try:
             stories = _tell(agents, tell_items, rules, config, deck, reference, recorder, bar,
-                            panel)
+                            panel, held_out)
             if "guess" in config.tasks:
                 for storyteller in agents:
                     kind = f"story:{storyteller.label}"
@@ -319,22 +323,22 @@ def _seed(config: BenchConfig, task: str, index: int, kind: str) -> np.random.Se
 
 
 def _tell(agents: list[Contestant], items: list[Any], rules: RuleSet, config: BenchConfig,
-          deck: Any, reference: Any, recorder: _Recorder, bar: Any, panel: Any = None
+          deck: Any, reference: Any, recorder: _Recorder, bar: Any, panel: Any = None,
+          held_out: dict[str, list[str]] | None = None
           ) -> dict[str, list[tuple[int, int, str] | None]]:
     """Every agent tells on every tell item; returns ``(item, card, clue)`` per agent.
 
     With a panel (:class:`models.bench.panel.PanelTable`), each story is also played on real
-    boards against the panel's guessers; a storyteller whose simulation uses a member's model is
-    refused before it tells.
+    boards against the panel's guessers; ``held_out`` is each storyteller's held-out members
+    (:meth:`~models.bench.panel.PanelTable.check_held_out`, which refused, before the run
+    folder was made, a storyteller whose simulation uses a member's model).
     """
+    held_out = held_out or {}
     stories: dict[str, list[tuple[int, int, str] | None]] = {}
     deck_ids = [int(c) for c in deck.card_ids]
     questions = [_Question(round_start(rules, [item.hand, *item.deals[0]], deck_ids), 0,
                            _seed(config, "tell", item.index, "tell")) for item in items]
     scored = reference is not None and "tell" in config.tasks
-    held_out = {}
-    if panel is not None and scored:
-        held_out = {c.label: panel.check_held_out(c.label, c.agent.describe()) for c in agents}
     for contestant in agents:
         answers = _ask_all(contestant, questions, bar)
         description = contestant.agent.describe()

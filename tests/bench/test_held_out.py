@@ -240,3 +240,18 @@ def test_the_report_says_which_members_each_storyteller_was_held_out_from():
     assert "the members each storyteller was held out from" in text
     assert "| checked | all: a, b |" in text and "| unchecked | not checked |" in text
     assert text.count("![calibration](calibration.png)") == 1   # not under every tell table
+
+
+def test_the_bench_refuses_a_storyteller_not_held_out_before_its_run_folder(tmp_path: Path
+                                                                          ) -> None:
+    """Before, the refusal came once the run folder was made (exit 1, a bench.json and an
+    empty records file left behind)."""
+    from tests.cli.helpers import dixit
+
+    result = dixit("bench", "--models", "clip-population", "--tasks", "tell", "--panel",
+                   "panel-lite1-minilm", "--items", "2", "--no-progress", "--out",
+                   str(tmp_path / "runs"), cwd=tmp_path)
+    assert result.returncode == 2, result.output
+    assert ("storyteller 'clip-population' simulates with the model of panel member(s) "
+            "panel-lite1-minilm") in result.stderr
+    assert not (tmp_path / "runs").exists()
