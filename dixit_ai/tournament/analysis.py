@@ -120,6 +120,8 @@ class TournamentResults:
         standings: One entry per agent, best rating first.
         games: Games analysed.
         aborted: Aborted games left out.
+        truncated: Games among ``games`` cut short at ``max_rounds`` (their winners are the
+            seats with the top score).
         deals: Distinct deals among the analysed games (the bootstrap's items).
         players: Seats per game (``None`` if the games differ).
         teams: Teams per game when every game is a team game (Team Dixit), else ``None``.
@@ -142,6 +144,7 @@ class TournamentResults:
     deals: int
     players: int | None
     teams: int | None = None
+    truncated: int = 0
     seat_points: list[float] = field(default_factory=list)
     seat_win_rate: list[float] = field(default_factory=list)
     level: float = DEFAULT_LEVEL
@@ -167,7 +170,8 @@ class TournamentResults:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "games": self.games, "aborted": self.aborted, "deals": self.deals,
+            "games": self.games, "aborted": self.aborted, "truncated": self.truncated,
+            "deals": self.deals,
             "players": self.players, **({"teams": self.teams} if self.teams else {}),
             "dropped_records": self.dropped, "source": self.source,
             "method": {
@@ -496,6 +500,7 @@ def analyse(records: Iterable[GameRecord | GameSummary], *, n_resamples: int = D
                                               for record in kept)
     return TournamentResults(
         standings=standings, games=n_games, aborted=aborted, deals=n_deals,
+        truncated=sum(record.status == "truncated" for record in kept),
         players=width if len(players) == 1 else None,
         teams=team_counts.pop() if all_teams else None,
         seat_points=[float(x) for x in seat_points / np.maximum(seat_games, 1)],

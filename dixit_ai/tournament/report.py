@@ -84,6 +84,10 @@ def summary_line(results: TournamentResults, *, label: Callable[[str], str] = st
         by = ", ".join(f"{s.aborted_games} by {label(s.agent)}'s failures"
                        for s in results.standings if s.aborted_games)
         aborted = f", {results.aborted} aborted games left out" + (f" ({by})" if by else "")
+    if results.truncated:
+        aborted += (f", {results.truncated} cut short at max_rounds (won by the top scores)"
+                    if results.truncated < results.games else
+                    ", every one cut short at max_rounds (won by the top scores)")
     if results.dropped:
         aborted += (f", {results.dropped} unreadable record{'s' if results.dropped != 1 else ''}"
                     " dropped (--allow-partial)")
@@ -192,7 +196,9 @@ def markdown_report(results: TournamentResults, *, config: Mapping[str, Any] | N
         lines += [
             f"- agents: {agents}",
             f"- edition: {config.get('edition')}, {config.get('players')} players, deck "
-            f"{config.get('deck')}, rule overrides: {config.get('rules') or 'none'}",
+            f"{config.get('deck')}, rule overrides: {config.get('rules') or 'none'}"
+            + (f", at most {config['max_rounds']} rounds a game" if config.get("max_rounds")
+               else ""),
             f"- games: {config.get('games')}, seed {config.get('seed')}, on failure: "
             f"{config.get('on_failure')}",
             "",
