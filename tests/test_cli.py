@@ -92,7 +92,7 @@ def test_replay_refuses_a_broken_record_naming_the_file_and_line(
     capsys.readouterr()
     assert main(["replay", str(out)]) == 2  # bad input, not a mismatch (1)
     error = capsys.readouterr().err
-    assert error.startswith(f"dixit-ai replay: error: {out}, game 2 (line 2): ")
+    assert error.startswith(f"dixit-ai replay: error: {out}, record 2 (line 2): ")
     assert message in error and len(error.splitlines()) == 1
 
 

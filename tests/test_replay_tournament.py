@@ -65,7 +65,8 @@ def test_an_edited_game_index_is_caught(runs: tuple[Path, Path], tmp_path: Path,
     games = edit_games(run, renumber)
     assert main(["replay", str(games)]) == EXIT_FAILED
     err = capsys.readouterr().err
-    assert f"MISMATCH in {games}, game 2 (line 2): tournament game 4 does not match" in err
+    assert (f"MISMATCH in {games}, record 2 (line 2; tournament game 4): tournament game 4 "
+            "does not match") in err
     seeds = json.loads((runs[0] / "games.jsonl").read_text().splitlines()[4])
     assert f"the schedule gives {seeds['header']['seed']}" in err  # the expected seed
 
@@ -146,6 +147,7 @@ def test_a_game_of_another_tournament_with_the_same_schedule_is_caught(
     games = edit_games(run, lambda records: records.__setitem__(2, json.loads(other[2])))
     assert main(["replay", str(games)]) == EXIT_FAILED
     err = capsys.readouterr().err
-    assert (f"MISMATCH in {games}, game 3 (line 3): tournament game 2 is a record of "
+    assert (f"MISMATCH in {games}, record 3 (line 3; tournament game 2): tournament game 2 "
+            "is a record of "
             f"tournament 'other', not of {mine!r}, the tournament of its run "
             f"({run / 'config.json'}, seed 0)") in err

@@ -55,7 +55,10 @@ def run(args: argparse.Namespace) -> int:
         seen: set[int] = set()
         in_tournament = in_file = 0
         for index, (line, record) in enumerate(read_numbered_records(path), start=1):
-            where = f"{path}, game {index} (line {line})"
+            info = record.header.get("tournament")
+            scheduled = (f"; tournament game {info['game']}" if isinstance(info, dict)
+                         and isinstance(info.get("game"), int) else "")
+            where = f"{path}, record {index} (line {line}{scheduled})"
             try:
                 replay_record(record)
             except MalformedRecord as error:  # bad input: exit 2, naming the file and line
