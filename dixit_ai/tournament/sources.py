@@ -5,7 +5,8 @@ A storyteller's points per storytelling turn are only half of what its stories d
 some but not all find scores 3 for the storyteller and also 3 for each finder, and the votes it
 sends to decoys score for their owners. What wins a game is a margin over the others, so this
 counts both sides of each story: per agent, the points its stories gave each other player, and
-its *margin per story* (its points minus the mean of the others' in that round). Every figure
+its *margin per story* (its points minus the mean of the others' in that round; in Team Dixit,
+of the other teams': a partner scores the storyteller's points). Every figure
 is a mean with a 95% percentile-bootstrap interval over deals, as the tournament's standings
 (:mod:`dixit_ai.tournament.analysis`).
 
@@ -28,7 +29,7 @@ import numpy as np
 
 from dixit_ai.records import GameRecord
 from dixit_ai.reporting import DEFAULT_RESAMPLES, Interval, mean_interval
-from dixit_ai.tournament.analysis import deal_key, seat_labels
+from dixit_ai.tournament.analysis import deal_key, seat_labels, teams_of
 
 SOURCES = ("story", "guess", "decoy", "forfeit")
 """Where a seat's points in a game come from (their sum is its final score)."""
@@ -95,6 +96,7 @@ def point_sources(records: Sequence[GameRecord], *, n_resamples: int = DEFAULT_R
     for record in records:
         labels = seat_labels(record)
         deal = deal_key(record)
+        team_of = teams_of(record)   # in Team Dixit a partner scores the storyteller's points
         sums = [dict.fromkeys(SOURCES, 0.0) for _ in labels]
         for number, game_round in enumerate(record.rounds, start=1):
             if len(game_round.parts) != len(labels):
@@ -107,7 +109,8 @@ def point_sources(records: Sequence[GameRecord], *, n_resamples: int = DEFAULT_R
                     sums[seat][source_of(part, seat == teller)] += value
             if teller in game_round.forfeits:
                 continue
-            others = [points for seat, points in enumerate(game_round.points) if seat != teller]
+            others = [points for seat, points in enumerate(game_round.points)
+                      if team_of[seat] != team_of[teller]]
             given = float(np.mean(others)) if others else 0.0
             story_rows.setdefault(labels[teller], []).append(
                 (deal, float(game_round.points[teller]), given))

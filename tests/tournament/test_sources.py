@@ -147,3 +147,23 @@ def test_the_script_refuses_bad_input_writing_nothing(
         points_by_source.main([str(torn), "--resamples", "0"])
     assert "--resamples must be at least 1" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["torn.jsonl"]
+
+
+def test_in_team_dixit_a_story_gives_the_other_teams_not_the_partner() -> None:
+    """A partner scores the storyteller's points (the team's): counted among "the others" it
+    made every story's margin smaller than the lead it gave its team."""
+    record = play_game([make_agent("random") for _ in range(6)], edition="odyssey-2011",
+                       seed=2, teams=True)
+    record.header["agents"] = [{"name": "x"}] * 6
+    (agent,) = point_sources([record], n_resamples=20)
+    own, given = [], []
+    for game_round in record.rounds:
+        teller = game_round.storyteller
+        partner = (teller + 3) % 6
+        assert game_round.points[partner] == game_round.points[teller]
+        own.append(game_round.points[teller])
+        given.append(sum(p for seat, p in enumerate(game_round.points)
+                         if seat not in (teller, partner)) / 4)
+    assert agent.given.estimate == pytest.approx(sum(given) / len(given))
+    assert agent.margin.estimate == pytest.approx((sum(own) - sum(given)) / len(own))
+    assert agent.given.estimate == pytest.approx(2 + 1 / 3)   # the partner counted: 2.07
