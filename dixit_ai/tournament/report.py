@@ -171,7 +171,8 @@ def write_report(folder: str | Path, results: TournamentResults, *,
             folder / WIN_RATE_PLOT, labels, [s.win_rate for s in results.standings],
             title=f"{title}: win rate ({results.level:.0%} bootstrap interval)",
             xlabel="share of seat-games won (ties shared)",
-            reference=1.0 / results.players if results.players else None),
+            reference=(1.0 / results.teams if results.teams else
+                       1.0 / results.players if results.players else None)),
     }
     paths["report"] = write_text(folder / REPORT_MD, markdown_report(results, config=config,
                                                                      title=title))
