@@ -170,7 +170,8 @@ def write_report(folder: str | Path, results: TournamentResults, *,
         "win_rate_plot": plot_intervals(
             folder / WIN_RATE_PLOT, labels, [s.win_rate for s in results.standings],
             title=f"{title}: win rate ({results.level:.0%} bootstrap interval)",
-            xlabel="share of seat-games won (ties shared)",
+            xlabel=("share of seat-games won (a team's win counts for each partner; ties "
+                    "shared)" if results.teams else "share of seat-games won (ties shared)"),
             reference=(1.0 / results.teams if results.teams else
                        1.0 / results.players if results.players else None)),
     }
