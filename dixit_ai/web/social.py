@@ -29,9 +29,9 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from dixit_ai.web.config import WebError
+from dixit_ai.web.names import person_name
 from dixit_ai.web.store import token_digest
 from dixit_ai.web.table import Table
-from dixit_ai.web.table_config import MAX_NAME_LENGTH, text_field
 
 if TYPE_CHECKING:
     from dixit_ai.web.connections import Connection
@@ -242,7 +242,7 @@ class SocialMixin:
         seat = data.get("seat")
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
             raise WebError(400, f"seat must be a seat number 0-{n - 1}, not {seat!r}")
-        name = text_field(data.get("name"), "your name", limit=MAX_NAME_LENGTH)
+        name = person_name(data.get("name"))   # as a newcomer's: one alphabet, not a bot's form
         if seat == 0:
             raise WebError(409, "the creator's seat cannot be asked for: its recovery code "
                                 "takes it back")

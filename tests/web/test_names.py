@@ -61,3 +61,17 @@ def test_a_whole_name_in_look_alike_letters_cannot_join_beside_the_name_it_copie
     assert [s["name"] for s in ann.state()["table"]["seats"]] == ["Ann", "Ace", None, None]
     join(client, made["invite"], "Алиса")   # another name in another alphabet sits
     assert [s["name"] for s in ann.state()["table"]["seats"]] == ["Ann", "Ace", "Алиса", None]
+
+
+def test_a_seat_request_is_named_as_a_newcomer_is(client: TestClient) -> None:
+    """The creator sees the asker's name beside the seat asked for: it is checked as a
+    newcomer's (one alphabet, not of a bot's form)."""
+    made, ann = create(client)
+    join(client, made["invite"], "Ace")
+    url = f"/api/invites/{made['invite']}/reclaim"
+    for name, message in [(f"{CYRILLIC_A}ce", "mixes the letters of 2 alphabets"),
+                          ("random bot 1", "the form bots are named by")]:
+        response = client.post(url, json={"seat": 1, "name": name})
+        assert response.status_code == 400 and message in response.json()["error"]
+    assert ann.state()["you"]["reclaim_requests"] == []
+    assert client.post(url, json={"seat": 1, "name": "Ace"}).status_code == 200
