@@ -78,7 +78,8 @@ def leaderboard_rows(results: TournamentResults, *,
 def summary_line(results: TournamentResults, *, label: Callable[[str], str] = str) -> str:
     """How many games and deals, and what the intervals are (each agent's label through
     ``label``)."""
-    players = f"{results.players} players, " if results.players else ""
+    teams = f" in {results.teams} teams" if results.teams else ""
+    players = f"{results.players} players{teams}, " if results.players else ""
     aborted = ""
     if results.aborted:
         by = ", ".join(f"{s.aborted_games} by {label(s.agent)}'s failures"

@@ -81,8 +81,9 @@ def test_a_team_tournament_says_its_chance_and_balances_win_shares(
     seat_games = sum(s["seat_games"] for s in results["standings"])
     wins = sum(s["win_rate"]["estimate"] * s["seat_games"] for s in results["standings"])
     assert wins / seat_games == pytest.approx(1 / 3)
-    assert "a seat wins when its team wins (chance 0.333: 3 teams)" in (
-        run / "report.md").read_text()
+    report = (run / "report.md").read_text()
+    assert "a seat wins when its team wins (chance 0.333: 3 teams)" in report
+    assert "12 games (6 players in 3 teams, 2 deals)" in report
     records = [json.loads(line) for line in (run / "games.jsonl").read_text().splitlines()]
     partners = {tuple(sorted((r["header"]["tournament"]["seats"][s],
                               r["header"]["tournament"]["seats"][s + 3]))) for r in records
