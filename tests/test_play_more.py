@@ -104,3 +104,20 @@ def test_card_captions_cannot_drive_the_terminal() -> None:
     assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
     assert "red\\nnew line" in text and "\\x1b[31m" in text  # shown, escaped
     assert len(text.splitlines()) == 3  # one line a card
+
+
+@pytest.mark.parametrize("blank", ["", "   ", "\t"])
+def test_an_empty_answer_to_the_storyteller_is_asked_again(blank: str) -> None:
+    """Before, Enter at the storyteller's prompt stopped the game: not enough values to
+    unpack."""
+    import numpy as np
+
+    from dixit_ai.rules import RuleSet, new_game, observe
+
+    state = new_game(RuleSet.edition("refresh-2021"), 4, range(84), np.random.default_rng(0))
+    view = observe(state, state.storyteller)
+    out = io.StringIO()
+    feed = iter([blank, "3 a long road"])
+    story = HumanAgent(input_fn=lambda _: next(feed), output=out).tell(view)
+    assert story.card == view.hand[2] and story.clue == "a long road"
+    assert "not played: give a card number and a clue" in out.getvalue()

@@ -145,7 +145,10 @@ class HumanAgent:
         self._show_cards("Your hand", view.hand, sheet="hand")
         while True:
             line = self._ask(f"Card (1-{len(view.hand)}) and clue, e.g. '2 a quiet storm': ")
-            number, clue = [*line.split(None, 1), ""][:2]  # any blank parts them (a tab)
+            number, clue = [*line.split(None, 1), "", ""][:2]  # any blank parts them (a tab)
+            if not number:
+                self._say("  not played: give a card number and a clue")
+                continue
             try:
                 index = self._number(number, len(view.hand))
                 clue = clue.strip()
