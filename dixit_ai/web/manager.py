@@ -174,7 +174,13 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
             idle_before=None if idle is None else time.time() - idle))
         for stored in stored_tables:
             table = self._restore_table(stored)
+            if table.broken is None:
+                table.broken = await self._work(self._deck_problem, table)
+                if table.broken is not None:
+                    log.warning("table %s: %s", table.id, table.broken)
             self._register(table)
+            if table.broken is not None:
+                continue   # kept as it stood: no timer, no bot, no record written
             if table.session is not None and table.status == "playing":
                 for seat, controller in enumerate(table.session.controllers):
                     if controller == "human":

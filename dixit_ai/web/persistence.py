@@ -14,12 +14,15 @@ import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from dixit_ai.web.session import SeatPlan, Session
 from dixit_ai.web.store import Statement, Store, StoredTable
 from dixit_ai.web.table import Table
 from dixit_ai.web.table_config import TableConfig
+
+if TYPE_CHECKING:
+    from dixit_ai.decks import Deck
 
 log = logging.getLogger("dixit_ai.web")
 T = TypeVar("T")
@@ -32,6 +35,7 @@ class PersistenceMixin:
     tables: dict[str, Table]
     _unregister: Callable[[Table], None]
     _describe_bots: Callable[[Table], Any]
+    _deck: Callable[[str], Deck]
     _db_pool: ThreadPoolExecutor
     _writes: list[tuple[list[Statement], asyncio.Future[None]]]
     _writer: asyncio.Task[None] | None
@@ -101,6 +105,26 @@ class PersistenceMixin:
             table.reveal_round = table.session.state.results[-1].round
             table.reveal_at = asyncio.get_running_loop().time()
         return table
+
+    def _deck_problem(self, table: Table) -> str | None:
+        """Why ``table``'s cards cannot be shown as they were dealt: its deck can no longer be
+        loaded, or it is not the deck the table was dealt from (a folder's pictures added,
+        removed or changed since: every card would show another picture, or none). ``None``
+        when it is the same deck."""
+        name = table.config.deck_name or table.config.deck
+        try:
+            deck = self._deck(table.config.deck)
+        except (ValueError, OSError) as error:
+            return f"this table could not be restored: its deck {name!r} cannot be loaded ({error})"
+        then = table.deck_entry.get("fingerprint")
+        if deck.fingerprint == then:
+            return None
+        sizes = (f"{table.deck_entry.get('size')} cards then, {len(deck.card_ids)} now"
+                 if table.deck_entry.get("size") != len(deck.card_ids) else
+                 f"{len(deck.card_ids)} cards, some of their pictures changed")
+        return (f"this table could not be restored: its deck {name!r} is not the deck it was "
+                f"dealt from ({sizes}), so its cards would show other pictures; put the deck "
+                "back as it was to play on")
 
     # ------------------------------------------------------------------ idle clean-up
 
