@@ -212,12 +212,22 @@ class FolderDeck(Deck):
     def image(
         self, card_id: int, size: tuple[int, int] | None = CARD_SIZE
     ) -> Image.Image:
-        """The card's image file, scaled to cover ``size`` and centre-cropped (``None``: as is)."""
+        """The card's image file, scaled to cover ``size`` and centre-cropped (``None``: as is).
+
+        Raises:
+            DeckError: the file cannot be read, or its picture is not the one the deck was
+                loaded with (the file changed since: the deck's fingerprint, and every vector
+                computed from it, are of the old picture).
+        """
         path = self.path(card_id)
         try:
             image = load_card_image(path)
         except (OSError, ValueError) as error:
             raise DeckError(f"{path}: cannot read this image ({_reason(error)})") from None
+        if _content_hash(image) != self._hashes[card_id]:
+            raise DeckError(f"{path}: its picture changed since the deck was loaded (the deck's "
+                            "fingerprint and its cards' vectors are of the old one): load the "
+                            "deck again")
         return image if size is None else fit_to_size(image, check_size(size))
 
     def captions(self, card_id: int) -> list[str]:

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import io
+import logging
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from dixit_ai.decks import DeckError
 from dixit_ai.web.config import WebError
 from dixit_ai.web.table import Table
+
+log = logging.getLogger("dixit_ai.web")
 
 if TYPE_CHECKING:
     from dixit_ai.decks import Deck
@@ -77,6 +81,11 @@ class CardsMixin:
             self._rendering[spec] = asyncio.ensure_future(self._work(render))
         try:
             images = await asyncio.shield(self._rendering[spec])
+        except DeckError as error:   # the details (the host's paths) go to the log only
+            log.error("deck %s cannot be shown: %s", spec, error)
+            raise WebError(503, "this deck's pictures cannot be shown: its files changed or "
+                                "cannot be read since the server loaded it (the server log "
+                                "says which); the host can restart the server") from None
         finally:
             if self._rendering.get(spec) is not None and self._rendering[spec].done():
                 self._rendering.pop(spec, None)

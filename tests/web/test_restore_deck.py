@@ -8,9 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from fastapi.testclient import TestClient
 from PIL import Image
 
+from dixit_ai.decks import DeckError, load_deck
 from dixit_ai.web.config import ServerConfig
 from tests.web.conftest import create, manager_of
 
@@ -49,3 +51,29 @@ def test_a_table_is_not_restored_onto_a_changed_folder_deck(
     assert manager_of(restored).tables[made["table_id"]].broken is None
     state = restored.get("/api/state", headers={"X-Seat-Token": made["token"]}).json()
     assert state["game"] is not None and state["table"]["broken"] is None
+
+
+def test_a_picture_changed_on_disk_is_not_served_for_the_one_dealt(
+        app_factory: Callable[..., TestClient], tmp_path: Path) -> None:
+    """Before, a card file replaced after the server started was served as it now is, while
+    the table's record and the bots' vectors were of the old picture."""
+    folder = card_folder(tmp_path / "mine", 30)
+    server = ServerConfig(decks={"mine": f"folder:{folder}"}, bots=("random",))
+    client = app_factory("edit.sqlite3", server=server)
+    made, _ann = create(client, seats=3, bots=["random", "random"], deck="mine")
+    Image.new("RGB", (40, 60), "white").save(folder / "card05.png")
+    response = client.get(f"/api/tables/{made['table_id']}/cards/0")
+    assert response.status_code == 503, response.text
+    assert "its files changed or cannot be read since the server loaded it" in response.text
+    assert str(folder) not in response.text   # the host's paths stay in the log
+
+
+def test_a_folder_deck_refuses_a_picture_changed_since_it_was_loaded(tmp_path: Path) -> None:
+    folder = card_folder(tmp_path / "mine", 3)
+    deck = load_deck(f"folder:{folder}")
+    deck.image(1)
+    Image.new("RGB", (40, 60), "white").save(folder / "card01.png")
+    with pytest.raises(DeckError, match=r"card01\.png: its picture changed since the deck was "
+                                        "loaded"):
+        deck.image(1)
+    assert deck.image(0) is not None   # the others are as they were
