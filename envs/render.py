@@ -15,8 +15,9 @@ import colorsys
 from typing import Any
 
 import numpy as np
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
+from dixit_ai.fonts import text_font
 from dixit_ai.rules import Phase
 from envs.core import DixitCore
 
@@ -134,13 +135,6 @@ class CardImages:
         return picture
 
 
-def _font(size: int) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
-    try:
-        return ImageFont.load_default(size=size)
-    except TypeError:  # Pillow < 10.1: the bitmap font, one size
-        return ImageFont.load_default()
-
-
 def placeholder(card_id: int, size: tuple[int, int]) -> Image.Image:
     """A numbered card of a colour derived from its id."""
     hue = (card_id * 0.61803398875) % 1.0
@@ -150,7 +144,7 @@ def placeholder(card_id: int, size: tuple[int, int]) -> Image.Image:
     draw = ImageDraw.Draw(image)
     draw.rectangle((0, 0, size[0] - 1, size[1] - 1), outline=_INK, width=2)
     text = f"#{card_id}"
-    font = _font(max(10, size[0] // 4))
+    font = text_font(max(10, size[0] // 4))
     left, top, right, bottom = draw.textbbox((0, 0), text, font=font)
     draw.text(((size[0] - (right - left)) / 2, (size[1] - (bottom - top)) / 2), text,
               fill=_INK, font=font)
@@ -186,7 +180,7 @@ def render_image(core: DixitCore, images: CardImages) -> np.ndarray:
     width, height = frame_size(core, images.size)
     image = Image.new("RGB", (width, height), _BACKGROUND)
     draw = ImageDraw.Draw(image)
-    font = _font(13)
+    font = text_font(13)
     y = _MARGIN
     title = (f"{core.rules.name} - round {state.round} - {state.phase.value} - storyteller "
              f"{agent_name(state.storyteller)}")

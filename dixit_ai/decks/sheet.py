@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
 from dixit_ai.decks.base import CARD_SIZE, Deck, DeckError, check_size
+from dixit_ai.fonts import text_font
 
 _BACKGROUND = (24, 24, 30)
 _TEXT = (236, 236, 240)
@@ -106,19 +107,7 @@ def sheet_layout(
     )
 
 
-def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    try:
-        return ImageFont.load_default(size=size)
-    except TypeError:  # pragma: no cover - Pillow < 10.1
-        return ImageFont.load_default()
-
-
-# Pillow's built-in font has no dashes but the hyphen; the deck's own text keeps its dashes.
-_PLAIN = str.maketrans({"\u2013": "-", "\u2014": "-"})
-
-
 def _fit_text(draw: ImageDraw.ImageDraw, text: str, font: Any, width: float) -> str:
-    text = text.translate(_PLAIN)
     if draw.textlength(text, font=font) <= width:
         return text
     while text and draw.textlength(text + "…", font=font) > width:
@@ -154,8 +143,8 @@ def contact_sheet(
     )
     sheet = Image.new("RGB", layout.size, _BACKGROUND)
     draw = ImageDraw.Draw(sheet)
-    font = _font(layout.font_size)
-    title_font = _font(layout.font_size + 4)
+    font = text_font(layout.font_size)
+    title_font = text_font(layout.font_size + 4)
     gap = layout.gap
 
     draw.text((gap, gap), _fit_text(draw, deck.name, title_font, layout.width - 2 * gap),
@@ -184,7 +173,7 @@ def contact_sheet(
 
     y = layout.height - layout.footer + gap
     for line in layout.footer_lines:
-        draw.text((gap, y), line.translate(_PLAIN), font=font, fill=_MUTED)
+        draw.text((gap, y), line, font=font, fill=_MUTED)
         y += layout.font_size + 4
     return sheet
 
