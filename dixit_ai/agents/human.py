@@ -35,16 +35,11 @@ from dixit_ai.agents.base import Announcement, Choice, Story
 from dixit_ai.rules import IllegalAction, RoundResult, View
 from dixit_ai.rules.explain import explain_round
 from dixit_ai.rules.game import check_clue
+from dixit_ai.rules.text import printable
 
 QUIT_WORDS = frozenset({"q", "quit", "exit"})
 #: Cursor home, clear the screen, clear the scrollback (``3J``, where the terminal keeps one).
 CLEAR_SCREEN = "\x1b[H\x1b[2J\x1b[3J"
-
-
-def _printable(text: str) -> str:
-    """``text`` with every character the terminal would act on (escape sequences, newlines,
-    bidirectional overrides) written as its escape: a deck's captions come from its files."""
-    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 
 
 class HumanQuit(RuntimeError):
@@ -387,10 +382,10 @@ class HumanAgent:
             return f"card {card}"
         captions = self.deck.captions(card)
         if captions:
-            return f"card {card}: {_printable(captions[0])}"
+            return f"card {card}: {printable(captions[0])}"
         description = self.deck.description(card)
         if description and description.get("objects"):
-            return f"card {card}: " + _printable(", ".join(map(str, description["objects"])))
+            return f"card {card}: " + printable(", ".join(map(str, description["objects"])))
         return f"card {card}"
 
     def _reason_name(self, seat: int) -> str | None:

@@ -36,6 +36,7 @@ from dixit_ai.decks import (
 from dixit_ai.decks.base import check_size
 from dixit_ai.decks.sheet import check_not_own_folder
 from dixit_ai.reporting import progress_interval
+from dixit_ai.rules.text import printable
 
 _SPEC_HELP = "the deck spec (default: %(default)s); forms: "
 
@@ -186,6 +187,16 @@ def _fail(error: BaseException) -> int:
     return EXIT_USAGE
 
 
+def skipped_line(skipped: list[str], shown: int = 8) -> str:
+    """``deck info``'s line naming what a folder holds that is not a card."""
+    names = ", ".join(printable(name) for name in skipped[:shown])
+    more = f" and {len(skipped) - shown} more" if len(skipped) > shown else ""
+    heic = any(name.lower().endswith((".heic", ".heif")) for name in skipped)
+    return (f"not cards:    {len(skipped)} in the folder (only PNG, JPEG and WebP files are "
+            f"cards): {names}{more}"
+            + ("; convert HEIC photos to JPEG to make them cards" if heic else ""))
+
+
 def deck_info(deck: Deck, cards: list[int] | None = None) -> dict[str, Any]:
     """The metadata ``dixit-ai deck info`` prints, as a JSON-compatible dict."""
     info = deck.info()
@@ -201,6 +212,10 @@ def deck_info(deck: Deck, cards: list[int] | None = None) -> dict[str, Any]:
             }
             for offset, part in zip(deck.offsets, deck.parts, strict=True)
         ]
+    skipped = [name for part in (deck.parts if isinstance(deck, CompositeDeck) else [deck])
+               for name in getattr(part, "skipped", ())]
+    if skipped:
+        info["skipped"] = skipped
     if cards:
         info["cards"] = [
             {
@@ -253,14 +268,17 @@ def run_info(args: argparse.Namespace) -> int:
     if args.json:
         print(json_for_stdout(info, indent=2))
         return 0
+    size = info["size"]
     lines = [
-        f"name:         {info['name']}",
-        f"source:       {info['source']}",
-        f"size:         {info['size']} cards",
+        f"name:         {printable(info['name'])}",
+        f"source:       {printable(info['source'])}",
+        f"size:         {size} card{'s' if size != 1 else ''}",
         f"fingerprint:  {info['fingerprint']}",
-        f"license:      {info['license']}",
+        f"license:      {printable(info['license'])}",
     ]
-    attribution = info["attribution"].splitlines() or ["(none)"]
+    if info.get("skipped"):
+        lines.append(skipped_line(info["skipped"]))
+    attribution = [printable(line) for line in info["attribution"].splitlines()] or ["(none)"]
     lines.append(f"attribution:  {attribution[0]}")
     lines.extend(f"              {line}" for line in attribution[1:])
     for part in info.get("parts", []):
@@ -270,14 +288,14 @@ def run_info(args: argparse.Namespace) -> int:
         )
     for card in info.get("cards", []):
         lines.append("")
-        title = f"card {card['id']}" + (f" ({card['name']})" if card["name"] else "")
+        title = f"card {card['id']}" + (f" ({printable(card['name'])})" if card["name"] else "")
         lines.append(f"{title}:")
         for caption in card["captions"] or ["(no captions)"]:
-            lines.append(f"  caption:    {caption}")
+            lines.append(f"  caption:    {printable(caption)}")
         if card["description"] is not None:
             text = json.dumps(card["description"], indent=2, ensure_ascii=False)
             lines.append("  description:")
-            lines.extend(f"    {line}" for line in text.splitlines())
+            lines.extend(f"    {printable(line)}" for line in text.splitlines())
     print("\n".join(lines))
     return 0
 

@@ -32,6 +32,8 @@ from dixit_ai.decks.base import image_content_hash as _content_hash
 
 #: File name suffixes (lower case) that a folder deck reads as cards.
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
+#: The deck's own files in its folder (not cards).
+DECK_FILES = ("captions.json", "descriptions.json", "deck.json")
 #: Keys allowed in a folder's ``deck.json``.
 DECK_JSON_KEYS = (
     "name", "license", "licence", "attribution", "description", "exported_from",
@@ -108,6 +110,13 @@ class FolderDeck(Deck):
             )
         self.folder = folder
         self.files = tuple(files)
+        kept = {entry.name for entry in named} | set(DECK_FILES)
+        self.skipped = tuple(sorted(
+            (entry.name + ("/" if entry.is_dir() else "") for entry in folder.iterdir()
+             if entry.name not in kept and not entry.name.startswith(".")),
+            key=lambda name: _natural_key(Path(name))))
+        """What the folder holds besides its cards and the deck's own files (hidden ones
+        aside): another kind of picture (GIF, HEIC, TIFF), a subfolder, notes."""
         self._hashes = self._read_all()
         names = [file.name for file in files]
         self._captions = self._read_mapping("captions.json", names, _caption_list)

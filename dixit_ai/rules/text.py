@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["BIDI_CONTROLS", "MAX_COMBINING_MARKS", "text_problem"]
+__all__ = ["BIDI_CONTROLS", "MAX_COMBINING_MARKS", "printable", "text_problem"]
 
 BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 """Embeddings, overrides and isolates (LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI, PDI)."""
@@ -52,3 +52,14 @@ def text_problem(text: str) -> str | None:
     if not any(not char.isspace() and unicodedata.category(char) != "Cf" for char in text):
         return "is empty (it has no visible character)"
     return None
+
+
+def printable(text: str) -> str:
+    r"""``text`` with every character a terminal would act on (escape sequences, newlines,
+    bidirectional overrides) written as its escape, for printing text that comes from files
+    (a deck's captions and names).
+
+    >>> printable("red\x1b[31m sky")
+    'red\\x1b[31m sky'
+    """
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)

@@ -136,3 +136,30 @@ def test_every_command_has_help(argv: list[str], capsys: pytest.CaptureFixture[s
 def test_deck_without_a_command_prints_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["deck"]) == 2
     assert "info" in capsys.readouterr().err
+
+
+def test_info_names_what_a_folder_holds_besides_its_cards_and_escapes_its_text(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before, a GIF, a HEIC photo, a subfolder or notes were left out without a word (an
+    iPhone user saw fewer cards), and a caption's escape sequence reached the terminal."""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    for i in range(3):
+        Image.new("RGB", (40, 60), (i * 80, 40, 90)).save(folder / f"card{i}.png")
+    Image.new("RGB", (40, 60), "red").save(folder / "anim.gif")
+    (folder / "IMG_0001.HEIC").write_bytes(b"not really")
+    (folder / "notes.txt").write_text("x")
+    (folder / ".DS_Store").write_text("x")
+    (folder / "sub").mkdir()
+    (folder / "captions.json").write_text(json.dumps({"card0.png": "red\x1b[31m sky"}))
+    assert main(["deck", "info", f"folder:{folder}", "--card", "0"]) == 0
+    out = capsys.readouterr().out
+    assert ("not cards:    4 in the folder (only PNG, JPEG and WebP files are cards): "
+            "anim.gif, IMG_0001.HEIC, notes.txt, sub/; convert HEIC photos to JPEG to make "
+            "them cards") in out
+    assert "caption:    red\\x1b[31m sky" in out and "\x1b" not in out
+    assert main(["deck", "info", f"folder:{folder}", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["skipped"] == [
+        "anim.gif", "IMG_0001.HEIC", "notes.txt", "sub/"]
+    assert main(["deck", "info", "dream:size=1"]) == 0
+    assert "size:         1 card\n" in capsys.readouterr().out
