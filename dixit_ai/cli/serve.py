@@ -78,15 +78,20 @@ def check_decks(decks: dict[str, str], source: str) -> None:
     """Load every offered deck once, so that a bad spec is refused before anything starts.
 
     Raises:
-        ValueError: a deck that cannot be loaded; the message names it and where it was given.
+        ValueError: a deck that cannot be loaded, or too small for any game; the message names
+            it and where it was given.
     """
     from dixit_ai.decks import load_deck
+    from dixit_ai.web.config import too_small_for_any_game
 
     for name, spec in decks.items():
         try:
-            load_deck(spec)
+            deck = load_deck(spec)
         except (ValueError, OSError) as error:
             raise ValueError(f"{source} {name}={spec}: {error}") from None
+        problem = too_small_for_any_game(len(deck.card_ids))
+        if problem:
+            raise ValueError(f"{source} {name}={spec}: {problem}")
 
 
 def check_port(host: str, port: int) -> None:

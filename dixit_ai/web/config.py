@@ -18,6 +18,7 @@ from typing import Any
 
 from dixit_ai.agents import agent_spec, list_agents
 from dixit_ai.agents import party_problem as agent_party_problem
+from dixit_ai.rules import EDITIONS, RuleSet
 
 BOT_DELAY_RANGE = (0.0, 60.0)
 """Seconds a bot may wait before each move (``serve --bot-delay``): a pause people can follow,
@@ -213,6 +214,18 @@ def check_bot_delay(value: object, what: str = "bot_delay") -> float:
         raise ValueError(f"{what} must be a number of seconds from {low:g} to {high:g}, "
                          f"not {shown}")
     return float(value)
+
+
+def too_small_for_any_game(n_cards: int) -> str | None:
+    """Why a deck of ``n_cards`` cannot be offered (no edition's smallest game fits in it), or
+    ``None``: a host offering it would learn so only when a table is refused."""
+    need, edition = min((RuleSet.edition(name).min_deck_size(RuleSet.edition(name).min_players),
+                         name) for name in EDITIONS)
+    if n_cards >= need:
+        return None
+    players = RuleSet.edition(edition).min_players
+    return (f"{n_cards} card{'s' if n_cards != 1 else ''} is too small for any game (the "
+            f"smallest, {edition} with {players} players, needs {need})")
 
 
 def parse_deck_option(text: str) -> tuple[str, str]:

@@ -25,7 +25,13 @@ from dixit_ai.decks import Deck, load_deck
 from dixit_ai.rules import EDITIONS, IllegalAction, RuleSet
 from dixit_ai.web.bots import BotsMixin, Warmup
 from dixit_ai.web.cards import CARD_IMAGE_SIZE, CardsMixin
-from dixit_ai.web.config import ServerConfig, WebError, bot_problem, check_bot_delay
+from dixit_ai.web.config import (
+    ServerConfig,
+    WebError,
+    bot_problem,
+    check_bot_delay,
+    too_small_for_any_game,
+)
 from dixit_ai.web.connections import Connection, HubMixin, Listener
 from dixit_ai.web.limits import Held, OpenCounter, RateLimiter, SocketFlood
 from dixit_ai.web.lobby import LobbyMixin, recovery_code
@@ -198,13 +204,17 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
         """Load every offered deck once (a bad spec stops the server at start).
 
         Raises:
-            ValueError: a deck that cannot be loaded (the message names it).
+            ValueError: a deck that cannot be loaded, or too small for any game (the message
+                names it).
         """
         for name, spec in self.server.decks.items():
             try:
-                await self._work(self._deck, spec)
+                deck = await self._work(self._deck, spec)
             except (ValueError, OSError) as error:
                 raise ValueError(f"deck {name}={spec}: {error}") from None
+            problem = too_small_for_any_game(len(deck.card_ids))
+            if problem:
+                raise ValueError(f"deck {name}={spec}: {problem}")
 
     def start_warmup(self) -> asyncio.Future[None]:
         """Warm every offered bot in a thread (progress goes to the log)."""

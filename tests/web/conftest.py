@@ -23,7 +23,7 @@ except ImportError:  # pragma: no cover - exercised on a core-only install
 
 SMALL_DECK = "small"
 """The name of a small deck the test servers offer (fast: its cards render once)."""
-TEST_DECKS = {"small": "dream:size=40", "tiny": "dream:size=10", "mid": "dream:size=60"}
+TEST_DECKS = {"small": "dream:size=40", "tiny": "dream:size=21", "mid": "dream:size=60"}
 """The decks the test servers offer."""
 
 
