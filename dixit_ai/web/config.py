@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import math
+import re
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -229,14 +230,25 @@ def too_small_for_any_game(n_cards: int) -> str | None:
 
 
 def parse_deck_option(text: str) -> tuple[str, str]:
-    """``"NAME=SPEC"`` (the ``--deck`` option) as ``(name, spec)``; a bare spec is its own name.
+    """``"NAME=SPEC"`` (the ``--deck`` option) as ``(name, spec)``; a bare ``folder:PATH`` is
+    named after its folder, another bare spec after its kind (``dream``).
 
     Raises:
         ValueError: an empty name or spec.
     """
     name, sep, spec = text.partition("=")
-    if not sep:
-        name, spec = text.split(":")[0], text
+    if not sep or ":" in name or "+" in name:   # a bare spec (dream:size=60 has its own "=")
+        spec = text
+        kind, _, rest = text.partition(":")
+        # a bare folder is named after the folder (two folders are two decks); a bare
+        # composite or dream spec by its kind, as before
+        name = (Path(rest.strip()).expanduser().name if kind.strip() == "folder" and rest.strip()
+                else kind)
+        name = re.sub(r"[^\w-]+", "-", name).strip("-")[:40]
+        if "+" in text or not name:
+            raise ValueError(f"--deck {text!r}: name this deck, NAME=SPEC (e.g. "
+                             f"mine={text.strip()}): a bare spec names only a dream or folder "
+                             "deck")
     name, spec = name.strip(), spec.strip()
     if not name or not spec:
         raise ValueError(f"--deck {text!r}: expected NAME=SPEC, e.g. small=dream:size=60")

@@ -159,3 +159,25 @@ def test_one_server_per_database_refuses_before_restoring(
         assert time.monotonic() - started < 30
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize(("option", "named"), [
+    ("folder:/cards/My Cards 2", ("My-Cards-2", "folder:/cards/My Cards 2")),
+    ("folder:~/été/", ("été", "folder:~/été/")),
+    ("dream", ("dream", "dream")),
+    ("dream:size=60", ("dream", "dream:size=60")),   # its "=" is the spec's, not NAME=
+    ("small=dream:size=60", ("small", "dream:size=60")),
+])
+def test_a_bare_deck_option_is_named_after_its_folder_or_kind(
+        option: str, named: tuple[str, str]) -> None:
+    """Before, every bare folder was named 'folder' (two were "given twice"), and a bare
+    'dream:size=60' became a deck 'dream:size' of spec '60'."""
+    from dixit_ai.web.config import parse_deck_option
+
+    assert parse_deck_option(option) == named
+    assert server_config_from_options(
+        decks=["folder:/a/cards", "folder:/b/photos"]).decks == {
+            "cards": "folder:/a/cards", "photos": "folder:/b/photos"}
+    with pytest.raises(ValueError, match=r"name this deck, NAME=SPEC \(e.g. "
+                                         r"mine=dream\+folder:/x\)"):
+        parse_deck_option("dream+folder:/x")
