@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -48,19 +49,34 @@ def _natural_key(path: Path) -> tuple[tuple[tuple[int, int | str], ...], str]:
     return key, path.name
 
 
+MAX_CARD_PIXELS = 2 * (Image.MAX_IMAGE_PIXELS or 89_478_485)
+"""The most pixels a card's picture may have: Pillow's own limit against decompression bombs
+(about 179 megapixels), which a phone's 100-megapixel photo is under, and a 200-megapixel one
+over."""
+
+
 def load_card_image(path: Path) -> Image.Image:
     """Read an image file as a card: EXIF orientation applied, transparency flattened on white.
+    A picture of up to :data:`MAX_CARD_PIXELS` is read without Pillow's warning (a phone's
+    photo is not an attack); a larger one is refused, saying how large it is.
 
     Raises:
         OSError, ValueError: the file cannot be read or decoded (Pillow's ``SyntaxError`` for a
-            broken file structure comes as an ``OSError``).
+            broken file structure comes as an ``OSError``), or the picture is too large.
     """
     try:
-        with Image.open(path) as opened:
-            opened.load()
-            image = ImageOps.exif_transpose(opened)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(path) as opened:
+                opened.load()
+                image = ImageOps.exif_transpose(opened)
     except SyntaxError as error:  # Pillow's word for a broken PNG chunk, among others
         raise OSError(f"corrupt image file: {error}") from error
+    except Image.DecompressionBombError as error:   # Pillow names the picture's pixels
+        found = re.search(r"\((\d+) pixels\)", str(error))
+        size = f"{int(found.group(1)) / 1e6:.0f} megapixels" if found else "too many pixels"
+        raise ValueError(f"the picture has {size}; a card may have at most "
+                         f"{MAX_CARD_PIXELS / 1e6:.0f}: scale it down") from None
     if image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info):
         rgba = image.convert("RGBA")
         background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
