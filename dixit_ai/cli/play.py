@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from dixit_ai.agents import make_agent_for_deck
+from dixit_ai.agents import make_agent_for_deck, prepare_agents
 from dixit_ai.agents.base import Agent
 from dixit_ai.agents.human import HotSeat, HumanAgent
 from dixit_ai.agents.requirements import check_agent_requirements
@@ -34,6 +34,7 @@ from dixit_ai.cli.common import (
     EXIT_OK,
     check_out_file,
     print_failures,
+    progress_line,
     rule_argument,
     running,
 )
@@ -209,6 +210,10 @@ def run(args: argparse.Namespace) -> int:
               "removed once it has answered.")
     agents = make_seat_agents(seats, args.deck, images=args.images, deck=deck)
     needs_party_methods(agents, rules)  # a bot that cannot play Party is bad input (exit 2)
+    # One-time steps of the bots (loading a model, embedding a new deck's cards) say what they
+    # do, rather than a silence before the first question.
+    prepare_agents(sorted({name for name in seats if not is_person(name)}), deck=args.deck,
+                   progress=progress_line)
     prepare_images(args.images)  # made once the agents are: a failure before leaves no folder
     print(f"Card pictures go to {args.images}/ (hand.png, board.png). Type 'quit' to leave.")
     # The game begins: from here on an error (pictures or the record that cannot be written)
