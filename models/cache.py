@@ -75,7 +75,7 @@ def cached_vectors(
 
     Misses are computed under the cache's cross-process lock (:meth:`EmbeddingCache.locked`),
     after looking again, so concurrent processes compute each vector once. Computing is a
-    one-time step reported as a progress line (``"embedding 84 cards ... 6.2 s"``, see
+    one-time step reported as a progress line (``"embedding 84 cards with default ... 6.2 s"``, see
     :func:`models.base.progress_to`).
 
     Args:
@@ -116,7 +116,7 @@ def cached_vectors(
                 # One item embedded in passing (a clue told in a game or a benchmark, one
                 # at a time) is not a step worth a line of its own unless it is slow (the
                 # model's first use).
-                with progress_step(f"embedding {len(first)} {what or kind}",
+                with progress_step(f"embedding {len(first)} {what or kind} with {embedder.name}",
                                    quiet_under=SINGLE_ITEM_QUIET_S if len(first) == 1 else 0.0):
                     vectors = l2_normalise(compute(first))  # each distinct item once
                 bad = ~np.isfinite(vectors).all(axis=1)

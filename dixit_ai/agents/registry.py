@@ -420,8 +420,8 @@ def prepare_agents(
         names: Registry names, or ``(name, overrides)`` pairs (as a tournament's agents).
         deck: The game's deck: a spec (``"dream"``) or a ``Deck``.
         progress: Called with one line per one-time step (``"loading model default ... 3.1
-            s"``, ``"embedding 84 cards ... 6.2 s"``); ``None``: the lines go only to the
-            ``models.progress`` logger.
+            s"``, ``"embedding 84 cards with default ... 6.2 s"``); ``None``: the lines go only
+            to the ``models.progress`` logger.
 
     Raises:
         ValueError: an unknown agent name.

@@ -324,7 +324,7 @@ def prepare(*, progress: Callable[[str], None] | None = None, **agent_options: A
     deck, so that later decisions, in this process or any other, are lookups.
 
     Args:
-        progress: Receives a line per one-time step ("embedding 84 cards ... 6.2 s").
+        progress: Receives a line per one-time step ("embedding 84 cards with default ... 6.2 s").
         **agent_options: Keyword arguments of :class:`~models.players.ClipAgent` (``deck``,
             ``embedder``, ``vocabulary``, ``pair_clues``, ...).
 

@@ -32,8 +32,8 @@ def test_a_tournament_says_what_it_prepares_before_the_games(tmp_path):
                    cwd=tmp_path, env=env, timeout=600)
     assert result.returncode == 0, result.output
     lines = result.stderr.splitlines()
-    embedding = [line for line in lines if re.fullmatch(r"embedding 24 cards \.\.\. \d+\.\d s",
-                                                        line)]
+    embedding = [line for line in lines
+                 if re.fullmatch(r"embedding 24 cards with \S+ \.\.\. \d+\.\d s", line)]
     assert embedding, result.stderr
     assert any(re.match(r"loading model default .*\.\.\. \d+\.\d s", line) for line in lines)
     assert lines.index(embedding[0]) < next(

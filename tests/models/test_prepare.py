@@ -180,7 +180,7 @@ def test_one_time_steps_report_progress_lines(tmp_path: Path) -> None:
         embed_texts_cached(embedder, ["owl", "moon", "owl"], cache=cache, what="clues")
         embed_texts_cached(embedder, ["owl", "moon"], cache=cache, what="clues")  # cached
     embed_texts_cached(embedder, ["sun"], cache=cache)  # outside the block: logger only
-    assert len(lines) == 1 and lines[0].startswith("embedding 2 clues ... ")
+    assert len(lines) == 1 and lines[0].startswith("embedding 2 clues with ")
     assert lines[0].endswith(" s") and embedder.encoded == 3  # owl, moon; then sun
 
 
@@ -201,4 +201,4 @@ def test_a_single_quick_vector_gets_no_progress_line(tmp_path: Path, monkeypatch
         assert lines == [] and embedder.encoded == 1
         monkeypatch.setattr(models.cache, "SINGLE_ITEM_QUIET_S", 0.0)
         embed_texts_cached(embedder, ["moon"], cache=cache, what="clues")
-    assert len(lines) == 1 and lines[0].startswith("embedding 1 clues ... ")
+    assert len(lines) == 1 and lines[0].startswith("embedding 1 clues with ")
