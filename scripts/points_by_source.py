@@ -26,6 +26,7 @@ from dixit_ai.cli.common import EXIT_USAGE
 from dixit_ai.jsonl import read_jsonl
 from dixit_ai.records import GameRecord
 from dixit_ai.reporting import DEFAULT_RESAMPLES, print_table, write_json
+from dixit_ai.tournament.analysis import teams_of
 from dixit_ai.tournament.folder import load_run_records
 from dixit_ai.tournament.sources import (
     SOURCES,
@@ -85,8 +86,10 @@ def main(argv: list[str] | None = None) -> int:
                 ["agent", "seat-games", *shown, "total"],
                 [[a.agent, a.seat_games, *(a.per_game[name] for name in shown),
                   a.per_game["total"]] for a in agents], digits=2, min_width=130)
-    print_table("Per story: the storyteller's points, each other player's, and the margin",
-                ["storyteller", "stories", "own points", "each other player", "margin"],
+    teams = any(len(set(teams_of(record))) < len(record.final_scores) for record in kept)
+    others = "each other team" if teams else "each other player"   # a partner scores as one
+    print_table(f"Per story: the storyteller's points, {others}'s, and the margin",
+                ["storyteller", "stories", "own points", others, "margin"],
                 [[a.agent, a.stories, a.own, a.given, a.margin] for a in agents], digits=2,
                 min_width=110)
     if args.json is not None:

@@ -149,7 +149,8 @@ def test_the_script_refuses_bad_input_writing_nothing(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["torn.jsonl"]
 
 
-def test_in_team_dixit_a_story_gives_the_other_teams_not_the_partner() -> None:
+def test_in_team_dixit_a_story_gives_the_other_teams_not_the_partner(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A partner scores the storyteller's points (the team's): counted among "the others" it
     made every story's margin smaller than the lead it gave its team."""
     record = play_game([make_agent("random") for _ in range(6)], edition="odyssey-2011",
@@ -167,3 +168,7 @@ def test_in_team_dixit_a_story_gives_the_other_teams_not_the_partner() -> None:
     assert agent.given.estimate == pytest.approx(sum(given) / len(given))
     assert agent.margin.estimate == pytest.approx((sum(own) - sum(given)) / len(own))
     assert agent.given.estimate == pytest.approx(2 + 1 / 3)   # the partner counted: 2.07
+    records = tmp_path / "teams.jsonl"
+    records.write_text(record.to_json() + "\n")
+    assert points_by_source.main([str(records), "--resamples", "20"]) == 0
+    assert "each other team" in capsys.readouterr().out
