@@ -67,33 +67,23 @@ def _no_server(*args: object, **kwargs: object) -> None:
     raise AssertionError("the server was started")
 
 
+@pytest.mark.parametrize(("deck", "message"), [
+    ("x=nosuch", "dixit-ai serve: error: --deck x=nosuch: unknown deck spec 'nosuch'"),
+    # Before, a 2-card deck was offered, and the host learnt it was of no use only when a
+    # table was refused.
+    ("two=dream:size=2", "--deck two=dream:size=2: 2 cards is too small for any game (the "
+                         "smallest, odyssey-2011 with 3 players, needs 21)"),
+])
 def test_serve_refuses_a_bad_deck_before_creating_the_database(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
+        capsys: pytest.CaptureFixture[str], deck: str, message: str) -> None:
     uvicorn = pytest.importorskip("uvicorn", reason="the [web] extra")
     monkeypatch.setattr(uvicorn, "run", _no_server)
-    status = main(["serve", "--db", str(tmp_path / "a.db"), "--deck", "x=nosuch",
-                   "--port", "18765"])
+    status = main(["serve", "--db", str(tmp_path / "a.db"), "--deck", deck, "--port", "18765"])
     err = capsys.readouterr().err
     assert status == 2, err
-    assert "dixit-ai serve: error: --deck x=nosuch: unknown deck spec 'nosuch'" in err
+    assert message in err
     assert "Traceback" not in err and not list(tmp_path.iterdir())  # no a.db, no a.db.lock
-
-
-def test_serve_refuses_a_deck_too_small_for_any_game(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:
-    """Before, a 2-card deck was offered, and the host learnt it was of no use only when a
-    table was refused."""
-    uvicorn = pytest.importorskip("uvicorn", reason="the [web] extra")
-    monkeypatch.setattr(uvicorn, "run", _no_server)
-    status = main(["serve", "--db", str(tmp_path / "a.db"), "--deck", "two=dream:size=2",
-                   "--port", "18765"])
-    err = capsys.readouterr().err
-    assert status == 2, err
-    assert ("--deck two=dream:size=2: 2 cards is too small for any game (the smallest, "
-            "odyssey-2011 with 3 players, needs 21)") in err
-    assert not list(tmp_path.iterdir())
 
 
 def test_serve_refuses_a_port_in_use_before_creating_the_database(
