@@ -247,7 +247,8 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
         write_json(folder / "bench.json", header())  # finished: the unfinished mark goes
         write_json(folder / "timing.json", timing)
         say(f"inference {timing['inference_s']:.2f} s of {total_seconds:.2f} s "
-            f"({timing['items_encoded']} images/texts encoded; the rest came from the cache)")
+            f"({timing['items_encoded']} images/texts encoded; the rest were shipped with the "
+            "package or cached)")
         results = analyse(folder, show=show)
     except KeyboardInterrupt:
         raise BenchInterrupted(folder, recorder.count) from None
