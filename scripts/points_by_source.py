@@ -86,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
                 ["agent", "seat-games", *shown, "total"],
                 [[a.agent, a.seat_games, *(a.per_game[name] for name in shown),
                   a.per_game["total"]] for a in agents], digits=2, min_width=130)
+    seats = sum(len(record.final_scores) for record in kept)
+    print(f"seat-games: the seats an agent held, over all games ({seats} seats in "
+          f"{len(kept)} games); its points are per seat-game")
     teams = any(len(set(teams_of(record))) < len(record.final_scores) for record in kept)
     others = "each other team" if teams else "each other player"   # a partner scores as one
     print_table(f"Per story: the storyteller's points, {others}'s, and the margin",
