@@ -26,7 +26,6 @@ from dixit_ai.cli.common import EXIT_USAGE
 from dixit_ai.jsonl import read_jsonl
 from dixit_ai.records import GameRecord
 from dixit_ai.reporting import DEFAULT_RESAMPLES, print_table, write_json
-from dixit_ai.tournament.analysis import teams_of
 from dixit_ai.tournament.folder import load_run_records
 from dixit_ai.tournament.sources import (
     SOURCES,
@@ -34,6 +33,7 @@ from dixit_ai.tournament.sources import (
     complete_games,
     point_sources,
 )
+from dixit_ai.tournament.summary import teams_of
 
 
 def read_records(path: Path) -> list[GameRecord]:

@@ -11,13 +11,7 @@ from typing import Any, TypeVar
 from dixit_ai.jsonl import JsonlRecords, read_jsonl
 from dixit_ai.records import GameRecord
 from dixit_ai.reporting import DEFAULT_RESAMPLES, check_folder_path, run_folder
-from dixit_ai.tournament.analysis import (
-    RATING_RESAMPLES,
-    GameSummary,
-    TournamentResults,
-    analyse,
-    summarize,
-)
+from dixit_ai.tournament.analysis import RATING_RESAMPLES, TournamentResults, analyse
 from dixit_ai.tournament.config import TournamentConfig
 from dixit_ai.tournament.report import (
     RATINGS_PLOT,
@@ -39,6 +33,7 @@ from dixit_ai.tournament.store import (
     run_in_play,
     schedule_of,
 )
+from dixit_ai.tournament.summary import GameSummary, summarize
 
 T = TypeVar("T")
 
@@ -77,7 +72,7 @@ def _read_run(folder: str | Path, reduce: Callable[[GameRecord], T], *,
               allow_partial: bool = False, being_written: bool = False
               ) -> tuple[TournamentConfig, JsonlRecords[tuple[int, T]]]:
     """:func:`read_run_records`, each record checked and then reduced at once (an analysis
-    keeps its :func:`~dixit_ai.tournament.analysis.summarize`, not the record), as
+    keeps its :func:`~dixit_ai.tournament.summary.summarize`, not the record), as
     ``(schedule index, reduced)`` in schedule order."""
     config, version = read_run_config(folder)
     schedule = schedule_of(config, version)

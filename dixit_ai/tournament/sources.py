@@ -29,7 +29,7 @@ import numpy as np
 
 from dixit_ai.records import GameRecord
 from dixit_ai.reporting import DEFAULT_RESAMPLES, Interval, mean_interval
-from dixit_ai.tournament.analysis import deal_key, seat_labels, teams_of
+from dixit_ai.tournament.summary import deal_key, seat_labels, teams_of
 
 SOURCES = ("story", "guess", "decoy", "forfeit")
 """Where a seat's points in a game come from (their sum is its final score)."""

@@ -10,8 +10,9 @@ import pytest
 
 from dixit_ai.cli import main
 from dixit_ai.tournament import analyse
-from dixit_ai.tournament.analysis import rate_games, summarize
+from dixit_ai.tournament.analysis import rate_games
 from dixit_ai.tournament.schedule import make_schedule, partner_counts, seat_counts
+from dixit_ai.tournament.summary import summarize
 from tests.tournament.helpers import game
 
 
