@@ -5,7 +5,8 @@ per spectator's socket, all spectators together) and the server's limits per cli
 (tables opened, seat requests), per open WebSocket (its messages) and per seat (its
 connections, its leaving and taking back: see :class:`~dixit_ai.web.config.ServerConfig`).
 One :class:`OpenCounter` counts what a sender holds open at once (an address's sockets that
-have not said hello yet).
+have not said hello yet). :class:`TrafficMixin` gives the table manager its counts of the traffic
+that comes in (messages, sockets before hello, plain-HTTP requests).
 
 The counts are held in the memory of the server process: ``dixit-ai serve`` runs one (uvicorn
 with the app object itself, no workers; a second process on the same database refuses to
@@ -17,8 +18,12 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable, Hashable
+from typing import TYPE_CHECKING
 
-from dixit_ai.web.config import WebError
+from dixit_ai.web.config import ServerConfig, WebError
+
+if TYPE_CHECKING:
+    from dixit_ai.web.table import Table
 
 Limit = tuple[Hashable, int, float, str]
 """``(key, limit, window, what)``: at most ``limit`` events of ``key`` every ``window``
@@ -149,3 +154,77 @@ class Held:
         if self._counter is not None:
             self._counter._release(self._key)
             self._counter = None
+
+
+class TrafficMixin:
+    """The traffic limits of :class:`~dixit_ai.web.manager.TableManager` (mixed in): messages on
+    a socket, sockets waiting for their hello, plain-HTTP requests, each counted against the
+    server's limits (:class:`~dixit_ai.web.config.ServerConfig`) before any work."""
+
+    server: ServerConfig
+    socket_limits: RateLimiter
+    http_limits: RateLimiter
+    hello_sockets: OpenCounter
+
+    def count_message(self, socket: object) -> None:
+        """Count one message received on ``socket`` against the server's
+        ``socket_messages_per_minute`` (call :meth:`forget_socket` when it closes).
+
+        Raises:
+            SocketFlood: (429) the socket has sent as many messages again past the limit
+                within the minute: close it.
+            WebError: (429) the socket reached the limit (the message names it); answer it and
+                read on.
+        """
+        per_minute = self.server.socket_messages_per_minute
+        try:
+            self.socket_limits.take_per_minute(("socket", socket), per_minute,
+                                               "messages on one socket")
+        except WebError:
+            try:
+                self.socket_limits.take_per_minute(("refused", socket), per_minute,
+                                                   "refused messages on one socket")
+            except WebError:
+                raise SocketFlood(429, f"too many messages on one socket: at most {per_minute} "
+                                       f"every 60 seconds, and {per_minute} more sent past "
+                                       "it; the socket is closed") from None
+            raise
+
+    def await_hello(self, client: str | None) -> Held:
+        """Count one more socket of the address ``client`` (None: not known, not counted)
+        waiting for its hello, against the server's ``sockets_awaiting_hello_per_address``;
+        release what this returns when the hello is read or the socket closes, whichever
+        comes first (releasing twice is harmless).
+
+        Raises:
+            WebError: (429) the address holds that many such sockets open already (the
+                message names the limit); nothing is counted.
+        """
+        if client is None:
+            return Held(None, None)
+        return self.hello_sockets.open(
+            client, self.server.sockets_awaiting_hello_per_address,
+            "sockets from one address waiting for their hello (a socket starts with "
+            "{\"type\": \"hello\", ...})")
+
+    def count_http(self, table: Table, seat: int | None, client: str | None = None) -> None:
+        """Count one plain-HTTP request of ``seat`` of ``table`` (``/api/state``,
+        ``/api/action``, ``/api/history``), or, with ``seat`` None, one spectator state of the
+        table asked by the address ``client`` (None: not known, not counted), against the
+        server's ``http_requests_per_minute``; call it before any work.
+
+        Raises:
+            WebError: (429) the limit is reached (the message names it); nothing was done.
+        """
+        per_minute = self.server.http_requests_per_minute
+        if seat is not None:
+            self.http_limits.take_per_minute(("seat", table.id, seat), per_minute,
+                                             "HTTP requests from one seat")
+        elif client is not None:
+            self.http_limits.take_per_minute(("watch", table.id, client), per_minute,
+                                             "spectator states of one table from one address")
+
+    def forget_socket(self, socket: object) -> None:
+        """Drop a closed socket's counts."""
+        self.socket_limits.forget(("socket", socket))
+        self.socket_limits.forget(("refused", socket))

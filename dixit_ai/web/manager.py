@@ -7,7 +7,8 @@ message built from that seat's view alone. The manager is made of one mixin per 
 :mod:`~dixit_ai.web.lobby` (tables, seats, tokens, rematches), :mod:`~dixit_ai.web.persistence`
 (writes, restoring, idle clean-up), :mod:`~dixit_ai.web.bots` (warm-up, bot minds),
 :mod:`~dixit_ai.web.timers` (clocks), :mod:`~dixit_ai.web.connections` (sockets and messages) and
-:mod:`~dixit_ai.web.cards` (images, captions); the settings are :mod:`~dixit_ai.web.config`'s.
+:mod:`~dixit_ai.web.cards` (images, captions) and :mod:`~dixit_ai.web.limits` (the traffic's
+limits); the settings are :mod:`~dixit_ai.web.config`'s.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from dixit_ai.web.config import (
     too_small_for_any_game,
 )
 from dixit_ai.web.connections import Connection, HubMixin, Listener
-from dixit_ai.web.limits import Held, OpenCounter, RateLimiter, SocketFlood
+from dixit_ai.web.limits import OpenCounter, RateLimiter, TrafficMixin
 from dixit_ai.web.lobby import LobbyMixin, recovery_code
 from dixit_ai.web.messages import round_payload, rules_help
 from dixit_ai.web.names import bot_name
@@ -70,7 +71,7 @@ __all__ = ["CARD_IMAGE_SIZE", "Connection", "TableConfig", "TableManager", "WebE
 
 
 class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixin, CardsMixin,
-                   SocialMixin):
+                   SocialMixin, TrafficMixin):
     """Every table of one server.
 
     Args:
@@ -221,71 +222,6 @@ class TableManager(LobbyMixin, PersistenceMixin, BotsMixin, TimersMixin, HubMixi
         loop = asyncio.get_running_loop()
         self._warming = loop.run_in_executor(None, self.warmup.run, log.info)
         return self._warming
-
-    # ------------------------------------------------------------------ messages in
-
-    def count_message(self, socket: object) -> None:
-        """Count one message received on ``socket`` against the server's
-        ``socket_messages_per_minute`` (call :meth:`forget_socket` when it closes).
-
-        Raises:
-            SocketFlood: (429) the socket has sent as many messages again past the limit
-                within the minute: close it.
-            WebError: (429) the socket reached the limit (the message names it); answer it and
-                read on.
-        """
-        per_minute = self.server.socket_messages_per_minute
-        try:
-            self.socket_limits.take_per_minute(("socket", socket), per_minute,
-                                               "messages on one socket")
-        except WebError:
-            try:
-                self.socket_limits.take_per_minute(("refused", socket), per_minute,
-                                                   "refused messages on one socket")
-            except WebError:
-                raise SocketFlood(429, f"too many messages on one socket: at most {per_minute} "
-                                       f"every 60 seconds, and {per_minute} more sent past "
-                                       "it; the socket is closed") from None
-            raise
-
-    def await_hello(self, client: str | None) -> Held:
-        """Count one more socket of the address ``client`` (None: not known, not counted)
-        waiting for its hello, against the server's ``sockets_awaiting_hello_per_address``;
-        release what this returns when the hello is read or the socket closes, whichever
-        comes first (releasing twice is harmless).
-
-        Raises:
-            WebError: (429) the address holds that many such sockets open already (the
-                message names the limit); nothing is counted.
-        """
-        if client is None:
-            return Held(None, None)
-        return self.hello_sockets.open(
-            client, self.server.sockets_awaiting_hello_per_address,
-            "sockets from one address waiting for their hello (a socket starts with "
-            "{\"type\": \"hello\", ...})")
-
-    def count_http(self, table: Table, seat: int | None, client: str | None = None) -> None:
-        """Count one plain-HTTP request of ``seat`` of ``table`` (``/api/state``,
-        ``/api/action``, ``/api/history``), or, with ``seat`` None, one spectator state of the
-        table asked by the address ``client`` (None: not known, not counted), against the
-        server's ``http_requests_per_minute``; call it before any work.
-
-        Raises:
-            WebError: (429) the limit is reached (the message names it); nothing was done.
-        """
-        per_minute = self.server.http_requests_per_minute
-        if seat is not None:
-            self.http_limits.take_per_minute(("seat", table.id, seat), per_minute,
-                                             "HTTP requests from one seat")
-        elif client is not None:
-            self.http_limits.take_per_minute(("watch", table.id, client), per_minute,
-                                             "spectator states of one table from one address")
-
-    def forget_socket(self, socket: object) -> None:
-        """Drop a closed socket's counts."""
-        self.socket_limits.forget(("socket", socket))
-        self.socket_limits.forget(("refused", socket))
 
     async def handle(self, table: Table, seat: int, message: object,
                      connection: Connection | None = None, *,
