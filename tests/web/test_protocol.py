@@ -181,3 +181,17 @@ def test_a_bare_deck_option_is_named_after_its_folder_or_kind(
     with pytest.raises(ValueError, match=r"name this deck, NAME=SPEC \(e.g. "
                                          r"mine=dream\+folder:/x\)"):
         parse_deck_option("dream+folder:/x")
+
+
+def test_the_create_form_bounds_the_score_limit_as_the_server_does() -> None:
+    """The form's field said at most 200 where the server takes 300 (the README's 1-300)."""
+    from dixit_ai.web.table_config import SCORE_LIMIT_RANGE
+
+    page = (Path(__file__).resolve().parents[2] / "dixit_ai" / "web" / "static"
+            / "index.html").read_text()
+    field = re.search(r'<input id="create-score-limit"[^>]*>', page)
+    assert field is not None
+    bounds = (int(re.search(r'min="(\d+)"', field.group()).group(1)),
+              int(re.search(r'max="(\d+)"', field.group()).group(1)))
+    assert bounds == SCORE_LIMIT_RANGE
+    assert 'rel="icon"' in page   # no request for /favicon.ico, which answered 404

@@ -299,7 +299,10 @@ function renderWatch(stage, game) {
   stage.dataset.screen = `watch-${game.phase}`;
   const teller = seatName(game.storyteller);
   const waiting = waitingFor(game);
-  banner(game.phase === "tell" ? `${teller} is choosing a card and a clue…` : `Waiting for ${waiting} to ${game.phase}…`);
+  const doing = { play: "play their cards", vote: "vote", red: "place the red token" }[game.phase];
+  banner(game.phase === "tell"
+    ? `${teller} is choosing ${game.mode === "party" ? "a clue" : "a card and a clue"}…`
+    : doing ? `Waiting for ${waiting} to ${doing}…` : `Waiting for ${waiting}…`);
   stage.replaceChildren(el("p", { class: "spectating", text: "You are watching: you see what every player sees, never a hand." }),
     game.clue ? el("div", { class: "clue", id: "clue-text", text: game.clue }) : null,
     game.board.length ? el("div", { class: "cards board" }, game.board.map((card, position) => cardButton(card, { selectable: false, number: position + 1 }))) : null);
