@@ -157,11 +157,17 @@ class HubMixin:
             self._broadcast(table, skip=connection)
 
     async def disconnect(self, table: Table, seat: int, connection: Connection) -> None:
-        """Detach a socket; a person gone for good is replaced by a bot after the grace."""
+        """Detach a socket; a person gone for good is replaced by a bot after the grace. When
+        one socket of the seat is left, the second-tab warning is taken back in it (a notice
+        with no message)."""
         async with table.lock:
             connections = table.connections.get(seat)
             if connections is not None:
                 connections.discard(connection)
+                if len(connections) == 1:   # the other tab is gone: its warning goes too
+                    (left,) = connections
+                    self.send(table, seat, left, {"type": "notice", "code": "one_tab",
+                                                  "message": None})
                 if not connections:
                     del table.connections[seat]
                     if table.session is not None and not table.session.state.is_over:

@@ -367,3 +367,27 @@ def test_my_tables_a_seat_given_by_the_creator_and_reactions(
     wait_bea.until(lambda d: d.execute_script(
         "const img = document.querySelector('#reaction-feed img.emoji');"
         " return img !== null && img.complete && img.naturalWidth > 0;"))
+
+
+def test_the_second_tab_warning_goes_once_the_other_tab_closes(
+        server: str, browsers: Callable[[], Any]) -> None:
+    """Before, the warning stayed on the page for good after the second tab was closed."""
+    made = httpx.post(server + "/api/tables", json={"name": "Ann", "seats": 3, "deck": "small",
+                                                    "bots": "random"}).json()
+    ann = browsers()
+    wait = WebDriverWait(ann, 20)
+    link = f"{server}/play#t={made['token']}"
+    ann.get(link)
+    wait.until(lambda d: screen(d) != "")
+    first = ann.current_window_handle
+    ann.switch_to.new_window("tab")
+    ann.get(link)
+    wait.until(lambda d: screen(d) != "")
+    ann.switch_to.window(first)
+    wait.until(lambda d: d.find_element(By.ID, "notice").is_displayed())
+    assert "also open in another tab" in ann.find_element(By.ID, "notice").text
+    ann.switch_to.window(next(h for h in ann.window_handles if h != first))
+    ann.close()
+    ann.switch_to.window(first)
+    wait.until(lambda d: not d.find_element(By.ID, "notice").is_displayed())
+    assert [entry for entry in ann.get_log("browser") if entry["level"] == "SEVERE"] == []

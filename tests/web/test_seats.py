@@ -44,6 +44,13 @@ def test_a_second_tab_on_the_same_seat_is_warned(client: TestClient) -> None:
             notices = [m for m in seen if m["type"] == "notice"]
             assert notices and notices[0]["code"] == "second_tab", seen
             assert "another tab" in notices[0]["message"]
+        # The second tab closes: the first is told the warning no longer holds. Before, it
+        # stayed on the page for good.
+        second.close()
+        taken_back = first.receive_json()
+        while taken_back["type"] != "notice":
+            taken_back = first.receive_json()
+        assert taken_back == {"type": "notice", "code": "one_tab", "message": None}
 
 
 def test_late_friends_get_the_spectator_link_from_the_invite(client: TestClient) -> None:

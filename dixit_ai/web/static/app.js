@@ -167,7 +167,7 @@ function receive(message) {
     return;
   }
   if (message.type === "left") { location.href = "/"; return; }
-  if (message.type === "notice") { $("notice").textContent = message.message; $("notice").hidden = false; return; }
+  if (message.type === "notice") { $("notice").textContent = message.message || ""; $("notice").hidden = !message.message; return; }
   if (message.type === "history") { if (play.history === "wanted") showHistory(message.rounds); return; }
   if (message.type === "moved") {  // a rematch: the same token opens the new table
     if (play.watch) { location.href = message.watch_path; return; }
