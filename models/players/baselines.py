@@ -147,10 +147,14 @@ def _prepare(teller: type[_RuleTeller]) -> Callable[..., Any]:
         """The registry's prepare step: the deck checked for what the rule reads (refused
         before any game, rather than a failure at every one of its tells), then the clip
         player's vectors (:func:`models.players.resources.prepare`)."""
+        from dixit_ai.decks import load_deck
         from models.players.resources import prepare as prepare_resources
 
-        teller(**agent_options).check_deck()
-        return prepare_resources(progress=progress, **agent_options)
+        # The deck is read once for both (a folder deck decodes every picture as it loads).
+        deck = agent_options.get("deck", "dream")
+        options = {**agent_options, "deck": load_deck(deck) if isinstance(deck, str) else deck}
+        teller(**options).check_deck()
+        return prepare_resources(progress=progress, **options)
 
     return prepare
 
