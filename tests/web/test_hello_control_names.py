@@ -45,6 +45,13 @@ def _let_in(client: TestClient, stack: ExitStack, watch: str) -> Any:
     return socket
 
 
+def _past_the_limit(client: TestClient, stack: ExitStack) -> tuple[list[Any], dict[str, Any]]:
+    """Open as many silent sockets as an address may hold before their hello, and one more:
+    the silent ones, and the refusal the one more was sent."""
+    silent = [stack.enter_context(client.websocket_connect("/ws")) for _ in range(HELLO_LIMIT)]
+    return silent, _refused(stack.enter_context(client.websocket_connect("/ws")))
+
+
 def _waiting(client: TestClient, count: int, timeout: float = 5.0) -> None:
     """Wait until the test client's address holds ``count`` sockets before their hello (a
     socket closed by the client is let go by the server a moment later)."""
@@ -63,9 +70,7 @@ def test_one_address_cannot_hold_sockets_open_without_a_hello(
         sockets_awaiting_hello_per_address=HELLO_LIMIT))
     made, ann = create(client)
     with ExitStack() as stack:
-        silent = [stack.enter_context(client.websocket_connect("/ws"))
-                  for _ in range(HELLO_LIMIT)]
-        refused = _refused(stack.enter_context(client.websocket_connect("/ws")))
+        silent, refused = _past_the_limit(client, stack)
         assert refused["status"] == 429
         assert ("too many sockets from one address waiting for their hello" in
                 refused["message"] and f"at most {HELLO_LIMIT} at once" in refused["message"])
@@ -99,9 +104,7 @@ def test_a_socket_that_times_out_or_fails_before_its_hello_is_let_go(
         sockets_awaiting_hello_per_address=HELLO_LIMIT))
     made, _ann = create(client)
     with ExitStack() as stack:
-        silent = [stack.enter_context(client.websocket_connect("/ws"))
-                  for _ in range(HELLO_LIMIT)]
-        _refused(stack.enter_context(client.websocket_connect("/ws")))
+        silent, _ = _past_the_limit(client, stack)
         for socket in silent:   # nothing sent: each times out (408, closed 4408)
             assert socket.receive_json()["status"] == 408
             with pytest.raises(WebSocketDisconnect) as closed:
