@@ -103,11 +103,8 @@ class FolderDeck(Deck):
         if not folder.is_dir():
             raise DeckError(f"folder deck: {folder} is not a folder")
         folder = folder.resolve()
-        named = [
-            entry
-            for entry in folder.iterdir()
-            if entry.suffix.lower() in IMAGE_SUFFIXES and not entry.name.startswith(".")
-        ]
+        entries = [entry for entry in folder.iterdir() if not entry.name.startswith(".")]
+        named = [entry for entry in entries if entry.suffix.lower() in IMAGE_SUFFIXES]
         broken = sorted((entry for entry in named if entry.is_symlink() and not entry.exists()),
                         key=_natural_key)
         if broken:  # a card meant to be there: never dropped in silence
@@ -126,13 +123,12 @@ class FolderDeck(Deck):
             )
         self.folder = folder
         self.files = tuple(files)
-        kept = {entry.name for entry in named} | set(DECK_FILES)
-        self.skipped = tuple(sorted(
-            (entry.name + ("/" if entry.is_dir() else "") for entry in folder.iterdir()
-             if entry.name not in kept and not entry.name.startswith(".")),
-            key=lambda name: _natural_key(Path(name))))
-        """What the folder holds besides its cards and the deck's own files (hidden ones
-        aside): another kind of picture (GIF, HEIC, TIFF), a subfolder, notes."""
+        # What the folder holds besides its cards and the deck's own files (hidden ones
+        # aside): another kind of picture (GIF, HEIC, TIFF), a subfolder, notes.
+        kept = {entry.name for entry in files} | set(DECK_FILES)
+        self.skipped = tuple(entry.name + ("/" if entry.is_dir() else "")
+                             for entry in sorted(entries, key=_natural_key)
+                             if entry.name not in kept)
         self._hashes = self._read_all()
         names = [file.name for file in files]
         self._captions = self._read_mapping("captions.json", names, _caption_list)
