@@ -69,3 +69,20 @@ def test_the_single_agent_env_gives_its_game_seed_and_illegal_actions_as_the_rea
     env.step({"card": 99, "clue": ""})   # no such card, an empty clue: illegal
     (event,) = env.unwrapped.illegal_actions
     assert event is env.unwrapped.table.illegal_actions[0]
+
+
+def test_the_options_other_environments_take_are_listed_as_they_are() -> None:
+    """``OPTIONS_ELSEWHERE`` names each option one environment takes and another does not; it
+    is checked against the signatures here, so that a new option is not left out of the
+    hints."""
+    from envs.dixit_v0 import raw_env
+    from envs.options import OPTIONS_ELSEWHERE, SINGLE_AGENT, options_of
+    from envs.parallel import DixitParallelEnv
+    from envs.single_agent import DixitSingleAgentEnv
+
+    table = set(options_of(raw_env.__init__))
+    assert {name for name, where in OPTIONS_ELSEWHERE.items() if where == SINGLE_AGENT} == (
+        set(options_of(DixitSingleAgentEnv.__init__)) - table)
+    parallel = set(options_of(DixitParallelEnv.__init__)) - table
+    assert {name for name, where in OPTIONS_ELSEWHERE.items()
+            if where == "dixit_v0.parallel_env"} == parallel
