@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from dixit_ai.rules.state import RoundResult
+from dixit_ai.rules.teams import partner_seat
 
 
 def explain(parts: Mapping[str, int], *, outcome: str = "some", storyteller: bool = False,
@@ -101,7 +102,7 @@ def explain_round(result: RoundResult, seat: int, *, party: bool = False,
     n = len(result.points)
     if teams and name is not None:
         name = f"{name}'s team"
-    team = {seat, (seat + n // 2) % n} if teams else {seat}
+    team = {seat, partner_seat(seat, n)} if teams else {seat}
     if party:
         return explain(result.point_parts(seat), outcome="some", name=name)
     return explain(result.point_parts(seat), outcome=result.outcome,

@@ -76,6 +76,7 @@ from dixit_ai.rules.state import (
     Tell,
     Vote,
 )
+from dixit_ai.rules.teams import partner_seat, team_index
 from dixit_ai.rules.text import text_problem
 
 # ---------------------------------------------------------------------- setting up
@@ -218,7 +219,7 @@ def _not_pending_problem(state: GameState, seat: int) -> str:
     if phase is _PLAY and seat == storyteller and not rules.is_party:
         return f"seat {seat} is the storyteller and has already told"
     if phase is _PLAY and rules.teams and seat != storyteller:
-        partner = (seat + state.n_players // 2) % state.n_players
+        partner = partner_seat(seat, state.n_players)
         designated = designated_seats(rules, state.n_players, storyteller)
         if seat in designated and not state.played[seat]:
             return (f"seat {seat} has already acted in the play phase: it passed the giving to "
@@ -304,7 +305,7 @@ def apply_action(state: GameState, action: Action, rng: np.random.Generator) -> 
     if isinstance(action, Play):
         cards = tuple([int(card) for card in action.cards])
         if not cards:  # team variant: the designated seat passes the giving to its partner
-            partner = (seat + state.n_players // 2) % state.n_players
+            partner = partner_seat(seat, state.n_players)
             return _evolve(state, pending=(*pending, partner), forfeits=forfeits)
         hands = _replace_at(state.hands, seat, _without(state.hands[seat], cards))
         played = _replace_at(state.played, seat, cards)
@@ -440,13 +441,11 @@ def _givers(storyteller: int, n_players: int, variant: str) -> tuple[int, ...]:
     if variant == "party":
         return (*others, storyteller)
     if variant == "teams":
-        half = n_players // 2
-        teammate = (storyteller + half) % n_players
-        seen = {storyteller % half}
-        asked = [teammate]
+        seen = {team_index(storyteller, n_players)}
+        asked = [partner_seat(storyteller, n_players)]
         for seat in others:
-            if seat % half not in seen:
-                seen.add(seat % half)
+            if team_index(seat, n_players) not in seen:
+                seen.add(team_index(seat, n_players))
                 asked.append(seat)
         return tuple(seat for seat in others if seat in asked)
     return others

@@ -18,6 +18,8 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from dixit_ai.rules.teams import partner_seat, team_index
+
 DeckExhaustedPolicy = Literal["end", "reshuffle"]
 FirstStoryteller = Literal["seat0", "random"]
 SingleVoteBonusWhen = Literal["found", "some_found"]
@@ -408,11 +410,11 @@ class RuleSet:
 
     def team_of(self, seat: int, n_players: int) -> int:
         """The scoring unit of ``seat``: partners sit opposite (seats ``i`` and ``i + n/2``)."""
-        return seat % (n_players // 2) if self.teams else seat
+        return team_index(seat, n_players) if self.teams else seat
 
     def partner_of(self, seat: int, n_players: int) -> int | None:
         """The partner of ``seat`` in the team variant (the seat opposite), else ``None``."""
-        return (seat + n_players // 2) % n_players if self.teams else None
+        return partner_seat(seat, n_players) if self.teams else None
 
 
 _MADE: dict[tuple[str, tuple[tuple[str, type, Any], ...]], RuleSet] = {}

@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dixit_ai.rules._fast import is_int
 from dixit_ai.rules.errors import IllegalAction
 from dixit_ai.rules.ruleset import RuleSet
+from dixit_ai.rules.teams import partner_seat, seat_units, team_pairs
 
 POINT_PARTS: tuple[str, ...] = (
     "storyteller",
@@ -119,11 +120,10 @@ def voting_seats(rules: RuleSet, n_players: int, storyteller: int,
         givers = set(designated_seats(rules, n_players, storyteller))
     else:
         givers = set(board_owner)
-    half = n_players // 2
     storyteller_team = rules.team_of(storyteller, n_players)
     return tuple(seat for seat in order
                  if rules.team_of(seat, n_players) != storyteller_team
-                 and seat not in givers and (seat + half) % n_players in givers)
+                 and seat not in givers and partner_seat(seat, n_players) in givers)
 
 
 def non_voter_problem(rules: RuleSet, n_players: int, storyteller: int, seat: int,
@@ -138,7 +138,7 @@ def non_voter_problem(rules: RuleSet, n_players: int, storyteller: int, seat: in
     if seat == storyteller:
         return f"seat {seat} is the storyteller, who does not vote"
     if rules.teams:
-        partner = (seat + n_players // 2) % n_players
+        partner = partner_seat(seat, n_players)
         if partner == storyteller:
             return (f"seat {seat} does not vote this round: it is the storyteller's teammate, "
                     "who gives the storyteller a card and does not vote")
@@ -221,11 +221,9 @@ def check_board(rules: RuleSet, n_players: int, storyteller: int,
             raise IllegalAction(f"board owner {owner!r} is not a seat")
         counts[owner] += 1
     if rules.teams:
-        half = n_players // 2
-        teammate = (storyteller + half) % n_players
-        for seat in range(half):
-            pair = (seat, seat + half)
-            cards = counts[seat] + counts[seat + half]
+        teammate = partner_seat(storyteller, n_players)
+        for pair in team_pairs(n_players):
+            cards = counts[pair[0]] + counts[pair[1]]
             if storyteller in pair:
                 if counts[storyteller] != 1 or counts[teammate] != 1:
                     raise IllegalAction(
@@ -370,14 +368,8 @@ def _rows(
     """Each seat's part values, one per :data:`POINT_PARTS` name."""
     if rules.mode == "party":
         return _party_parts(rules, n_players, votes, voters, red_token)
-    teams = rules.teams
-    if teams:
-        half = n_players // 2
-        unit = [seat % half for seat in range(n_players)]
-        n_units = half
-    else:
-        unit = list(range(n_players))
-        n_units = n_players
+    unit = seat_units(n_players, rules.teams)
+    n_units = rules.n_teams(n_players)
     storyteller_unit = unit[storyteller]
     target = {i for i, owner in enumerate(board_owner) if owner == storyteller}
     finders = [seat for seat in voters if target.intersection(votes[seat])]
@@ -413,7 +405,7 @@ def _rows(
             owner = board_owner[position]
             if owner != storyteller:
                 bonus[unit[owner]] += 1
-    cap = rules.team_bonus_cap if teams else rules.bonus_cap
+    cap = rules.team_bonus_cap if rules.teams else rules.bonus_cap
     for u in range(n_units):
         if bonus[u]:
             parts[u][_BONUS] = bonus[u]

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from dixit_ai.match import game_seeds
+from dixit_ai.rules.teams import team_pairs
 
 SCHEDULE_VERSION = 3
 """Bumped whenever the same inputs would give a different schedule. Version 1 drew the tables
@@ -208,9 +209,8 @@ def partner_counts(games: Sequence[ScheduledGame]) -> Counter[tuple[str, str]]:
     in: seats ``s`` and ``s + seats/2``."""
     counts: Counter[tuple[str, str]] = Counter()
     for game in games:
-        half = len(game.seats) // 2
-        for seat in range(half):
-            counts[_pair(game.seats[seat], game.seats[seat + half])] += 1
+        for a, b in team_pairs(len(game.seats)):
+            counts[_pair(game.seats[a], game.seats[b])] += 1
     return counts
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dixit_ai.records import GameRecord
+from dixit_ai.rules.teams import seat_units
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,9 +89,7 @@ def teams_of(record: GameRecord) -> list[int]:
     ``s + n/2`` are partners, team ``s % (n/2)``; else each seat is its own."""
     n = len(record.final_scores)
     rules = record.header.get("rules")
-    if isinstance(rules, dict) and rules.get("teams") is True and n % 2 == 0:
-        return [seat % (n // 2) for seat in range(n)]
-    return list(range(n))
+    return seat_units(n, isinstance(rules, dict) and rules.get("teams") is True and n % 2 == 0)
 
 
 def _winner_shares(record: GameRecord, team_of: Sequence[int]) -> list[float]:

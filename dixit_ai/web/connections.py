@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from dixit_ai.rules import observe
+from dixit_ai.rules.teams import team_pairs
 from dixit_ai.web.config import ServerConfig, WebError
 from dixit_ai.web.fairness import fairness_payload
 from dixit_ai.web.messages import COLOURS, game_payload, public_payload, rules_help
@@ -307,7 +308,7 @@ class HubMixin:
                      "score" if rules.score_limit is not None else "deck"),
             "n_rounds": rules.n_rounds_for(config.n_players),
             "mode": rules.mode,
-            "teams": ([[s, s + config.n_players // 2] for s in range(config.n_players // 2)]
+            "teams": ([list(pair) for pair in team_pairs(config.n_players)]
                       if rules.teams else None),
             "second_vote": rules.votes_per_guesser(config.n_players) > 1,
             "move_timer": config.move_timer,

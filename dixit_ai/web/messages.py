@@ -126,7 +126,7 @@ def _end_line(rules: RuleSet, n_players: int) -> str:
 
 
 def _team_help(rules: RuleSet, n_players: int) -> list[str]:
-    teams = n_players // 2
+    teams = rules.n_teams(n_players)
     cap = rules.bonus_cap_for()
     return [
         f"{rules.name}, Team Dixit, {n_players} players in {teams} teams of 2 (partners sit "

@@ -23,6 +23,7 @@ from dixit_ai.rules import (
     score_parts,
     score_round,
 )
+from dixit_ai.rules.teams import partner_seat, seat_units, team_pairs
 from tests.rules.helpers import play_out, random_action
 
 TEAMS = RuleSet.edition("odyssey-2011", teams=True)
@@ -297,3 +298,27 @@ def test_party_refuses_the_base_moves_and_combinations() -> None:
         RuleSet.edition("refresh-2021", mode="party")
     with pytest.raises(IllegalAction, match="Tell"):
         Game(RuleSet.edition("odyssey-2011"), 6, range(84), seed=0).apply(Announce(0, "x"))
+
+
+@pytest.mark.parametrize("n_players", [4, 6, 8, 10, 12])
+def test_partners_sit_opposite_in_one_place(n_players: int) -> None:
+    """Every reader of teams (rules, records, schedule, web) asks ``rules.teams``: partners are
+    seats ``s`` and ``s + n/2``, each team's pair once, the relation symmetric."""
+    rules = TEAMS
+    pairs = team_pairs(n_players)
+    assert sorted(seat for pair in pairs for seat in pair) == list(range(n_players))
+    for team, (a, b) in enumerate(pairs):
+        assert b - a == n_players // 2
+        assert partner_seat(a, n_players) == b and partner_seat(b, n_players) == a
+        assert rules.partner_of(a, n_players) == b
+        assert rules.team_of(a, n_players) == rules.team_of(b, n_players) == team
+    assert seat_units(n_players, True) == [rules.team_of(s, n_players) for s in range(n_players)]
+    assert seat_units(n_players, False) == list(range(n_players))
+
+
+@pytest.mark.parametrize("n_players", [0, 3, 7])
+def test_partners_of_an_odd_table_are_refused(n_players: int) -> None:
+    with pytest.raises(ValueError, match=f"even number of players .*not {n_players}"):
+        team_pairs(n_players)
+    with pytest.raises(ValueError, match="even number"):
+        partner_seat(0, n_players)
