@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
@@ -28,6 +29,21 @@ def require_torch(what: str) -> Any:
             f"{what} needs PyTorch, which is not installed: pip install 'dixit-ai[models]'"
         ) from error
     return torch
+
+
+@contextlib.contextmanager
+def quiet_weight_loading() -> Iterator[None]:
+    """transformers' own "Loading weights" progress bar off while a model loads (the loader
+    prints one line for the whole load, with its time); the setting is restored after."""
+    from transformers.utils import logging as hf_logging
+
+    was_enabled = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            hf_logging.enable_progress_bar()
 
 
 def resolve_device(device: str) -> str:

@@ -45,6 +45,7 @@ from models._torch_utils import (
     check_sha256,
     load_timm_model,
     parallel_map,
+    quiet_weight_loading,
     read_checked,
     require_torch,
     resolve_dtype,
@@ -209,7 +210,7 @@ class TextTower:
         self._torch = torch
         self.device = device
         self.dtype = resolve_dtype(dtype, device)
-        with towers.pinned_view(folder, MINILM_FILES) as view:
+        with towers.pinned_view(folder, MINILM_FILES) as view, quiet_weight_loading():
             self.tokenizer = AutoTokenizer.from_pretrained(str(view), local_files_only=True)
             model = AutoModel.from_pretrained(str(view), local_files_only=True)
         self.model = model.to(device=device, dtype=self.dtype).eval()

@@ -17,7 +17,13 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
-from models._torch_utils import hash_state_dict, require_torch, resolve_dtype, to_numpy
+from models._torch_utils import (
+    hash_state_dict,
+    quiet_weight_loading,
+    require_torch,
+    resolve_dtype,
+    to_numpy,
+)
 from models.base import Embedder, EmbedderError, EmbedderLoadError, fingerprint_of
 
 _TEXT_INPUTS = ("input_ids", "attention_mask")
@@ -196,8 +202,9 @@ class HFClipEmbedder(Embedder):
         if revision:
             kwargs["revision"] = revision
         try:
-            model, loading = AutoModel.from_pretrained(source, dtype=self._dtype,
-                                                       output_loading_info=True, **kwargs)
+            with quiet_weight_loading():
+                model, loading = AutoModel.from_pretrained(source, dtype=self._dtype,
+                                                           output_loading_info=True, **kwargs)
             missing = sorted(loading.get("missing_keys") or ())
             if missing:
                 # transformers initialises them at random (a log table, no error): the

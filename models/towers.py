@@ -415,7 +415,7 @@ class SentenceTower:
         dtype: str = "float32",
         folder: Path | None = None,
     ) -> None:
-        from models._torch_utils import require_torch, resolve_dtype
+        from models._torch_utils import quiet_weight_loading, require_torch, resolve_dtype
 
         torch = require_torch(f"the text tower {spec.name}")
         try:
@@ -436,7 +436,7 @@ class SentenceTower:
         self.dim = spec.dim
         self.device = device
         self.dtype = resolve_dtype(dtype, device)
-        with pinned_view(folder, spec.files) as view:
+        with pinned_view(folder, spec.files) as view, quiet_weight_loading():
             self.tokenizer = AutoTokenizer.from_pretrained(str(view), local_files_only=True)
             model = AutoModel.from_pretrained(str(view), local_files_only=True)
         self.model = model.to(device=device, dtype=self.dtype).eval()

@@ -39,13 +39,16 @@ class LocalClueGenerator:
                  max_new_tokens: int = 8) -> None:
         try:
             from transformers import AutoModelForCausalLM, AutoTokenizer
+
+            from models._torch_utils import quiet_weight_loading
         except ImportError as error:  # pragma: no cover
             raise ImportError(
                 "the clue generator needs transformers: pip install 'dixit-ai[models]'"
             ) from error
         self.path = str(path)
         self.tokenizer = AutoTokenizer.from_pretrained(self.path, local_files_only=True)
-        self.model = AutoModelForCausalLM.from_pretrained(self.path, local_files_only=True)
+        with quiet_weight_loading():
+            self.model = AutoModelForCausalLM.from_pretrained(self.path, local_files_only=True)
         self.model.eval()
         self.n_candidates = n_candidates
         self.top_words = top_words

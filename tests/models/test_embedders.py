@@ -116,3 +116,18 @@ def test_dixit_ai_imports_without_models():
         "assert 'torch' not in sys.modules, 'torch imported'"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_loading_prints_one_line_not_transformers_bars(tiny_hf_clip, tmp_path, capfd):
+    """transformers' own "Loading weights" bar is off while a model loads (the loader says what
+    it loads in one line), and its setting is as it was afterwards."""
+    import shutil
+
+    from transformers.utils import logging as hf_logging
+
+    folder = tmp_path / "copy"  # a folder no earlier test loaded (loaded embedders are kept)
+    shutil.copytree(tiny_hf_clip, folder)
+    assert hf_logging.is_progress_bar_enabled()
+    load_embedder(f"hf:{folder}", device="cpu")
+    assert "Loading weights" not in capfd.readouterr().err
+    assert hf_logging.is_progress_bar_enabled()
