@@ -99,9 +99,11 @@ def _parse_dream(argument: str | None) -> Deck:
 
 
 def _parse_folder(argument: str | None) -> Deck:
-    if not argument:
+    # Spaces around the path are the spec's, as around dream's keys ('folder: ~/cards').
+    path = (argument or "").strip()
+    if not path:
         raise DeckError("folder deck spec needs a path: 'folder:PATH'")
-    return FolderDeck(argument)
+    return FolderDeck(path)
 
 
 register_deck_kind(

@@ -97,3 +97,13 @@ def test_the_same_picture_in_two_parts_is_refused(tmp_path: Path) -> None:
 
 def test_every_deck_kind_is_a_deck() -> None:
     assert isinstance(load_deck("dream:size=1"), Deck)
+
+
+def test_spaces_around_a_folder_path_are_the_specs(tmp_path: Path) -> None:
+    """'folder: PATH' (a space after the colon, as in 'dream: size=30') loads PATH."""
+    write_folder(tmp_path / "cards", ["a.png", "b.png"])
+    deck = load_deck(f"folder:  {tmp_path / 'cards'}  ")
+    assert len(deck) == 2
+    assert len(load_deck(f"dream + folder: {tmp_path / 'cards'}")) == len(DreamDeck()) + 2
+    with pytest.raises(DeckError, match="needs a path"):
+        load_deck("folder:   ")
