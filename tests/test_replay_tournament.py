@@ -112,13 +112,18 @@ def test_records_copied_out_of_their_run_folder_say_not_checked(
     assert "match the schedule" not in out
 
 
-def test_a_run_folder_without_a_readable_config_says_not_checked(
+def test_a_run_folder_without_a_readable_config_fails_not_checked(
         runs: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A run folder's records are checked against its schedule: when its config.json cannot
+    give one, the check asked for was not made, and replay fails saying why (the rules' check
+    is still reported)."""
     run = copy_run(runs[0], tmp_path / "run")
     (run / "config.json").write_text("{not json")
-    assert main(["replay", str(run / "games.jsonl")]) == EXIT_OK
-    out = capsys.readouterr().out
-    assert "were not checked" in out and "not valid JSON" in out
+    assert main(["replay", str(run / "games.jsonl")]) == EXIT_FAILED
+    captured = capsys.readouterr()
+    assert "every record matches the rules" in captured.out
+    assert "NOT CHECKED" in captured.err and "could not be checked against their run's " \
+        "schedule" in captured.err and "not valid JSON" in captured.err
 
 
 def test_simulated_records_say_nothing_of_a_schedule(

@@ -19,7 +19,13 @@ from dixit_ai.records import read_numbered_records
 from dixit_ai.replay import MalformedRecord, ReplayMismatch, replay_record
 from dixit_ai.tournament.config import TournamentConfig
 from dixit_ai.tournament.schedule import ScheduledGame
-from dixit_ai.tournament.store import CONFIG_FILE, ResumeError, check_scheduled, schedule_beside
+from dixit_ai.tournament.store import (
+    CONFIG_FILE,
+    GAMES_FILE,
+    ResumeError,
+    check_scheduled,
+    schedule_beside,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -30,8 +36,8 @@ def register(subparsers: Any) -> None:
                     "that cannot be read or replayed (a broken structure) exits 2. The records "
                     "of a tournament run folder's games.jsonl are also checked against the "
                     "schedule its config.json derives (each game's index, deal, seed and "
-                    "seats; exit 1 on a difference); tournament records elsewhere are said "
-                    "not to be.")
+                    "seats; exit 1 on a difference, and when that config.json cannot give the "
+                    "schedule); tournament records elsewhere are said not to be.")
     parser.add_argument("paths", nargs="+", metavar="RECORDS.jsonl",
                         help="JSON Lines files of game records")
     parser.set_defaults(func=run)
@@ -40,6 +46,7 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     games = rounds = 0
     notes: list[str] = []
+    unchecked: list[str] = []  # run folders whose schedule could not be derived
     for path in args.paths:
         if Path(path).is_dir():
             inside = Path(path) / "games.jsonl"
@@ -86,6 +93,10 @@ def run(args: argparse.Namespace) -> int:
             notes.append(f"{path}: the {in_tournament} tournament games match the schedule of "
                          f"their run ({Path(path).parent / CONFIG_FILE}: seed {config.seed}, "
                          f"{config.games} games): game index, deal, seed and seats")
+        elif in_tournament and (Path(path).parent / CONFIG_FILE).is_file() and \
+                Path(path).name == GAMES_FILE:
+            unchecked.append(f"{path}: its {in_tournament} tournament games could not be "
+                             f"checked against their run's schedule: {why}")
         elif in_tournament:
             notes.append(f"{path}: the game and deal indices and seeds of its {in_tournament} "
                          f"tournament games were not checked: {why}; the tournament's seed is "
@@ -95,7 +106,9 @@ def run(args: argparse.Namespace) -> int:
           f"round{'s' if rounds != 1 else ''}): every record matches the rules")
     for note in notes:
         print(note)
-    return EXIT_OK
+    for problem in unchecked:  # a run folder's check that could not be made is a failure
+        print(f"NOT CHECKED: {problem}", file=sys.stderr)
+    return EXIT_FAILED if unchecked else EXIT_OK
 
 
 def schedule_mismatch(record: Any, tournament: tuple[TournamentConfig, list[ScheduledGame]],

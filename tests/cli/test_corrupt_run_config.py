@@ -1,6 +1,7 @@
 """A run folder's config.json with a setting of the wrong type (edited by hand, or corrupted)
-is refused naming the file and the setting, for --resume, --analyse and replay alike: exit 2,
-no traceback, nothing changed (a text game count was a TypeError traceback)."""
+is refused naming the file and the setting, for --resume and --analyse (exit 2) and replay (the
+rules' check made, the schedule's not: exit 1), no traceback, nothing changed (a text game count
+was a TypeError traceback)."""
 
 from __future__ import annotations
 
@@ -46,9 +47,11 @@ def test_a_config_with_a_setting_of_the_wrong_type_is_refused(
             "replay": ("replay", "run/games.jsonl")}[command]
     result = dixit(*args, cwd=tmp_path)
     assert "Traceback" not in result.output
-    if command == "replay":  # the records are checked; the schedule is said not to be
-        assert result.returncode == 0, result.output
-        assert f"{named}" in result.stdout, result.stdout
+    if command == "replay":  # the records are checked; the schedule could not be: a failure
+        assert result.returncode == 1, result.output
+        assert "every record matches the rules" in result.stdout, result.stdout
+        assert f"NOT CHECKED: {Path('run') / 'games.jsonl'}" in result.stderr, result.stderr
+        assert f"{named}" in result.stderr, result.stderr
     else:
         assert result.returncode == 2, result.output
         assert f"{Path('run') / 'config.json'}: {named}" in result.stderr, result.stderr
