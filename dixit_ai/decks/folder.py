@@ -12,24 +12,31 @@ Optional files in the folder:
   ``dixit-ai deck export`` writes for generated decks);
 - ``deck.json``: the deck's ``name``, ``license`` (or ``licence``) and ``attribution``.
 
-Every image is decoded once when the deck is loaded, so that bad input fails early with an error
+Every image is checked when the deck is loaded, so that bad input fails early with an error
 naming the file: unreadable or corrupt images, an empty folder, the same picture twice (by
 content), an image name that is a broken link. A link to an image elsewhere is read as a card.
-Nothing is ever written into the folder.
+Nothing is ever written into the folder. A picture is decoded the first time its file's bytes are
+seen; the content hash of what they decoded to is cached by the bytes' SHA-256 (under
+``<cache root>/decks/pictures-KEY``, the key naming this decoding and Pillow's version), so that
+loading the folder again reads and hashes its files without decoding them.
 """
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import re
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
+import PIL
 from PIL import Image, ImageOps, UnidentifiedImageError
 
 from dixit_ai.decks.base import CARD_SIZE, Deck, DeckError, check_size, fit_to_size
 from dixit_ai.decks.base import image_content_hash as _content_hash
+from dixit_ai.decks.cache import atomic_write_bytes, deck_cache_dir
 
 #: File name suffixes (lower case) that a folder deck reads as cards.
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
@@ -55,7 +62,7 @@ MAX_CARD_PIXELS = 2 * (Image.MAX_IMAGE_PIXELS or 89_478_485)
 over."""
 
 
-def load_card_image(path: Path) -> Image.Image:
+def load_card_image(path: Path | IO[bytes]) -> Image.Image:
     """Read an image file as a card: EXIF orientation applied, transparency flattened on white.
     A picture of up to :data:`MAX_CARD_PIXELS` is read without Pillow's warning (a phone's
     photo is not an attack); a larger one is refused, saying how large it is.
@@ -82,6 +89,44 @@ def load_card_image(path: Path) -> Image.Image:
         background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
         image = Image.alpha_composite(background, rgba)
     return image.convert("RGB")
+
+
+PICTURES_FORMAT = 1
+"""The version of what :func:`load_card_image` and the content hash make of a file's bytes: a
+change to either bumps it, and the cached hashes of the old one are no longer read."""
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+def _pictures_dir() -> Path:
+    """The cache of decoded pictures' content hashes, one file per file content."""
+    key = hashlib.sha256(f"{PICTURES_FORMAT} pillow {PIL.__version__}".encode()).hexdigest()
+    return deck_cache_dir() / f"pictures-{key[:16]}"
+
+
+def picture_hash(path: Path) -> str:
+    """The content hash of the card picture in ``path``: read from the cache when these bytes
+    were decoded before, else decoded (and cached). The bytes are read once, so the hash cached
+    is always that of the bytes it is filed under.
+
+    Raises:
+        OSError, ValueError: as :func:`load_card_image`.
+    """
+    data = path.read_bytes()
+    entry = _pictures_dir() / hashlib.sha256(data).hexdigest()
+    try:
+        cached = entry.read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        cached = ""
+    if _HEX64.fullmatch(cached):
+        return cached
+    try:
+        image = load_card_image(io.BytesIO(data))
+    except UnidentifiedImageError:  # Pillow names what it read: a buffer here, not the file
+        raise UnidentifiedImageError(f"cannot identify image file {str(path)!r}") from None
+    digest = _content_hash(image)
+    atomic_write_bytes(entry, digest.encode("ascii") + b"\n")
+    return digest
 
 
 class FolderDeck(Deck):
@@ -148,7 +193,7 @@ class FolderDeck(Deck):
         seen: dict[str, Path] = {}
         for file in self.files:
             try:
-                digest = _content_hash(load_card_image(file))
+                digest = picture_hash(file)
             except (OSError, ValueError, UnidentifiedImageError, Image.DecompressionBombError) as e:
                 errors.append(f"{file}: cannot read this image ({_reason(e)})")
                 hashes.append("")
