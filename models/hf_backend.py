@@ -144,6 +144,28 @@ def tokenizer_digest(tokenizer: Any) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def check_tokenizer(tokenizer: Any, text_config: Any, source: str) -> None:
+    """Refuse a tokenizer that cannot serve the model's text tower: more tokens than the tower
+    has embeddings (an ``IndexError`` at the first clue), or one that reads different words as
+    the same tokens (transformers builds an empty tokenizer when a folder's tokenizer files are
+    missing: every clue would get one vector, and a player would be blind to clues)."""
+    vocab = getattr(text_config, "vocab_size", None)
+    if isinstance(vocab, int) and len(tokenizer) > vocab:
+        raise EmbedderLoadError(
+            f"hf: the tokenizer of {source} has {len(tokenizer)} tokens and the model's text "
+            f"tower embeds {vocab}: the tokenizer is another model's. Save the model's own "
+            "tokenizer with save_pretrained")
+    special = set(tokenizer.all_special_ids)
+    words = [[token for token in ids if token not in special]
+             for ids in tokenizer(["cat", "dog"])["input_ids"]]
+    if words[0] == words[1]:
+        raise EmbedderLoadError(
+            f"hf: the tokenizer of {source} reads 'cat' and 'dog' as the same tokens "
+            f"({len(tokenizer)} tokens in its vocabulary): its tokenizer files are missing or "
+            "broken, and every clue would get one vector. Save the model's tokenizer with "
+            "save_pretrained (tokenizer.json, or vocab.json and merges.txt, ...)")
+
+
 class HFClipEmbedder(Embedder):
     """A transformers CLIP or SigLIP model behind the :class:`~models.base.Embedder` interface.
 
@@ -244,6 +266,7 @@ class HFClipEmbedder(Embedder):
                 f"hf: {source} is a {type(model).__name__}, which is not an image-text model; "
                 "the hf backend takes CLIP-like models (CLIPModel, SiglipModel, Siglip2Model, ...)"
             )
+        check_tokenizer(tokenizer, getattr(model.config, "text_config", None), source)
         self._model = model.to(device).eval()
         self._tokenizer = tokenizer
         self._image_processor = image_processor

@@ -21,14 +21,15 @@ def write_tokenizer(folder: Path) -> None:
 
 
 def write_tiny_hf_clip(folder: Path, *, layers: int = 2, projection_dim: int = 24,
-                       seed: int = 0) -> Path:
-    """A tiny random transformers ``CLIPModel`` saved with ``save_pretrained`` into ``folder``."""
+                       seed: int = 0, vocab_size: int = 30522) -> Path:
+    """A tiny random transformers ``CLIPModel`` saved with ``save_pretrained`` into ``folder``
+    (its text tower embeds ``vocab_size`` tokens; MiniLM's tokenizer has 30522)."""
     import torch
     from transformers import CLIPConfig, CLIPImageProcessor, CLIPModel
 
     torch.manual_seed(seed)
     config = CLIPConfig(
-        text_config={"vocab_size": 30522, "hidden_size": 32, "intermediate_size": 64,
+        text_config={"vocab_size": vocab_size, "hidden_size": 32, "intermediate_size": 64,
                      "num_hidden_layers": layers, "num_attention_heads": 2,
                      "max_position_embeddings": 64, "eos_token_id": 102},
         vision_config={"hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": layers,

@@ -131,3 +131,27 @@ def test_loading_prints_one_line_not_transformers_bars(tiny_hf_clip, tmp_path, c
     load_embedder(f"hf:{folder}", device="cpu")
     assert "Loading weights" not in capfd.readouterr().err
     assert hf_logging.is_progress_bar_enabled()
+
+
+def test_a_folder_without_its_tokenizer_is_refused(tiny_hf_clip, tmp_path):
+    """transformers builds an empty tokenizer when a folder's tokenizer files are missing: every
+    clue would get one vector. The load is refused, naming the folder."""
+    import shutil
+
+    folder = tmp_path / "no-tokenizer"
+    shutil.copytree(tiny_hf_clip, folder)
+    for name in ("tokenizer.json", "tokenizer_config.json", "vocab.txt",
+                 "special_tokens_map.json"):
+        (folder / name).unlink(missing_ok=True)
+    with pytest.raises(EmbedderLoadError, match=r"reads 'cat' and 'dog' as the same tokens.*"
+                                                 r"tokenizer files are missing or broken"):
+        load_embedder(f"hf:{folder}", device="cpu")
+
+
+def test_a_tokenizer_larger_than_the_text_tower_is_refused(tmp_path):
+    from tests.checkpoints import write_tiny_hf_clip
+
+    folder = write_tiny_hf_clip(tmp_path / "small-vocab", vocab_size=1000)
+    with pytest.raises(EmbedderLoadError, match="has 30522 tokens and the model's text tower "
+                                                "embeds 1000: the tokenizer is another model's"):
+        load_embedder(f"hf:{folder}", device="cpu")
