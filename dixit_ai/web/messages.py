@@ -181,17 +181,26 @@ def round_payload(rules: RuleSet, n_players: int, result: RoundResult) -> dict[s
         "forfeits": list(result.forfeits),
         "red_token": result.red_token,
         "reasons": explain_points(rules, n_players, result),
+        "reasons_named": explain_points(rules, n_players, result, name=NAME_MARK),
     }
 
 
-def explain_points(rules: RuleSet, n_players: int,
-                   result: RoundResult) -> list[list[dict[str, Any]]]:
+NAME_MARK = "\u2063NAME\u2063"
+"""Where a seat's name goes in ``reasons_named`` (the page puts the name of the row's seat
+there): each seat's reasons worded for the others reading the reveal ("bonus: 2 votes on Bea's
+card"), where ``reasons`` words them for the seat's own reader ("... on your card")."""
+
+
+def explain_points(rules: RuleSet, n_players: int, result: RoundResult,
+                   name: str | None = None) -> list[list[dict[str, Any]]]:
     """Per seat, the parts of its points this round: ``{"points": int, "reason": str}``.
 
     Rendered from the named parts the rules computed (:meth:`RoundResult.point_parts`); they
-    sum to ``result.points[seat]``. Nothing is recomputed here.
+    sum to ``result.points[seat]``. Nothing is recomputed here. ``name``: who the lines are
+    about (:func:`~dixit_ai.rules.explain.explain_round`); ``None`` words them for the seat's
+    own reader.
     """
     return [[{"points": points, "reason": reason}
              for points, reason in explain_round(result, seat, party=rules.mode == "party",
-                                                 teams=rules.teams)]
+                                                 teams=rules.teams, name=name)]
             for seat in range(n_players)]

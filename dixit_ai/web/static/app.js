@@ -88,6 +88,7 @@ const play = {
   token: null, watch: null, socket: null, state: null, selection: [], clue: "", seenRound: -1,
   hopped: -1, hopTimer: -1, retry: 500, timerBase: null, readingBase: null, refs: 0,
   outbox: null, captions: {}, captionsFor: null, history: null, myTurnKey: null,
+  news: null, announced: null, timerWarned: null, stay: -1, panelOpener: null,
 };
 
 function initPlay() {
@@ -109,7 +110,8 @@ function startPlay() {
   $("history-button").hidden = false;
   $("help-button").onclick = showHelp;
   $("history-button").onclick = () => { play.history = "wanted"; sendNow({ type: "history" }); };
-  $("panel-close").onclick = () => { $("panel").hidden = true; };
+  $("panel-close").onclick = closePanel;
+  $("panel").addEventListener("keydown", (e) => { if (e.key === "Escape") { e.preventDefault(); closePanel(); } });
   $("sound").checked = localStorage.getItem("dixit-sound") === "1";
   $("sound").onchange = () => localStorage.setItem("dixit-sound", $("sound").checked ? "1" : "0");
   connect();
@@ -123,12 +125,14 @@ function connect() {
   socket.onopen = () => {
     socket.send(JSON.stringify(play.watch ? { type: "hello", watch: play.watch } : { type: "hello", token: play.token }));
     $("connection").classList.add("on");
+    $("connection").setAttribute("aria-label", "connected");
     $("offline").hidden = true;
     play.retry = 500;
   };
   socket.onmessage = (event) => receive(JSON.parse(event.data));
   socket.onclose = (event) => {
     $("connection").classList.remove("on");
+    $("connection").setAttribute("aria-label", "offline");
     if (play.socket !== socket) return;
     if (event.code >= 4400 && event.code < 4500 && ![4503, 4429, 4408].includes(event.code)) return;
     $("offline").hidden = false;
@@ -214,12 +218,7 @@ function myTurn() {
 function notifyTurn() {
   const game = play.state.game;
   const key = myTurn() ? `${game.phase}/${game.round}` : null;
-  if (key && key !== play.myTurnKey) {
-    const what = { tell: "you are the storyteller", play: "choose your card", vote: "vote", red: "place the red token" }[game.phase];
-    $("announce").textContent = `Your turn: ${what}.`;
-    if ($("sound").checked) beep();
-  }
-  if (!key && play.myTurnKey) $("announce").textContent = "";
+  if (key && key !== play.myTurnKey && $("sound").checked) beep();
   play.myTurnKey = key;
   document.title = `${key ? "● Your turn · " : play.state.table.broken ? "Stopped · " : ""}${play.state.table.title} · dixit-ai`;
 }
@@ -235,9 +234,21 @@ function beep() {
   } catch (e) { /* no audio here */ }
 }
 
+// The Rules / History panel: a non-modal dialog named by its heading. Opening it moves the focus
+// into it; Close or Escape closes it and gives the focus back to the button that opened it.
 function showPanel(title, ...children) {
-  $("panel-body").replaceChildren(el("h2", { text: title }), ...children);
-  $("panel").hidden = false;
+  const panel = $("panel");
+  if (panel.hidden) play.panelOpener = document.activeElement;
+  $("panel-body").replaceChildren(el("h2", { id: "panel-title", tabindex: "-1", text: title }), ...children);
+  panel.hidden = false;
+  $("panel-title").focus();
+}
+
+function closePanel() {
+  $("panel").hidden = true;
+  const opener = play.panelOpener;
+  play.panelOpener = null;
+  if (opener && opener.isConnected && opener !== document.body) opener.focus();
 }
 
 function showHelp() {
@@ -254,8 +265,36 @@ function showHistory(rounds) {
   play.history = null;
   showPanel("Earlier rounds", rounds.length ? el("ol", { id: "history-list" }, rounds.map((r) => el("li", { "data-round": r.round },
     el("h3", {}, `${seatName(r.storyteller)}: `, el("span", { class: "clue", text: r.clue })),
-    el("div", { class: "cards" }, r.board.map((card, position) => cardButton(card, { selectable: false,
-      label: seatName(r.board_owner[position]), mine: r.board_owner[position] === r.storyteller })))))) : el("p", { text: "No round has been revealed yet." }));
+    el("div", { class: "cards", role: "group", "aria-label": `round ${r.round + 1}'s board` }, r.board.map((card, position) => cardButton(card, {
+      selectable: false, mine: r.board_owner[position] === r.storyteller,
+      extra: el("span", { class: "label" }, ...cardWords(r, position, { compact: true })) })))))) : el("p", { text: "No round has been revealed yet." }));
+}
+
+// Who played a revealed card and who voted for it, in words (the chips and the star are only
+// seen): "the storyteller's card, played by Ann", "votes: Bea, Cy". compact: the name alone is seen.
+function cardWords(r, position, { compact } = {}) {
+  const owner = r.board_owner[position];
+  const teller = owner === r.storyteller;
+  const voters = Object.entries(r.votes).filter(([, positions]) => positions.includes(position)).map(([seat]) => parseInt(seat, 10));
+  const names = voters.map(seatName);
+  return [
+    el("span", { class: "owner" }, teller ? el("span", { "aria-hidden": "true", text: "★ " }) : null,
+      el("span", { class: "visually-hidden", text: teller ? "the storyteller's card, played by " : "played by " }),
+      seatName(owner), teller && !compact ? " (storyteller)" : null),
+    el("span", { class: "visually-hidden", text: `; ${names.length ? `votes: ${names.join(", ")}` : "no votes"}` }),
+    r.red_token === position ? el("span", { class: "visually-hidden", text: "; the red token" }) : null,
+    compact || !voters.length ? null : el("span", { class: "voters", "aria-hidden": "true" }, voters.map((seat) =>
+      el("span", { class: "chip", style: `background:${seatColour(seat)};color:${inkOn(seatColour(seat))}`, text: seatName(seat) }))),
+  ];
+}
+
+// Dark or white text, whichever reads better on a seat's colour ("#rrggbb").
+function inkOn(colour) {
+  const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(colour || "");
+  if (!m) return "#fff";
+  const lum = (hex) => { const c = parseInt(hex, 16) / 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  const l = 0.2126 * lum(m[1]) + 0.7152 * lum(m[2]) + 0.0722 * lum(m[3]);
+  return (1.05 / (l + 0.05)) >= ((l + 0.05) / 0.0605) ? "#fff" : "#1d1a22";  // #1d1a22: luminance ~0.0105
 }
 
 function seatName(seat) {
@@ -265,8 +304,68 @@ function seatName(seat) {
 
 function seatColour(seat) { return play.state.table.seats[seat].colour; }
 
+// The stage and the players' list are drawn anew from each state. render() keeps the keyboard
+// focus on the same control (by id, board position or card) when its node is replaced, never
+// takes the focus from a control that still has it, and says each new screen in the live region.
 function render() {
+  const mark = focusMark();
+  const before = $("stage").dataset.screen || "";
+  play.news = null;
+  draw();
+  restoreFocus(mark, ($("stage").dataset.screen || "") !== before);
+  announceScreen();
+}
+
+function focusMark() {
+  const node = document.activeElement;
+  if (!node || node === document.body || !$("screen-play").contains(node)) return { node: null };
+  const key = node.id ? `#${CSS.escape(node.id)}`
+    : node.dataset.position !== undefined ? `[data-position="${node.dataset.position}"]`
+    : node.dataset.card !== undefined ? `[data-card="${node.dataset.card}"]` : null;
+  const caret = node.tagName === "INPUT" ? [node.selectionStart, node.selectionEnd, node.selectionDirection] : null;
+  return { node, key, caret };
+}
+
+function restoreFocus(mark, newScreen) {
+  const now = document.activeElement;
+  if (now && now !== document.body) return;  // the focus is somewhere: leave it there
+  const lost = mark.node !== null && !mark.node.isConnected;
+  let target = lost && mark.key ? $("screen-play").querySelector(mark.key) : null;
+  if (target && (target.disabled || target.closest("[hidden]"))) target = null;
+  if (target) {
+    target.focus({ preventScroll: true });
+    if (mark.caret && target.tagName === "INPUT") target.setSelectionRange(...mark.caret);
+    return;
+  }
+  // Its control is gone (a move sent, a new phase): the new screen's first control to use, or
+  // its heading; nothing is focused for a page whose focus was nowhere, but a takeover's button.
+  const stage = $("stage");
+  target = newScreen ? stage.querySelector("[data-autofocus]") : null;
+  if (!target && lost) target = stage.querySelector("h2");
+  if (!target || (!lost && !(newScreen && target.dataset.autofocus === "always"))) return;
+  if (!target.hasAttribute("tabindex") && target.tagName === "H2") target.tabIndex = -1;
+  target.focus();
+}
+
+// The live region says each new screen once: the renderers set play.news, else the banner's line.
+function announceScreen() {
+  const game = play.state.game;
+  const screen = $("stage").dataset.screen || "";
+  const round = screen === "reveal" ? game.last_round.round : game ? game.round : -1;
+  const key = `${play.state.table.id}/${screen}/${round}`;
+  if (key === play.announced) return;
+  const first = play.announced === null;
+  play.announced = key;
+  let news = play.news !== null ? play.news : $("banner").hidden ? "" : $("banner-text").textContent;
+  if (first && screen === "lobby") news = "";  // the page is just open: nothing has changed
+  announce(news);
+}
+
+function announce(text) { $("announce").textContent = text; }
+
+function draw() {
   const { table, you, game } = play.state;
+  $("table-title").hidden = false;
   $("table-title").textContent = `${table.title} · ${table.edition}` + (table.fairness.experiment ? " · experiment (seed known to all)" : "") + (play.watch ? " · watching" : "");
   renderPlayers();
   renderLeave();
@@ -275,11 +374,12 @@ function render() {
   renderBrokenAlert(table.broken);  // phases.js: the alert in the banner's place
   if (table.broken) { renderBroken(stage, game); return; }
   if (!game) { renderLobby(stage); return; }
+  // A bot playing the seat comes first (its reveals wait): the way back must not be missed.
+  if (!play.watch && you.controller === "bot" && game.phase !== "over") { renderTakenOver(stage); return; }
   const last = game.last_round;
   if (last && last.round > play.seenRound) { renderReveal(stage, last, game); return; }
   if (game.phase === "over") { renderEnd(stage, game); return; }
   if (play.watch) { renderWatch(stage, game); return; }
-  if (you.controller === "bot") { renderTakenOver(stage); return; }
   if (game.phase === "tell") renderTell(stage, game);
   else if (game.phase === "play") renderPlay(stage, game);
   else if (game.phase === "red") renderRed(stage, game);
@@ -291,14 +391,36 @@ function banner(text) { $("banner-text").textContent = text; }
 function tickTimer() {
   const box = $("timer");
   const reading = $("reading");
+  const stage = $("stage");
   if (reading && play.readingBase) {
     const left = Math.max(0, play.readingBase.left - (performance.now() - play.readingBase.at) / 1000);
-    reading.textContent = `next round in ${Math.ceil(left)} s`;
-    if (left <= 0) { play.readingBase = null; const next = $("continue"); if (next) next.click(); }
+    const round = play.state.game.last_round.round;
+    // A keyboard user inside the reveal stays on it, as one who pressed "Stay on this reveal".
+    const active = document.activeElement;
+    if (play.stay !== round && stage.contains(active) && active.id !== "continue" && active.matches(":focus-visible")) {
+      play.stay = round;
+      render();
+      return;
+    }
+    if (play.stay === round) {
+      reading.textContent = myTurn() && left > 0 ? `staying on this reveal; your move timer starts in ${Math.ceil(left)} s`
+        : "staying on this reveal until you press Next round";
+    } else {
+      reading.textContent = `next round in ${Math.ceil(left)} s`;
+      if (left <= 0) { play.readingBase = null; const next = $("continue"); if (next) next.click(); }
+    }
   }
   if (!play.timerBase || !myTurn()) { box.textContent = ""; return; }
   const left = Math.max(0, play.timerBase.left - (performance.now() - play.timerBase.at) / 1000);
   box.textContent = `time left: ${Math.ceil(left)} s`;
+  // Warned twice before the time runs out: at 20 s and at 10 s left.
+  const game = play.state.game;
+  const mark = left <= 0 ? null : left <= 10 ? 10 : left <= 20 ? 20 : null;
+  const warn = mark && `${game.phase}/${game.round}/${mark}`;
+  if (warn && play.timerWarned !== warn && !(mark === 20 && play.timerWarned === `${game.phase}/${game.round}/10`)) {
+    play.timerWarned = warn;
+    announce(`${Math.ceil(left)} seconds left to move${play.state.table.takeover ? ", then a bot plays for you" : ""}.`);
+  }
 }
 
 function renderPlayers() {
@@ -315,17 +437,21 @@ function renderPlayers() {
       tags.push(el("span", { class: "badge team", text: `team ${table.teams.indexOf(pair) + 1}` }));
     }
     if (s.seat === you.seat && !play.watch) tags.push(el("span", { class: "badge", text: "you" }));
-    if (s.kind === "human") tags.push(el("span", { class: "dot" + (s.connected ? " on" : ""), title: s.connected ? "online" : "offline" }));
-    let status = "";
+    if (s.kind === "human") {
+      const online = s.connected ? "online" : "offline";
+      tags.push(el("span", { class: "dot" + (s.connected ? " on" : ""), title: online }, el("span", { class: "visually-hidden", text: online })));
+    }
+    let status = null;
     if (game && game.phase !== "over" && !table.broken) {
-      if (game.pending.includes(s.seat)) status = "…";
-      else if (game.phase !== "tell" && game.storyteller !== s.seat) status = "✓";
+      if (game.pending.includes(s.seat)) status = ["…", "still to act"];
+      else if (game.phase !== "tell" && game.storyteller !== s.seat) status = ["✓", "done"];
     }
     return el("div", { class: "player" + (s.seat === you.seat && !play.watch ? " me" : ""), "data-seat": s.seat },
       rabbit(s.colour),
       el("div", { class: "who" }, el("div", { class: "name", text: s.name || "open seat" }), el("div", { class: "tags" }, tags)),
-      el("span", { class: "status", text: status, title: "… still to act · ✓ done" }),
-      game ? el("span", { class: "score", text: String(game.scores[s.seat]) }) : null);
+      el("span", { class: "status", title: "… still to act · ✓ done" }, status && el("span", { "aria-hidden": "true", text: status[0] }),
+        status && el("span", { class: "visually-hidden", text: status[1] })),
+      game ? el("span", { class: "score" }, el("span", { class: "visually-hidden", text: "score " }), String(game.scores[s.seat])) : null);
   }));
 }
 
@@ -354,6 +480,8 @@ function renderTrack() {
       setTimeout(() => { play.hopped = last.round; if (play.state) renderTrack(); }, 900);
     }
   }
+  track.setAttribute("aria-label", "Scores: " + table.seats.map((s, seat) => `${seatName(seat)} ${game.scores[seat]}`).join(", ")
+    + (table.score_limit ? `; the game ends at ${table.score_limit} points` : ""));
   const top = Math.max(table.score_limit || 0, ...scores, 10);
   if (track.dataset.top !== String(top)) {
     track.replaceChildren();
@@ -362,6 +490,7 @@ function renderTrack() {
     for (let v = 0; v <= top; v += step) {
       track.append(el("span", { class: "tick", style: `left:${pos(v, top)}%`, text: String(v) }));
     }
+    if (table.score_limit) track.append(el("span", { class: "finish", style: `left:${pos(table.score_limit, top)}%`, title: "finish", text: "finish" }));
   }
   const sameScore = {};
   table.seats.forEach((s, seat) => {
@@ -389,10 +518,12 @@ function cardButton(card, { selectable, selected, mine, number, label, onclick, 
   const button = el("button", {
     type: "button",
     class: ["card", selectable ? "selectable" : "", selected ? "selected" : "", mine ? "mine" : ""].join(" "),
-    "data-card": card, disabled: !selectable, onclick,
+    "data-card": card, "data-position": number !== undefined ? number - 1 : null, disabled: !selectable, onclick,
+    "aria-pressed": selectable ? String(!!selected) : null,
   }, cardImage(card));
-  if (number !== undefined) button.append(el("span", { class: "number", text: String(number) }));
-  button.append(el("span", { class: "check", text: "✓" }));
+  if (number !== undefined) button.append(el("span", { class: "number" }, el("span", { class: "visually-hidden", text: "image " }), String(number)));
+  button.append(el("span", { class: "check", "aria-hidden": "true", text: "✓" }));
+  if (selected && !selectable) button.append(el("span", { class: "visually-hidden", text: "your vote" }));
   if (label) button.append(el("span", { class: "label", text: label }));
   if (extra) button.append(extra);
   return button;

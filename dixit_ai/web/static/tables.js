@@ -73,7 +73,15 @@ function syncCreate() {
     const ready = OPTIONS.bots.filter((b) => (party ? b.party : b.available));
     const kept = previous[seat - 1] && ready.some((b) => b.name === previous[seat - 1]) ? previous[seat - 1] : null;
     select.value = kept || (ready.some((b) => b.name === "random") ? "random" : (ready[0] || OPTIONS.bots[0]).name);
-    list.append(el("label", {}, `Seat ${seat + 1}: if nobody joins,`, select, "plays"));
+    const about = el("span", { class: "bot-about note", id: `bot-about-${seat}` });
+    select.setAttribute("aria-describedby", about.id);
+    const describe = () => {
+      const bot = OPTIONS.bots.find((b) => b.name === select.value);
+      about.textContent = bot ? bot.description || "" : "";
+    };
+    select.addEventListener("change", describe);
+    describe();
+    list.append(el("label", {}, `Seat ${seat + 1}: if nobody joins,`, select, "plays", about));
   }
 }
 
