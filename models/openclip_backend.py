@@ -347,6 +347,18 @@ class OpenClipEmbedder(Embedder):
                 "it does not exist. " + _LOCAL_HINT
             )
 
+        if kind == "local-dir":
+            folder = Path(model_name.removeprefix("local-dir:"))
+            if not any(next(folder.glob(pattern), None) for pattern in _WEIGHT_PATTERNS):
+                # open_clip would build the model at random and say so in a log line: every
+                # load another model, with another fingerprint, under the same name.
+                raise EmbedderLoadError(
+                    f"openclip: the folder {folder} holds no weights file "
+                    f"({', '.join(_WEIGHT_PATTERNS)}), and open_clip would initialise the model "
+                    "at random. Put the weights (open_clip_model.safetensors or "
+                    "open_clip_pytorch_model.bin) beside open_clip_config.json; for a random "
+                    "model say 'openclip:ARCH@random'")
+
         logged: list[logging.LogRecord] = []
         try:
             with _root_records(logged):
@@ -418,7 +430,8 @@ class OpenClipEmbedder(Embedder):
             "backend": "openclip",
             "architecture": model_name if kind != "local-dir" else "local-dir",
             "source": kind,
-            "pretrained": pretrained,
+            "pretrained": (str(Path(model_name.removeprefix("local-dir:")).resolve())
+                           if kind == "local-dir" else pretrained),
             "weights": weights,
             "preprocess": preprocess_cfg,
             "dtype": str(self._dtype).removeprefix("torch."),
@@ -480,6 +493,10 @@ def _root_records(records: list[logging.LogRecord]) -> Iterator[None]:
         yield
     finally:
         root.removeHandler(handler)
+
+
+_WEIGHT_PATTERNS = ("*.safetensors", "*.bin", "*.pth")
+"""The files open_clip looks for weights in a ``local-dir`` folder."""
 
 
 def _messages(records: list[logging.LogRecord]) -> list[str]:

@@ -155,3 +155,16 @@ def test_a_tokenizer_larger_than_the_text_tower_is_refused(tmp_path):
     with pytest.raises(EmbedderLoadError, match="has 30522 tokens and the model's text tower "
                                                 "embeds 1000: the tokenizer is another model's"):
         load_embedder(f"hf:{folder}", device="cpu")
+
+
+def test_a_local_dir_without_weights_is_refused_not_initialised_at_random(
+        openclip_checkpoint, tmp_path):
+    """open_clip builds a folder without a weights file at random (a log line, no error): each
+    load would be another model under one name. The load is refused."""
+    folder = tmp_path / "no-weights"
+    folder.mkdir()
+    config = openclip_checkpoint["local_dir"] / "open_clip_config.json"
+    (folder / "open_clip_config.json").write_bytes(config.read_bytes())
+    message = r"the folder .*no-weights holds no weights file .*, and open_clip would initialise"
+    with pytest.raises(EmbedderLoadError, match=message):
+        load_embedder(f"openclip:local-dir:{folder}", device="cpu")
