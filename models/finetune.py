@@ -274,6 +274,23 @@ def check_settings(args: FinetuneArgs) -> None:
         raise FinetuneError(f"--weight-decay must be 0 or more, not {args.weight_decay}")
 
 
+def check_out_folder(out: Path) -> None:
+    """Refuse an ``--out`` that is a file or a folder with anything in it: a fine-tune writes its
+    weights, card and history there, and would replace a model (the base model's own folder
+    among them) with no way back."""
+    from dixit_ai.reporting import check_folder_path
+
+    try:
+        check_folder_path(out)
+    except ValueError as error:
+        raise FinetuneError(f"--out {error}") from None
+    if out.is_dir() and any(out.iterdir()):
+        raise FinetuneError(
+            f"--out {out} is not empty: a fine-tune would write its model over what is there "
+            "(a model, perhaps the one being tuned). Give a new or empty folder, or leave --out "
+            "out for a run folder of its own")
+
+
 def run(args: FinetuneArgs, *, announce: Callable[[Path], None] | None = None) -> int:
     """Fine-tune, evaluate and save; returns the exit status (errors raise FinetuneError).
 
@@ -300,6 +317,8 @@ def run(args: FinetuneArgs, *, announce: Callable[[Path], None] | None = None) -
     if args.steps < 1 or args.batch_size < 2:
         raise FinetuneError("--steps must be at least 1 and --batch-size at least 2")
     check_settings(args)
+    if args.out:
+        check_out_folder(Path(args.out).expanduser())
     if args.layers is None and args.mode == "last-layers":
         args.layers = DEFAULT_LAYERS
     started = time.time()

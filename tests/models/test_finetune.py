@@ -335,3 +335,20 @@ def _trained_names(name: str, mode: str, layers: int) -> list[str]:
     model = TrainableModel(name, "cpu")
     groups = model.select(mode, layers, fixed_scale=False)
     return [n for names in groups.values() for n in names]
+
+
+def test_an_out_folder_with_anything_in_it_is_refused(tiny_hf_clip, card_folder, tmp_path):
+    """A fine-tune writes its model into --out: a folder holding a model (the base model's own,
+    or an earlier fine-tune) is refused before anything loads, and left as it was."""
+    import shutil
+
+    base = tmp_path / "base"
+    shutil.copytree(tiny_hf_clip, base)
+    before = {path.name: path.read_bytes() for path in base.iterdir()}
+    with pytest.raises(FinetuneError, match=rf"--out {re.escape(str(base))} is not empty: a "
+                                            r"fine-tune would write its model over"):
+        run(_args(f"hf:{base}", card_folder, base, steps=1))
+    assert {path.name: path.read_bytes() for path in base.iterdir()} == before
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert run(_args(f"hf:{base}", card_folder, empty, mode="lock-image", steps=1)) == 0
