@@ -11,7 +11,9 @@ Examples::
     python scripts/eval_embedder.py --smoke                   # a few seconds, for CI
 
 Held-out means held out: a ``--deck-seed`` among the dream seeds the model was trained on (its
-head records them: the default model's are 1001-1020) is refused (exit 2), since its figures
+head records them: the default model's are 1001-1020; a fine-tuned folder's
+``finetune_card.json`` records its deck, and so on back through the models it was tuned from) is
+refused (exit 2), since its figures
 would read as held-out ones and be inflated; so is the seed the shipped default head's choices
 were validated on (8001, where its name pull's weight was chosen; the head file does not record
 it). ``--allow-training-seeds`` runs either anyway, to measure the gap between training and
@@ -35,11 +37,57 @@ SMOKE = {"cards": 24, "boards": 2}
 
 
 def training_seeds(embedder: object) -> list[int]:
-    """The dream deck seeds ``embedder`` was trained on, as its head records them (none known:
-    ``[]``, e.g. a hub model, whose training data this harness cannot know)."""
+    """The dream deck seeds ``embedder`` was trained on: as its head records them, and as the
+    fine-tune card (``finetune_card.json``) of its folder records its deck, through every
+    fine-tune it was made from (none known: ``[]``, e.g. a hub model, whose training data this
+    harness cannot know)."""
     metadata = getattr(getattr(embedder, "head", None), "metadata", None)
     seeds = metadata.get("train_seeds") if isinstance(metadata, dict) else None
-    return sorted(int(seed) for seed in seeds) if isinstance(seeds, list) else []
+    found = {int(seed) for seed in seeds} if isinstance(seeds, list) else set()
+    found.update(seed for card in finetune_cards(embedder)
+                 if (seed := dream_seed(str(card.get("deck", {}).get("spec", "")))) is not None)
+    return sorted(found)
+
+
+def finetune_cards(embedder: object, most: int = 20) -> list[dict]:
+    """The fine-tune cards of ``embedder``'s folder (an ``hf:`` folder or an openclip
+    ``local-dir``) and of the models it was tuned from, newest first."""
+    from pathlib import Path
+
+    info = getattr(embedder, "info", None)
+    if not isinstance(info, dict):
+        return []
+    folder = info.get("source") if info.get("backend") == "hf" else (
+        info.get("pretrained") if info.get("source") == "local-dir" else None)
+    cards: list[dict] = []
+    while isinstance(folder, str) and len(cards) < most:
+        path = Path(folder) / "finetune_card.json"
+        try:
+            card = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            break
+        if not isinstance(card, dict):
+            break
+        cards.append(card)
+        base = str(card.get("model", ""))
+        folder = (base.removeprefix("hf:") if base.startswith("hf:") else
+                  base.removeprefix("openclip:local-dir:")
+                  if base.startswith("openclip:local-dir:") else None)
+    return cards
+
+
+def dream_seed(spec: str) -> int | None:
+    """The seed of a dream deck spec (``dream``, ``dream:size=N,seed=S``), else ``None``."""
+    from dixit_ai.decks.dream import DEFAULT_DREAM_SEED
+
+    name, _, argument = spec.strip().partition(":")
+    if name.strip() != "dream":
+        return None
+    for item in argument.split(","):
+        key, _, value = item.partition("=")
+        if key.strip() == "seed" and value.strip().lstrip("-").isdigit():
+            return int(value)
+    return DEFAULT_DREAM_SEED
 
 
 def validation_seeds(embedder: object) -> list[int]:
