@@ -40,8 +40,13 @@ class ModelSpec:
 
 
 def is_embedder_name(name: str) -> bool:
-    """Whether ``name`` names an embedder rather than an agent."""
-    return name == "default" or name.startswith(EMBEDDER_PREFIXES)
+    """Whether ``name`` names an embedder rather than an agent: ``default``, a backend's name
+    (:data:`EMBEDDER_PREFIXES`) or a member of the model family (``lite1-minilm``,
+    ``lite2-mpnet:PATH``, ...), as :func:`models.load_embedder` takes them."""
+    from models.family import FAMILY_NAMES
+
+    return (name == "default" or name.startswith(EMBEDDER_PREFIXES)
+            or name.partition(":")[0] in FAMILY_NAMES)
 
 
 def resolve_model(entry: str | Mapping[str, Any]) -> ModelSpec:
@@ -77,7 +82,8 @@ def resolve_model(entry: str | Mapping[str, Any]) -> ModelSpec:
         agents = ", ".join(spec.name for spec in list_agents())
         raise ValueError(
             f"unknown model {name!r}: a model is an embedder ('default', 'openclip:ARCH@TAG', "
-            f"'openclip:local-dir:/path', 'hf:MODEL_OR_FOLDER'), a text-only oracle "
+            f"'openclip:local-dir:/path', 'hf:MODEL_OR_FOLDER', a model family member such as "
+            f"'lite1-minilm'), a text-only oracle "
             f"('oracle:default') or a registered agent "
             f"({agents}; add one with a YAML file in configs/agents/)"
         ) from None

@@ -44,3 +44,14 @@ def test_a_model_may_name_its_own_device(tiny_clip: str, tmp_path: Path) -> None
                                  tasks=["guess"], items=2),
                     progress=False, show=False, log=None)
     assert run.results["guess"]["models"]["tiny"]["kinds"]["caption"]["n"] == 2
+
+
+def test_the_model_familys_members_are_embedders_at_the_bench() -> None:
+    """``bench --models lite1-minilm`` was 'unknown model' though ``load_embedder`` takes it."""
+    from models.bench.config import resolve_model
+
+    for name in ("lite1-minilm", "lite2-mpnet", "lite2-mpnet:/some/head.npz", "default"):
+        assert resolve_model(name).kind == "embedder", name
+    assert resolve_model("clip-greedy").kind == "agent"
+    with pytest.raises(ValueError, match="a model family member such as 'lite1-minilm'"):
+        resolve_model("lite9-nothing")
