@@ -57,6 +57,9 @@ def split_name(name: str) -> tuple[str, str]:
             "members " + ", ".join(f"'{member}'" for member in FAMILY_NAMES)
             + " (also as 'family:NAME')"
         )
+    if backend == "default" and ":" in name and not spec.strip():
+        raise EmbedderError("'default:' needs the path of a head after the colon "
+                            "('default:/path/head.npz'); the shipped model is 'default'")
     return backend, spec
 
 

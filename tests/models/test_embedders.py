@@ -105,6 +105,8 @@ def test_names_and_options_are_checked():
         load_embedder("default", device="cpu", dtype="int8")
     with pytest.raises(EmbedderError, match="unknown option"):
         load_embedder("default", device="cpu", colour="blue")
+    with pytest.raises(EmbedderError, match="'default:' needs the path of a head"):
+        load_embedder("default: ", device="cpu")
 
 
 def test_dixit_ai_imports_without_models():
