@@ -126,7 +126,7 @@ def checkpoint_problem(error: BaseException, architecture: str,
     except Exception:  # the architecture itself cannot be built: not the checkpoint's fault
         return None
     if architecture.startswith("local-dir:"):
-        name = f"the folder's architecture ({architecture.removeprefix('local-dir:')})"
+        name = "its open_clip_config.json"
     state = _as_open_clip_loads(model, state)
     own = {key: tuple(value.shape) for key, value in model.state_dict().items()}
     theirs = {key: tuple(getattr(value, "shape", ())) for key, value in state.items()}
@@ -147,6 +147,10 @@ def checkpoint_problem(error: BaseException, architecture: str,
                      + (", ...)" if len(shapes) > 1 else ")"))
     if not parts:
         return None
+    if architecture.startswith("local-dir:"):
+        return ("its weights do not fit its open_clip_config.json: " + "; ".join(parts)
+                + ". The folder's open_clip_config.json and its weights must be of one model: "
+                "save them together (export again)")
     return (f"it does not fit the architecture {name}: " + "; ".join(parts)
             + ". Is it a checkpoint of another architecture? Name that one before the '@'")
 
@@ -234,6 +238,29 @@ def _as_open_clip_loads(model: Any, state: dict[str, Any]) -> dict[str, Any]:
             except Exception:  # a shape it cannot resize: compared (and named) as it is
                 pass
     return state
+
+
+def moved_text_tower_problem(folder: Path) -> None:
+    """Refuse a ``local-dir`` folder whose ``open_clip_config.json`` names its HF text tower by
+    a folder that is not there: open_clip reads the tower's config and tokenizer from that path,
+    which an export (``export-openclip``, ``train finetune``) sets to its own folder, so a moved
+    export points at where it was. (open_clip's own error speaks of a hub repository id.)"""
+    import json
+
+    try:
+        config = json.loads((folder / "open_clip_config.json").read_text(encoding="utf-8"))
+        text = config["model_cfg"]["text_cfg"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return  # open_clip says what is wrong with the config itself
+    for key in ("hf_model_name", "hf_tokenizer_name"):
+        named = text.get(key) if isinstance(text, dict) else None
+        if isinstance(named, str) and Path(named).is_absolute() and not Path(named).exists():
+            raise EmbedderLoadError(
+                f"openclip: the folder {folder}'s open_clip_config.json names its text tower "
+                f"by the folder {named} ({key}), which does not exist: the folder was exported "
+                f"there and has been moved or copied. Set {key} to {folder.resolve()} in its "
+                "open_clip_config.json (the tower's config.json and tokenizer are in it), or "
+                "export it again where it is to be loaded from")
 
 
 def _local_model_cfg(folder: str) -> Any:
@@ -349,6 +376,7 @@ class OpenClipEmbedder(Embedder):
 
         if kind == "local-dir":
             folder = Path(model_name.removeprefix("local-dir:"))
+            moved_text_tower_problem(folder)
             if not any(next(folder.glob(pattern), None) for pattern in _WEIGHT_PATTERNS):
                 # open_clip would build the model at random and say so in a log line: every
                 # load another model, with another fingerprint, under the same name.
@@ -376,8 +404,9 @@ class OpenClipEmbedder(Embedder):
                 "hf-hub": f"the hub repository {model_name.removeprefix('hf-hub:')}",
                 "random": f"a random initialisation of {model_name}",
             }[kind]
-            problem = (checkpoint_problem(error, model_name, pretrained)
-                       if kind in ("file", "local-dir") else None)
+            with _root_records([]):  # what open_clip logs while the checkpoint is examined
+                problem = (checkpoint_problem(error, model_name, pretrained)
+                           if kind in ("file", "local-dir") else None)
             if problem is not None:
                 raise EmbedderLoadError(f"openclip could not load {where}: {problem}.") from error
             offline = ""

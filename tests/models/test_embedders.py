@@ -170,3 +170,21 @@ def test_a_local_dir_without_weights_is_refused_not_initialised_at_random(
     message = r"the folder .*no-weights holds no weights file .*, and open_clip would initialise"
     with pytest.raises(EmbedderLoadError, match=message):
         load_embedder(f"openclip:local-dir:{folder}", device="cpu")
+
+
+def test_a_moved_export_names_the_folder_its_text_tower_was_in(tmp_path):
+    """An export names its HF text tower by its own folder (open_clip's format): moved, it
+    pointed at a folder that is gone, and open_clip spoke of a hub repository id."""
+    import json
+
+    folder = tmp_path / "moved"
+    folder.mkdir()
+    gone = tmp_path / "where-it-was"
+    (folder / "open_clip_config.json").write_text(json.dumps({"model_cfg": {"text_cfg": {
+        "hf_model_name": str(gone), "hf_tokenizer_name": str(gone)}}}))
+    (folder / "open_clip_model.safetensors").write_bytes(b"")
+    with pytest.raises(EmbedderLoadError, match=r"names its text tower by the folder .*"
+                                                r"where-it-was \(hf_model_name\), which does not "
+                                                r"exist: the folder was exported there and has "
+                                                r"been moved"):
+        load_embedder(f"openclip:local-dir:{folder}", device="cpu")
