@@ -328,6 +328,7 @@ def run(args: FinetuneArgs, *, announce: Callable[[Path], None] | None = None) -
     train, held = split_cards(len(cards), args.eval_fraction, args.seed)
     torch.manual_seed(args.seed)
     model = TrainableModel(args.model, device)
+    base_fingerprint = model.embedder.fingerprint  # the base model's, before any step
     images = {}
 
     def image(i: int) -> Any:
@@ -404,12 +405,17 @@ def run(args: FinetuneArgs, *, announce: Callable[[Path], None] | None = None) -
         writer.writerows(history)
     card = {
         "model": args.model,
+        "base_fingerprint": base_fingerprint,
+        "model_fingerprint": check["fingerprint"],
         "load_with": names,
         "deck": {"spec": args.deck, "name": deck.name, "fingerprint": deck.fingerprint,
                  "license": deck.license, "attribution": deck.attribution,
                  "cards": len(deck.card_ids), "captioned": len(cards),
                  "without_captions": skipped, "train": len(train), "held_out": len(held)},
         "settings": dataclasses.asdict(args),
+        # a board holds at most the held-out cards: fewer than --board-size with few of them
+        "evaluation_board_size": min(args.board_size, len(held)),
+        "command": command_line(dataclasses.asdict(args)),
         "loss": "sigmoid (SigLIP)" if model.sigmoid else "symmetric InfoNCE",
         "trained_weights": tuner.trained_count,
         "total_weights": tuner.total_count,
@@ -423,6 +429,7 @@ def run(args: FinetuneArgs, *, announce: Callable[[Path], None] | None = None) -
         "device": device,
         "versions": _versions(),
     }
+    # The run's settings and data (the saved weights' own: model_fingerprint).
     card["fingerprint"] = fingerprint_of({"backend": "finetune", **card["settings"],
                                           "deck": deck.fingerprint})
     (out / "finetune_card.json").write_text(json.dumps(card, indent=1, default=str))
@@ -496,19 +503,40 @@ def format_figures(figures: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def command_line(settings: dict[str, Any]) -> str:
+    """The command that runs these settings again: every setting that is not the default (the
+    output folder left out: a new run folder, as ``--out`` must be new or empty)."""
+    import shlex
+
+    defaults = dataclasses.asdict(FinetuneArgs())
+    parts = ["dixit-ai train finetune", "--model", shlex.quote(str(settings["model"])),
+             "--deck", shlex.quote(str(settings["deck"]))]
+    for name, value in settings.items():
+        if name in ("model", "deck", "out", "smoke", "exp_name", "runs_dir") or value is None \
+                or value == defaults.get(name):
+            continue
+        flag = "--" + name.replace("_", "-")
+        if isinstance(value, bool):
+            parts += [flag] if value else []
+        else:
+            parts += [flag, shlex.quote(str(value))]
+    return " ".join(parts)
+
+
 def render_card(card: dict[str, Any]) -> str:
     """The Markdown model card of a fine-tuning run."""
     s, d = card["settings"], card["deck"]
+    board = card.get("evaluation_board_size", s["board_size"])
     held = card["figures"]["after"]["held_out"]
     chance_board = held["boards"]["chance"] if "boards" in held else float("nan")
-    layers = f" --layers {s['layers']}" if s["layers"] is not None else ""  # last-layers only
     return f"""# Model card: {card['model']} fine-tuned on {d['spec']}
 
 **Load it with** {' or '.join(f'`{n}`' for n in card['load_with'])}
 (checked: reloaded vectors within {card['reload_check']['max_abs_difference']:.1e} of the trained
 model's).
 
-**Base model.** `{card['model']}`.
+**Base model.** `{card['model']}` (fingerprint `{card.get('base_fingerprint', 'not recorded')}`);
+this model's fingerprint: `{card.get('model_fingerprint', 'not recorded')}`.
 
 **Data.** Deck `{d['spec']}` ({d['name']}; fingerprint `{d['fingerprint']}`; license:
 {d['license'] or 'not stated'}; attribution: {d['attribution'] or 'not stated'}):
@@ -524,15 +552,13 @@ else ''}: {card['trained_weights']:,} of {card['total_weights']:,} weights train
 {s['seed']}, on {card['device']}, {card['seconds']} s. Loss {card['loss_first_last'][0]:.3f} ->
 {card['loss_first_last'][1]:.3f} (history.csv).
 
-**Evaluation.** Held-out boards: {s['boards_per_card']} boards of {s['board_size']} held-out cards
+**Evaluation.** Held-out boards: {s['boards_per_card']} boards of {board} held-out cards
 per held-out card, the clue one of its captions, chance {chance_board:.3f}; retrieval: each card's
 first caption ranks all cards of its split; accuracy [95% bootstrap interval over cards].
 
 {format_figures(card['figures'])}
 
-**Command.** `dixit-ai train finetune --model {card['model']} --deck {d['spec']} --mode
-{s['mode']}{layers} --steps {s['steps']} --batch-size {s['batch_size']}
---learning-rate {s['learning_rate']} --seed {s['seed']}`
+**Command.** `{card.get('command') or command_line(s)}`
 
 Versions: {', '.join(f'{k} {v}' for k, v in card['versions'].items())}.
 """

@@ -144,6 +144,18 @@ def test_openclip_run_saves_a_checkpoint_the_backend_loads(tiny_openclip, card_f
     tuned = load_embedder(f"openclip:local-dir:{out}", device="cpu")
     original = load_embedder(name, device="cpu")
     assert tuned.fingerprint != original.fingerprint
+    # The card names both models by fingerprint, the boards as they were (2 held-out cards:
+    # boards of 2, not --board-size's 6), and a command that runs these settings again.
+    assert card["base_fingerprint"] == original.fingerprint
+    assert card["model_fingerprint"] == tuned.fingerprint
+    assert card["deck"]["held_out"] == 2 and card["evaluation_board_size"] == 2
+    markdown = (out / "MODEL_CARD.md").read_text()
+    assert original.fingerprint in markdown and "boards of 2 held-out cards" in markdown
+    command = card["command"].split()
+    assert command[:3] == ["dixit-ai", "train", "finetune"] and "--out" not in command
+    for flag, value in (("--steps", "3"), ("--batch-size", "6"), ("--boards-per-card", "2"),
+                        ("--device", "cpu")):
+        assert command[command.index(flag) + 1] == value, flag
     texts = ["a whale", "the moon in a dream"]
     assert not np.allclose(tuned.embed_texts(texts), original.embed_texts(texts), atol=1e-4)
     # Reproducible: the same seed gives the same loss history.
