@@ -52,6 +52,10 @@ def load_guess_model(calibration: str | Path | None, temperature: float | None,
     return model, source
 
 
+_WARNED: set[tuple[str, str]] = set()
+"""The (calibration file, embedder fingerprint) pairs already warned of."""
+
+
 def check_calibration_embedder(calibration: str | Path | None, fingerprint: str) -> bool:
     """Warn (:class:`CalibrationMismatchWarning`) when the calibration file was fitted for
     another embedder than ``fingerprint``; ``True`` when it matches or says nothing."""
@@ -61,6 +65,9 @@ def check_calibration_embedder(calibration: str | Path | None, fingerprint: str)
     fitted = GuessModel.fitted_for(path)
     if fitted is None or fitted == fingerprint:
         return True
+    if (str(path), fingerprint) in _WARNED:  # once per file and embedder in a process: an
+        return False                         # agent is made again by each game and step
+    _WARNED.add((str(path), fingerprint))
     warnings.warn(
         f"the guess model in {path} was fitted for embedder {fitted}, but this agent uses "
         f"{fingerprint}: its temperature and bias are on another model's similarity scale, so "

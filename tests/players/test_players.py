@@ -211,11 +211,15 @@ def test_calibration_for_another_embedder_warns(resources, tmp_path):
     with pytest.warns(CalibrationMismatchWarning, match="fitted for embedder default-0123"):
         agent.describe()
     assert agent.model == GuessModel(0.02, 0.1)  # still used, but not silently
+    import warnings
+
+    with warnings.catch_warnings(record=True) as again:  # said once: another agent (each game
+        warnings.simplefilter("always")                  # makes one) does not repeat it
+        ClipAgent(deck=resources, calibration=str(other), **SMALL).describe()
+    assert not [w for w in again if issubclass(w.category, CalibrationMismatchWarning)]
 
     mine = tmp_path / "mine.json"
     GuessModel(0.02, 0.1).save(mine, embedder=resources.fingerprint)
-    import warnings
-
     with warnings.catch_warnings():
         warnings.simplefilter("error", CalibrationMismatchWarning)
         ClipAgent(deck=resources, calibration=str(mine), **SMALL).describe()
