@@ -31,3 +31,14 @@ class DescribingNumpy(RandomAgent):
 
     def describe(self) -> dict[str, Any]:
         return {**super().describe(), "temp": np.float32(0.5)}
+
+
+class DescribingItsModel(RandomAgent):
+    """A random agent that describes the model file :data:`MODEL` names (a model replaced
+    behind an unchanged definition)."""
+
+    def describe(self) -> dict[str, Any]:
+        return {**super().describe(), "model": MODEL[0]}
+
+
+MODEL = ["model-a"]
