@@ -272,6 +272,25 @@ def agent_spec(name: str) -> AgentSpec:
         ) from None
 
 
+def agent_specs(names: Iterable[str]) -> dict[str, AgentSpec]:
+    """The registry entries of ``names``, as :func:`install_agent_specs` takes them in another
+    process (a tournament's worker): an entry registered in code here, under
+    ``if __name__ == "__main__":``, is not registered in a process started by ``spawn``.
+
+    Raises:
+        ValueError: no such agent.
+    """
+    return {name: agent_spec(name) for name in names}
+
+
+def install_agent_specs(specs: Mapping[str, AgentSpec]) -> None:
+    """Make ``specs`` (from :func:`agent_specs` in the parent process) this process's entries of
+    their names, over what this process's configuration folders or code registered: the worker
+    plays the agents the parent checked and recorded."""
+    _ensure_configs()
+    _REGISTRY.update(specs)
+
+
 def list_agents() -> list[AgentSpec]:
     """Every registered entry, sorted by name."""
     _ensure_configs()
