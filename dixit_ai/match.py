@@ -40,7 +40,7 @@ from dixit_ai.agents import (
     missing_party_decisions,
     party_agents,
 )
-from dixit_ai.agents.checks import described, reset_agent
+from dixit_ai.agents.checks import RulesChanged, check_rules, described, reset_agent
 from dixit_ai.records import RECORD_FORMAT, Failure, GameRecord, RoundRecord, Status
 from dixit_ai.rules import (
     Action,
@@ -301,10 +301,14 @@ def play_game(
     state = new_game(rules, n_players, card_ids, rng)
     # Outside the decisions' failure policy: a reset() or describe() that fails is named
     # (seat, agent, method, field) before anything is played (see dixit_ai.agents.checks).
+    parameters = rules.parameters()
     for seat, agent in enumerate(players):
         reset_agent(agent, seat, np.random.default_rng(streams[seat + 1]))
-    described_agents = [described(agent, seat, writable=writable)
-                        for seat, agent in enumerate(players)]
+        check_rules(rules, parameters, agent, seat, "reset()")
+    described_agents = []
+    for seat, agent in enumerate(players):
+        described_agents.append(described(agent, seat, writable=writable))
+        check_rules(rules, parameters, agent, seat, "describe()")
 
     header = record_header(rules, n_players, int(seed), deck_entry, described_agents,
                            on_failure=on_failure, max_rounds=max_rounds)
@@ -333,7 +337,10 @@ def play_game(
         returned: Action | None = None
         try:
             returned, seat_notes, guess = decide(players[seat], observe(state, seat))
+            check_rules(rules, parameters, players[seat], seat, f"{phase.value} decision")
             next_state = apply_action(state, returned, rng)
+        except RulesChanged:
+            raise  # not a failed decision: the game cannot go on under rules an agent wrote
         except KeyboardInterrupt as interrupt:
             # ``state`` is still the one before this decision, consistent with ``rounds``.
             name = getattr(players[seat], "name", type(players[seat]).__name__)
@@ -345,6 +352,7 @@ def play_game(
             ))
             raise GameInterrupted(game_record("aborted")) from interrupt
         except (Exception, SystemExit) as error:
+            check_rules(rules, parameters, players[seat], seat, f"{phase.value} decision")
             # An agent that calls sys.exit() fails its decision like one that raises: it must
             # not end the run that plays it (a tournament stopped at once with exit status 0).
             reason = (f"the agent called sys.exit({error.code!r})"

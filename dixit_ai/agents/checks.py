@@ -124,3 +124,29 @@ def _raised(error: BaseException) -> str:
 def _shown(value: Any, limit: int = 80) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + "..."
+
+
+class RulesChanged(AgentSetupError):
+    """An in-process agent wrote to the game's rules (a frozen :class:`RuleSet`, shared by every
+    game of the process on its edition and overrides): the rules are put back and the game
+    stops, naming the agent."""
+
+
+def check_rules(rules: Any, parameters: dict[str, Any], agent: Any, seat: int,
+                method: str) -> None:
+    """Raise :class:`RulesChanged` when ``rules`` no longer have ``parameters`` (as
+    ``rules.parameters()`` gave them before ``agent``'s ``method``), having put them back.
+
+    Raises:
+        RulesChanged: naming the seat, the agent, the method and each parameter changed.
+    """
+    now = rules.parameters()
+    if now == parameters:
+        return
+    changed = [f"{key} {parameters.get(key)!r} -> {now.get(key)!r}"
+               for key in sorted(set(parameters) | set(now)) if parameters.get(key) != now.get(key)]
+    for key, value in parameters.items():
+        object.__setattr__(rules, key, value)  # the shared rules, put back for other games
+    raise RulesChanged(f"seat {seat}: agent {agent_label(agent)} changed the game's rules in its "
+                       f"{method} ({', '.join(changed)}); they are put back and the game "
+                       "stops: an in-process agent is trusted code, and this one is not")
