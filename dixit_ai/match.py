@@ -40,6 +40,7 @@ from dixit_ai.agents import (
     missing_party_decisions,
     party_agents,
 )
+from dixit_ai.agents.checks import RulesChanged, check_rules, described, reset_agent
 from dixit_ai.records import RECORD_FORMAT, Failure, GameRecord, RoundRecord, Status
 from dixit_ai.rules import (
     Action,
@@ -239,6 +240,7 @@ def play_game(
     seed: int,
     on_failure: FailurePolicy = "abort",
     max_rounds: int | None = None,
+    writable: bool = False,
     **rule_overrides: Any,
 ) -> GameRecord:
     """Play one whole game, one agent per seat, and return its record.
@@ -252,10 +254,16 @@ def play_game(
         on_failure: ``"abort"`` (stop the game) or ``"forfeit"`` (fallback move, no points that
             round) when an agent raises or returns an illegal move. Always recorded.
         max_rounds: Stop after this many rounds (status ``"truncated"``); ``None``: no limit.
+        writable: The record will be written: each agent's ``describe()`` is checked, before
+            anything is played, to be what strict JSON can write (otherwise only
+            :meth:`GameRecord.to_json` finds it, after the game, naming the field).
         **rule_overrides: Rule parameters, as :meth:`RuleSet.edition` takes them.
 
     Raises:
         ValueError: bad rules, player count, deck, seed or policy (nothing is played).
+        AgentSetupError: an agent's ``reset()`` or ``describe()`` failed, or its description
+            cannot be recorded (a ``ValueError`` naming the seat, agent, method and field;
+            nothing is played).
         GameInterrupted: Ctrl-C while an agent decided; it carries the record so far.
     """
     if on_failure not in ("abort", "forfeit"):
@@ -291,12 +299,19 @@ def play_game(
     streams = game_streams(int(seed), n_players)
     rng = np.random.default_rng(streams[0])
     state = new_game(rules, n_players, card_ids, rng)
+    # Outside the decisions' failure policy: a reset() or describe() that fails is named
+    # (seat, agent, method, field) before anything is played (see dixit_ai.agents.checks).
+    parameters = rules.parameters()
     for seat, agent in enumerate(players):
-        agent.reset(seat=seat, rng=np.random.default_rng(streams[seat + 1]))
+        reset_agent(agent, seat, np.random.default_rng(streams[seat + 1]))
+        check_rules(rules, parameters, agent, seat, "reset()")
+    described_agents = []
+    for seat, agent in enumerate(players):
+        described_agents.append(described(agent, seat, writable=writable))
+        check_rules(rules, parameters, agent, seat, "describe()")
 
-    header = record_header(rules, n_players, int(seed), deck_entry,
-                           [agent.describe() for agent in players], on_failure=on_failure,
-                           max_rounds=max_rounds)
+    header = record_header(rules, n_players, int(seed), deck_entry, described_agents,
+                           on_failure=on_failure, max_rounds=max_rounds)
     rounds: list[RoundRecord] = []
     failures: list[Failure] = []
     status: Status = "complete"
@@ -322,7 +337,10 @@ def play_game(
         returned: Action | None = None
         try:
             returned, seat_notes, guess = decide(players[seat], observe(state, seat))
+            check_rules(rules, parameters, players[seat], seat, f"{phase.value} decision")
             next_state = apply_action(state, returned, rng)
+        except RulesChanged:
+            raise  # not a failed decision: the game cannot go on under rules an agent wrote
         except KeyboardInterrupt as interrupt:
             # ``state`` is still the one before this decision, consistent with ``rounds``.
             name = getattr(players[seat], "name", type(players[seat]).__name__)
@@ -334,6 +352,7 @@ def play_game(
             ))
             raise GameInterrupted(game_record("aborted")) from interrupt
         except (Exception, SystemExit) as error:
+            check_rules(rules, parameters, players[seat], seat, f"{phase.value} decision")
             # An agent that calls sys.exit() fails its decision like one that raises: it must
             # not end the run that plays it (a tournament stopped at once with exit status 0).
             reason = (f"the agent called sys.exit({error.code!r})"

@@ -145,12 +145,21 @@ class GameRecord:
             ValueError: a number in the record is NaN or infinite; the message names the field
                 (``rounds[3].notes['1']['vote']['beliefs']['0'] is nan``). Strict JSON has no
                 such value, and writing ``null`` instead would let a reader take it for a value
-                that was never there.
+                that was never there. Or a value JSON cannot hold (a numpy scalar, a set, an
+                object: the message names the field, ``header['agents'][1]['temp']``).
         """
         data = self.to_dict()
         try:
             return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
                               allow_nan=False)
+        except TypeError:
+            from dixit_ai.json_fields import json_problem
+
+            where = json_problem(data["header"], "header") or json_problem(
+                {key: value for key, value in data.items() if key != "header"}, "record")
+            if where is None:
+                raise
+            raise ValueError(f"the game record cannot be written: {where}") from None
         except ValueError:
             where = _non_finite_field(data)
             if where is None:

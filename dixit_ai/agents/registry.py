@@ -272,6 +272,25 @@ def agent_spec(name: str) -> AgentSpec:
         ) from None
 
 
+def agent_specs(names: Iterable[str]) -> dict[str, AgentSpec]:
+    """The registry entries of ``names``, as :func:`install_agent_specs` takes them in another
+    process (a tournament's worker): an entry registered in code here, under
+    ``if __name__ == "__main__":``, is not registered in a process started by ``spawn``.
+
+    Raises:
+        ValueError: no such agent.
+    """
+    return {name: agent_spec(name) for name in names}
+
+
+def install_agent_specs(specs: Mapping[str, AgentSpec]) -> None:
+    """Make ``specs`` (from :func:`agent_specs` in the parent process) this process's entries of
+    their names, over what this process's configuration folders or code registered: the worker
+    plays the agents the parent checked and recorded."""
+    _ensure_configs()
+    _REGISTRY.update(specs)
+
+
 def list_agents() -> list[AgentSpec]:
     """Every registered entry, sorted by name."""
     _ensure_configs()
@@ -437,7 +456,7 @@ def prepare_agents(
         if spec.prepare is None:
             continue
         kwargs = {**spec.kwargs, **overrides}
-        if "deck" in spec.kwargs and "deck" not in overrides:
+        if "deck" not in overrides and takes_deck(name):
             kwargs["deck"] = deck
         kwargs.pop("name", None)
         if (spec.prepare, kwargs) in done:
@@ -478,12 +497,37 @@ def party_problem(name: str) -> str | None:
 
 
 def make_agent_for_deck(name: str, game_deck: Any, /, **overrides: Any) -> Agent:
-    """:func:`make_agent` for a game on ``game_deck``: an agent whose entry takes a ``deck``
-    (the CLIP players embed its cards) is given the game's deck, unless ``overrides`` names one.
+    """:func:`make_agent` for a game on ``game_deck``: an agent that takes a ``deck`` (the CLIP
+    players embed its cards) is given the game's deck, unless ``overrides`` names one. An agent
+    takes one when its entry's keyword arguments name a deck or its entry point's signature has
+    a ``deck`` parameter (an entry without kwargs, whose class defaults to ``deck="dream"``,
+    would otherwise read the dream deck's captions under another deck's card ids).
     """
-    if "deck" in agent_spec(name).kwargs:
+    if takes_deck(name):
         overrides.setdefault("deck", game_deck)
     return make_agent(name, **overrides)
+
+
+def takes_deck(name: str) -> bool:
+    """Whether the agent registered as ``name`` is given the game's deck: its entry's keyword
+    arguments name one, or its entry point takes a ``deck`` parameter (the code is imported).
+
+    Raises:
+        ValueError: no such agent.
+        ImportError: as :func:`make_agent`.
+    """
+    spec = agent_spec(name)
+    if "deck" in spec.kwargs:
+        return True
+    return _has_parameter(_import_point(spec, spec.entry_point), "deck")
+
+
+def _has_parameter(factory: Any, parameter: str) -> bool:
+    """Whether ``factory`` takes ``parameter`` by keyword (read as :func:`_signature` reads a
+    class that passes ``**kwargs`` on)."""
+    signature = _signature(factory)
+    found = None if signature is None else signature.parameters.get(parameter)
+    return found is not None and found.kind in (found.POSITIONAL_OR_KEYWORD, found.KEYWORD_ONLY)
 
 
 register_agent(

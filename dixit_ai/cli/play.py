@@ -220,7 +220,8 @@ def run(args: argparse.Namespace) -> int:
     # is a failure of the run (exit 1), not bad input.
     with running(f"playing the game and writing its record to {out}"):
         try:
-            record = play_game(agents, edition=args.edition, deck=deck, seed=seed, **overrides)
+            record = play_game(agents, edition=args.edition, deck=deck, seed=seed,
+                               writable=True, **overrides)
             interrupted = False
         except GameInterrupted as stop:  # Ctrl-C while a bot decided: the game so far is kept
             record, interrupted = stop.record, True

@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
                 agents = [make_agent_for_deck(name, args.deck) for name in names]
                 record = play_game(agents, edition=args.edition, deck=deck, seed=seed,
                                    on_failure=on_failure, max_rounds=args.max_rounds,
-                                   **overrides)
+                                   writable=True, **overrides)
                 tally.add(record)
                 if out is not None:
                     out.write(record.to_json() + "\n")

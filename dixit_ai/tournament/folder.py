@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 from dixit_ai.jsonl import JsonlRecords, read_jsonl
 from dixit_ai.records import GameRecord
 from dixit_ai.reporting import DEFAULT_RESAMPLES, check_folder_path, run_folder
+from dixit_ai.tournament.agent_check import agent_lines, first_descriptions, read_run_agents
 from dixit_ai.tournament.analysis import RATING_RESAMPLES, TournamentResults, analyse
 from dixit_ai.tournament.config import TournamentConfig
 from dixit_ai.tournament.report import (
@@ -321,5 +322,9 @@ def analyse_folder(folder: str | Path, *, out: str | Path | None = None,
         announce(target)
     if target.resolve() != beside.resolve():  # a report away from its records names them
         results = dataclasses.replace(results, source=str(read.path))
-    files = write_report(target, results, config=config_data, title=title)
+    agents = None
+    if config_data is not None:  # a run folder: what each agent was, for the report
+        agents = agent_lines(read_run_agents(beside), first_descriptions(
+            beside / GAMES_FILE, entrants), entrants)
+    files = write_report(target, results, config=config_data, title=title, agents=agents)
     return results, files

@@ -199,7 +199,7 @@ class GamePlayer:
         try:
             record = play_game(agents, edition=config.edition, deck=self._load_deck(),
                                seed=game.seed, on_failure=config.on_failure,
-                               max_rounds=config.max_rounds, **config.rules)
+                               max_rounds=config.max_rounds, writable=True, **config.rules)
         finally:
             # An instance whose decision still runs in its thread is never used again: the
             # next game gets a new one.

@@ -8,7 +8,7 @@ same ``games.jsonl`` writes the same files.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -150,9 +150,12 @@ def _plotted(value: Interval) -> Interval:
 
 
 def write_report(folder: str | Path, results: TournamentResults, *,
-                 config: Mapping[str, Any] | None = None, title: str = "Tournament"
-                 ) -> dict[str, Path]:
+                 config: Mapping[str, Any] | None = None, title: str = "Tournament",
+                 agents: Sequence[str] | None = None) -> dict[str, Path]:
     """Write ``results.csv``, ``results.json``, the plots and ``report.md`` into ``folder``.
+
+    ``agents``: one line per agent for the report's "Agents" section (its definition and
+    description: what model it used), or ``None`` (no section).
 
     Returns:
         The written files by kind (``csv``, ``json``, ``ratings_plot``, ``win_rate_plot``,
@@ -176,14 +179,15 @@ def write_report(folder: str | Path, results: TournamentResults, *,
             reference=(1.0 / results.teams if results.teams else
                        1.0 / results.players if results.players else None)),
     }
-    paths["report"] = write_text(folder / REPORT_MD, markdown_report(results, config=config,
-                                                                     title=title))
+    paths["report"] = write_text(folder / REPORT_MD, markdown_report(
+        results, config=config, title=title, agents=agents))
     return paths
 
 
 def markdown_report(results: TournamentResults, *, config: Mapping[str, Any] | None = None,
-                    title: str = "Tournament") -> str:
-    """The Markdown report (it embeds the two plots by their file names)."""
+                    title: str = "Tournament", agents: Sequence[str] | None = None) -> str:
+    """The Markdown report (it embeds the two plots by their file names); ``agents``: the
+    lines of its "Agents" section (see :func:`write_report`)."""
     lines = [f"# {markdown_text(title)}", "", summary_line(results, label=markdown_text) + ".",
              ""]
     if results.source:
@@ -191,13 +195,13 @@ def markdown_report(results: TournamentResults, *, config: Mapping[str, Any] | N
     for note in results.notes:
         lines += [f"**{note}**", ""]
     if config:
-        agents = ", ".join(
+        listed = ", ".join(
             markdown_text(entry["label"] if entry["label"] == entry["agent"]
                           and not entry["kwargs"]
                           else f"{entry['label']} ({entry['agent']}, {entry['kwargs']})")
             for entry in config.get("agents", []))
         lines += [
-            f"- agents: {agents}",
+            f"- agents: {listed}",
             f"- edition: {config.get('edition')}, {config.get('players')} players, deck "
             f"{config.get('deck')}, rule overrides: {config.get('rules') or 'none'}"
             + (f", at most {config['max_rounds']} rounds a game" if config.get("max_rounds")
@@ -209,6 +213,8 @@ def markdown_report(results: TournamentResults, *, config: Mapping[str, Any] | N
     lines += ["## Leaderboard", "",
               markdown_table(LEADERBOARD_COLUMNS, leaderboard_rows(results, label=_table_text)),
               f"![ratings]({RATINGS_PLOT})", "", f"![win rate]({WIN_RATE_PLOT})", "",
+              *(["## Agents", "", *(f"- {markdown_text(line)}" for line in agents), ""]
+                if agents else []),
               "## How these are computed", "",
               "- **rating**: OpenSkill Plackett-Luce, updated game by game in schedule order, "
               "each game ranked by its final scores (equal scores tie).",

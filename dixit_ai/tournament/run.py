@@ -22,6 +22,12 @@ from dixit_ai.reporting import (
     progress_interval,
     run_folder,
 )
+from dixit_ai.tournament.agent_check import (
+    RecordedAgents,
+    agent_definitions,
+    check_run_agents,
+    read_run_agents,
+)
 from dixit_ai.tournament.analysis import NoGameToAnalyse, TournamentResults
 from dixit_ai.tournament.config import TournamentConfig, check_seconds
 from dixit_ai.tournament.deck_check import check_run_deck, deck_identity, read_run_deck
@@ -306,8 +312,11 @@ def run_tournament(
             # A run started before config.json kept the deck is checked against its records.
             records = (() if recorded is not None
                        else read_games(folder, schedule, name=config.name).lines.values())
-            warning = check_run_deck(folder, recorded, deck, records=records)
-            if warning is not None:
+            deck_warning = check_run_deck(folder, recorded, deck, records=records)
+            defined = read_run_agents(folder)
+            for warning in (deck_warning, check_run_agents(folder, defined, config)):
+                if warning is None:
+                    continue
                 if log is not None:
                     log(warning)
                 else:
@@ -316,14 +325,16 @@ def run_tournament(
             if extend:
                 chosen = on_failure_chosen or stored_choice(folder)
                 write_config(folder, config, schedule, on_failure_chosen=chosen or None,
-                             version=version, deck=deck_identity(deck), report=settings)
+                             version=version, deck=deck_identity(deck), report=settings,
+                             agents=defined)
         else:
             settings = bootstrap_settings(n_resamples, rating_resamples, None)
             schedule = schedule_of(config)
             folder = run_folder("tournament", config.name, config.seed, root=out)
             try:
                 write_config(folder, config, schedule, on_failure_chosen=on_failure_chosen,
-                             deck=deck_identity(deck), report=settings)
+                             deck=deck_identity(deck), report=settings,
+                             agents=agent_definitions(config))
             except BaseException:  # no game began: the new folder, without its config, goes
                 shutil.rmtree(folder, ignore_errors=True)
                 raise
@@ -340,6 +351,8 @@ def run_tournament(
         started = time.perf_counter()
         played = 0
         in_play = InPlay()
+        # Every new record's seats must describe their labels as the run's records did.
+        described = RecordedAgents(stored.lines.values())
         with ExitStack() as watching, GamesWriter(folder) as writer, tqdm(
                 total=len(schedule), initial=len(stored.lines), desc="games", unit="game",
                 disable=not progress, file=sys.stderr, dynamic_ncols=True,
@@ -353,6 +366,7 @@ def run_tournament(
                                    address=address, player=player, log=log,
                                    idle=load_report_modules if completes else None,
                                    in_play=in_play):
+                described.check(line, folder)
                 writer.append(line)
                 played += 1
                 bar.update()

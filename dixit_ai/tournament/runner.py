@@ -25,7 +25,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from dixit_ai.agents import prepare_agents
+from dixit_ai.agents import AgentSpec, prepare_agents
+from dixit_ai.agents.registry import agent_specs, install_agent_specs
 from dixit_ai.tournament.config import TournamentConfig
 from dixit_ai.tournament.player import GamePlayer, InPlay
 from dixit_ai.tournament.schedule import ScheduledGame
@@ -63,9 +64,12 @@ def _exit_with_parent(parent: int, interval: float = 0.5) -> None:
 
 
 def _init_worker(config: TournamentConfig, parent: int | None = None, go: Any = None,
-                 abort: Any = None, starts: Any = None) -> None:
-    """Start a pool worker: import the agents' code, wait for ``go`` (the parent has prepared
-    the agents' embeddings: the worker must not compute them again), then make the agents.
+                 abort: Any = None, starts: Any = None,
+                 specs: dict[str, AgentSpec] | None = None) -> None:
+    """Start a pool worker: install the parent's registry entries of the agents (``specs``: an
+    agent registered in code in the parent is not registered in a spawned process), import the
+    agents' code, wait for ``go`` (the parent has prepared the agents' embeddings: the worker
+    must not compute them again), then make the agents.
 
     An error here is kept and raised by the first game, so that the parent gets it as is (an
     initializer that raises only breaks the pool, with a generic message).
@@ -76,6 +80,9 @@ def _init_worker(config: TournamentConfig, parent: int | None = None, go: Any = 
         _exit_with_parent(parent)
     try:
         from dixit_ai.agents import import_agent_code
+
+        if specs is not None:
+            install_agent_specs(specs)
 
         for entry in config.agents:  # the slow part of a start, done while the parent prepares
             import_agent_code(entry.agent)
@@ -270,7 +277,8 @@ def _play_with_pool(config: TournamentConfig, games: Sequence[ScheduledGame], sp
                 if in_play is not None else None)
     with _single_threaded_children():  # a worker starts at each submission, up to `spawned`
         executor = ProcessPoolExecutor(spawned, mp_context=context, initializer=_init_worker,
-                                       initargs=(config, os.getpid(), go, abort, starts))
+                                       initargs=(config, os.getpid(), go, abort, starts,
+                                                 _specs(config)))
         feeder = threading.Thread(target=_feed_pool, name="tournament-feeder", daemon=True,
                                   args=(executor, handout, spawned, futures, ready, in_play))
         if listener is not None:
@@ -318,6 +326,11 @@ def _play_with_pool(config: TournamentConfig, games: Sequence[ScheduledGame], sp
                 listener.join()
             if starts is not None:
                 starts.close()
+
+
+def _specs(config: TournamentConfig) -> dict[str, AgentSpec]:
+    """The registry entries of the tournament's agents, for its workers."""
+    return agent_specs({entry.agent for entry in config.agents})
 
 
 def _play_one(handout: _Handout, player: GamePlayer, mine: dict[int, str | Exception],
@@ -382,7 +395,9 @@ def play_ray(config: TournamentConfig, games: Sequence[ScheduledGame], *, worker
     actors: list[Any] = []
     try:
         remote_player = ray.remote(num_cpus=1)(_RayPlayer)
-        actors = [remote_player.remote(config) for _ in range(min(workers, len(games)))]
+        specs = _specs(config)
+        actors = [remote_player.remote(config, specs)
+                  for _ in range(min(workers, len(games)))]
         pool = ActorPool(actors)
         yield from pool.map(lambda actor, game: actor.play.remote(game), list(games))
     finally:
@@ -395,7 +410,10 @@ def play_ray(config: TournamentConfig, games: Sequence[ScheduledGame], *, worker
 class _RayPlayer:
     """The Ray actor: one :class:`GamePlayer`, warmed up when the actor starts."""
 
-    def __init__(self, config: TournamentConfig) -> None:
+    def __init__(self, config: TournamentConfig,
+                 specs: dict[str, AgentSpec] | None = None) -> None:
+        if specs is not None:
+            install_agent_specs(specs)
         self.player = GamePlayer(config)
         self.player.warm_up()
 

@@ -62,7 +62,8 @@ def write_config(folder: Path, config: TournamentConfig, schedule: list[Schedule
                  on_failure_chosen: bool | None = None,
                  version: int = SCHEDULE_VERSION,
                  deck: dict[str, Any] | None = None,
-                 report: tuple[int, int] | None = None) -> Path:
+                 report: tuple[int, int] | None = None,
+                 agents: dict[str, Any] | None = None) -> Path:
     """Write ``config.json``: the config, the schedule's version and fingerprint, the deck's
     content, the report's bootstrap settings, the versions.
 
@@ -71,7 +72,9 @@ def write_config(folder: Path, config: TournamentConfig, schedule: list[Schedule
     schedule's (a run extended keeps the version it was started with). ``deck`` is the deck's
     content (:func:`dixit_ai.tournament.deck_check.deck_identity`), checked on resume.
     ``report`` is ``(resamples, rating resamples)`` chosen for the report, which a resumed run
-    (or an analysis of a run that has no report yet) uses unless told otherwise.
+    (or an analysis of a run that has no report yet) uses unless told otherwise. ``agents`` is
+    the agents' definitions (:func:`dixit_ai.tournament.agent_check.agent_definitions`),
+    checked on resume.
     """
     data: dict[str, Any] = {
         "kind": RUN_KIND,
@@ -79,6 +82,7 @@ def write_config(folder: Path, config: TournamentConfig, schedule: list[Schedule
         "schedule": {"version": version, "games": len(schedule),
                      "fingerprint": schedule_fingerprint(schedule, version)},
         **({"deck": deck} if deck is not None else {}),
+        **({"agent_definitions": agents} if agents is not None else {}),
         **({"report": {"n_resamples": report[0], "rating_resamples": report[1]}}
            if report is not None else {}),
         "versions": {"dixit-ai": __version__},
