@@ -73,6 +73,9 @@ class Args:
     baseline: str = field(default="clip-expected-self", metadata={
         "help": "the heuristic storyteller the learned policy is compared with"})
     deck: str = field(default="dream", metadata={"help": "deck spec"})
+    embedder: str = field(default="", metadata={
+        "help": "every player's embedder ('default', 'hf:FOLDER', 'openclip:...', a family "
+                "member such as 'lite1-minilm'; empty: the default model)"})
     vocabulary_size: int = field(default=0, metadata={"help": "clues used (0: all)"})
     runs_dir: str = field(default="runs", metadata={"help": "where the run folder goes"})
     smoke: bool = field(default=False, metadata={"help": "tiny deck, vocabulary and budget"})
@@ -172,6 +175,8 @@ def main(argv: list[str] | None = None,
     if args.smoke:  # what the command line gave stays as given
         apply_smoke(args, SMOKE)
     overrides: dict[str, object] = {"deck": args.deck, "n_simulations": args.simulations}
+    if args.embedder:
+        overrides["embedder"] = args.embedder
     if args.vocabulary_size:
         overrides["vocabulary_size"] = args.vocabulary_size
     if args.smoke:
@@ -259,6 +264,16 @@ def main(argv: list[str] | None = None,
                "is beaten by" if len(diff) > 1 and diff.mean() + half < 0 else
                "is not distinguishable from")
     summary["verdict"] = f"the learned policy {verdict} {args.baseline}"
+    other = heuristic.describe().get("embedder")
+    if other is not None and other != learned_resources.fingerprint:
+        # the baseline's entry names its own model: the comparison is of two models, not of
+        # two ways of telling
+        summary["warning"] = (f"--baseline {args.baseline} plays on embedder {other}, the learned "
+                              f"policy on {learned_resources.fingerprint}: the difference mixes "
+                              "the models with the policies (give --embedder, or a baseline on "
+                              "the learner's model)")
+        summary["verdict"] += " (on another embedder)"
+        print(f"WARNING: {summary['warning']}", file=sys.stderr)
     write_json(run / "summary.json", summary)
     print(summary_line(summary))
     print(f"run folder: {run}")

@@ -42,6 +42,7 @@ from models.players.guess_files import (
 )
 from models.players.guess_files import (
     check_calibration_embedder,
+    check_policy_embedder,
     load_guess_model,
     resolve_path,
 )
@@ -306,6 +307,7 @@ class ClipAgent:
         if not self._calibration_checked:
             self._calibration_checked = True
             check_calibration_embedder(self._calibration_arg, self._resources.fingerprint)
+            check_policy_embedder(self.policy_path, self._resources.fingerprint)
         return self._resources
 
     @property

@@ -9,6 +9,7 @@ similarities of another model live on another scale.
 
 from __future__ import annotations
 
+import json
 import warnings
 from pathlib import Path
 
@@ -75,4 +76,32 @@ def check_calibration_embedder(calibration: str | Path | None, fingerprint: str)
         "scripts/fit_calibration.py --embedder NAME --play-games 40 --out FILE, then pass "
         "calibration=FILE (or guess_temperature=... and guess_bias=...).",
         CalibrationMismatchWarning, stacklevel=3)
+    return False
+
+
+class PolicyMismatchWarning(UserWarning):
+    """A clue policy trained on another embedder's games than the agent's."""
+
+
+def check_policy_embedder(policy: str | Path | None, fingerprint: str) -> bool:
+    """Warn (:class:`PolicyMismatchWarning`, once per file and embedder in a process) when the
+    clue policy checkpoint was trained on the votes of another embedder (its ``voter_models``)
+    than ``fingerprint``; ``True`` when it matches or says nothing."""
+    if not policy:
+        return True
+    path = resolve_path(str(policy))
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return True  # the policy's own loader names what is wrong with the file
+    models = data.get("voter_models") if isinstance(data, dict) else None
+    trained = [m.get("fingerprint") for m in models or () if isinstance(m, dict)]
+    if not trained or fingerprint in trained or (str(path), fingerprint) in _WARNED:
+        return True
+    _WARNED.add((str(path), fingerprint))
+    warnings.warn(
+        f"the clue policy in {path} was trained in games of embedder {trained[0]}, but this "
+        f"agent uses {fingerprint}: its features (the card's similarity, the decoys' gap, ...) "
+        "are on another model's similarity scale. Train one for this embedder: dixit-ai train "
+        "storyteller --embedder NAME", PolicyMismatchWarning, stacklevel=3)
     return False

@@ -50,6 +50,46 @@ def test_train_storyteller_smoke(tmp_path, monkeypatch):
     assert LinearCluePolicy.load(run / "policy.json").shortlist == 32
 
 
+def test_train_storyteller_on_another_embedder_and_a_baseline_on_another(tmp_path, monkeypatch,
+                                                                      capsys):
+    """--embedder seats every player on that model (the policy records it as its voters'); a
+    --baseline whose entry names another model is said to compare two models."""
+    from models import load_embedder
+
+    run_script("train_storyteller.py", ["--smoke", "--runs-dir", str(tmp_path / "a"),
+                                        "--embedder", "lite1-minilm"], monkeypatch)
+    (run,) = (tmp_path / "a").glob("train_storyteller__0__*")
+    summary = json.loads((run / "summary.json").read_text())
+    member = load_embedder("lite1-minilm", device="cpu").fingerprint
+    assert summary["embedder"] == member and "warning" not in summary
+    policy = json.loads((run / "policy.json").read_text())
+    assert policy["voter_models"][0]["fingerprint"] == member
+    capsys.readouterr()
+    run_script("train_storyteller.py", ["--smoke", "--runs-dir", str(tmp_path / "b"),
+                                        "--baseline", "panel-lite1-minilm"], monkeypatch)
+    (run,) = (tmp_path / "b").glob("train_storyteller__0__*")
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["warning"].startswith(f"--baseline panel-lite1-minilm plays on embedder "
+                                         f"{member}, the learned policy on default-")
+    assert summary["verdict"].endswith("(on another embedder)")
+    assert "WARNING: --baseline panel-lite1-minilm plays on embedder" in capsys.readouterr().err
+
+
+def test_a_policy_trained_on_another_embedder_is_warned_of(tmp_path):
+    from models.players import LinearCluePolicy
+    from models.players.guess_files import PolicyMismatchWarning, check_policy_embedder
+    from models.players.policy import FEATURES
+
+    path = tmp_path / "policy.json"
+    LinearCluePolicy(np.zeros(len(FEATURES)), 8, True).save(
+        path, voter_models=[{"fingerprint": "default-0123", "name": "learner"}])
+    assert check_policy_embedder(str(path), "default-0123")
+    with pytest.warns(PolicyMismatchWarning, match="trained in games of embedder default-0123, "
+                                                   "but this agent uses hf-4567"):
+        assert not check_policy_embedder(str(path), "hf-4567")
+    assert check_policy_embedder(None, "hf-4567")
+
+
 def untouchable(*args, **kwargs):
     raise AssertionError("the long work started")
 
