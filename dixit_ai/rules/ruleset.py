@@ -155,7 +155,16 @@ class RuleSet:
         except TypeError:  # an unhashable value: checked (and refused) below
             key, cached = None, None
         if cached is not None:
-            return cached
+            rules, made = cached
+            if rules.parameters() != made:
+                # Frozen, but object.__setattr__ reaches through: code in this process (an
+                # agent's constructor, say) changed the rules every later game shares.
+                changed = ", ".join(f"{k} {made[k]!r} -> {v!r}"
+                                    for k, v in rules.parameters().items() if made.get(k) != v)
+                raise RuntimeError(f"the shared rules of {name} were changed in place by code in "
+                                   f"this process ({changed}): games played since are not of "
+                                   f"{name}'s rules")
+            return rules
         if name not in _EDITION_PARAMETERS:
             raise ValueError(
                 f"unknown edition {name!r}: choose one of {', '.join(EDITIONS)}"
@@ -178,7 +187,7 @@ class RuleSet:
         rules._validate()
         if key is not None and len(_MADE) < 1024 and cls is RuleSet:
             # Rules are immutable: the same edition and overrides give one shared object.
-            _MADE[key] = rules
+            _MADE[key] = (rules, rules.parameters())
         return rules
 
     def replace(self, **overrides: Any) -> RuleSet:
@@ -417,7 +426,7 @@ class RuleSet:
         return partner_seat(seat, n_players) if self.teams else None
 
 
-_MADE: dict[tuple[str, tuple[tuple[str, type, Any], ...]], RuleSet] = {}
+_MADE: dict[tuple[str, tuple[tuple[str, type, Any], ...]], tuple[RuleSet, dict[str, Any]]] = {}
 """Checked rules by edition and overrides (``RuleSet.edition`` is called once per game)."""
 
 _DEFAULTS: dict[str, Any] = {}  # filled below: each field's class default

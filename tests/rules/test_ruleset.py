@@ -196,3 +196,19 @@ def test_rules_that_can_still_score_a_point_are_kept() -> None:
                            mode="party").can_score()
     ended = RuleSet.edition("refresh-2021", **zero, bonus_cap=0, on_deck_exhausted="end")
     assert not ended.can_score()  # kept: the deck running out ends it
+
+
+def test_shared_rules_changed_in_place_are_caught_at_the_next_game() -> None:
+    """``RuleSet`` is frozen, but ``object.__setattr__`` reaches through: code that changes the
+    shared rules of an edition (an in-process agent's constructor, say) made every later game of
+    the process score by other rules, unseen. The next ``edition`` call refuses."""
+    rules = RuleSet.edition("refresh-2021")
+    before = rules.storyteller_points
+    object.__setattr__(rules, "storyteller_points", 30)
+    try:
+        with pytest.raises(RuntimeError, match=r"the shared rules of refresh-2021 were changed "
+                                               rf"in place .*storyteller_points {before} -> 30"):
+            RuleSet.edition("refresh-2021")
+    finally:
+        object.__setattr__(rules, "storyteller_points", before)
+    assert RuleSet.edition("refresh-2021") is rules
