@@ -65,7 +65,7 @@ def register(subparsers: Any) -> None:
                              "runs/bench-analysis__<name>__<seed>__<time>)")
     parser.add_argument("--name", default=None,
                         help="the run's name (default: the config's name, else the models "
-                             "joined by '+')")
+                             "joined by '+', or their count past 64 characters: '7-models')")
     parser.add_argument("--deck", default=None, help="deck spec (default: dream)")
     parser.add_argument("--board-size", type=int, default=None,
                         help="cards on a guess board, 3 to 7 (default 6)")

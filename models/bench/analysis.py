@@ -93,8 +93,8 @@ def compute(header: dict[str, Any], records: Sequence[dict[str, Any]]) -> dict[s
         "run": {"name": config["name"], "seed": seed, "items": config["items"],
                 "deck": header["deck"], "edition": header["edition"],
                 "reference": header.get("reference"), "tasks": config["tasks"]},
-        "models": [{"label": m["label"], "name": m["name"], "kind": m["kind"]}
-                   for m in header["models"]],
+        "models": [{"label": m["label"], "name": m["name"], "kind": m["kind"],
+                    "embedder": _embedder_of(m)} for m in header["models"]],
         "chance": {"guess_top1": 1.0 / board_size,
                    "guess_mrr": _harmonic(board_size) / board_size},
     }
@@ -303,6 +303,26 @@ def csv_rows(results: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def _embedder_of(model: dict[str, Any]) -> str | None:
+    """The fingerprint of the embedder a model entry of ``bench.json`` plays on: its own (an
+    embedder), or its agent's as the agent describes itself (``None``: not said, a random
+    agent, say)."""
+    if isinstance(model.get("fingerprint"), str):
+        return str(model["fingerprint"])
+    agent = model.get("agent")
+    found = agent.get("embedder") if isinstance(agent, dict) else None
+    return found if isinstance(found, str) else None
+
+
+def _model_words(model: dict[str, Any]) -> str:
+    """``embedder `default-64db...```, ``agent on embedder `...```, or the bare kind."""
+    embedder = model.get("embedder")
+    if not embedder:
+        return str(model["kind"])
+    return (f"embedder `{embedder}`" if model["kind"] == "embedder"
+            else f"{model['kind']} on embedder `{embedder}`")
+
+
 CSV_COLUMNS = ["model", "model_kind", "task", "metric", "condition", "estimate", "low", "high",
                "n"]
 
@@ -315,7 +335,8 @@ def report(results: dict[str, Any], plots: dict[str, str], timing: dict[str, Any
     lines.append(f"Deck `{run['deck']['spec']}` ({run['deck']['size']} cards, fingerprint "
                  f"`{run['deck']['fingerprint'][:16]}`), {run['items']} items per task and "
                  f"clue kind, tables under `{run['edition']}` rules. Models: "
-                 + ", ".join(f"`{m['label']}` ({m['kind']})" for m in results["models"]) + ".")
+                 + ", ".join(f"`{m['label']}` ({_model_words(m)})" for m in results["models"])
+                 + ".")
     if run.get("reference"):
         ref = run["reference"]
         lines.append(f"Reference population: `{ref['embedder']}` players, guess model "

@@ -36,6 +36,12 @@ def test_a_run_writes_every_output(tiny_run: Any) -> None:
     for plot in ("guess_accuracy.png", "decoy_share.png", "calibration.png"):
         assert f"]({plot})" in report
     results = tiny_run.results
+    # Each model is named by the embedder it plays on: its own, or its agent's.
+    embedders = {m["label"]: m["embedder"] for m in results["models"]}
+    assert embedders["default"].startswith("default-") and embedders["random"] is None
+    assert embedders["clip-small"] == embedders["default"]
+    assert f"`default` (embedder `{embedders['default']}`)" in report
+    assert f"`clip-small` (agent on embedder `{embedders['default']}`)" in report
     kinds = results["guess"]["kinds"]
     assert kinds[:3] == ["caption", "object", "association"]
     assert {"story:random", "story:clip-small"} <= set(kinds)
