@@ -199,6 +199,19 @@ def test_the_focus_and_a_clue_being_typed_survive_redraws_and_turns_are_announce
     keys(ann, Keys.ENTER)
     assert (focused(ann)["position"], focused(ann)["pressed"]) == (position, "true")
 
+    # A click on one's own card says why it cannot be chosen (a disabled button said nothing).
+    own = ann.find_element(By.CSS_SELECTOR, "#stage .card.mine")
+    assert own.get_attribute("aria-disabled") == "true"
+    ann.execute_script("arguments[0].click()", own)
+    wait.until(lambda d: "That is your card" in d.find_element(By.ID, "toast").text)
+    # On a phone the board runs below the fold: the Vote button stays in sight beside it.
+    ann.set_window_size(390, 560)
+    ann.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+    top, bottom, height, scrolled = ann.execute_script(
+        "const r = document.getElementById('vote').getBoundingClientRect();"
+        " return [r.top, r.bottom, window.innerHeight, window.scrollY];")
+    assert scrolled > 0 and 0 <= top and bottom <= height
+
 
 def test_the_rules_panel_is_a_dialog_and_the_spectators_lobby_has_no_invite(
         server: str, browsers: Callable[[], Any]) -> None:

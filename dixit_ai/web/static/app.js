@@ -514,11 +514,16 @@ function cardImage(card) {
   return el("img", { src: `/api/tables/${play.state.table.id}/cards/${card}`, alt: caption ? `card: ${caption}` : `card ${card}`, loading: "lazy" });
 }
 
-function cardButton(card, { selectable, selected, mine, number, label, onclick, extra }) {
+// refusal: for a card that cannot be chosen, what a click on it says (it stays focusable and
+// aria-disabled, rather than a disabled button that swallows the click without a word).
+function cardButton(card, { selectable, selected, mine, number, label, onclick, extra, refusal }) {
+  const explained = !selectable && refusal;
   const button = el("button", {
     type: "button",
     class: ["card", selectable ? "selectable" : "", selected ? "selected" : "", mine ? "mine" : ""].join(" "),
-    "data-card": card, "data-position": number !== undefined ? number - 1 : null, disabled: !selectable, onclick,
+    "data-card": card, "data-position": number !== undefined ? number - 1 : null,
+    disabled: !selectable && !explained, "aria-disabled": explained ? "true" : null,
+    onclick: explained ? () => toast(refusal) : onclick,
     "aria-pressed": selectable ? String(!!selected) : null,
   }, cardImage(card));
   if (number !== undefined) button.append(el("span", { class: "number" }, el("span", { class: "visually-hidden", text: "image " }), String(number)));

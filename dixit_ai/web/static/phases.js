@@ -192,6 +192,10 @@ function renderVote(stage, game) {
       selected: voting ? play.selection.includes(position) : game.my_votes.includes(position),
       label: game.my_positions.includes(position) ? "your card" : mine ? "your team's card" : null,
       onclick: () => toggle(position, max),
+      refusal: voting && game.mode !== "party" && mine && !legal.has(position)
+        ? (game.my_positions.includes(position) ? "That is your card: vote for the card you think is the storyteller's."
+          : "That is your team's card: vote for the card you think is the storyteller's.")
+        : null,
     });
   }));
   if (voting && game.mode === "party") {
