@@ -35,6 +35,7 @@ from dixit_ai.tournament.schedule import (
     make_schedule,
     schedule_fingerprint,
 )
+from dixit_ai.versions import package_versions
 
 CONFIG_FILE = "config.json"
 GAMES_FILE = "games.jsonl"
@@ -81,7 +82,7 @@ def write_config(folder: Path, config: TournamentConfig, schedule: list[Schedule
         **({"deck": deck} if deck is not None else {}),
         **({"report": {"n_resamples": report[0], "rating_resamples": report[1]}}
            if report is not None else {}),
-        "versions": {"dixit-ai": __version__},
+        "versions": package_versions(),
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     }
     if on_failure_chosen is not None:

@@ -16,7 +16,6 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ import numpy as np
 
 from dixit_ai.reporting import progress_interval, run_folder, write_json
 from dixit_ai.rules import RuleSet, Tell, Vote
+from dixit_ai.versions import package_versions
 from models.bench.config import BenchConfig
 from models.bench.contestants import Contestant, load_contestant, ready_to_embed
 from models.bench.items import DeckFacts, GuessItem, ItemSets, item_seed
@@ -85,12 +85,6 @@ class _Recorder:
         os.fsync(self.handle.fileno())
         self.handle.close()
 
-
-def _version(package: str) -> str:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return "unknown"
 
 
 def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
@@ -216,7 +210,7 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
                 "items": {"guess": guess_counts, "decoy": len(decoy_items),
                           "tell": len(tell_items),
                           "stories": "counted" if told_all else "at most"},
-                "versions": {"dixit-ai": _version("dixit-ai"), "numpy": np.__version__},
+                "versions": package_versions(),
             }
 
         folder = run_folder("bench", config.name, config.seed, root=config.out)
