@@ -37,13 +37,14 @@ from dixit_ai.jsonl import read_jsonl
 from dixit_ai.records import GameRecord
 from dixit_ai.reporting import DEFAULT_RESAMPLES, print_table, write_json
 from dixit_ai.tournament.folder import read_run_records, schedule_notes
+from dixit_ai.tournament.lock import run_in_play
 from dixit_ai.tournament.sources import (
     SOURCES,
     AgentSources,
     complete_games,
     point_sources,
 )
-from dixit_ai.tournament.store import CONFIG_FILE, GAMES_FILE, run_in_play
+from dixit_ai.tournament.store import CONFIG_FILE, GAMES_FILE
 from dixit_ai.tournament.summary import teams_of
 
 SEED = 0

@@ -13,6 +13,7 @@ from dixit_ai.records import GameRecord
 from dixit_ai.reporting import DEFAULT_RESAMPLES, check_folder_path, run_folder
 from dixit_ai.tournament.analysis import RATING_RESAMPLES, TournamentResults, analyse
 from dixit_ai.tournament.config import TournamentConfig
+from dixit_ai.tournament.lock import run_in_play
 from dixit_ai.tournament.report import (
     RATINGS_PLOT,
     REPORT_MD,
@@ -30,7 +31,6 @@ from dixit_ai.tournament.store import (
     check_totals,
     read_run_config,
     report_settings,
-    run_in_play,
     schedule_of,
 )
 from dixit_ai.tournament.summary import GameSummary, summarize
