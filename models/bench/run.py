@@ -195,9 +195,11 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
             # the tell task is done their number is at most one per tell item (a failed tell, or
             # a card with no caption board, makes none); once told, the number made.
             guess_counts = {k: len(v) for k, v in guess_items.items()}
+            stories = "guess" in config.tasks and bool(agents)
             told_all = all(f"story:{c.label}" in guess_items for c in agents)
-            if "guess" in config.tasks and not told_all:
+            if stories and not told_all:
                 guess_counts |= {f"story:{c.label}": len(tell_items) for c in agents}
+            counted = {"stories": "counted" if told_all else "at most"} if stories else {}
             return {
                 "format": 1,
                 "config": config.to_dict(),
@@ -208,8 +210,7 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
                 "reference": reference.describe() if reference is not None else None,
                 "panel": panel.describe() if panel is not None else None,
                 "items": {"guess": guess_counts, "decoy": len(decoy_items),
-                          "tell": len(tell_items),
-                          "stories": "counted" if told_all else "at most"},
+                          "tell": len(tell_items), **counted},
                 "versions": package_versions(),
             }
 
