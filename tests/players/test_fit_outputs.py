@@ -187,7 +187,8 @@ def test_the_order_of_the_records_files_changes_no_fit(tmp_path, capsys):
         (run,) = (tmp_path / f"runs{i}").iterdir()
         summary = json.loads((run / "summary.json").read_text())
         fitted.append((summary["fitted"], summary["votes"], summary["fitted_games"],
-                       summary["held_out_games"], summary.get("held_out_ece_by_voter")))
+                       summary["held_out_games"], summary["held_out_seeds"],
+                       summary.get("held_out_ece_by_voter")))
         # (--smoke plays 2 games of its own too; they are split with the others)
     assert fitted[0] == fitted[1]
 
