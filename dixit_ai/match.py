@@ -19,12 +19,10 @@ keeps it, as ``dixit-ai play`` does.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import numbers
 from collections.abc import Sequence
-from importlib import metadata
 from typing import Any, Literal
 
 import numpy as np
@@ -57,6 +55,7 @@ from dixit_ai.rules import (
     new_game,
     observe,
 )
+from dixit_ai.versions import package_versions
 
 _PLAY, _VOTE, _RED = Phase.PLAY, Phase.VOTE, Phase.RED
 
@@ -122,14 +121,6 @@ def resolve_deck(deck: Any) -> tuple[tuple[int, ...], dict[str, Any]]:
     digest = hashlib.sha256(",".join(map(str, ids)).encode()).hexdigest()
     return ids, {"spec": None, "name": "card ids", "fingerprint": digest, "size": len(ids),
                  "card_ids": list(ids)}
-
-
-@functools.cache
-def _version(package: str) -> str:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return "unknown"
 
 
 def fallback_action(state: GameState, seat: int) -> Action:
@@ -393,7 +384,7 @@ def record_header(rules: RuleSet, n_players: int, seed: int, deck_entry: dict[st
         "agents": list(agents),
         "on_failure": on_failure,
         "max_rounds": max_rounds,
-        "versions": {"dixit-ai": _version("dixit-ai"), "numpy": np.__version__},
+        "versions": package_versions(),
     }
 
 

@@ -26,8 +26,8 @@ class BrokenHeader(ValueError):
 HEADER_FIELDS: tuple[str, ...] = ("format", "edition", "rules", "n_players", "seed", "deck",
                                   "agents", "on_failure", "max_rounds", "versions")
 """The fields every writer has put in a record's header since format 1. A header may hold more
-(``tournament``, ``web``, ``engine``...); :func:`dixit_ai.replay.replay_record` refuses one that
-lacks any of these."""
+(``tournament``, ``simulation``, ``web``, ``engine``...); :func:`dixit_ai.replay.replay_record`
+refuses one that lacks any of these."""
 
 _FORMAT_1_RULES = frozenset({
     "min_players", "max_players", "hand_size", "hand_size_3p", "hand_size_teams",

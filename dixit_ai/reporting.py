@@ -470,12 +470,17 @@ def plot_intervals(path: str | os.PathLike[str], labels: Sequence[str],
     ``intervals`` is one interval per label, or a mapping series name -> one per label. A
     vertical dashed line marks ``reference`` (chance, say) where given. Each whisker spans its
     interval, whether or not the interval holds its estimate (the dot). Writes a PNG.
+
+    Raises:
+        ValueError: no labels (nothing to plot), or a series without one interval per label.
     """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    if not labels:  # a strip with a title and nothing else: the caller skips it and says so
+        raise ValueError(f"{Path(path).name}: no intervals to plot (no labels)")
     series = intervals if isinstance(intervals, Mapping) else {"": intervals}
     for name, values in series.items():
         if len(values) != len(labels):

@@ -10,15 +10,14 @@
   the zip's ``data``, code a handed checkpoint could carry).
 - :class:`RoleAgent`: any agent for some phases, another for the rest (how baselines are compared
   with the learner on one role, all else equal).
-- :func:`role_metrics`: a seat's guessing accuracy and storyteller points in a game record.
-- :func:`paired_interval`: mean paired difference with a 95% interval.
+- :func:`role_metrics`, :func:`pooled_difference_interval`, :func:`ratio_interval` and
+  :func:`paired_interval`: the evaluation's measures, :mod:`envs.evaluation`'s (re-exported).
 """
 
 from __future__ import annotations
 
 import io
 import json
-import math
 import warnings
 import zipfile
 from collections.abc import Sequence
@@ -32,8 +31,19 @@ from dixit_ai.decks.cache import file_sha256
 from dixit_ai.rules import Phase, View
 from envs.core import DixitCore
 from envs.encoding import Encoding
+from envs.evaluation import (
+    BOOTSTRAP_RESAMPLES,
+    paired_interval,
+    pooled_difference_interval,
+    ratio_interval,
+    role_metrics,
+)
 from envs.policies import EmbeddingAgent
 from envs.vectors import VectorTable, load_vector_table
+
+__all__ = ["BOOTSTRAP_RESAMPLES", "PolicyAgent", "RoleAgent", "file_sha256", "load_policy_weights",
+           "paired_interval", "policy_spec", "pooled_difference_interval", "ratio_interval",
+           "role_metrics"]
 
 PHASE_NAMES = ("tell", "play", "vote")
 POLICY_CLASSES = ("MaskableActorCriticPolicy",)
@@ -365,70 +375,3 @@ class PolicyAgent:
     def describe(self) -> dict[str, Any]:
         """The checkpoint's configuration."""
         return {"name": self.name, "phases": sorted(self.phases), "config": self.config}
-
-
-def role_metrics(record: Any, seat: int) -> dict[str, float]:
-    """A seat's guessing and storytelling in one game record.
-
-    Returns:
-        ``found`` and ``votes`` (its votes on the storyteller's card, its votes), ``told`` and
-        ``teller_points`` (rounds it told, the points it scored in them), ``score`` (final).
-    """
-    found = votes = told = teller_points = 0
-    for round_ in record.rounds:
-        storyteller = round_.storyteller
-        if storyteller == seat:
-            told += 1
-            teller_points += round_.points[seat]
-            continue
-        all_votes: Any = round_.votes
-        ballot: Sequence[int] = tuple((all_votes.get(seat, all_votes.get(str(seat))) or ())
-                                      if isinstance(all_votes, dict) else all_votes[seat])
-        for position in ballot:
-            votes += 1
-            found += int(round_.board_owner[position] == storyteller)
-    return {"found": float(found), "votes": float(votes), "told": float(told),
-            "teller_points": float(teller_points), "score": float(record.final_scores[seat])}
-
-
-def paired_interval(a: Sequence[float], b: Sequence[float]) -> tuple[float, float]:
-    """Mean of ``a - b`` (paired by game) and the half-width of its 95% interval (normal)."""
-    diff = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
-    if len(diff) < 2:
-        return float(diff.mean()) if len(diff) else math.nan, math.nan
-    return float(diff.mean()), float(1.96 * diff.std(ddof=1) / math.sqrt(len(diff)))
-
-
-def ratio_interval(found_a: Sequence[float], votes_a: Sequence[float],
-                   found_b: Sequence[float], votes_b: Sequence[float], *,
-                   resamples: int = 2000, seed: int = 0) -> tuple[float, float, float]:
-    """Accuracy ratio ``(sum found_a / sum votes_a) / (sum found_b / sum votes_b)`` over games,
-    with a 95% paired bootstrap interval (games resampled together).
-
-    Where ``b`` found nothing the ratio is undefined: ``inf`` (``a`` found something) or ``nan``
-    (neither did), never a division by a small number. An interval whose resamples include such
-    ratios is open above (``inf``; ``nan`` if a resample found nothing for either); both are
-    ``null`` in the run's JSON.
-    """
-    fa, va, fb, vb = (np.asarray(x, dtype=np.float64) for x in (found_a, votes_a, found_b,
-                                                                 votes_b))
-
-    def ratio(index: np.ndarray) -> float:
-        accuracy_a = fa[index].sum() / max(va[index].sum(), 1.0)
-        accuracy_b = fb[index].sum() / max(vb[index].sum(), 1.0)
-        if accuracy_b == 0:
-            return math.inf if accuracy_a > 0 else math.nan
-        return float(accuracy_a / accuracy_b)
-
-    rng = np.random.default_rng(seed)
-    everything = np.arange(len(fa))
-    draws = np.array([ratio(rng.integers(0, len(fa), len(fa))) for _ in range(resamples)],
-                     dtype=np.float64)
-    if np.isnan(draws).any():
-        return ratio(everything), math.nan, math.nan
-    # Infinite draws sort last: read the quantiles without interpolating across them.
-    if np.isfinite(draws).all():
-        low, high = np.quantile(draws, [0.025, 0.975])
-    else:
-        low, high = np.quantile(draws, [0.025, 0.975], method="inverted_cdf")
-    return ratio(everything), float(low), float(high)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import json
 import re
+import sys
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -54,7 +55,9 @@ class Curve:
 
 
 def plot(curves: dict[str, Curve], run_dir: Path) -> None:
-    """``curve.csv`` and ``curve.png``."""
+    """``curve.csv`` and ``curve.png``. A role without a point of its curve (a run shorter than
+    ``--curve-every`` learner steps) gets a "no data" panel, and no ``curve.png`` is drawn when
+    no role has a point; either is said on stderr (``curve.csv`` then holds only its header)."""
     with open(run_dir / "curve.csv", "w", newline="", encoding="utf-8") as out:
         writer = csv.writer(out)
         writer.writerow(["role", "timesteps", "metric", "decisions"])
@@ -62,6 +65,15 @@ def plot(curves: dict[str, Curve], run_dir: Path) -> None:
             for row in curve.rows:
                 writer.writerow([role, int(row["timesteps"]), f"{row['metric']:.4f}",
                                  int(row["decisions"])])
+    empty = [role for role, curve in curves.items() if not curve.rows]
+    for role in empty:
+        every = curves[role].every
+        print(f"note: the {role}'s learning curve has no point: a point is taken every "
+              f"{every} learner steps (--curve-every) once the role has decided; "
+              + ("curve.png not drawn" if len(empty) == len(curves) else
+                 "its panel of curve.png says no data"), file=sys.stderr)
+    if len(empty) == len(curves):
+        return
     import matplotlib
 
     matplotlib.use("Agg")
@@ -78,6 +90,9 @@ def plot(curves: dict[str, Curve], run_dir: Path) -> None:
         axis.set_xlabel("learner steps")
         axis.set_ylabel(labels[role])
         axis.set_title(f"MaskablePPO {role} vs embedding opponents")
+        if not curve.rows:
+            axis.text(0.5, 0.5, f"no data (fewer than {curve.every} steps)", ha="center",
+                      va="center", transform=axis.transAxes)
     figure.tight_layout()
     save_figure(figure, run_dir / "curve.png", dpi=100)
     plt.close(figure)

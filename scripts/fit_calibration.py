@@ -16,20 +16,22 @@ member among them (:func:`models.bench.panel.check_held_out`).
     python scripts/fit_calibration.py --play-games 40 --validate-games 40 --write-default
     python scripts/fit_calibration.py --smoke        # seconds, for CI
 
-Cross-play and people. ``--voters other-models`` fits the guess model only to votes of seats
-whose agent's embedder differs from ``--embedder`` (cross-play records: panel guessers at the
-table); ``--voters human`` only to the votes of people (web and ``dixit-ai play`` records): give
-the result to a storyteller as ``calibration=FILE``. ``--population A B ...`` fits, for every
-member embedder, its guess model to the votes of guessers on other models and writes the
-population file a population storyteller reads (``population_calibration=FILE``). With two
-games or more, even games are fitted and odd games held out: the held-out ECE of the per-vote
+Cross-play and people. ``--voters other-models`` fits the guess model only to votes of seats whose
+agent's embedder differs from ``--embedder`` (cross-play records: panel guessers at the table);
+``--voters human`` only to the votes of people (web and ``dixit-ai play`` records): give the result
+to a storyteller as ``calibration=FILE``. ``--population A B ...`` fits, for every member embedder,
+its guess model to the votes of guessers on other models and writes the population file a
+population storyteller reads (``population_calibration=FILE``). With games of two seeds or more,
+half the seeds' games are held out (:func:`models.players.calibration.split_fit_held`: the games
+grouped by seed, so a tournament deal falls on one side only, every other seed in sorted order held
+out; the order of ``--records`` files changes nothing): the held-out ECE of the per-vote
 predictions is printed per guesser (agent name) and pooled. ``--crossplay`` with ``--population``
-plays leave-one-out tables instead (:mod:`models.players.crossplay`: each member's guessers
-against storytellers that simulate the others) for ``--iterations`` rounds of playing and
-fitting, and prints each fit's held-out ECE per left-out member, and per target the predicted
-and observed rates; with ``--validate-games N`` it then plays N games per member with the last
-fit (seeds no fitting table used), the held-out calibration of the fit it writes. This is how
-the shipped population file is made.
+plays leave-one-out tables instead (:mod:`models.players.crossplay`: each member's guessers against
+storytellers that simulate the others) for ``--iterations`` rounds of playing and fitting, and
+prints each fit's held-out ECE per left-out member, and per target the predicted and observed
+rates; with ``--validate-games N`` it then plays N games per member with the last fit (seeds no
+fitting table used), the held-out calibration of the fit it writes. This is how the shipped
+population file is made.
 
     python scripts/fit_calibration.py --crossplay --population default lite1-minilm \
         lite1-mpnet --play-games 16 --iterations 3 --no-fit-bias --write-default-population
@@ -80,6 +82,7 @@ from models.players.calibration import (
     plot_reliability,
     predictions_of,
     reliability,
+    split_fit_held,
     vote_predictions,
 )
 from models.players.cli import (
@@ -330,15 +333,14 @@ def main(argv: list[str] | None = None,
                              "games": len(played), "played_here": True})
 
     assert resources is not None
-    fit_records, held_records = (records[0::2], records[1::2]) if len(records) > 1 else (
-        records, [])
+    fit_records, held_records = split_fit_held(records)
     voters = {"all": None, "human": human_voters,
               "other-models": other_model_voters(resources.fingerprint)}[args.voters]
     tellers = human_tellers if args.tellers == "human" else None
     observations, voter_models = observations_and_voters(fit_records, resources.cards,
                                                          resources.texts, voters, tellers)
     if not observations:
-        held_note = (f"{len(held_records)} odd game(s) held out, not fitted" if held_records
+        held_note = (f"{len(held_records)} game(s) held out, not fitted" if held_records
                      else "none held out")
         whose = f"--voters {args.voters}" + (f", --tellers {args.tellers}"
                                              if args.tellers != "all" else "")
@@ -370,7 +372,9 @@ def main(argv: list[str] | None = None,
     summary = {
         "votes": len(observations), "rounds": sum(len(r.rounds) for r in records),
         "games": len(records), "fitted_games": len(fit_records),
-        "held_out_games": len(held_records), "voters": args.voters, "tellers": args.tellers,
+        "held_out_games": len(held_records),
+        "held_out_seeds": sorted({record.seed for record in held_records}),
+        "voters": args.voters, "tellers": args.tellers,
         VOTERS_KEY: voter_models,
         "embedder": resources.fingerprint, "deck": deck, "deck_fingerprint": deck_fingerprint,
         "inputs": inputs.files, **settings, "search": search, "warnings": bound_warnings,

@@ -56,6 +56,7 @@ from dixit_ai.reporting import (
     print_table,
     write_json,
 )
+from dixit_ai.tournament.report import FEW_DEALS, few_note
 from models.players.cli import apply_smoke, parse_args, refuse_bad_counts
 from models.players.experiments import run_games
 
@@ -253,6 +254,10 @@ def main(argv: list[str] | None = None) -> int:
     figures: dict[str, Any] = {"seed": args.seed, "games": args.games, "panel": panel,
                                "held_out": checked}
     base = "caption-teller"
+    over = f"{args.games} game{'s' if args.games != 1 else ''}{few_note(args.games, 'games')}"
+    if few_note(args.games, "games"):
+        print(f"note: {args.games} game{'s' if args.games != 1 else ''} per storyteller and "
+              f"table: fewer than {FEW_DEALS}, the intervals are not reliable", file=sys.stderr)
     for table in tables:
         rows = []
         by = {s: sorted((r for r in results if r["table"] == table and r["storyteller"] == s),
@@ -276,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
             figures[f"{table}:{s}"] = {"points": points, "success": success,
                                        "minus_caption_teller": diff, "read": read}
         print_table(f"table '{table}': the test seat's points per storytelling turn and "
-                    f"success (95% CI over {args.games} games), paired difference to {base}",
+                    f"success (95% CI over {over}), paired difference to {base}",
                     ["storyteller", "points / turn", "success", f"minus {base}",
                      "random share: random seat vs others", "turns"], rows, digits=2,
                     min_width=140)
@@ -301,8 +306,9 @@ def main(argv: list[str] | None = None) -> int:
         folder / "points.png", names,
         {table: [figures[f"{table}:{s}"]["points"] for s in names] for table in tables},
         title=f"points per storytelling turn of the test seat, by table (95% CI over "
-              f"{args.games} games, seed {args.seed})", xlabel="points per storytelling turn")
-    print(f"{len(tasks)} games in {time.perf_counter() - start:.0f} s; run folder: {folder} "
+              f"{over}, seed {args.seed})", xlabel="points per storytelling turn")
+    print(f"{len(tasks)} game{'s' if len(tasks) != 1 else ''} in "
+          f"{time.perf_counter() - start:.0f} s; run folder: {folder} "
           f"(plot: {plot.name})")
     if args.json:
         write_json(args.json, figures)

@@ -15,9 +15,11 @@ policy's ``policy_kwargs`` and the zip's SHA-256; only the zip's weights are rea
 and ``curve.png`` (the learning curve: the learner's guessing accuracy and storyteller points over
 training), and ``evaluation.json``: held-out seeds, the learner's role played by the checkpoint,
 by the clip heuristics (``clip-greedy`` votes; ``clip-expected-self`` tells) and by ``random``,
-everything else equal, against embedding, clip-greedy and random opponents, with paired 95%
-intervals, and ``{role}_evaluation.jsonl``: those games' records (each header's ``"evaluation"``
-names the role, opponents, decider and seed), from which ``evaluation.json`` is recomputed.
+everything else equal, against embedding, clip-greedy and random opponents: pooled rates, and
+their differences and ratio with paired bootstrap 95% intervals ``[low, high]``
+(:func:`envs.evaluation.evaluation_cell`), and ``{role}_evaluation.jsonl``: those games'
+records (each header's ``"evaluation"`` names the role, opponents, decider and seed), from which
+``evaluation.json`` is recomputed.
 
 Every option is checked before the run's folder is made or anything is trained (bad input exits
 2, naming the option). Progress bars (training steps, evaluation games) go to stderr
@@ -400,7 +402,8 @@ def evaluate(args: Args, role: str, checkpoint: Path, table: Any,
     from dixit_ai import play_game
     from dixit_ai.agents import RandomAgent, make_agent
     from dixit_ai.records import GameRecord, write_records
-    from envs.learned import PolicyAgent, RoleAgent, paired_interval, ratio_interval, role_metrics
+    from envs.evaluation import evaluation_cell, role_metrics
+    from envs.learned import PolicyAgent, RoleAgent
     from envs.policies import EmbeddingAgent
 
     phases = ROLE_PHASES[role]
@@ -430,33 +433,8 @@ def evaluate(args: Args, role: str, checkpoint: Path, table: Any,
                 games.append(record)
                 bar.update()
         bar.close()
-        cell: dict[str, Any] = {"games": len(seeds),
-                                "seconds": round(time.perf_counter() - started, 1)}
-        for name, rows in metrics.items():
-            if role == "guesser":
-                found = sum(r["found"] for r in rows)
-                votes = sum(r["votes"] for r in rows)
-                cell[name] = {"accuracy": found / max(votes, 1), "votes": votes}
-            else:
-                told = sum(r["told"] for r in rows)
-                points = sum(r["teller_points"] for r in rows)
-                cell[name] = {"points_per_tell": points / max(told, 1), "tells": told}
-        for name in deciders:
-            if name == "ppo":
-                continue
-            if role == "guesser":
-                per_game = [lambda r: r["found"] / max(r["votes"], 1)][0]
-            else:
-                per_game = [lambda r: r["teller_points"] / max(r["told"], 1)][0]
-            mean, half = paired_interval([per_game(r) for r in metrics["ppo"]],
-                                         [per_game(r) for r in metrics[name]])
-            cell[f"ppo_minus_{name}"] = {"mean": mean, "ci95": half}
-        if role == "guesser":
-            base = BASELINES[role]
-            ratio, low, high = ratio_interval(
-                [r["found"] for r in metrics["ppo"]], [r["votes"] for r in metrics["ppo"]],
-                [r["found"] for r in metrics[base]], [r["votes"] for r in metrics[base]])
-            cell[f"accuracy_ratio_to_{base}"] = {"ratio": ratio, "ci95": [low, high]}
+        cell = {"games": len(seeds), "seconds": round(time.perf_counter() - started, 1),
+                **evaluation_cell(role, metrics, BASELINES[role])}
         results[opponent] = cell
         print(f"{role} vs {opponent}: {json.dumps(cell)}", flush=True)
     if games_path is not None:

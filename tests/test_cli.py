@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from dixit_ai.cli import build_parser, main
+from dixit_ai.match import game_seeds
 from dixit_ai.records import read_records
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,6 +44,10 @@ def test_simulate_then_replay(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     records = list(read_records(out))
     assert len(records) == 6 and len({r.seed for r in records}) == 6
     assert all(r.header["deck"]["name"] == "dream" for r in records)
+    # each record names the run it came from: its --seed, and its place in the run
+    assert [r.header["simulation"] for r in records] == [
+        {"seed": 3, "game": i, "games": 6} for i in range(6)]
+    assert [r.seed for r in records] == game_seeds(3, 6)
     assert main(["replay", str(out)]) == 0
     assert "replayed 6 games" in capsys.readouterr().out
 

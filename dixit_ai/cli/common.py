@@ -95,8 +95,9 @@ def failure_lines(records: Iterable[Any], *, limit: int = FAILURES_SHOWN) -> lis
     then a count of the rest.
 
     Each line names the game (its position and seed), the seat and its agent, the round
-    (counted from 1, as the game's own prompts and reports count them; a record's ``round``
-    field counts from 0), the phase, what the runner did and the reason.
+    (counted from 1, as the game's own prompts and reports count them, then as the record's
+    ``round`` field counts it, from 0: ``round 2 (record: round 1)``), the phase, what the
+    runner did and the reason.
     """
     return numbered_failure_lines(enumerate(records, start=1), limit=limit)
 
@@ -120,8 +121,8 @@ def numbered_failure_lines(numbered: Iterable[tuple[int, Any]], *, limit: int = 
             name = (agents[failure.seat].get("name", "?")
                     if failure.seat < len(agents) else "?")
             lines.append(f"  {game} (seed {record.header.get('seed')}), seat {failure.seat} "
-                         f"({name}), round {failure.round + 1}, {failure.phase}: {failure.error}: "
-                         f"{failure.reason} [{failure.penalty}]")
+                         f"({name}), round {failure.round + 1} (record: round {failure.round}), "
+                         f"{failure.phase}: {failure.error}: {failure.reason} [{failure.penalty}]")
     total = counted if total is None else total
     if total > limit:
         lines.append(f"  ... and {total - limit} more (every failure is in the records)")

@@ -125,12 +125,17 @@ def run(args: argparse.Namespace) -> int:
         with (running(what, then=then),
               atomic_writer(args.out) if args.out else nullcontext() as out):
             seeds = game_seeds(args.seed, args.games)
-            for seed in tqdm(seeds, desc="games", unit="game", disable=args.no_progress,
-                             file=sys.stderr, mininterval=progress_interval(sys.stderr)):
+            for index, seed in enumerate(tqdm(seeds, desc="games", unit="game",
+                                              disable=args.no_progress, file=sys.stderr,
+                                              mininterval=progress_interval(sys.stderr))):
                 agents = [make_agent_for_deck(name, args.deck) for name in names]
                 record = play_game(agents, edition=args.edition, deck=deck, seed=seed,
                                    on_failure=on_failure, max_rounds=args.max_rounds,
                                    writable=True, **overrides)
+                # Which run the record comes from: its --seed, and the game's place in it
+                # (the game's own seed is game_seeds(seed, games)[game]).
+                record.header["simulation"] = {"seed": args.seed, "game": index,
+                                               "games": args.games}
                 tally.add(record)
                 if out is not None:
                     out.write(record.to_json() + "\n")

@@ -14,6 +14,7 @@ from dixit_ai.reporting import DEFAULT_RESAMPLES, check_folder_path, run_folder
 from dixit_ai.tournament.agent_check import agent_lines, first_descriptions, read_run_agents
 from dixit_ai.tournament.analysis import RATING_RESAMPLES, TournamentResults, analyse
 from dixit_ai.tournament.config import TournamentConfig
+from dixit_ai.tournament.lock import run_in_play
 from dixit_ai.tournament.report import (
     RATINGS_PLOT,
     REPORT_MD,
@@ -31,7 +32,6 @@ from dixit_ai.tournament.store import (
     check_totals,
     read_run_config,
     report_settings,
-    run_in_play,
     schedule_of,
 )
 from dixit_ai.tournament.summary import GameSummary, summarize
@@ -162,6 +162,36 @@ def _numbers(values: list[int]) -> str:
     return shown + (f", ... ({len(values)} in all)" if len(values) > 12 else "")
 
 
+def schedule_notes(folder: Path, config: TournamentConfig, indices: Iterable[int], *,
+                   playing: bool = False) -> list[str]:
+    """What an analysis of a run folder's records must say of its schedule: a run unfinished
+    (or ``playing``: played now by another process), with its seats unbalanced when the games
+    recorded are not whole rotations, and games missing from the middle of ``games.jsonl``.
+    ``indices`` are the schedule indices of the games recorded."""
+    indices = list(indices)
+    notes: list[str] = []
+    last = max(indices, default=-1)
+    if last + 1 < config.games:  # games after the last recorded one: not played yet
+        period = balance_period(len(config.agents), config.players)
+        count = len(indices)
+        notes.append(f"the run is {'being played' if playing else 'unfinished'}: "
+                     f"{count} of its {config.games} scheduled games are recorded"
+                     + (" so far" if playing else "")
+                     + (f" (the seats are not balanced: a rotation is {period} games)"
+                        if count % period else "")
+                     + ("; another process is playing it (analyse it again once it "
+                        "ends)" if playing else
+                        f"; continue it with: dixit-ai tournament --resume {folder}"))
+    missing = _missing(indices)
+    if missing:
+        notes.append(f"{len(missing)} of the {config.games} scheduled games "
+                     f"{'is' if len(missing) == 1 else 'are'} missing "
+                     f"from {GAMES_FILE}: game{'s' if len(missing) != 1 else ''} "
+                     f"{_numbers(missing)}; these figures cover the other "
+                     f"{len(indices)}")
+    return notes
+
+
 REPORT_FILES = (RESULTS_CSV, RESULTS_JSON, RATINGS_PLOT, WIN_RATE_PLOT, REPORT_MD)
 """The files a report writes (an analysis never replaces them unless told to)."""
 
@@ -249,25 +279,7 @@ def analyse_folder(folder: str | Path, *, out: str | Path | None = None,
                   f"the defaults (neither the run's {RESULTS_JSON} nor its {CONFIG_FILE} "
                   "states them)")
         own = stored or (DEFAULT_RESAMPLES, RATING_RESAMPLES)
-        last = max(indices, default=-1)
-        if last + 1 < config.games:  # games after the last recorded one: not played yet
-            period = balance_period(len(config.agents), config.players)
-            count = len(indices)
-            notes.append(f"the run is {'being played' if playing else 'unfinished'}: "
-                         f"{count} of its {config.games} scheduled games are recorded"
-                         + (" so far" if playing else "")
-                         + (f" (the seats are not balanced: a rotation is {period} games)"
-                            if count % period else "")
-                         + ("; another process is playing it (analyse it again once it "
-                            "ends)" if playing else
-                            f"; continue it with: dixit-ai tournament --resume {path}"))
-        missing = _missing(indices)
-        if missing:
-            notes.append(f"{len(missing)} of the {config.games} scheduled games "
-                         f"{'is' if len(missing) == 1 else 'are'} missing "
-                         f"from {GAMES_FILE}: game{'s' if len(missing) != 1 else ''} "
-                         f"{_numbers(missing)}; these figures cover the other "
-                         f"{len(indices)}")
+        notes += schedule_notes(path, config, indices, playing=playing)
     elif path.is_file():
         def parse(text: str) -> GameSummary:
             record = GameRecord.from_json(text)

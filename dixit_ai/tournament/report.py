@@ -30,7 +30,17 @@ WIN_RATE_PLOT = "win_rate.png"
 REPORT_MD = "report.md"
 
 FEW_DEALS = 10
-"""Below this many deals, the report says that its intervals are not reliable."""
+"""Below this many deals (or games, items: the units an interval resamples), a report says that
+its intervals are not reliable (:func:`few_note`)."""
+
+
+def few_note(count: int, unit: str) -> str:
+    """``" (only 3 deals: the intervals are not reliable)"`` below :data:`FEW_DEALS` ``unit``
+    (a plural noun: ``"deals"``, ``"games"``) resampled, else ``""``."""
+    if count >= FEW_DEALS:
+        return ""
+    shown = unit.removesuffix("s") if count == 1 else unit
+    return f" (only {count} {shown}: the intervals are not reliable)"
 
 MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>#!~&|])")
 """The characters of a label or name that would make Markdown (or HTML) in report.md."""
@@ -93,8 +103,7 @@ def summary_line(results: TournamentResults, *, label: Callable[[str], str] = st
         aborted += (f", {results.dropped} unreadable record{'s' if results.dropped != 1 else ''}"
                     " dropped (--allow-partial)")
     deals = f"{results.deals} deal{'s' if results.deals != 1 else ''}"
-    few = (f" (only {deals}: the intervals are not reliable)"
-           if results.deals < FEW_DEALS else "")
+    few = few_note(results.deals, "deals")
     return (f"{results.games} game{'s' if results.games != 1 else ''} ({players}{deals})"
             f"{aborted}; {results.level:.0%} bootstrap intervals over deals{few}")
 

@@ -32,17 +32,19 @@ from dixit_ai.tournament.analysis import NoGameToAnalyse, TournamentResults
 from dixit_ai.tournament.config import TournamentConfig, check_seconds
 from dixit_ai.tournament.deck_check import check_run_deck, deck_identity, read_run_deck
 from dixit_ai.tournament.folder import analyse_folder, bootstrap_settings
+from dixit_ai.tournament.lock import lock_run
 from dixit_ai.tournament.player import GamePlayer, InPlay
 from dixit_ai.tournament.runner import Backend, check_backend, play_games
 from dixit_ai.tournament.store import (
     GAMES_FILE,
     GamesWriter,
     ResumeError,
+    append_history,
     check_same_config,
-    lock_run,
     read_games,
     read_run_config,
     report_settings,
+    resume_entry,
     same_deck,
     schedule_of,
     write_config,
@@ -322,11 +324,17 @@ def run_tournament(
                 else:
                     warnings.warn(warning, stacklevel=2)
             stored = read_games(folder, schedule, repair=True, name=config.name)
+            # The run's config.json keeps when and by which versions it was started, and
+            # says when it was resumed or extended, and by which.
+            entry = resume_entry("extended" if extend else "resumed", config.games,
+                                 len(stored.lines))
             if extend:
                 chosen = on_failure_chosen or stored_choice(folder)
                 write_config(folder, config, schedule, on_failure_chosen=chosen or None,
                              version=version, deck=deck_identity(deck), report=settings,
-                             agents=defined)
+                             agents=defined, history_entry=entry)
+            else:
+                append_history(folder, entry)
         else:
             settings = bootstrap_settings(n_resamples, rating_resamples, None)
             schedule = schedule_of(config)
@@ -393,7 +401,7 @@ class EveryGameAborted(ValueError):
 
 
 def _hold(held: ExitStack, folder: Path) -> None:
-    """Lock ``folder`` (:func:`~dixit_ai.tournament.store.lock_run`) until ``held`` closes."""
+    """Lock ``folder`` (:func:`~dixit_ai.tournament.lock.lock_run`) until ``held`` closes."""
     handle = lock_run(folder)
     if handle is not None:
         held.callback(os.close, handle)

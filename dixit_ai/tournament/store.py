@@ -35,6 +35,7 @@ from dixit_ai.tournament.schedule import (
     make_schedule,
     schedule_fingerprint,
 )
+from dixit_ai.versions import package_versions
 
 CONFIG_FILE = "config.json"
 GAMES_FILE = "games.jsonl"
@@ -63,9 +64,14 @@ def write_config(folder: Path, config: TournamentConfig, schedule: list[Schedule
                  version: int = SCHEDULE_VERSION,
                  deck: dict[str, Any] | None = None,
                  report: tuple[int, int] | None = None,
-                 agents: dict[str, Any] | None = None) -> Path:
+                 agents: dict[str, Any] | None = None,
+                 history_entry: dict[str, Any] | None = None) -> Path:
     """Write ``config.json``: the config, the schedule's version and fingerprint, the deck's
-    content, the report's bootstrap settings, the versions.
+    content, the report's bootstrap settings, the versions, when it was created.
+
+    ``history_entry`` (:func:`resume_entry`) rewrites the config of a run extended by a resume:
+    its ``created`` and ``versions`` (those that started the run) are kept, and the entry is
+    appended to its ``history``.
 
     ``on_failure_chosen`` records whether the user chose the failure policy (rather than taking
     the default), so that a resumed run exits as the first one would have. ``version`` is the
@@ -85,12 +91,46 @@ def write_config(folder: Path, config: TournamentConfig, schedule: list[Schedule
         **({"agent_definitions": agents} if agents is not None else {}),
         **({"report": {"n_resamples": report[0], "rating_resamples": report[1]}}
            if report is not None else {}),
-        "versions": {"dixit-ai": __version__},
+        "versions": package_versions(),
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     }
     if on_failure_chosen is not None:
         data["on_failure_chosen"] = on_failure_chosen
+    if history_entry is not None:
+        before = _config_data(folder)
+        for key in ("created", "versions"):  # the run's start, not this extension's
+            if key in before:
+                data[key] = before[key]
+        data["history"] = [*_history(before), history_entry]
     return write_json(folder / CONFIG_FILE, data)
+
+
+def resume_entry(event: str, games: int, recorded: int) -> dict[str, Any]:
+    """An entry of a run's ``history`` in ``config.json``: ``event`` (``"resumed"``, or
+    ``"extended"`` when ``--games`` added games), when (``at``, UTC), the run's scheduled
+    ``games`` from then on, the games already ``recorded``, and the package ``versions`` that
+    played on."""
+    return {"event": event, "at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+            "games": games, "recorded": recorded, "versions": package_versions()}
+
+
+def append_history(folder: Path, entry: dict[str, Any]) -> Path:
+    """Append ``entry`` (:func:`resume_entry`) to the ``history`` of a run's ``config.json``,
+    changing nothing else."""
+    data = _config_data(folder)
+    data["history"] = [*_history(data), entry]
+    return write_json(folder / CONFIG_FILE, data)
+
+
+def _config_data(folder: Path) -> dict[str, Any]:
+    """``config.json`` as written (read and checked by :func:`read_run_config` before)."""
+    data = json.loads((folder / CONFIG_FILE).read_text(encoding="utf-8"))
+    return data if isinstance(data, dict) else {}
+
+
+def _history(data: dict[str, Any]) -> list[Any]:
+    history = data.get("history")
+    return history if isinstance(history, list) else []
 
 
 def on_failure_chosen(folder: str | os.PathLike[str]) -> bool:
@@ -202,58 +242,6 @@ def read_run_config(folder: str | os.PathLike[str]) -> tuple[TournamentConfig, i
             f"{config_path}: the schedule recorded in it (version {version}) is not the one "
             f"its config gives; {why}")
     return config, version
-
-
-def _lock_folder(folder: Path, *, exclusive: bool) -> int | None:
-    """A descriptor of ``folder`` holding a lock on it (exclusive, or shared), released when
-    the descriptor is closed or the process ends. ``None``: locks are not available here (no
-    ``fcntl``, or a file system without them), and nothing is held.
-
-    Raises:
-        BlockingIOError: another process holds a lock that conflicts with it.
-    """
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not on POSIX
-        return None
-    handle = os.open(folder, os.O_RDONLY)
-    try:
-        fcntl.flock(handle, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
-    except OSError as error:
-        os.close(handle)
-        if isinstance(error, BlockingIOError):
-            raise
-        return None  # a file system without locks
-    return handle
-
-
-def lock_run(folder: Path) -> int | None:
-    """Hold ``folder`` as the run this process plays (an exclusive lock on the folder, released
-    when the returned descriptor is closed, or when the process ends however it ends), so that
-    a second ``--resume`` of it does not play and append the same games. ``None``: locks are not
-    available here (no ``fcntl``, or a file system without them), and nothing is held.
-
-    Raises:
-        ResumeError: another process holds the run.
-    """
-    try:
-        return _lock_folder(folder, exclusive=True)
-    except BlockingIOError:
-        raise ResumeError(f"{folder}: another process is playing this run (it holds the "
-                          "folder); wait for it to end, or stop it, then resume") from None
-
-
-def run_in_play(folder: Path) -> bool:
-    """Whether another process holds ``folder`` as the run it plays (:func:`lock_run`); the
-    check takes and drops a shared lock, so it never holds the run. ``False`` where locks are
-    not available."""
-    try:
-        handle = _lock_folder(folder, exclusive=False)
-    except BlockingIOError:
-        return True
-    if handle is not None:
-        os.close(handle)  # closing drops the shared lock
-    return False
 
 
 def check_same_config(stored: TournamentConfig, given: TournamentConfig, folder: Path) -> None:

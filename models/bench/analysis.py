@@ -350,7 +350,9 @@ def report(results: dict[str, Any], plots: dict[str, str], timing: dict[str, Any
         lines.append(f"**{run['dropped_records']} unreadable record(s) of `records.jsonl` were "
                      "dropped (`--allow-partial`)**: these figures leave them out.")
     if run.get("missing_records"):
-        lines.append(f"**{run['missing_records']} record(s) are missing from `records.jsonl` "
+        bound = "At most " if run.get("missing_records_at_most") else ""
+        lines.append(f"**{bound}{run['missing_records']} record(s) are missing from "
+                     "`records.jsonl` "
                      f"({run.get('missing')})**: these figures cover the records it holds.")
     if run.get("source"):
         lines.append(f"Records: `{run['source']}`.")
@@ -468,7 +470,10 @@ def analyse(folder: str | Path, *, show: bool = True,
     if header.get("missing_records"):
         results["run"]["missing_records"] = header["missing_records"]
         results["run"]["missing"] = header["missing"]
-        print(f"warning: {header['missing_records']} record(s) missing from "
+        bound = "at most " if header.get("missing_records_at_most") else ""
+        if bound:
+            results["run"]["missing_records_at_most"] = True
+        print(f"warning: {bound}{header['missing_records']} record(s) missing from "
               f"{path / 'records.jsonl'} ({header['missing']}); the report says so",
               file=sys.stderr)
     if make_target is not None:

@@ -4,6 +4,7 @@ curves."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +46,21 @@ def plot_calibration(path: Path, tell: dict[str, Any]) -> Path | None:
 
 
 def write_plots(folder: Path, results: dict[str, Any]) -> dict[str, str]:
-    """Every plot of the run (PNG files in the run folder); name -> file name."""
+    """Every plot of the run (PNG files in the run folder); name -> file name. A task the
+    records hold no figure of (a run stopped before it) gets no plot, and a note on stderr says
+    so."""
     plots: dict[str, str] = {}
-    if "guess" in results:
+
+    def drawable(task: str, labels: Any, file: str) -> bool:
+        if task not in results:
+            return False
+        if not labels:
+            print(f"note: {file} not drawn: the records hold no {task} figures",
+                  file=sys.stderr)
+            return False
+        return True
+
+    if drawable("guess", results.get("guess", {}).get("kinds"), "guess_accuracy.png"):
         kinds = results["guess"]["kinds"]
         models = results["guess"]["models"]
         plot_intervals(folder / "guess_accuracy.png", kinds,
@@ -55,7 +68,7 @@ def write_plots(folder: Path, results: dict[str, Any]) -> dict[str, str]:
                        title="guess: top-1 accuracy per clue kind (95% CI)",
                        xlabel="top-1 accuracy", reference=results["chance"]["guess_top1"])
         plots["guess"] = "guess_accuracy.png"
-    if "decoy" in results:
+    if drawable("decoy", results.get("decoy", {}).get("models"), "decoy_share.png"):
         models = results["decoy"]["models"]
         plot_intervals(folder / "decoy_share.png", list(models),
                        [models[m]["vote_share"] for m in models],
@@ -64,7 +77,7 @@ def write_plots(folder: Path, results: dict[str, Any]) -> dict[str, str]:
                        reference=results["decoy"]["baselines"]["random_card"].estimate,
                        reference_label="random hand card")
         plots["decoy"] = "decoy_share.png"
-    if "tell" in results and results["tell"]["models"]:
+    if drawable("tell", results.get("tell", {}).get("models"), "tell_success.png"):
         models = results["tell"]["models"]
         plot_intervals(folder / "tell_success.png", list(models),
                        [models[m]["success"] for m in models],

@@ -11,11 +11,11 @@ what ``dixit-ai bench --analyse RUN_FOLDER`` redoes.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ import numpy as np
 
 from dixit_ai.reporting import progress_interval, run_folder, write_json
 from dixit_ai.rules import RuleSet, Tell, Vote
+from dixit_ai.versions import package_versions
 from models.bench.config import BenchConfig
 from models.bench.contestants import Contestant, load_contestant, ready_to_embed
 from models.bench.items import DeckFacts, GuessItem, ItemSets, item_seed
@@ -64,7 +65,10 @@ class BenchRun:
 
 
 class _Recorder:
-    """Appends records to ``records.jsonl`` as items are answered."""
+    """Appends records to ``records.jsonl`` as items are answered: each line is flushed to the
+    operating system as it is written (a killed process loses none of the records written),
+    and the file is fsynced when it is closed (the tournament fsyncs each game: a benchmark
+    writes thousands of small records, which a per-record fsync would slow down)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -73,17 +77,14 @@ class _Recorder:
 
     def write(self, record: dict[str, Any]) -> None:
         self.handle.write(json.dumps(record, sort_keys=False) + "\n")
+        self.handle.flush()
         self.count += 1
 
     def close(self) -> None:
+        self.handle.flush()
+        os.fsync(self.handle.fileno())
         self.handle.close()
 
-
-def _version(package: str) -> str:
-    try:
-        return metadata.version(package)
-    except metadata.PackageNotFoundError:
-        return "unknown"
 
 
 def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
@@ -190,6 +191,15 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
                  + len(contestants) * len(decoy_items))
 
         def header() -> dict[str, Any]:
+            # Every storyteller's story items are guess items too (``story:<label>``): before
+            # the tell task is done their number is at most one per tell item (a failed tell, or
+            # a card with no caption board, makes none); once told, the number made.
+            guess_counts = {k: len(v) for k, v in guess_items.items()}
+            stories = "guess" in config.tasks and bool(agents)
+            told_all = all(f"story:{c.label}" in guess_items for c in agents)
+            if stories and not told_all:
+                guess_counts |= {f"story:{c.label}": len(tell_items) for c in agents}
+            counted = {"stories": "counted" if told_all else "at most"} if stories else {}
             return {
                 "format": 1,
                 "config": config.to_dict(),
@@ -199,9 +209,9 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
                 "models": [c.describe() for c in contestants],
                 "reference": reference.describe() if reference is not None else None,
                 "panel": panel.describe() if panel is not None else None,
-                "items": {"guess": {k: len(v) for k, v in guess_items.items()},
-                          "decoy": len(decoy_items), "tell": len(tell_items)},
-                "versions": {"dixit-ai": _version("dixit-ai"), "numpy": np.__version__},
+                "items": {"guess": guess_counts, "decoy": len(decoy_items),
+                          "tell": len(tell_items), **counted},
+                "versions": package_versions(),
             }
 
         folder = run_folder("bench", config.name, config.seed, root=config.out)
@@ -219,6 +229,8 @@ def run_bench(config: BenchConfig, *, progress: bool = True, show: bool = True,
                 for storyteller in agents:
                     kind = f"story:{storyteller.label}"
                     guess_items[kind] = item_sets.story_items(kind, stories[storyteller.label])
+                # The stories' items are known now: a run stopped from here on counts them.
+                write_json(folder / "bench.json", {**header(), "finished": False})
                 _guess(contestants, guess_items, rules, config, deck, recorder, bar)
             if decoy_items:
                 assert reference is not None

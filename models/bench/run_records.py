@@ -83,9 +83,12 @@ def read_run(folder: str | Path, *, allow_partial: bool = False
                               " a finished run holds every model's answer to every item: pass "
                               "--allow-partial to analyse the records it holds")
     header = {**header, "dropped_records": len(read.dropped),
-              "missing_records": sum(len(items) for _, _, items in missing)}
+              "missing_records": sum(n for _, _, _, n in missing)}
     if missing:
         header["missing"] = _missing_text(missing)
+        if any(items[0].startswith("at most") for _, model, items, _ in missing
+               if model == "every model"):
+            header["missing_records_at_most"] = True  # stories a stopped tell task never told
     return header, read.records
 
 
@@ -147,14 +150,19 @@ def _check_values(record: dict[str, Any], board_size: int | None) -> None:
 
 
 def _missing_records(header: dict[str, Any], records: Sequence[dict[str, Any]]
-                     ) -> list[tuple[str, str, list[Any]]]:
-    """``(what, model, missing items)`` for every model lacking items of a task (and clue kind)
-    that another model answered, or that ``bench.json`` counts."""
+                     ) -> list[tuple[str, str, list[Any], int]]:
+    """``(what, model, missing items, number of records)`` for every model lacking items of a
+    task (and clue kind) that another model answered, or that ``bench.json`` counts; items that
+    no model answered are one entry for ``"every model"``, whose number counts every model's
+    record. A run stopped before its tell task was done counts its storytellers' story items
+    (``story:<label>``) as one per tell item, the most there can be (``"stories": "at most"``
+    in ``bench.json``'s ``items``): those entries say "at most"."""
     tasks = [t for t in header["config"]["tasks"] if t in BENCH_TASKS]
     models = [m["label"] for m in header["models"]]
     agents = [m["label"] for m in header["models"] if m.get("kind") == "agent"]
     items = header.get("items")
     counts: dict[str, Any] = items if isinstance(items, dict) else {}
+    at_most = counts.get("stories") == "at most"
     answered: dict[tuple[str, str | None], dict[str, set[int]]] = {}
     for record in records:
         task, model, kind, item = _record_key(record)
@@ -169,25 +177,30 @@ def _missing_records(header: dict[str, Any], records: Sequence[dict[str, Any]]
         else:
             count = counts.get(task)
             groups.append((task, None, count if isinstance(count, int) else None))
-    missing: list[tuple[str, str, list[Any]]] = []
+    missing: list[tuple[str, str, list[Any], int]] = []
     for task, kind, count in groups:
         by_model = answered.get((task, kind), {})
         expected = set().union(*by_model.values()) if by_model else set()
-        if count is not None and len(expected) < count and not str(kind).startswith("story:"):
+        story = str(kind).startswith("story:")
+        if count is not None and len(expected) < count and not story:
             expected |= set(range(count))
         what = f"{task}" + (f" ({kind})" if kind is not None else "")
-        for model in agents if task == "tell" else models:
+        answering = agents if task == "tell" else models
+        for model in answering:
             lacking = sorted(expected - by_model.get(model, set()))
             if lacking:
-                missing.append((what, model, lacking))
+                missing.append((what, model, lacking, len(lacking)))
         if count is not None and len(expected) < count:  # items nobody answered (stories)
-            missing.append((what, "every model", [f"{count - len(expected)} of {count} items"]))
+            bound = "at most " if story and at_most else ""
+            missing.append((what, "every model",
+                            [f"{bound}{count - len(expected)} of {count} items"],
+                            (count - len(expected)) * len(answering)))
     return missing
 
 
-def _missing_text(missing: Sequence[tuple[str, str, list[Any]]]) -> str:
+def _missing_text(missing: Sequence[tuple[str, str, list[Any], int]]) -> str:
     parts = []
-    for what, model, items in missing[:6]:
+    for what, model, items, _ in missing[:6]:
         shown = ", ".join(str(i) for i in items[:8]) + (", ..." if len(items) > 8 else "")
         parts.append(f"{what} of {model}: item{'s' if len(items) != 1 else ''} {shown}")
     more = f"; and {len(missing) - 6} more" if len(missing) > 6 else ""

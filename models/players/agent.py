@@ -354,9 +354,10 @@ class ClipAgent:
 
     def simulation_fits(self) -> list[dict[str, Any]]:
         """Every fitted file this storyteller's decisions use, with the voters it records it
-        was fitted on (``voter_models``; ``None``: it does not say): its calibration, its
-        population fit (with a population) and its policy checkpoint, as ``{"kind", "file",
-        "voters"}`` (:func:`models.bench.panel.check_held_out` reads them).
+        was fitted on (``voter_models``; ``None``: it does not say) and the SHA-256 of its
+        bytes: its calibration, its population fit (with a population) and its policy
+        checkpoint, as ``{"kind", "file", "sha256", "voters"}``
+        (:func:`models.bench.panel.check_held_out` reads them).
 
         Raises:
             ValueError: a file's record of voters is malformed; the message names the file.

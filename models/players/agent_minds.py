@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dixit_ai.decks.cache import file_sha256
 from models.players.guess_files import calibration_path, resolve_path
 from models.players.guess_model import GuessModel, fitted_file_voters
 from models.players.panel_models import load_member_resources
@@ -94,8 +95,10 @@ def fitted_files(calibration: str | None, population: list[Any] | None,
                  population_calibration: str | None, policy: str | None,
                  unseen_minds: str | None) -> list[dict[str, Any]]:
     """Every fitted file a storyteller's decisions use, with the voters it records it was
-    fitted on (``voter_models``; ``None``: it does not say): its calibration, its population fit
-    (with a population) and its policy checkpoint, as ``{"kind", "file", "voters"}``.
+    fitted on (``voter_models``; ``None``: it does not say) and the SHA-256 of its bytes (what
+    the decisions were made with: a file rewritten under the same name gives another hash):
+    its calibration, its population fit (with a population) and its policy checkpoint, as
+    ``{"kind", "file", "sha256", "voters"}``.
 
     Raises:
         ValueError: a file's record of voters is malformed; the message names the file.
@@ -114,5 +117,5 @@ def fitted_files(calibration: str | None, population: list[Any] | None,
         files.append(("policy", str(policy), resolve_path(policy)))
     if unseen_minds:
         files.append(("unseen-minds", str(unseen_minds), resolve_path(unseen_minds)))
-    return [{"kind": kind, "file": shown, "voters": fitted_file_voters(where)}
-            for kind, shown, where in files]
+    return [{"kind": kind, "file": shown, "sha256": file_sha256(where),
+             "voters": fitted_file_voters(where)} for kind, shown, where in files]

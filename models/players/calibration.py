@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from dixit_ai.records import GameRecord
 from models.players.guess_model import VOTERS_KEY, GuessModel
 from models.players.reliability import (
     Reliability,
@@ -73,11 +74,37 @@ __all__ = [
     "predictions_of",
     "reliability",
     "seat_embedders",
+    "split_fit_held",
     "story_correlation",
     "unsimulated_voters",
     "vote_observations",
     "vote_predictions",
 ]
+
+
+def split_fit_held(records: Iterable[GameRecord]) -> tuple[list[GameRecord], list[GameRecord]]:
+    """The games to fit and the games held out, which depend only on the games themselves.
+
+    The games are grouped by seed (the games of one tournament deal share its seed, so a deal,
+    and its luck, falls on one side only; so do any two games dealt from one seed), the groups
+    are sorted by seed, and every other group is held out: groups 0, 2, 4, ... are fitted, 1, 3,
+    5, ... held out. Within each side the games are sorted by seed, then by their JSON text, so
+    the order in which files (or games) are given changes nothing. With fewer than two seeds
+    nothing is held out.
+
+    >>> from dixit_ai.records import GameRecord
+    >>> games = [GameRecord({"seed": s}, [], [], []) for s in (5, 3, 5, 9)]
+    >>> fit, held = split_fit_held(games)
+    >>> [g.seed for g in fit], [g.seed for g in held]
+    ([3, 9], [5, 5])
+    """
+    ordered = sorted(records, key=lambda record: (record.seed, record.to_json()))
+    seeds = sorted({record.seed for record in ordered})
+    if len(seeds) < 2:
+        return ordered, []
+    held_seeds = set(seeds[1::2])
+    return ([record for record in ordered if record.seed not in held_seeds],
+            [record for record in ordered if record.seed in held_seeds])
 
 
 def _pack(observations: Sequence[VoteObservation]) -> tuple[np.ndarray, ...]:

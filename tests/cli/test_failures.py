@@ -41,8 +41,8 @@ def test_simulate_prints_each_failure_and_fails(tmp_path, env):
                    "--no-progress", cwd=tmp_path, env=env)
     assert result.returncode == 1, result.output
     assert "agent failures: 2" in result.stderr
-    assert ("game 1 (seed 7896617691693857887), seat 0 (dead-http), round 1, tell: "
-            "EndpointError: http://127.0.0.1:9/v1 could not be reached") in result.stderr
+    assert ("game 1 (seed 7896617691693857887), seat 0 (dead-http), round 1 (record: round 0), "
+            "tell: EndpointError: http://127.0.0.1:9/v1 could not be reached") in result.stderr
     assert "Connection refused" in result.stderr and "[abort]" in result.stderr
     assert "   0  dead-http" in result.stdout  # the summary names each seat's agent
 
@@ -62,7 +62,7 @@ def test_a_tournament_with_failures_fails_unless_forfeit_is_chosen(tmp_path, env
             "--max-rounds", "4", "--out", "runs", *QUICK]
     result = dixit(*args, cwd=tmp_path, env=env)
     assert result.returncode == 1, result.output
-    assert "seat 0 (dead-http), round 1, tell: EndpointError" in result.stderr
+    assert "seat 0 (dead-http), round 1 (record: round 0), tell: EndpointError" in result.stderr
     assert "forfeited by default; pass --on-failure forfeit to accept them" in result.stderr
     header = next(line for line in result.stdout.splitlines() if "agent" in line)
     assert "failures" in header
@@ -77,7 +77,7 @@ def test_a_tournament_with_failures_fails_unless_forfeit_is_chosen(tmp_path, env
     chosen = dixit(*args[:-len(QUICK)], "--on-failure", "forfeit", "--out", "again", *QUICK,
                    cwd=tmp_path, env=env)
     assert chosen.returncode == 0, chosen.output
-    assert "seat 0 (dead-http), round 1, tell" in chosen.stderr
+    assert "seat 0 (dead-http), round 1 (record: round 0), tell" in chosen.stderr
     # The choice is kept with the run: resuming it (here, with one more game) exits alike.
     (again,) = (tmp_path / "again").iterdir()
     resumed = dixit("tournament", "--resume", str(again), "--games", "4", *QUICK, cwd=tmp_path,

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from dixit_ai.decks.cache import file_sha256
 from dixit_ai.rules import RuleSet, new_game, observe
 from models.bench.panel import PanelTable
 from models.players import ClipAgent
@@ -167,3 +168,16 @@ def test_the_panel_refuses_a_map_fitted_on_a_members_votes(minds, tmp_path):
     with pytest.raises(ValueError, match="fitted on votes of panel member"):
         table.check_held_out("leaked", leaked.describe())
 
+
+
+def test_the_fit_files_are_named_by_their_bytes(minds, tmp_path):
+    """A population fit rewritten under its name changes play: the records must say so."""
+    spaces, fit = minds
+    fits = {f["kind"]: f for f in _agent(spaces, fit).describe()["simulation_fits"]}
+    assert fits["population"]["sha256"] == file_sha256(fit)
+    assert all(len(f["sha256"]) == 64 for f in fits.values())
+    copy = tmp_path / "population.json"
+    copy.write_text(json.dumps(json.loads(fit.read_text()), indent=1))
+    (again,) = [f for f in _agent(spaces, copy).describe()["simulation_fits"]
+                if f["kind"] == "population"]
+    assert again["sha256"] == file_sha256(copy) != fits["population"]["sha256"]

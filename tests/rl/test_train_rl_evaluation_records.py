@@ -4,6 +4,7 @@ are recomputed from them (before: only the aggregates were written; nothing to r
 from __future__ import annotations
 
 import json
+import math
 import runpy
 from collections import defaultdict
 from pathlib import Path
@@ -54,3 +55,6 @@ def test_evaluation_numbers_are_recomputed_from_the_written_games(tmp_path: Path
                     assert cell[decider]["tells"] == total["told"]
                     assert cell[decider]["points_per_tell"] == total["teller_points"] / max(
                         total["told"], 1)
+            rate = "accuracy" if role == "guesser" else "points_per_tell"
+            assert math.isclose(cell["ppo_minus_random"]["difference"],
+                                cell["ppo"][rate] - cell["random"][rate], abs_tol=1e-12)
