@@ -440,9 +440,10 @@ def main(argv: list[str] | None = None,
     if predicted:
         result = reliability(predicted, observed, args.bins)
         plot_reliability(result, run / "reliability_records.png",
-                         "predictions in the fitted records (before fitting)")
+                         f"{args.embedder}: the records' own predictions (before fitting)")
         summary["ece_records"] = result.ece
-        print(f"ECE of the records' predictions: {result.ece:.3f} over {len(predicted)} rounds")
+        print(f"ECE of the records' own predictions (the guess models they were played with), "
+              f"over the {len(predicted)} rounds of the records: {result.ece:.3f}")
     if args.validate_games:
         fresh = play_table(args.agents, n_games=args.validate_games, seed=args.seed + 1,
                            edition=args.edition, deck=args.deck,
@@ -451,10 +452,11 @@ def main(argv: list[str] | None = None,
         predicted, observed, _ = predictions_of(fresh)
         result = reliability(predicted, observed, args.bins)
         plot_reliability(result, run / "reliability.png",
-                         "after fitting: fresh games with the fitted guess model")
+                         f"{args.embedder}: fresh games with the fitted guess model")
         summary["ece_after"] = result.ece
         summary["validation_rounds"] = len(predicted)
-        print(f"ECE after fitting: {result.ece:.3f} over {len(predicted)} rounds")
+        print(f"ECE after fitting, over the {len(predicted)} rounds of {args.validate_games} "
+              f"fresh validation games: {result.ece:.3f}")
         buffer = io.StringIO(newline="")
         writer = csv.writer(buffer)
         writer.writerow(["predicted", "observed"])
