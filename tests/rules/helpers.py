@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from dixit_ai.rules import (
@@ -12,6 +14,7 @@ from dixit_ai.rules import (
     Phase,
     Play,
     RedToken,
+    RoundResult,
     RuleSet,
     Tell,
     Vote,
@@ -46,9 +49,18 @@ def random_action(state: GameState, rng: np.random.Generator) -> Action:
 
 def play_out(game: Game, seed: int) -> None:
     """Play ``game`` to its end with :func:`random_action`, moves drawn from ``seed``."""
+    for _ in scored_rounds(game, seed):
+        pass
+
+
+def scored_rounds(game: Game, seed: int) -> Iterator[RoundResult]:
+    """Play ``game`` to its end with :func:`random_action` (moves drawn from ``seed``), giving
+    each round's result as it is scored."""
     rng = np.random.default_rng(seed)
     while not game.state.is_over:
-        game.apply(random_action(game.state, rng))
+        result = game.apply(random_action(game.state, rng))
+        if result is not None:
+            yield result
 
 
 def variant_cells() -> list[tuple[str, int, dict[str, object]]]:

@@ -79,18 +79,13 @@ def test_explained_points_sum_to_the_rules_points_in_every_mode() -> None:
     """The web's reasons and the terminal's lines are the rules' parts, worded."""
     from dixit_ai.rules.explain import explain_round
     from dixit_ai.web.messages import explain_points
-    from tests.rules.helpers import variant_cells
+    from tests.rules.helpers import scored_rounds, variant_cells
 
     cells = [("refresh-2021", 3, {}), ("original-2008", 3, {}), ("odyssey-2011", 7, {}),
              ("odyssey-2024", 4, {}), *variant_cells()[::3]]
     for edition, n, overrides in cells:
         rules = RuleSet.edition(edition, **overrides)
-        game = Game(rules, n, range(84), seed=n)
-        rng = np.random.default_rng(n)
-        while not game.state.is_over:
-            result = game.apply(random_action(game.state, rng))
-            if result is None:
-                continue
+        for result in scored_rounds(Game(rules, n, range(84), seed=n), n):
             reasons = explain_points(rules, n, result)
             for seat in range(n):
                 assert sum(p["points"] for p in reasons[seat]) == result.points[seat]

@@ -7,11 +7,9 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
-
 from dixit_ai.rules import Game, RuleSet
 from dixit_ai.web.messages import NAME_MARK, round_payload
-from tests.rules.helpers import random_action
+from tests.rules.helpers import scored_rounds
 
 SECOND_PERSON = re.compile(r"\b(you|your)\b", re.IGNORECASE)
 
@@ -22,12 +20,7 @@ def test_the_others_rows_name_their_seat_and_never_say_you() -> None:
     named_seen = teams_seen = 0
     for edition, n, overrides in cells:
         rules = RuleSet.edition(edition, **overrides)
-        game = Game(rules, n, range(84), seed=n)
-        rng = np.random.default_rng(n)
-        while not game.state.is_over:
-            result = game.apply(random_action(game.state, rng))
-            if result is None:
-                continue
+        for result in scored_rounds(Game(rules, n, range(84), seed=n), n):
             payload = round_payload(rules, n, result)
             for own, named in zip(payload["reasons"], payload["reasons_named"], strict=True):
                 assert [r["points"] for r in own] == [r["points"] for r in named]
