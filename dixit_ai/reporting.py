@@ -3,7 +3,7 @@
 Every figure a report prints is recomputable from the records in its run folder; this module only
 formats and resamples. Bootstrap intervals are percentile intervals over resampled *items* (games,
 boards, rounds), drawn from a seeded generator, so the same records and seed give the same
-interval. Plots import matplotlib when called, so the core imports without it.
+interval. The plots shared by reports are :mod:`dixit_ai.plots` (re-exported here).
 """
 
 from __future__ import annotations
@@ -25,6 +25,9 @@ from typing import Any
 import numpy as np
 
 from dixit_ai.files import atomic_writer
+from dixit_ai.plots import draw_rate_matrix as draw_rate_matrix
+from dixit_ai.plots import plot_intervals as plot_intervals
+from dixit_ai.plots import side_colorbar as side_colorbar
 
 __all__ = [
     "LOG_PROGRESS_INTERVAL",
@@ -41,6 +44,7 @@ __all__ = [
     "print_table",
     "progress_interval",
     "run_folder",
+    "side_colorbar",
     "write_csv",
     "write_json",
     "write_text",
@@ -459,72 +463,3 @@ def print_blocks(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any
         for column, value in zip(shown, values[len(columns) - len(shown):], strict=True):
             if value != "":
                 print(f"  {column:<{label}}  {value}", file=file)
-
-
-def plot_intervals(path: str | os.PathLike[str], labels: Sequence[str],
-                   intervals: Sequence[Interval] | Mapping[str, Sequence[Interval]], *,
-                   title: str, xlabel: str, reference: float | None = None,
-                   reference_label: str = "chance") -> Path:
-    """A horizontal dot-and-whisker plot of intervals (one series, or several side by side).
-
-    ``intervals`` is one interval per label, or a mapping series name -> one per label. A
-    vertical dashed line marks ``reference`` (chance, say) where given. Each whisker spans its
-    interval, whether or not the interval holds its estimate (the dot). Writes a PNG.
-
-    Raises:
-        ValueError: no labels (nothing to plot), or a series without one interval per label.
-    """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    if not labels:  # a strip with a title and nothing else: the caller skips it and says so
-        raise ValueError(f"{Path(path).name}: no intervals to plot (no labels)")
-    series = intervals if isinstance(intervals, Mapping) else {"": intervals}
-    for name, values in series.items():
-        if len(values) != len(labels):
-            raise ValueError(
-                f"series {name!r} has {len(values)} intervals for {len(labels)} labels")
-    n, k = len(labels), len(series)
-    fig, ax = plt.subplots(figsize=(7.5, 0.9 + 0.45 * n * max(1, k) ** 0.5))
-    offsets = np.linspace(-0.2, 0.2, k) if k > 1 else np.zeros(1)
-    for index, (offset, (name, values)) in enumerate(zip(offsets, series.items(), strict=True)):
-        y = np.arange(n)[::-1] + offset
-        est = np.array([v.estimate for v in values])
-        low, high = np.array([v.low for v in values]), np.array([v.high for v in values])
-        # The whisker spans the interval and the dot is the estimate, drawn apart: a percentile
-        # interval need not hold its estimate (a skewed statistic, a few resamples).
-        ax.errorbar((low + high) / 2, y, xerr=(high - low) / 2, fmt="none", capsize=3,
-                    color=f"C{index}", label=name or None)
-        ax.plot(est, y, "o", color=f"C{index}")
-    if reference is not None:
-        ax.axvline(reference, color="grey", linestyle="--", linewidth=1, label=reference_label)
-    ax.set_yticks(np.arange(n)[::-1], labels)
-    ax.set_xlabel(xlabel)
-    ax.set_title(textwrap.fill(title, 72), fontsize="medium")
-    ax.grid(axis="x", alpha=0.3)
-    if k > 1 or reference is not None:
-        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")  # off the data
-    fig.tight_layout()
-    target = save_figure(fig, path, dpi=120)
-    plt.close(fig)
-    return target
-
-
-def draw_rate_matrix(ax: Any, values: np.ndarray, rows: Sequence[str],
-                     columns: Sequence[str]) -> Any:
-    """Draw a matrix of rates in [0, 1] on a matplotlib ``ax``: a heat map with each cell's
-    value written in it (NaN cells left blank) and the row and column labels. Returns the
-    image (for a colour bar)."""
-    values = np.asarray(values, dtype=np.float64)
-    image = ax.imshow(values, vmin=0, vmax=1, cmap="viridis", aspect="auto")
-    ax.set_xticks(range(len(columns)), list(columns), rotation=35, ha="right")
-    ax.set_yticks(range(len(rows)), list(rows))
-    for i in range(len(rows)):
-        for j in range(len(columns)):
-            value = values[i, j]
-            if not math.isnan(value):
-                ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=7,
-                        color="white" if value < 0.5 else "black")
-    return image

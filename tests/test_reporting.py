@@ -250,3 +250,23 @@ def test_an_interval_that_does_not_hold_its_estimate_is_drawn(tmp_path) -> None:
     target = plot_intervals(tmp_path / "i.png", ["a", "b"], {"x": beside, "y": beside[::-1]},
                             title="t", xlabel="points", reference=3.0)
     assert matplotlib.image.imread(target).shape[0] > 50
+
+
+def test_a_matrix_colour_bar_is_as_tall_as_its_plot_and_says_what_it_measures() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dixit_ai.reporting import draw_rate_matrix, side_colorbar
+
+    fig, ax = plt.subplots(figsize=(9, 9))
+    image = draw_rate_matrix(ax, np.full((15, 6), 0.5), [str(i) for i in range(15)],
+                             [str(j) for j in range(6)])
+    bar = side_colorbar(fig, ax, image, "observed guess rate")
+    fig.tight_layout()
+    fig.canvas.draw()
+    plot, scale = ax.get_position(), bar.ax.get_position()
+    assert abs(plot.height - scale.height) < 1e-6 and scale.x0 > plot.x1
+    assert bar.ax.get_ylabel() == "observed guess rate"
+    plt.close(fig)

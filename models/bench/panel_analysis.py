@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from dixit_ai.reporting import Interval, draw_rate_matrix, save_figure
+from dixit_ai.reporting import Interval, draw_rate_matrix, save_figure, side_colorbar
 from models.bench.analysis import CALIBRATION_BINS  # the bench's tell task bins its ECE alike
 
 SELF_COLUMN = "against itself (reference)"
@@ -283,7 +283,7 @@ def write_panel_plots(folder: Path, panel: dict[str, Any]) -> dict[str, str]:
     ax.set_title("cross-play: observed guess rate (storyteller x guesser model);\n"
                  "last column: the reference population (against itself for default-model "
                  "storytellers)", fontsize=9)
-    fig.colorbar(image, ax=ax, fraction=0.03)
+    side_colorbar(fig, ax, image, "observed guess rate")
     fig.tight_layout()
     save_figure(fig, folder / "panel_crossplay.png", dpi=120)
     plt.close(fig)

@@ -18,7 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from dixit_ai.reporting import Interval, draw_rate_matrix, mean_interval, save_figure
+from dixit_ai.reporting import (
+    Interval,
+    draw_rate_matrix,
+    mean_interval,
+    save_figure,
+    side_colorbar,
+)
 
 CHANCE = 1 / 6
 """Top-1 by chance on the boards of told cards (the card and five distractors)."""
@@ -89,7 +95,7 @@ def plot_reading_matrix(path: Any, matrix: Mapping[str, Mapping[str, Interval]],
     ax.set_xlabel("guesser (embedder)")
     ax.set_ylabel("teller (agent, telling on its own model)")
     ax.set_title(title, fontsize=9)
-    fig.colorbar(image, ax=ax, fraction=0.03, label=f"top-1 (chance {CHANCE:.3f})")
+    side_colorbar(fig, ax, image, f"top-1 (chance {CHANCE:.3f})")
     fig.tight_layout()
     save_figure(fig, path, dpi=120)
     plt.close(fig)
