@@ -31,17 +31,24 @@ def json_problem(value: Any, path: str) -> str | None:
         # a record is written through dataclasses.asdict, which turns one into its fields
         return json_problem(dataclasses.asdict(value), path)
     if isinstance(value, dict):
+        for key in value:  # json writes these keys as text; anything else it refuses
+            if not (key is None or isinstance(key, str | int | float)):
+                return (f"{path} has the key {shown(key)} ({type(key).__name__}): JSON keys "
+                        "are text, numbers, booleans or None")
+        kinds = {type(key) for key in value}
+        if len(kinds) > 1 and not kinds <= {int, float, bool}:
+            return (f"{path} mixes keys of the types {', '.join(sorted(k.__name__ for k in kinds))}"
+                    ": a record sorts its keys, and these cannot be compared")
         for key, item in value.items():
-            if not isinstance(key, str):
-                return f"{path} has the key {key!r}: JSON keys are text"
             problem = json_problem(item, f"{path}[{key!r}]")
             if problem is not None:
                 return problem
         return None
-    return (f"{path} is a {type(value).__name__} ({_shown(value)}), which JSON cannot hold: "
+    return (f"{path} is a {type(value).__name__} ({shown(value)}), which JSON cannot hold: "
             "give numbers, text, booleans, None, lists or dicts")
 
 
-def _shown(value: Any, limit: int = 80) -> str:
+def shown(value: Any, limit: int = 80) -> str:
+    """``repr(value)``, cut at ``limit`` characters (``...``)."""
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + "..."

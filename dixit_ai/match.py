@@ -266,15 +266,22 @@ def play_game(
                                    or max_rounds < 1):
         raise ValueError(f"max_rounds must be None or an int of at least 1, not {max_rounds!r}")
     rules = RuleSet.edition(edition, **rule_overrides)
+    # What every agent's constructor, reset(), describe() and decisions are checked against:
+    # the shared rules as the edition makes them (see dixit_ai.agents.checks.check_rules).
+    parameters = rules.parameters()
     n_players = len(agents)
     rules.check_players(n_players)
     card_ids, deck_entry = resolve_deck(deck)
     # Agents named by string are made for this game's deck where it is given as a spec or a
     # loaded Deck (given card ids alone, there are no pictures to give them).
     given_deck = isinstance(deck, str) or hasattr(deck, "card_ids")
-    players: list[Agent] = [
-        (make_agent_for_deck(a, deck) if given_deck else make_agent(a))
-        if isinstance(a, str) else a for a in agents]
+    players: list[Agent] = []
+    for seat, named in enumerate(agents):
+        if not isinstance(named, str):
+            players.append(named)
+            continue
+        players.append(make_agent_for_deck(named, deck) if given_deck else make_agent(named))
+        check_rules(rules, parameters, players[-1], seat, "constructor")
 
     first_seat: dict[int, int] = {}
     for seat, agent in enumerate(players):
@@ -292,7 +299,6 @@ def play_game(
     state = new_game(rules, n_players, card_ids, rng)
     # Outside the decisions' failure policy: a reset() or describe() that fails is named
     # (seat, agent, method, field) before anything is played (see dixit_ai.agents.checks).
-    parameters = rules.parameters()
     for seat, agent in enumerate(players):
         reset_agent(agent, seat, np.random.default_rng(streams[seat + 1]))
         check_rules(rules, parameters, agent, seat, "reset()")

@@ -49,7 +49,8 @@ def test_a_reset_that_raises_is_named_with_its_seat_and_agent() -> None:
     ({"name": "desc", "s": {1, 2}}, r"describe\(\)\['s'\] is a set"),
     ({"name": "desc", "model": {"t": float("nan")}}, r"describe\(\)\['model'\]\['t'\] is nan"),
     ({"name": "desc", "ids": [1, np.int64(2)]}, r"describe\(\)\['ids'\]\[1\] is a numpy int64"),
-    ({"name": "desc", 3: "x"}, r"describe\(\) has the key 3"),
+    ({"name": "desc", 3: "x"}, r"describe\(\) mixes keys of the types int, str"),
+    ({"name": "desc", "k": {(1, 2): "x"}}, r"describe\(\)\['k'\] has the key \(1, 2\) \(tuple\)"),
     (None, r"describe\(\) must return a dict .* not None"),
     ({"x": 1}, r"describe\(\) must give the agent's name as 'name'"),
     ({"name": "impostor"}, r"describe\(\)\['name'\] is 'impostor' but the agent is named "
@@ -67,6 +68,20 @@ def test_a_description_a_record_cannot_hold_is_refused_naming_the_field(
 def test_a_long_description_is_refused() -> None:
     with pytest.raises(AgentSetupError, match="at most 100,000 per agent"):
         game(Described({"name": "desc", "text": "x" * 100_001}))
+
+
+def test_a_description_with_a_dataclass_or_number_keys_is_recorded() -> None:
+    """The record writes a dataclass as its fields and number keys as text: the check takes
+    what the writer takes (a dataclass made the check itself raise a TypeError)."""
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Settings:
+        temp: float = 0.5
+
+    record = game(Described({"name": "desc", "settings": Settings(), "by_seat": {0: 1, 2: 3}}))
+    assert '"by_seat":{"0":1,"2":3}' in record.to_json()
+    assert '"settings":{"temp":0.5}' in record.to_json()
 
 
 def test_a_plain_description_is_recorded_as_given() -> None:

@@ -42,3 +42,32 @@ def test_an_agent_that_changes_the_rules_stops_the_game_and_they_are_put_back(
     assert RuleSet.edition("refresh-2021").storyteller_points == before == 3
     record = game(RandomAgent())
     assert record.header["rules"]["storyteller_points"] == 3
+
+
+class ConstructorMutator(RandomAgent):
+    """Changes the shared rules as it is made (the probe's ``initmut``)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(name="initmut")
+        object.__setattr__(RuleSet.edition("refresh-2021"), "score_limit", 3)
+
+
+def test_an_agent_that_changes_the_rules_as_it_is_made_is_caught(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Named by string, it is made inside the game: its constructor is checked like its
+    decisions (the game was played to a 3-point limit in a refresh-2021 record). Made outside,
+    the next game's rules refuse (and are put back), so no later game plays them."""
+    from dixit_ai.agents import register_agent, registry
+    from dixit_ai.rules.ruleset import SharedRulesChanged
+
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))  # this test's entry
+    register_agent("initmut-test", f"{__name__}:ConstructorMutator")
+    with pytest.raises(RulesChanged, match=r"seat 0: agent 'initmut' \(ConstructorMutator\) "
+                       r"changed the game's rules in its constructor \(score_limit 30 -> 3\)"):
+        play_game(["initmut-test", "random", "random"], edition="refresh-2021", deck=range(84),
+                  seed=1)
+    assert RuleSet.edition("refresh-2021").score_limit == 30
+    ConstructorMutator()  # made outside any game
+    with pytest.raises(SharedRulesChanged, match=r"score_limit 30 -> 3"):
+        game(RandomAgent())
+    assert game(RandomAgent()).header["rules"]["score_limit"] == 30

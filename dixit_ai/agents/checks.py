@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from dixit_ai.json_fields import json_problem
+from dixit_ai.json_fields import json_problem, shown
 
 DESCRIBED_CHARACTERS = 100_000
 """The longest description (as JSON) a record takes from one agent: a description is written
@@ -87,12 +87,12 @@ def described(agent: Any, seat: int, *, writable: bool = True) -> dict[str, Any]
                               ) from error
     if not isinstance(description, dict):
         raise AgentSetupError(f"{where}: describe() must return a dict (the record's "
-                              f"description of the agent), not {_shown(description)}")
+                              f"description of the agent), not {shown(description)}")
     name = getattr(agent, "name", None)
     recorded = description.get("name")
     if not isinstance(recorded, str):
         raise AgentSetupError(f"{where}: describe() must give the agent's name as 'name' (the "
-                              f"records credit the agent by it), not {_shown(recorded)}")
+                              f"records credit the agent by it), not {shown(recorded)}")
     if isinstance(name, str) and recorded != name:
         raise AgentSetupError(f"{where}: describe()['name'] is {recorded!r} but the agent is "
                               f"named {name!r}: the record would credit another agent (describe "
@@ -110,20 +110,22 @@ def described(agent: Any, seat: int, *, writable: bool = True) -> dict[str, Any]
 
 
 def _json(value: Any) -> str:
+    """``value`` as the record writes it (a dataclass as its fields, keys sorted)."""
+    import dataclasses
     import json
 
-    return json.dumps(value, allow_nan=False)
+    def fields(item: Any) -> Any:
+        if dataclasses.is_dataclass(item) and not isinstance(item, type):
+            return dataclasses.asdict(item)
+        raise TypeError(f"{type(item).__name__} is not JSON")
+
+    return json.dumps(value, allow_nan=False, sort_keys=True, default=fields)
 
 
 def _raised(error: BaseException) -> str:
     if isinstance(error, SystemExit):
         return f"called sys.exit({error.code!r})"
     return f"raised {type(error).__name__}: {error}"
-
-
-def _shown(value: Any, limit: int = 80) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
 
 
 class RulesChanged(AgentSetupError):

@@ -158,12 +158,16 @@ class RuleSet:
             rules, made = cached
             if rules.parameters() != made:
                 # Frozen, but object.__setattr__ reaches through: code in this process (an
-                # agent's constructor, say) changed the rules every later game shares.
+                # agent made outside a game, say) changed the rules every game shares. They are
+                # put back, and this game refused: games played since were not of these rules.
                 changed = ", ".join(f"{k} {made[k]!r} -> {v!r}"
                                     for k, v in rules.parameters().items() if made.get(k) != v)
-                raise RuntimeError(f"the shared rules of {name} were changed in place by code in "
-                                   f"this process ({changed}): games played since are not of "
-                                   f"{name}'s rules")
+                for field, value in made.items():
+                    object.__setattr__(rules, field, value)
+                raise SharedRulesChanged(
+                    f"the shared rules of {name} were changed in place by code in this process "
+                    f"({changed}); they are put back, but games played since then were not "
+                    f"played by {name}'s rules")
             return rules
         if name not in _EDITION_PARAMETERS:
             raise ValueError(
@@ -424,6 +428,10 @@ class RuleSet:
     def partner_of(self, seat: int, n_players: int) -> int | None:
         """The partner of ``seat`` in the team variant (the seat opposite), else ``None``."""
         return partner_seat(seat, n_players) if self.teams else None
+
+
+class SharedRulesChanged(ValueError):
+    """The rules an edition shares with every game of the process were changed in place."""
 
 
 _MADE: dict[tuple[str, tuple[tuple[str, type, Any], ...]], tuple[RuleSet, dict[str, Any]]] = {}

@@ -200,15 +200,21 @@ def test_rules_that_can_still_score_a_point_are_kept() -> None:
 
 def test_shared_rules_changed_in_place_are_caught_at_the_next_game() -> None:
     """``RuleSet`` is frozen, but ``object.__setattr__`` reaches through: code that changes the
-    shared rules of an edition (an in-process agent's constructor, say) made every later game of
-    the process score by other rules, unseen. The next ``edition`` call refuses."""
+    shared rules of an edition (an in-process agent made outside a game, say) made every later
+    game of the process score by other rules, unseen. The next ``edition`` call puts them back
+    and refuses (a ``ValueError``: the CLI says it without a traceback)."""
+    from dixit_ai.rules.ruleset import SharedRulesChanged
+
     rules = RuleSet.edition("refresh-2021")
     before = rules.storyteller_points
     object.__setattr__(rules, "storyteller_points", 30)
     try:
-        with pytest.raises(RuntimeError, match=r"the shared rules of refresh-2021 were changed "
-                                               rf"in place .*storyteller_points {before} -> 30"):
+        with pytest.raises(SharedRulesChanged, match=r"the shared rules of refresh-2021 were "
+                                                     rf"changed in place .*storyteller_points "
+                                                     rf"{before} -> 30\); they are put back"):
             RuleSet.edition("refresh-2021")
     finally:
+        assert rules.storyteller_points == before  # put back by the refusal
         object.__setattr__(rules, "storyteller_points", before)
+    assert issubclass(SharedRulesChanged, ValueError)
     assert RuleSet.edition("refresh-2021") is rules
