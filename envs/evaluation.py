@@ -111,6 +111,8 @@ def ratio_interval(found_a: Sequence[float], votes_a: Sequence[float],
         return float(accuracy_a / accuracy_b)
 
     everything = np.arange(len(fa))
+    if len(fa) < 2:  # every resample of one game is that game: no interval, not a certain one
+        return ratio(everything), math.nan, math.nan
     draws = np.array([ratio(index) for index in _resamples(len(fa), resamples, seed)],
                      dtype=np.float64)
     if np.isnan(draws).any():
@@ -160,5 +162,6 @@ def evaluation_cell(role: str, metrics: dict[str, list[dict[str, float]]], basel
                                      "ci95": None if math.isnan(low) else [low, high]}
     if role == "guesser":
         ratio, low, high = ratio_interval(*columns(baseline))
-        cell[f"accuracy_ratio_to_{baseline}"] = {"ratio": ratio, "ci95": [low, high]}
+        cell[f"accuracy_ratio_to_{baseline}"] = {
+            "ratio": ratio, "ci95": None if math.isnan(low) else [low, high]}
     return cell

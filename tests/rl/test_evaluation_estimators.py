@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from envs.evaluation import evaluation_cell, pooled_difference_interval
+from envs.evaluation import evaluation_cell, pooled_difference_interval, ratio_interval
 
 
 def games(rows: list[tuple[float, float]], role: str) -> list[dict[str, float]]:
@@ -46,3 +46,9 @@ def test_one_game_gives_no_interval():
     cell = evaluation_cell("guesser", {"ppo": games([(1, 2)], "guesser"),
                                        "random": games([(0, 2)], "guesser")}, "random")
     assert cell["ppo_minus_random"] == {"difference": 0.5, "ci95": None}
+    # The ratio too: one game is every resample, which gave a zero-width "interval" [2, 2].
+    ratio, low, high = ratio_interval([1], [2], [1], [4])
+    assert ratio == 2.0 and math.isnan(low) and math.isnan(high)
+    cell = evaluation_cell("guesser", {"ppo": games([(1, 2)], "guesser"),
+                                       "random": games([(1, 4)], "guesser")}, "random")
+    assert cell["accuracy_ratio_to_random"] == {"ratio": 2.0, "ci95": None}
