@@ -333,7 +333,7 @@ def run_tournament(
                 write_config(folder, config, schedule, on_failure_chosen=chosen or None,
                              version=version, deck=deck_identity(deck), report=settings,
                              agents=defined, history_entry=entry)
-            else:
+            elif len(stored.lines) < len(schedule):  # a resume that plays nothing says nothing
                 append_history(folder, entry)
         else:
             settings = bootstrap_settings(n_resamples, rating_resamples, None)

@@ -43,3 +43,6 @@ def test_resumes_and_extensions_are_recorded_beside_the_start(tmp_path, monkeypa
     assert extended["schedule"]["games"] == 16
     assert [e["event"] for e in extended["history"]] == ["resumed", "extended"]
     assert (extended["history"][1]["games"], extended["history"][1]["recorded"]) == (16, 6)
+    # A resume of the finished run plays nothing, and adds nothing to its history.
+    run_tournament(more, resume=first.folder, **QUICK)
+    assert config_of(first.folder)["history"] == extended["history"]
