@@ -20,10 +20,15 @@ RECORDED_PACKAGES: tuple[str, ...] = (
 """Packages whose version is recorded when installed (their distribution names)."""
 
 
-@functools.cache
 def package_versions() -> dict[str, str]:
     """``{"dixit-ai": ..., "numpy": ..., <each installed package of RECORDED_PACKAGES>: ...}``
-    (computed once per process: the installed packages do not change while it runs)."""
+    (looked up once per process: the installed packages do not change while it runs; each
+    caller gets a dict of its own)."""
+    return dict(_found_versions())
+
+
+@functools.cache
+def _found_versions() -> dict[str, str]:
     from dixit_ai import __version__
 
     versions = {"dixit-ai": __version__, "numpy": np.__version__}

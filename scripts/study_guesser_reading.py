@@ -112,7 +112,8 @@ def play_one(task: tuple[str, int, int, list[str], bool]) -> dict[str, Any]:
     seats.insert(test_seat, under_test)
     named = list(others)
     named.insert(test_seat, guesser)
-    record = play_game(seats, edition="refresh-2021", deck="dream", seed=game_seed)
+    record = play_game(seats, edition="refresh-2021", deck="dream", seed=game_seed,
+                       writable=True)
     if record.status != "complete":
         raise RuntimeError(f"{guesser} game {index} (seed {game_seed}) ended {record.status}: "
                            f"{record.failures}")

@@ -152,7 +152,8 @@ def play_one(task: tuple[str, str, int, int, list[str], bool]) -> dict[str, Any]
     seats: list[Any] = [_agent(name, smoke, f"seat{i}") for i, name in enumerate(others)]
     under_test = _agent(storyteller, smoke, "test")
     seats.insert(test_seat, under_test)
-    record = play_game(seats, edition="refresh-2021", deck="dream", seed=game_seed)
+    record = play_game(seats, edition="refresh-2021", deck="dream", seed=game_seed,
+                       writable=True)
     if record.status != "complete":
         raise RuntimeError(f"{table}/{storyteller} game {index} (seed {game_seed}) ended "
                            f"{record.status}: {record.failures}")

@@ -426,7 +426,7 @@ def evaluate(args: Args, role: str, checkpoint: Path, table: Any,
                           else make_agent(opponent, deck=args.deck) if opponent != "random"
                           else RandomAgent() for _ in range(args.n_players - 1)]
                 record = play_game([learner, *others], edition=args.edition, deck=args.deck,
-                                   seed=seed)
+                                   seed=seed, writable=True)
                 metrics[name].append(role_metrics(record, 0))
                 record.header["evaluation"] = {"role": role, "opponents": opponent,
                                                "decider": name, "seed": seed}

@@ -12,14 +12,14 @@ import pytest
 
 from dixit_ai import __version__, play_game
 from dixit_ai.cli import main
-from dixit_ai.versions import RECORDED_PACKAGES, package_versions
+from dixit_ai.versions import RECORDED_PACKAGES, _found_versions, package_versions
 
 
 @pytest.fixture
 def fresh_versions():
-    package_versions.cache_clear()
+    _found_versions.cache_clear()
     yield
-    package_versions.cache_clear()
+    _found_versions.cache_clear()
 
 
 def test_every_installed_package_is_named(fresh_versions):
@@ -56,3 +56,10 @@ def test_records_and_a_tournament_config_name_them(tmp_path: Path):
     (run,) = tmp_path.iterdir()
     config = json.loads((run / "config.json").read_text())
     assert config["versions"] == package_versions() and "torch" in config["versions"]
+
+
+def test_each_caller_gets_a_dict_of_its_own():
+    """One record's header changing its versions changes no other's."""
+    first = package_versions()
+    first["numpy"] = "edited"
+    assert package_versions()["numpy"] != "edited"

@@ -18,6 +18,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from dixit_ai.rules.errors import SharedRulesChanged as SharedRulesChanged
 from dixit_ai.rules.teams import partner_seat, team_index
 
 DeckExhaustedPolicy = Literal["end", "reshuffle"]
@@ -428,10 +429,6 @@ class RuleSet:
     def partner_of(self, seat: int, n_players: int) -> int | None:
         """The partner of ``seat`` in the team variant (the seat opposite), else ``None``."""
         return partner_seat(seat, n_players) if self.teams else None
-
-
-class SharedRulesChanged(ValueError):
-    """The rules an edition shares with every game of the process were changed in place."""
 
 
 _MADE: dict[tuple[str, tuple[tuple[str, type, Any], ...]], tuple[RuleSet, dict[str, Any]]] = {}

@@ -35,19 +35,23 @@ AGENTS_KEY = "agent_definitions"
 
 def agent_definitions(config: TournamentConfig) -> dict[str, dict[str, Any]]:
     """Per label, what ``config.json`` keeps of each entrant: ``agent`` (its registry name),
-    ``entry_point`` and ``kwargs`` (the entry's defaults with the tournament's overrides, as
-    JSON; a value JSON cannot hold is kept as its ``repr``).
+    ``entry_point`` and ``kwargs`` (the entry's defaults with the tournament's overrides, and the
+    tournament's deck for an agent given the game's deck, as JSON; a value JSON cannot hold is
+    kept as its ``repr``).
 
     Raises:
         ValueError: an agent no entry of the registry names.
     """
     from dixit_ai.agents import agent_spec
+    from dixit_ai.agents.registry import takes_deck
 
     definitions = {}
     for entry in config.agents:
         spec = agent_spec(entry.agent)
         kwargs = {**spec.kwargs, **entry.kwargs}
         kwargs.pop("name", None)  # the tournament's label is the agent's name
+        if takes_deck(entry.agent):  # it is given the tournament's deck, whatever its entry says
+            kwargs["deck"] = config.deck
         definitions[entry.label] = {"agent": entry.agent, "entry_point": spec.entry_point,
                                     "kwargs": _plain(kwargs)}
     return definitions

@@ -507,7 +507,12 @@ class ClipAgent:
             "objective": story.objective,
             "n_simulations": story.n_simulations, "pair_clues": story.pair_clues,
             "policy": self.policy_path,
-            "population": self.population,
+            # A member given as loaded resources (tests, the bench) is named by its fingerprint:
+            # the record holds what the minds were, not their vectors.
+            "population": None if self.population is None else [
+                member if isinstance(member, str)
+                else {"fingerprint": getattr(member, "fingerprint", type(member).__name__)}
+                for member in self.population],
             "population_temperature_scale": self.population_temperature_scale,
             "robustness": story.robustness,
             "unseen_minds": self.unseen_minds_path,

@@ -234,7 +234,7 @@ def fit_population_crossplay(
                                                          n_games)):
                 shift = index % len(seats)
                 record = play_game(seats[shift:] + seats[:shift], edition=edition,
-                                   deck=game_deck, seed=game_seed)
+                                   deck=game_deck, seed=game_seed, writable=True)
                 record.header["crossplay"] = {"iteration": iteration, "left_out": left_out,
                                               "population": others, "label": label}
                 played.append(record)

@@ -52,7 +52,7 @@ def play_table(
     for index, game_seed in enumerate(game_seeds(seed, limit)):
         shift = index % len(agents) if rotate else 0
         seated = agents[shift:] + agents[:shift]
-        record = play_game(seated, edition=edition, deck=deck, seed=game_seed)
+        record = play_game(seated, edition=edition, deck=deck, seed=game_seed, writable=True)
         records.append(record)
         rounds += len(record.rounds)
         if progress is not None:

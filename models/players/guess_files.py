@@ -79,6 +79,10 @@ def check_calibration_embedder(calibration: str | Path | None, fingerprint: str)
     return False
 
 
+_POLICIES_WARNED: set[tuple[str, str]] = set()
+"""The (policy file, embedder fingerprint) pairs already warned of."""
+
+
 class PolicyMismatchWarning(UserWarning):
     """A clue policy trained on another embedder's games than the agent's."""
 
@@ -96,9 +100,11 @@ def check_policy_embedder(policy: str | Path | None, fingerprint: str) -> bool:
         return True  # the policy's own loader names what is wrong with the file
     models = data.get("voter_models") if isinstance(data, dict) else None
     trained = [m.get("fingerprint") for m in models or () if isinstance(m, dict)]
-    if not trained or fingerprint in trained or (str(path), fingerprint) in _WARNED:
+    if not trained or fingerprint in trained:
         return True
-    _WARNED.add((str(path), fingerprint))
+    if (str(path), fingerprint) in _POLICIES_WARNED:  # once per file and embedder
+        return False
+    _POLICIES_WARNED.add((str(path), fingerprint))
     warnings.warn(
         f"the clue policy in {path} was trained in games of embedder {trained[0]}, but this "
         f"agent uses {fingerprint}: its features (the card's similarity, the decoys' gap, ...) "

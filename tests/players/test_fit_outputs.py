@@ -266,7 +266,7 @@ def test_train_storyteller_records_every_setting_and_shows_its_held_out_games(
             "exp_name": "train_storyteller", "seed": 0, "games": 3, "learning_rate": 0.2,
             "baseline_momentum": 0.95, "shortlist": 16, "simulations": 8, "eval_games": 2,
             "eval_seed": 10000, "baseline": "clip-expected-self", "deck": "dream:size=40",
-            "vocabulary_size": 300, "runs_dir": None, "smoke": True}
+            "embedder": "", "vocabulary_size": 300, "runs_dir": None, "smoke": True}
         assert data["agent_options"] == {"deck": "dream:size=40", "n_simulations": 8,
                                          "vocabulary_size": 300, "pair_clues": 0}
         assert len(data["deck_fingerprint"]) == 64

@@ -87,6 +87,7 @@ def test_a_policy_trained_on_another_embedder_is_warned_of(tmp_path):
     with pytest.warns(PolicyMismatchWarning, match="trained in games of embedder default-0123, "
                                                    "but this agent uses hf-4567"):
         assert not check_policy_embedder(str(path), "hf-4567")
+    assert not check_policy_embedder(str(path), "hf-4567")  # said once; still no match
     assert check_policy_embedder(None, "hf-4567")
 
 

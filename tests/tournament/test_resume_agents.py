@@ -96,3 +96,14 @@ def test_the_report_says_what_each_agent_was(tmp_path, monkeypatch):
     (line,) = [line for line in report.splitlines() if line.startswith("- mine:")]
     assert "tests.tournament.quitting_agent:DescribingItsModel" in line
     assert '"second_vote_rate": 0.1' in line and '"model": "model-a"' in line
+
+
+def test_an_agent_given_the_games_deck_is_defined_with_the_tournaments(tmp_path, monkeypatch):
+    """An agent that takes a deck is given the tournament's, whatever its entry names: its
+    definition says so (it said the entry's 'dream' for a run on another deck)."""
+    define(monkeypatch, point="models.players.baselines:CaptionTeller", deck="dream")
+    config = random_config(**{**CONFIG, "deck": "dream:size=40"})
+    run = run_tournament(config, out=tmp_path, stop_after=1, **QUICK)
+    kept = json.loads((run.folder / "config.json").read_text())["agent_definitions"]
+    assert kept["mine"]["kwargs"]["deck"] == "dream:size=40"
+    assert "deck" not in kept["b"]["kwargs"]  # the random agent takes none
