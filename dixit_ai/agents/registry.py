@@ -54,7 +54,6 @@ registered in code. :func:`load_agent_configs` reads a folder explicitly.
 from __future__ import annotations
 
 import importlib
-import inspect
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
@@ -64,6 +63,7 @@ from typing import Any
 
 from dixit_ai.agents.base import Agent, missing_party_decisions
 from dixit_ai.agents.requirements import check_agent_requirements, checked_requirements
+from dixit_ai.agents.signatures import check_arguments, has_parameter
 
 
 @dataclass(frozen=True)
@@ -310,7 +310,7 @@ def make_agent(name: str, **overrides: Any) -> Agent:
     factory = _import_point(spec, spec.entry_point)
     kwargs = {**spec.kwargs, **overrides}
     kwargs.setdefault("name", name)
-    _check_arguments(spec, factory, kwargs)
+    check_arguments(spec, factory, kwargs)
     agent: Agent = factory(**kwargs)
     return agent
 
@@ -332,60 +332,7 @@ def check_agent_arguments(name: str, overrides: Mapping[str, Any] | None = None)
     factory = _import_point(spec, spec.entry_point)
     kwargs = {**spec.kwargs, **(overrides or {})}
     kwargs.setdefault("name", name)
-    _check_arguments(spec, factory, kwargs)
-
-
-def _check_arguments(spec: AgentSpec, factory: Any, kwargs: Mapping[str, Any]) -> None:
-    """Bind ``kwargs`` to ``factory``'s signature before the call, so that a wrong keyword is
-    named as such (a ``TypeError`` raised inside the constructor is left as it is)."""
-    signature = _signature(factory)
-    if signature is None:
-        return
-    try:
-        signature.bind(**kwargs)
-    except TypeError as error:
-        takes = [p.name for p in signature.parameters.values()
-                 if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
-        unknown = [key for key in kwargs if key not in takes]
-        what = (f"takes no keyword argument {', '.join(map(repr, unknown))}" if unknown
-                else str(error))
-        raise ValueError(f"agent {spec.name!r} ({spec.entry_point}) {what}; it takes: "
-                         f"{', '.join(takes) or 'no keyword arguments'}") from None
-
-
-def _signature(factory: Any) -> inspect.Signature | None:
-    """The signature that ``factory``'s keyword arguments must fit (``None``: unreadable).
-
-    A class whose ``__init__`` only passes ``**kwargs`` on (``def __init__(self, **kwargs):
-    super().__init__(**kwargs)``, as the baseline tellers do) is read from the nearest base
-    whose ``__init__`` names its arguments; one whose bases name none takes any keyword.
-    """
-    try:
-        signature = inspect.signature(factory)
-    except (TypeError, ValueError):
-        return None
-    if not isinstance(factory, type) or not _passes_on(signature.parameters.values()):
-        return signature
-    for base in factory.__mro__[1:]:
-        if base is object:
-            break
-        init = vars(base).get("__init__")
-        if init is None:
-            continue
-        try:
-            parameters = list(inspect.signature(init).parameters.values())[1:]
-        except (TypeError, ValueError):
-            return None
-        if not _passes_on(parameters):
-            return signature.replace(parameters=parameters)
-    return signature
-
-
-def _passes_on(parameters: Iterable[inspect.Parameter]) -> bool:
-    """Whether a signature takes only ``*args`` and ``**kwargs`` (and takes keywords)."""
-    kinds = {p.kind for p in parameters}
-    return inspect.Parameter.VAR_KEYWORD in kinds and kinds <= {
-        inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD}
+    check_arguments(spec, factory, kwargs)
 
 
 def import_agent_code(name: str) -> None:
@@ -519,15 +466,7 @@ def takes_deck(name: str) -> bool:
     spec = agent_spec(name)
     if "deck" in spec.kwargs:
         return True
-    return _has_parameter(_import_point(spec, spec.entry_point), "deck")
-
-
-def _has_parameter(factory: Any, parameter: str) -> bool:
-    """Whether ``factory`` takes ``parameter`` by keyword (read as :func:`_signature` reads a
-    class that passes ``**kwargs`` on)."""
-    signature = _signature(factory)
-    found = None if signature is None else signature.parameters.get(parameter)
-    return found is not None and found.kind in (found.POSITIONAL_OR_KEYWORD, found.KEYWORD_ONLY)
+    return has_parameter(_import_point(spec, spec.entry_point), "deck")
 
 
 register_agent(
