@@ -9,7 +9,8 @@ An agent that raises, or returns a move the rules refuse, never gets a silent su
 failure is recorded (seat, round, phase, reason) and, by ``on_failure``, the game either stops
 (``"abort"``, the default; the record's status is ``"aborted"``) or the rules-defined fallback
 move is made in the seat's name and the seat (or its team) scores nothing that round
-(``"forfeit"``, recorded in the round's ``forfeits``).
+(``"forfeit"``, recorded in the round's ``forfeits``). A failure's text (its reason, the
+``repr`` of what the agent returned) is cut at :data:`FAILURE_CHARACTERS`, saying how long it was.
 
 Ctrl-C while an agent decides stops the game whatever the policy: :func:`play_game` raises
 :class:`GameInterrupted` (a ``KeyboardInterrupt``), which carries the record of the game so far
@@ -63,6 +64,22 @@ _PLAY, _VOTE, _RED = Phase.PLAY, Phase.VOTE, Phase.RED
 FailurePolicy = Literal["abort", "forfeit"]
 FORFEIT_CLUE = "(forfeit)"
 """The clue of a storyteller's forfeited turn."""
+
+FAILURE_CHARACTERS = 2_000
+"""The most characters of a failure's text a record keeps: its ``reason``, its ``action`` (the
+``repr`` of what the agent returned) and the forfeited round's ``failure`` note. Longer text is
+cut there and says how long it was (a failed tell with a 5 MB clue made a 14 MB record)."""
+
+NOTES_CHARACTERS = 100_000
+"""The most characters (as JSON) of the notes (``info``) one decision may attach to the record;
+longer notes are that agent's failure at that decision, like notes strict JSON cannot write."""
+
+
+def capped(text: str, limit: int = FAILURE_CHARACTERS) -> str:
+    """``text``, or its first ``limit`` characters followed by how much was cut."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... [cut: {len(text):,} characters, the first {limit:,} kept]"
 
 
 class GameInterrupted(KeyboardInterrupt):
@@ -156,8 +173,9 @@ def decide(agent: Agent, view: View) -> tuple[Action, dict[str, Any], float | No
     """Ask ``agent`` for its decision in ``view``, checking that the record can hold it.
 
     Raises (as ``TypeError`` or ``ValueError``, the agent's failure) on a predicted guess rate
-    that is not a number from 0 to 1 and on notes that are not JSON-ready (a NaN, an object):
-    either would be found only when the record is written, after the game.
+    that is not a number from 0 to 1 and on notes that are not JSON-ready (a NaN, an object)
+    or longer than :data:`NOTES_CHARACTERS` as JSON: either would be found only when the record
+    is written, after the game.
 
     Returns:
         The rules action, the notes the agent attached (JSON-ready), and the storyteller's
@@ -168,12 +186,16 @@ def decide(agent: Agent, view: View) -> tuple[Action, dict[str, Any], float | No
         Exception: whatever the agent raised.
     """
     action, notes, guess = _decide(agent, view)
+    size = 0
     for key, value in notes.items():
         try:
-            json.dumps(value, allow_nan=False)
+            size += len(json.dumps(value, allow_nan=False)) + len(str(key))
         except (TypeError, ValueError) as error:
             raise ValueError(f"the agent's info[{key!r}] cannot be written to the game record "
                              f"(strict JSON): {error}") from None
+    if size > NOTES_CHARACTERS:
+        raise ValueError(f"the agent's info is {size:,} characters as JSON; a record takes at "
+                         f"most {NOTES_CHARACTERS:,} per decision (match.NOTES_CHARACTERS)")
     return action, notes, guess
 
 
@@ -346,9 +368,9 @@ def play_game(
             name = getattr(players[seat], "name", type(players[seat]).__name__)
             failures.append(Failure(
                 seat=seat, round=state.round, phase=phase.value,
-                reason=f"seat {seat}: interrupted (Ctrl-C) while {name} decided",
+                reason=capped(f"seat {seat}: interrupted (Ctrl-C) while {name} decided"),
                 error="KeyboardInterrupt",
-                action=None if returned is None else repr(returned), penalty="abort",
+                action=None if returned is None else capped(repr(returned)), penalty="abort",
             ))
             raise GameInterrupted(game_record("aborted")) from interrupt
         except (Exception, SystemExit) as error:
@@ -358,15 +380,16 @@ def play_game(
             reason = (f"the agent called sys.exit({error.code!r})"
                       if isinstance(error, SystemExit) else str(error))
             failures.append(Failure(
-                seat=seat, round=state.round, phase=phase.value, reason=reason,
+                seat=seat, round=state.round, phase=phase.value, reason=capped(reason),
                 error=type(error).__name__,
-                action=None if returned is None else repr(returned), penalty=on_failure,
+                action=None if returned is None else capped(repr(returned)),
+                penalty=on_failure,
             ))
             if on_failure == "abort":
                 status = "aborted"
                 break
             next_state = apply_action(state, fallback_action(state, seat), rng)
-            seat_notes, guess = {"failure": str(error)}, None
+            seat_notes, guess = {"failure": capped(str(error))}, None
         if phase is Phase.TELL:
             prediction = guess
         if seat_notes:
