@@ -141,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
         raise
     elapsed = time.perf_counter() - started
     print_summary(tally, elapsed, args, names)
-    for line in tally.failure_lines():
+    for line in tally.failure_lines(recorded=args.out is not None):
         print(line, file=sys.stderr)
     failures = tally.failures
     return failure_status(failures, on_failure, chosen=chosen) if failures else EXIT_OK
@@ -171,10 +171,13 @@ class Tally:
             self.shown.append((self.games, record))
         self.failures += len(record.failures)
 
-    def failure_lines(self) -> list[str]:
+    def failure_lines(self, *, recorded: bool = True) -> list[str]:
         """:func:`~dixit_ai.cli.common.failure_lines` of every game played, from the records
-        kept (those of the first failures, which are the ones printed) and the count."""
-        return numbered_failure_lines(self.shown, total=self.failures)
+        kept (those of the first failures, which are the ones printed) and the count;
+        ``recorded=False``: the games' records were not written (no ``--out``)."""
+        return numbered_failure_lines(
+            self.shown, total=self.failures,
+            unrecorded=None if recorded else "pass --out FILE to keep every failure")
 
 
 def print_summary(tally: Tally, elapsed: float, args: argparse.Namespace,

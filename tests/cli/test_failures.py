@@ -54,7 +54,15 @@ def test_simulate_with_forfeit_chosen_exits_0_and_still_prints(tmp_path, env):
     assert result.returncode == 0, result.output
     lines = [line for line in result.stderr.splitlines() if "seat 0 (dead-http)" in line]
     assert len(lines) == 5 and all("[forfeit]" in line for line in lines)
-    assert "more (every failure is in the records)" in result.stderr
+    # No --out: no record was written, so the count does not send the reader to the records.
+    assert "more (not shown, and no records were written: pass --out FILE to keep every " \
+        "failure)" in result.stderr
+    assert "every failure is in the records" not in result.stderr
+    written = dixit("simulate", "--agents", "dead-http,random,random", "--players", "3",
+                    "--games", "1", "--max-rounds", "5", "--on-failure", "forfeit",
+                    "--no-progress", "--out", "games.jsonl", cwd=tmp_path, env=env)
+    assert written.returncode == 0, written.output
+    assert "more (every failure is in the records)" in written.stderr
 
 
 def test_a_tournament_with_failures_fails_unless_forfeit_is_chosen(tmp_path, env):
