@@ -112,6 +112,15 @@ class TimedAgent:
         return answer[0]
 
 
+def time_decisions(agents: Sequence[Agent], entrants: Sequence[tuple[str, str]],
+                   limit: float) -> list[Any]:
+    """``agents`` (one per seat) each wrapped in a :class:`TimedAgent` of ``limit`` seconds;
+    ``entrants`` gives each seat's ``(label, registry name)``, whose stuck decisions this
+    process counts together (:data:`MAX_STUCK_DECISIONS`)."""
+    return [TimedAgent(agent, float(limit), _STUCK.setdefault(entrant, []))
+            for agent, entrant in zip(agents, entrants, strict=True)]
+
+
 @dataclass
 class InPlay:
     """The games being played now (by schedule index), with when each started and where, for a
@@ -193,9 +202,8 @@ class GamePlayer:
         config = self.config
         limit = config.decision_timeout
         if limit is not None:
-            agents = [TimedAgent(agent, float(limit), _STUCK.setdefault(
-                (label, config.entry(label).agent), [])) for agent, (label, _) in zip(
-                    agents, seats, strict=True)]
+            agents = time_decisions(
+                agents, [(label, config.entry(label).agent) for label, _ in seats], limit)
         try:
             record = play_game(agents, edition=config.edition, deck=self._load_deck(),
                                seed=game.seed, on_failure=config.on_failure,
