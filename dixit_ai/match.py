@@ -84,6 +84,13 @@ def capped(text: str, limit: int = FAILURE_CHARACTERS) -> str:
     return f"{text[:limit]}... [cut: {len(text):,} characters, the first {limit:,} kept]"
 
 
+class StopsTheGame(ValueError):
+    """Raised by an agent's decision to stop the game, and the run that plays it, rather than
+    fail the seat's decision: :func:`play_game` raises it again, outside the failure policy,
+    and no record is made (a tournament's endpoint outage,
+    :class:`dixit_ai.tournament.outage.EndpointOutage`)."""
+
+
 class GameInterrupted(KeyboardInterrupt):
     """Ctrl-C stopped a game while an agent decided; :attr:`record` is the game so far.
 
@@ -370,8 +377,10 @@ def play_game(
             returned, seat_notes, guess = decide(players[seat], observe(state, seat))
             check_rules(rules, parameters, players[seat], seat, f"{phase.value} decision")
             next_state = apply_action(state, returned, rng)
-        except RulesChanged:
-            raise  # not a failed decision: the game cannot go on under rules an agent wrote
+        except (RulesChanged, StopsTheGame):
+            # Not a failed decision: the game cannot go on under rules an agent wrote, or the
+            # run is to stop (and play this game again when resumed).
+            raise
         except KeyboardInterrupt as interrupt:
             # ``state`` is still the one before this decision, consistent with ``rounds``.
             name = getattr(players[seat], "name", type(players[seat]).__name__)

@@ -275,7 +275,8 @@ class HttpAgent:
                                if attempt > 1 else "")
                     raise type(error)(
                         f"{error} ({attempt} attempt(s) made, 1 + max_retries="
-                        f"{self.max_retries}{earlier})") from error
+                        f"{self.max_retries}{earlier})", unreachable=error.unreachable
+                    ) from error
                 continue
             answers.append(text)
             try:
@@ -405,18 +406,20 @@ class HttpAgent:
                 detail = error.read(300).decode("utf-8", "replace")
             except (OSError, http.client.HTTPException):
                 detail = ""
-            return EndpointError(f"{self.base_url} answered HTTP {error.code}: {detail}")
+            return EndpointError(f"{self.base_url} answered HTTP {error.code}: {detail}",
+                                 unreachable=error.code >= 500)
         if isinstance(error, urllib.error.URLError):
-            return EndpointError(f"{self.base_url} could not be reached: {error.reason}")
+            return EndpointError(f"{self.base_url} could not be reached: {error.reason}",
+                                 unreachable=True)
         if isinstance(error, http.client.IncompleteRead):
             more = "" if error.expected is None else f", {error.expected} more expected"
             return EndpointError(f"{self.base_url} cut off its response "
-                                 f"({len(error.partial)} bytes read{more})")
+                                 f"({len(error.partial)} bytes read{more})", unreachable=True)
         if isinstance(error, http.client.HTTPException | OSError):
             # RemoteDisconnected, a reset, a malformed status line: no usable response.
             return EndpointError(
                 f"{self.base_url} closed the connection or sent no valid HTTP response "
-                f"({type(error).__name__}: {error})")
+                f"({type(error).__name__}: {error})", unreachable=True)
         return error
 
     def _image_url(self, card: int) -> str:
