@@ -1,7 +1,9 @@
 """The match runner: one agent per seat, one whole game, one record.
 
 All randomness flows from ``seed``: a ``numpy.random.SeedSequence`` is split into one stream for
-the rules (deal, board shuffles, reshuffles) and one per seat for its agent. The same seed and
+the rules (deal, board shuffles, reshuffles) and one per seat for its agent (whose generator is
+seeded with words drawn from its stream, :func:`agent_rng`, so that it does not hold the game's
+seed). The same seed and
 the same agents give the same record, byte for byte; and the rules' stream does not depend on
 what the agents do with theirs, which is what lets :mod:`dixit_ai.replay` re-run a record.
 
@@ -9,7 +11,8 @@ An agent that raises, or returns a move the rules refuse, never gets a silent su
 failure is recorded (seat, round, phase, reason) and, by ``on_failure``, the game either stops
 (``"abort"``, the default; the record's status is ``"aborted"``) or the rules-defined fallback
 move is made in the seat's name and the seat (or its team) scores nothing that round
-(``"forfeit"``, recorded in the round's ``forfeits``).
+(``"forfeit"``, recorded in the round's ``forfeits``). A failure's text (its reason, the
+``repr`` of what the agent returned) is cut at :data:`FAILURE_CHARACTERS`, saying how long it was.
 
 Ctrl-C while an agent decides stops the game whatever the policy: :func:`play_game` raises
 :class:`GameInterrupted` (a ``KeyboardInterrupt``), which carries the record of the game so far
@@ -63,6 +66,29 @@ FailurePolicy = Literal["abort", "forfeit"]
 FORFEIT_CLUE = "(forfeit)"
 """The clue of a storyteller's forfeited turn."""
 
+FAILURE_CHARACTERS = 2_000
+"""The most characters of a failure's text a record keeps: its ``reason``, its ``action`` (the
+``repr`` of what the agent returned) and the forfeited round's ``failure`` note. Longer text is
+cut there and says how long it was (a failed tell with a 5 MB clue made a 14 MB record)."""
+
+NOTES_CHARACTERS = 100_000
+"""The most characters (as JSON) of the notes (``info``) one decision may attach to the record;
+longer notes are that agent's failure at that decision, like notes strict JSON cannot write."""
+
+
+def capped(text: str, limit: int = FAILURE_CHARACTERS) -> str:
+    """``text``, or its first ``limit`` characters followed by how much was cut."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... [cut: {len(text):,} characters, the first {limit:,} kept]"
+
+
+class StopsTheGame(ValueError):
+    """Raised by an agent's decision to stop the game, and the run that plays it, rather than
+    fail the seat's decision: :func:`play_game` raises it again, outside the failure policy,
+    and no record is made (a tournament's endpoint outage,
+    :class:`dixit_ai.tournament.outage.EndpointOutage`)."""
+
 
 class GameInterrupted(KeyboardInterrupt):
     """Ctrl-C stopped a game while an agent decided; :attr:`record` is the game so far.
@@ -84,6 +110,13 @@ class GameInterrupted(KeyboardInterrupt):
 def game_streams(seed: int, n_players: int) -> list[np.random.SeedSequence]:
     """The rules' seed stream (first) and one per seat, all derived from ``seed``."""
     return list(np.random.SeedSequence(seed).spawn(n_players + 1))
+
+
+def agent_rng(stream: np.random.SeedSequence) -> np.random.Generator:
+    """The generator a seat's agent is given: seeded with four words drawn from the seat's
+    stream, not with the stream itself, whose ``entropy`` is the game's seed (an agent reading
+    ``rng.bit_generator.seed_seq.entropy`` could deal the game again and see every hand)."""
+    return np.random.default_rng(stream.generate_state(4))
 
 
 def game_seeds(seed: int, n_games: int) -> list[int]:
@@ -147,8 +180,9 @@ def decide(agent: Agent, view: View) -> tuple[Action, dict[str, Any], float | No
     """Ask ``agent`` for its decision in ``view``, checking that the record can hold it.
 
     Raises (as ``TypeError`` or ``ValueError``, the agent's failure) on a predicted guess rate
-    that is not a number from 0 to 1 and on notes that are not JSON-ready (a NaN, an object):
-    either would be found only when the record is written, after the game.
+    that is not a number from 0 to 1 and on notes that are not JSON-ready (a NaN, an object)
+    or longer than :data:`NOTES_CHARACTERS` as JSON: either would be found only when the record
+    is written, after the game.
 
     Returns:
         The rules action, the notes the agent attached (JSON-ready), and the storyteller's
@@ -159,12 +193,16 @@ def decide(agent: Agent, view: View) -> tuple[Action, dict[str, Any], float | No
         Exception: whatever the agent raised.
     """
     action, notes, guess = _decide(agent, view)
+    size = 0
     for key, value in notes.items():
         try:
-            json.dumps(value, allow_nan=False)
+            size += len(json.dumps(value, allow_nan=False)) + len(str(key))
         except (TypeError, ValueError) as error:
             raise ValueError(f"the agent's info[{key!r}] cannot be written to the game record "
                              f"(strict JSON): {error}") from None
+    if size > NOTES_CHARACTERS:
+        raise ValueError(f"the agent's info is {size:,} characters as JSON; a record takes at "
+                         f"most {NOTES_CHARACTERS:,} per decision (match.NOTES_CHARACTERS)")
     return action, notes, guess
 
 
@@ -300,7 +338,7 @@ def play_game(
     # Outside the decisions' failure policy: a reset() or describe() that fails is named
     # (seat, agent, method, field) before anything is played (see dixit_ai.agents.checks).
     for seat, agent in enumerate(players):
-        reset_agent(agent, seat, np.random.default_rng(streams[seat + 1]))
+        reset_agent(agent, seat, agent_rng(streams[seat + 1]))
         check_rules(rules, parameters, agent, seat, "reset()")
     described_agents = []
     for seat, agent in enumerate(players):
@@ -336,16 +374,18 @@ def play_game(
             returned, seat_notes, guess = decide(players[seat], observe(state, seat))
             check_rules(rules, parameters, players[seat], seat, f"{phase.value} decision")
             next_state = apply_action(state, returned, rng)
-        except RulesChanged:
-            raise  # not a failed decision: the game cannot go on under rules an agent wrote
+        except (RulesChanged, StopsTheGame):
+            # Not a failed decision: the game cannot go on under rules an agent wrote, or the
+            # run is to stop (and play this game again when resumed).
+            raise
         except KeyboardInterrupt as interrupt:
             # ``state`` is still the one before this decision, consistent with ``rounds``.
             name = getattr(players[seat], "name", type(players[seat]).__name__)
             failures.append(Failure(
                 seat=seat, round=state.round, phase=phase.value,
-                reason=f"seat {seat}: interrupted (Ctrl-C) while {name} decided",
+                reason=capped(f"seat {seat}: interrupted (Ctrl-C) while {name} decided"),
                 error="KeyboardInterrupt",
-                action=None if returned is None else repr(returned), penalty="abort",
+                action=None if returned is None else capped(repr(returned)), penalty="abort",
             ))
             raise GameInterrupted(game_record("aborted")) from interrupt
         except (Exception, SystemExit) as error:
@@ -355,15 +395,16 @@ def play_game(
             reason = (f"the agent called sys.exit({error.code!r})"
                       if isinstance(error, SystemExit) else str(error))
             failures.append(Failure(
-                seat=seat, round=state.round, phase=phase.value, reason=reason,
+                seat=seat, round=state.round, phase=phase.value, reason=capped(reason),
                 error=type(error).__name__,
-                action=None if returned is None else repr(returned), penalty=on_failure,
+                action=None if returned is None else capped(repr(returned)),
+                penalty=on_failure,
             ))
             if on_failure == "abort":
                 status = "aborted"
                 break
             next_state = apply_action(state, fallback_action(state, seat), rng)
-            seat_notes, guess = {"failure": str(error)}, None
+            seat_notes, guess = {"failure": capped(str(error))}, None
         if phase is Phase.TELL:
             prediction = guess
         if seat_notes:

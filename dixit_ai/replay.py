@@ -181,7 +181,8 @@ def replay_record(record: GameRecord) -> GameState:
             _expect("board owners", round_.board_owner, list(state.board_owner), where)
             _expect("voting seats", sorted(round_.votes), sorted(state.pending), where)
             for seat in state.pending:
-                state = apply_action(state, Vote(seat, tuple(round_.votes[seat])), rng)
+                state = apply_action(state, Vote(seat, tuple(round_.votes[seat]),
+                                                 forfeit=seat in forfeits), rng)
             if state.phase is Phase.RED:
                 if round_.red_token is None:
                     raise ReplayMismatch(f"{where}: the record has no red token")

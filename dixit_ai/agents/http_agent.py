@@ -231,16 +231,22 @@ class HttpAgent:
         return Choice(positions, info)
 
     def describe(self) -> dict[str, Any]:
+        """What the record keeps of the agent: everything sent that may change an answer
+        (model, temperature, ``max_tokens``, ``extra_body``, seed, images, JSON mode, retries
+        and timeout), never the API key; under ``"throughput"``, what only changes how fast the
+        answers come (``concurrency``: requests in flight at once to the endpoint)."""
         return {
             "name": self.name, "class": "HttpAgent", "base_url": self.base_url,
             "model": self.model, "api_key_env": self.api_key_env,
             "deck": self.deck if isinstance(self.deck, str) else getattr(self.deck, "source",
                                                                           None),
-            "temperature": self.temperature, "max_retries": self.max_retries,
+            "temperature": self.temperature, "max_tokens": self.max_tokens,
+            "extra_body": dict(self.extra_body), "max_retries": self.max_retries,
             "timeout": self.timeout, "json_mode": self.json_mode,
             "image_size": self.image_size, "image_format": self.image_format, "seed": self.seed,
             # no embedder simulated, no file fitted here (the panel's held-out check)
             "simulation_embedders": [], "simulation_fits": [],
+            "throughput": {"concurrency": self.concurrency},
         }
 
     # ------------------------------------------------------------------ asking the model
@@ -263,7 +269,14 @@ class HttpAgent:
             except EndpointError as error:
                 reasons.append(f"{type(error).__name__}: {error}")
                 if attempt > self.max_retries:
-                    raise
+                    # The same class (a timeout stays an EndpointTimeout), saying how many
+                    # requests were made and how the earlier ones ended.
+                    earlier = (f"; the earlier ones: {'; '.join(reasons[:-1])}"
+                               if attempt > 1 else "")
+                    raise type(error)(
+                        f"{error} ({attempt} attempt(s) made, 1 + max_retries="
+                        f"{self.max_retries}{earlier})", unreachable=error.unreachable
+                    ) from error
                 continue
             answers.append(text)
             try:
@@ -281,7 +294,8 @@ class HttpAgent:
                 info["refused"] = reasons
             return decision, info
         raise InvalidAnswerError(
-            f"{self.name}: no valid answer from {self.model!r} in {len(answers)} attempt(s); "
+            f"{self.name}: no valid answer from {self.model!r} in {self.max_retries + 1} "
+            f"attempt(s) ({len(answers)} answered); "
             f"last reason: {reasons[-1] if reasons else 'none'}",
             attempts=self.max_retries + 1, answers=answers, reasons=reasons)
 
@@ -392,18 +406,20 @@ class HttpAgent:
                 detail = error.read(300).decode("utf-8", "replace")
             except (OSError, http.client.HTTPException):
                 detail = ""
-            return EndpointError(f"{self.base_url} answered HTTP {error.code}: {detail}")
+            return EndpointError(f"{self.base_url} answered HTTP {error.code}: {detail}",
+                                 unreachable=error.code >= 500)
         if isinstance(error, urllib.error.URLError):
-            return EndpointError(f"{self.base_url} could not be reached: {error.reason}")
+            return EndpointError(f"{self.base_url} could not be reached: {error.reason}",
+                                 unreachable=True)
         if isinstance(error, http.client.IncompleteRead):
             more = "" if error.expected is None else f", {error.expected} more expected"
             return EndpointError(f"{self.base_url} cut off its response "
-                                 f"({len(error.partial)} bytes read{more})")
+                                 f"({len(error.partial)} bytes read{more})", unreachable=True)
         if isinstance(error, http.client.HTTPException | OSError):
             # RemoteDisconnected, a reset, a malformed status line: no usable response.
             return EndpointError(
                 f"{self.base_url} closed the connection or sent no valid HTTP response "
-                f"({type(error).__name__}: {error})")
+                f"({type(error).__name__}: {error})", unreachable=True)
         return error
 
     def _image_url(self, card: int) -> str:

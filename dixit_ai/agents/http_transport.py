@@ -36,11 +36,23 @@ class HttpAgentError(RuntimeError):
 
 
 class EndpointError(HttpAgentError):
-    """The endpoint could not be reached, refused the request or sent no usable response."""
+    """The endpoint could not be reached, refused the request or sent no usable response.
+
+    ``unreachable`` says the endpoint looks down rather than misconfigured: the connection was
+    refused, closed or cut off, it timed out, or the server answered HTTP 5xx (a tournament
+    stops after several of these in a row, :mod:`dixit_ai.tournament.outage`); a 4xx, a
+    redirect, an answer too large or no chat completion are not."""
+
+    def __init__(self, message: str = "", *, unreachable: bool = False) -> None:
+        super().__init__(message)
+        self.unreachable = unreachable
 
 
 class EndpointTimeout(EndpointError):
     """The endpoint did not answer within the agent's ``timeout`` (the whole request)."""
+
+    def __init__(self, message: str = "", *, unreachable: bool = True) -> None:
+        super().__init__(message, unreachable=unreachable)
 
 
 class Deadline:

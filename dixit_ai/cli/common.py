@@ -103,10 +103,12 @@ def failure_lines(records: Iterable[Any], *, limit: int = FAILURES_SHOWN) -> lis
 
 
 def numbered_failure_lines(numbered: Iterable[tuple[int, Any]], *, limit: int = FAILURES_SHOWN,
-                           total: int | None = None) -> list[str]:
+                           total: int | None = None, unrecorded: str | None = None) -> list[str]:
     """:func:`failure_lines` of ``(position, record)`` pairs: a run that kept only the records
     of its first failures gives those, each with its game's position, and ``total``, the
-    failures of every game it played."""
+    failures of every game it played. ``unrecorded`` (e.g. ``"pass --out to keep them"``) says
+    that no records were written: the count of the failures not shown says so instead of
+    sending the reader to the records."""
     lines: list[str] = []
     counted = 0
     for number, record in numbered:
@@ -125,7 +127,9 @@ def numbered_failure_lines(numbered: Iterable[tuple[int, Any]], *, limit: int = 
                          f"{failure.phase}: {failure.error}: {failure.reason} [{failure.penalty}]")
     total = counted if total is None else total
     if total > limit:
-        lines.append(f"  ... and {total - limit} more (every failure is in the records)")
+        where = ("every failure is in the records" if unrecorded is None
+                 else f"not shown, and no records were written: {unrecorded}")
+        lines.append(f"  ... and {total - limit} more ({where})")
     if total:
         lines.insert(0, f"agent failures: {total}")
     return lines

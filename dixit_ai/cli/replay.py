@@ -18,6 +18,7 @@ from dixit_ai.cli.common import EXIT_FAILED, EXIT_OK
 from dixit_ai.records import read_numbered_records
 from dixit_ai.replay import MalformedRecord, ReplayMismatch, replay_record
 from dixit_ai.tournament.config import TournamentConfig
+from dixit_ai.tournament.run_rules import RunRules
 from dixit_ai.tournament.schedule import ScheduledGame
 from dixit_ai.tournament.store import (
     CONFIG_FILE,
@@ -120,7 +121,8 @@ def schedule_mismatch(record: Any, tournament: tuple[TournamentConfig, list[Sche
         return (f"a record with no tournament entry in a tournament's {path.name} (every game "
                 f"there is one of the schedule of {path.parent / CONFIG_FILE})")
     try:
-        seen.add(check_scheduled(record, schedule, seen, name=config.name, where=(
+        seen.add(check_scheduled(record, schedule, seen, name=config.name,
+                                 rules=RunRules.of(config), where=(
             f" of its run ({path.parent / CONFIG_FILE}, seed {config.seed})")))
     except ValueError as error:
         return f"tournament {error}"

@@ -32,7 +32,8 @@ from dixit_ai.match import FailurePolicy, game_seeds, play_game
 from dixit_ai.records import GameRecord
 from dixit_ai.reporting import progress_interval
 from dixit_ai.rules import EDITIONS, RuleSet
-from dixit_ai.tournament.config import split_names
+from dixit_ai.tournament.config import MAX_DECISION_TIMEOUT, check_seconds, split_names
+from dixit_ai.tournament.player import time_decisions
 
 parse_rule = rule_argument
 """``--rule KEY=VALUE``, typed by the RuleSet field (kept under its old name)."""
@@ -63,6 +64,12 @@ def register(subparsers: Any) -> None:
                              "printed, and make the exit status 1 unless forfeit is chosen")
     parser.add_argument("--max-rounds", type=int, default=None,
                         help="truncate each game after this many rounds")
+    parser.add_argument("--decision-timeout", type=float, default=None, metavar="SECONDS",
+                        help="the most seconds an agent may take over one decision, as in "
+                             "tournament (default: no limit, so that the seed alone decides "
+                             "every record); a decision past it is the agent's failure (error "
+                             "DecisionTimeout, handled by --on-failure) and the agent is set "
+                             "aside for the rest of that game")
     parser.add_argument("--out", type=Path, default=None,
                         help="write the records here as JSON Lines (an existing file is "
                              "replaced once every game is played and written; a run that "
@@ -79,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--seed must be non-negative, not {args.seed}")
     if args.max_rounds is not None and args.max_rounds < 1:
         raise ValueError(f"--max-rounds must be at least 1, not {args.max_rounds}")
+    check_seconds(args.decision_timeout, "--decision-timeout", MAX_DECISION_TIMEOUT,
+                  "or leave it out: no limit")
     if args.out is not None:
         check_out_file(args.out)
     overrides = dict(args.rule)
@@ -128,7 +137,10 @@ def run(args: argparse.Namespace) -> int:
             for index, seed in enumerate(tqdm(seeds, desc="games", unit="game",
                                               disable=args.no_progress, file=sys.stderr,
                                               mininterval=progress_interval(sys.stderr))):
-                agents = [make_agent_for_deck(name, args.deck) for name in names]
+                agents: list[Any] = [make_agent_for_deck(name, args.deck) for name in names]
+                if args.decision_timeout is not None:
+                    agents = time_decisions(agents, [(name, name) for name in names],
+                                            args.decision_timeout)
                 record = play_game(agents, edition=args.edition, deck=deck, seed=seed,
                                    on_failure=on_failure, max_rounds=args.max_rounds,
                                    writable=True, **overrides)
@@ -146,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
         raise
     elapsed = time.perf_counter() - started
     print_summary(tally, elapsed, args, names)
-    for line in tally.failure_lines():
+    for line in tally.failure_lines(recorded=args.out is not None):
         print(line, file=sys.stderr)
     failures = tally.failures
     return failure_status(failures, on_failure, chosen=chosen) if failures else EXIT_OK
@@ -176,10 +188,13 @@ class Tally:
             self.shown.append((self.games, record))
         self.failures += len(record.failures)
 
-    def failure_lines(self) -> list[str]:
+    def failure_lines(self, *, recorded: bool = True) -> list[str]:
         """:func:`~dixit_ai.cli.common.failure_lines` of every game played, from the records
-        kept (those of the first failures, which are the ones printed) and the count."""
-        return numbered_failure_lines(self.shown, total=self.failures)
+        kept (those of the first failures, which are the ones printed) and the count;
+        ``recorded=False``: the games' records were not written (no ``--out``)."""
+        return numbered_failure_lines(
+            self.shown, total=self.failures,
+            unrecorded=None if recorded else "pass --out FILE to keep every failure")
 
 
 def print_summary(tally: Tally, elapsed: float, args: argparse.Namespace,

@@ -23,6 +23,7 @@ from dixit_ai.tournament.report import (
     WIN_RATE_PLOT,
     write_report,
 )
+from dixit_ai.tournament.run_rules import RunRules
 from dixit_ai.tournament.schedule import balance_period, games_to_seat_everyone
 from dixit_ai.tournament.store import (
     CONFIG_FILE,
@@ -78,10 +79,11 @@ def _read_run(folder: str | Path, reduce: Callable[[GameRecord], T], *,
     config, version = read_run_config(folder)
     schedule = schedule_of(config, version)
     seen: set[int] = set()
+    rules = RunRules.of(config)
 
     def parse(text: str) -> tuple[int, T]:
         record = GameRecord.from_json(text)
-        index = check_scheduled(record, schedule, seen, name=config.name)
+        index = check_scheduled(record, schedule, seen, name=config.name, rules=rules)
         seen.add(index)
         return index, reduce(record)
 

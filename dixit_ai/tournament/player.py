@@ -17,6 +17,11 @@ from typing import Any
 from dixit_ai.agents import Agent, make_agent_for_deck
 from dixit_ai.match import play_game
 from dixit_ai.tournament.config import TournamentConfig
+from dixit_ai.tournament.outage import (
+    MAX_ENDPOINT_FAILURES,
+    OutageCount,
+    check_endpoint_failures,
+)
 from dixit_ai.tournament.schedule import ScheduledGame
 
 DECISIONS = ("tell", "play", "vote", "announce", "red_token")
@@ -40,7 +45,47 @@ class DecisionTimeout(Exception):
     its seat was set aside after such a decision)."""
 
 
-class TimedAgent:
+class WatchedAgent:
+    """An agent whose decisions are counted by a run's :class:`OutageCount` (``outage``) under
+    its entrant ``label``: the decision that makes the count of endpoint failures in a row
+    reach the limit raises :class:`~dixit_ai.tournament.outage.EndpointOutage` instead of
+    failing. Everything else (``name``, ``reset``, ``describe``) is the agent's own."""
+
+    _OWN: tuple[str, ...] = ("agent", "label", "outage")
+
+    def __init__(self, agent: Agent, label: str = "", outage: OutageCount | None = None) -> None:
+        self.agent = agent
+        self.label = label
+        self.outage = outage
+
+    def __getattr__(self, attribute: str) -> Any:
+        value = getattr(self.agent, attribute)  # AttributeError for a decision it lacks
+        if attribute in DECISIONS and callable(value):
+            return lambda view: self._watched(attribute, value, view)
+        return value
+
+    def __setattr__(self, attribute: str, value: Any) -> None:
+        if attribute in self._OWN:
+            object.__setattr__(self, attribute, value)
+        else:
+            setattr(self.agent, attribute, value)
+
+    def _watched(self, method: str, decide: Callable[[Any], Any], view: Any) -> Any:
+        try:
+            answer = self._decide(method, decide, view)
+        except BaseException as error:
+            if self.outage is not None:
+                self.outage.ended(self.label, error)
+            raise
+        if self.outage is not None:
+            self.outage.ended(self.label, None)
+        return answer
+
+    def _decide(self, method: str, decide: Callable[[Any], Any], view: Any) -> Any:
+        return decide(view)
+
+
+class TimedAgent(WatchedAgent):
     """An agent whose decisions each run in a helper thread, waited for at most ``limit``
     seconds.
 
@@ -54,25 +99,16 @@ class TimedAgent:
     a thread: an entrant that hangs in every game holds at most ``max_stuck`` threads.
     """
 
+    _OWN = ("agent", "label", "outage", "limit", "spent", "stuck", "max_stuck")
+
     def __init__(self, agent: Agent, limit: float, stuck: list[threading.Thread] | None = None,
-                 max_stuck: int = MAX_STUCK_DECISIONS) -> None:
-        self.agent = agent
+                 max_stuck: int = MAX_STUCK_DECISIONS, *, label: str = "",
+                 outage: OutageCount | None = None) -> None:
+        super().__init__(agent, label, outage)
         self.limit = limit
         self.spent: str | None = None  # the decision that timed out
         self.stuck = [] if stuck is None else stuck
         self.max_stuck = max_stuck
-
-    def __getattr__(self, attribute: str) -> Any:
-        value = getattr(self.agent, attribute)  # AttributeError for a decision it lacks
-        if attribute in DECISIONS and callable(value):
-            return lambda view: self._decide(attribute, value, view)
-        return value
-
-    def __setattr__(self, attribute: str, value: Any) -> None:
-        if attribute in ("agent", "limit", "spent", "stuck", "max_stuck"):
-            object.__setattr__(self, attribute, value)
-        else:
-            setattr(self.agent, attribute, value)
 
     def _decide(self, method: str, decide: Callable[[Any], Any], view: Any) -> Any:
         name = getattr(self.agent, "name", type(self.agent).__name__)
@@ -112,6 +148,17 @@ class TimedAgent:
         return answer[0]
 
 
+def time_decisions(agents: Sequence[Agent], entrants: Sequence[tuple[str, str]],
+                   limit: float, outage: OutageCount | None = None) -> list[Any]:
+    """``agents`` (one per seat) each wrapped in a :class:`TimedAgent` of ``limit`` seconds;
+    ``entrants`` gives each seat's ``(label, registry name)``, whose stuck decisions this
+    process counts together (:data:`MAX_STUCK_DECISIONS`), and ``outage`` (if given) its
+    endpoint failures in a row."""
+    return [TimedAgent(agent, float(limit), _STUCK.setdefault(entrant, []), label=entrant[0],
+                       outage=outage)
+            for agent, entrant in zip(agents, entrants, strict=True)]
+
+
 @dataclass
 class InPlay:
     """The games being played now (by schedule index), with when each started and where, for a
@@ -148,8 +195,15 @@ class GamePlayer:
     """
 
     config: TournamentConfig
+    endpoint_failures: int = MAX_ENDPOINT_FAILURES
+    """An entrant's decisions in a row that failed to reach its endpoint at which a game stops
+    the run (see :mod:`dixit_ai.tournament.outage`)."""
     _agents: dict[str, list[Agent]] = field(default_factory=dict, repr=False)
     _deck: Any = field(default=None, repr=False)
+    _outage: OutageCount | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        check_endpoint_failures(self.endpoint_failures)
 
     def warm_up(self) -> None:
         """Make one instance of every agent and load the deck (models load here, once)."""
@@ -192,10 +246,15 @@ class GamePlayer:
             copies[label] = copies.get(label, 0) + 1
         config = self.config
         limit = config.decision_timeout
+        if self._outage is None:
+            self._outage = OutageCount(self.endpoint_failures)
         if limit is not None:
-            agents = [TimedAgent(agent, float(limit), _STUCK.setdefault(
-                (label, config.entry(label).agent), [])) for agent, (label, _) in zip(
-                    agents, seats, strict=True)]
+            agents = time_decisions(
+                agents, [(label, config.entry(label).agent) for label, _ in seats], limit,
+                self._outage)
+        else:
+            agents = [WatchedAgent(agent, label, self._outage)
+                      for agent, (label, _) in zip(agents, seats, strict=True)]
         try:
             record = play_game(agents, edition=config.edition, deck=self._load_deck(),
                                seed=game.seed, on_failure=config.on_failure,

@@ -34,6 +34,7 @@ from dixit_ai.tournament.deck_check import check_run_deck, deck_identity, read_r
 from dixit_ai.tournament.folder import analyse_folder, bootstrap_settings
 from dixit_ai.tournament.lock import lock_run
 from dixit_ai.tournament.player import GamePlayer, InPlay
+from dixit_ai.tournament.run_rules import RunRules
 from dixit_ai.tournament.runner import Backend, check_backend, play_games
 from dixit_ai.tournament.store import (
     GAMES_FILE,
@@ -313,7 +314,8 @@ def run_tournament(
             recorded = read_run_deck(folder)
             # A run started before config.json kept the deck is checked against its records.
             records = (() if recorded is not None
-                       else read_games(folder, schedule, name=config.name).lines.values())
+                       else read_games(folder, schedule, name=config.name,
+                                       rules=RunRules.of(config)).lines.values())
             deck_warning = check_run_deck(folder, recorded, deck, records=records)
             defined = read_run_agents(folder)
             for warning in (deck_warning, check_run_agents(folder, defined, config)):
@@ -323,7 +325,8 @@ def run_tournament(
                     log(warning)
                 else:
                     warnings.warn(warning, stacklevel=2)
-            stored = read_games(folder, schedule, repair=True, name=config.name)
+            stored = read_games(folder, schedule, repair=True, name=config.name,
+                                rules=RunRules.of(config))
             # The run's config.json keeps when and by which versions it was started, and
             # says when it was resumed or extended, and by which.
             entry = resume_entry("extended" if extend else "resumed", config.games,
@@ -347,7 +350,8 @@ def run_tournament(
                 shutil.rmtree(folder, ignore_errors=True)
                 raise
             _hold(held, folder)
-            stored = read_games(folder, schedule, name=config.name)
+            stored = read_games(folder, schedule, name=config.name,
+                                rules=RunRules.of(config))
         pending = [game for game in schedule if game.index not in stored.lines]
         if stop_after is not None:
             pending = pending[:max(stop_after, 0)]

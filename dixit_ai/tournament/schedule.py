@@ -12,7 +12,9 @@ which they are listed: they are drawn in the order of their labels (sorted), so 
 - **Seat rotation.** A deal seats a *lineup* (one agent per seat) and rotates it one seat per game
   (game ``j`` of the deal gives seat ``s`` to ``lineup[(s + j) % seats]``), a Latin square: within
   a deal, every lineup member plays every seat, hence every seat's hand, exactly once. The lineup's
-  order is shuffled per deal (seeded), so that who sits after whom varies too.
+  order is shuffled per deal (seeded), so that who sits after whom varies too; from version 4 the
+  order is drawn again while a rotation of it would give the lineup back (an agent that holds
+  two seats: ``[a, b, a, b]``), so that the games of a deal are all different.
 - **Balanced table draws.** With more agents than seats, each deal's lineup is drawn greedily:
   the agents that have played least so far first, then those that have met the already seated
   agents least, ties broken at random (seeded). Every agent plays about equally often and every
@@ -38,7 +40,7 @@ import itertools
 import json
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,13 +48,15 @@ import numpy as np
 from dixit_ai.match import game_seeds
 from dixit_ai.rules.teams import team_pairs
 
-SCHEDULE_VERSION = 3
+SCHEDULE_VERSION = 4
 """Bumped whenever the same inputs would give a different schedule. Version 1 drew the tables
 from the agents in the order they were listed (so listing them in another order played other
 games); version 2 draws them from the agents sorted by label; version 3 pairs the partners of
-team games (the same games as version 2 otherwise)."""
+team games (the same games as version 2 otherwise); version 4 orders each lineup so that no
+rotation of it repeats it (with fewer agents than seats, ``[a, b, a, b]`` rotated by two seats
+is itself: the deal played the same game, on the same seed, twice)."""
 
-SCHEDULE_VERSIONS = (1, 2, 3)
+SCHEDULE_VERSIONS = (1, 2, 3, 4)
 """The versions :func:`make_schedule` can still compute (a run keeps its own version: a run
 started with version 1 is resumed, extended and analysed with version 1's schedule)."""
 
@@ -117,9 +121,35 @@ def unseated(games: Sequence[ScheduledGame], agents: Sequence[str]) -> list[str]
     return [agent for agent in agents if agent not in seated]
 
 
+MAX_REDRAWS = 1_000
+"""The most times a lineup's order is drawn again (version 4) before the order that groups each
+agent's seats together, which no rotation repeats, is taken."""
+
+
+def repeats_under_rotation(lineup: Sequence[str]) -> bool:
+    """Whether a rotation of ``lineup`` by fewer seats than it has gives it back (its deal would
+    play one game twice).
+
+    >>> repeats_under_rotation(("a", "b", "a", "b")), repeats_under_rotation(("a", "a", "b", "b"))
+    (True, False)
+    """
+    n = len(lineup)
+    seated = tuple(lineup)
+    return any(seated[r:] + seated[:r] == seated for r in range(1, n) if n % r == 0)
+
+
+def _grouped(lineup: Sequence[str]) -> tuple[str, ...]:
+    """``lineup`` with each agent's seats together, in the order of first appearance: with two
+    agents or more, no rotation gives it back."""
+    first = {agent: i for i, agent in reversed(list(enumerate(lineup)))}
+    return tuple(sorted(lineup, key=first.__getitem__))
+
+
 def draw_lineups(agents: Sequence[str], seats: int, n_deals: int,
-                 rng: np.random.Generator) -> list[tuple[str, ...]]:
-    """One lineup (an agent per seat) per deal, balanced as the module docstring says."""
+                 rng: np.random.Generator, *, distinct_games: bool = False
+                 ) -> list[tuple[str, ...]]:
+    """One lineup (an agent per seat) per deal, balanced as the module docstring says;
+    ``distinct_games`` (version 4): ordered so that no rotation repeats it."""
     appearances = Counter({agent: 0 for agent in agents})
     meetings: Counter[tuple[str, str]] = Counter()
     lineups = []
@@ -140,12 +170,21 @@ def draw_lineups(agents: Sequence[str], seats: int, n_deals: int,
         for a, b in itertools.combinations(sorted(set(chosen)), 2):
             meetings[(a, b)] += 1
         order = rng.permutation(seats)
-        lineups.append(tuple(chosen[i] for i in order))
+        lineup = tuple(chosen[i] for i in order)
+        redraws = 0
+        while distinct_games and repeats_under_rotation(lineup):
+            redraws += 1
+            if redraws > MAX_REDRAWS:
+                lineup = _grouped(lineup)
+                break
+            order = rng.permutation(seats)
+            lineup = tuple(chosen[i] for i in order)
+        lineups.append(lineup)
     return lineups
 
 
-def partner_lineups(lineups: Sequence[tuple[str, ...]], rng: np.random.Generator
-                    ) -> list[tuple[str, ...]]:
+def partner_lineups(lineups: Sequence[tuple[str, ...]], rng: np.random.Generator, *,
+                    distinct_games: bool = False) -> list[tuple[str, ...]]:
     """Each lineup reordered so that the partners of a team game are balanced.
 
     The rules make seats ``s`` and ``s + seats/2`` partners, and the rotation of a deal keeps
@@ -153,7 +192,10 @@ def partner_lineups(lineups: Sequence[tuple[str, ...]], rng: np.random.Generator
     members are paired: greedily, the pair that has been partners least so far first (ties at
     random, seeded), then improved by exchanging partners between two teams while that lowers
     the sum of squares of every pair's count (an agent that holds two seats counts as a pair
-    with itself). The teams' order and each team's order are shuffled.
+    with itself). The teams' order and each team's order are shuffled; ``distinct_games``
+    (version 4): drawn again while a rotation of the lineup gives it back, and teams that are
+    all an agent partnering itself (``(a, a), (b, b)``, which every order repeats) paired
+    otherwise, the pairing whose pairs have been partners least chosen.
     """
     partnered: Counter[tuple[str, str]] = Counter()
     ordered = []
@@ -168,11 +210,69 @@ def partner_lineups(lineups: Sequence[tuple[str, ...]], rng: np.random.Generator
             teams.append((left[i], left[j]))
             del left[j], left[i]
         teams = _improve_partners(teams, partnered)
+        if distinct_games and all(a == b for a, b in teams):
+            teams = _mixed(teams, partnered)
+        lineup = _seat_teams(teams, rng)
+        redraws = 0
+        while distinct_games and repeats_under_rotation(lineup):
+            redraws += 1
+            if redraws > MAX_REDRAWS:
+                lineup = _grouped_teams(teams)
+                break
+            lineup = _seat_teams(teams, rng)
+        if distinct_games and repeats_under_rotation(lineup):  # pragma: no cover - see _mixed
+            raise RuntimeError(f"no order of the teams {teams} gives a deal of distinct games")
         partnered.update(_pair(*team) for team in teams)
-        teams = [team if rng.random() < 0.5 else team[::-1] for team in teams]
-        order = rng.permutation(len(teams))
-        ordered.append(tuple([teams[k][0] for k in order] + [teams[k][1] for k in order]))
+        ordered.append(lineup)
     return ordered
+
+
+def _seat_teams(teams: Sequence[tuple[str, str]], rng: np.random.Generator) -> tuple[str, ...]:
+    """The lineup of ``teams``: each team's order and the teams' order shuffled, partners
+    ``seats/2`` apart."""
+    flipped = [team if rng.random() < 0.5 else team[::-1] for team in teams]
+    order = rng.permutation(len(flipped))
+    return tuple([flipped[k][0] for k in order] + [flipped[k][1] for k in order])
+
+
+def _mixed(teams: Sequence[tuple[str, str]], partnered: Counter[tuple[str, str]]
+           ) -> list[tuple[str, str]]:
+    """The teams of the agents of ``teams`` (all of them an agent with itself: rotated by half
+    the seats, such a lineup is itself) paired otherwise: of the pairings with one mixed team
+    at least, the one whose pairs have been partners least (the sum of squares of the counts,
+    ``partnered`` and these teams; the first found of equal ones)."""
+    members = sorted(agent for team in teams for agent in team)
+    best: tuple[int, list[tuple[str, str]]] | None = None
+    seen: set[tuple[tuple[str, str], ...]] = set()
+    for pairing in _pairings(members):
+        key = tuple(sorted(pairing))
+        if key in seen or all(a == b for a, b in pairing):
+            continue
+        seen.add(key)
+        added = Counter(_pair(*team) for team in pairing)
+        cost = sum((partnered[pair] + n) ** 2 - partnered[pair] ** 2
+                   for pair, n in added.items())
+        if best is None or cost < best[0]:
+            best = (cost, list(key))
+    return list(teams) if best is None else best[1]
+
+
+def _pairings(members: list[str]) -> Iterator[list[tuple[str, str]]]:
+    """Every way to split ``members`` (an even number) into pairs."""
+    if not members:
+        yield []
+        return
+    first, rest = members[0], members[1:]
+    for k in range(len(rest)):
+        for others in _pairings(rest[:k] + rest[k + 1:]):
+            yield [(first, rest[k]), *others]
+
+
+def _grouped_teams(teams: Sequence[tuple[str, str]]) -> tuple[str, ...]:
+    """The teams in order of their first agent, each (first, second) with a mixed team's
+    agents in label order: a lineup no rotation repeats when one team at least is mixed."""
+    ordered = sorted((min(team), max(team)) for team in teams)
+    return tuple([a for a, _ in ordered] + [b for _, b in ordered])
 
 
 def _improve_partners(teams: list[tuple[str, str]], partnered: Counter[tuple[str, str]]
@@ -258,11 +358,13 @@ def make_schedule(agents: Sequence[str], *, seats: int, n_games: int,
     n_deals = -(-n_games // seats)
     deal_seeds = game_seeds(seed, n_deals)
     rng = np.random.default_rng([seed, _DRAW_STREAM])
-    lineups = draw_lineups(agents, seats, n_deals, rng)
+    distinct = version >= 4
+    lineups = draw_lineups(agents, seats, n_deals, rng, distinct_games=distinct)
     if teams and version >= 3:
         if seats % 2:
             raise ValueError(f"a team game has an even number of seats, not {seats}")
-        lineups = partner_lineups(lineups, np.random.default_rng([seed, _PARTNER_STREAM]))
+        lineups = partner_lineups(lineups, np.random.default_rng([seed, _PARTNER_STREAM]),
+                                  distinct_games=distinct)
     games = []
     for index in range(n_games):
         deal, turn = divmod(index, seats)

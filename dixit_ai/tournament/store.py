@@ -9,8 +9,8 @@ being written. Reading a run back:
   off (the file is truncated to its last complete line) and the game is played again;
 - any other line that is not a record of this tournament (bad JSON, an index outside the schedule,
   a game whose seed, deal or seats differ from the schedule, a game of a tournament named
-  otherwise, an index seen twice) is an error: the folder is not resumed, and the message says
-  which line is wrong.
+  otherwise, a game played under other rules than the config's, an index seen twice) is an
+  error: the folder is not resumed, and the message says which line is wrong.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from dixit_ai import __version__
 from dixit_ai.records import GameRecord
 from dixit_ai.reporting import write_json
 from dixit_ai.tournament.config import TournamentConfig, differences
+from dixit_ai.tournament.run_rules import RunRules
 from dixit_ai.tournament.schedule import (
     MAX_SCHEDULE_GAMES,
     SCHEDULE_VERSION,
@@ -301,7 +302,8 @@ def same_deck(first: str, second: str) -> tuple[bool, tuple[str, str]]:
 
 
 def read_games(folder: str | os.PathLike[str], schedule: list[ScheduledGame], *,
-               repair: bool = False, name: str | None = None) -> StoredGames:
+               repair: bool = False, name: str | None = None,
+               rules: RunRules | None = None) -> StoredGames:
     """The records of a run folder, by schedule index, checked against ``schedule``.
 
     Args:
@@ -310,6 +312,7 @@ def read_games(folder: str | os.PathLike[str], schedule: list[ScheduledGame], *,
         repair: Truncate an incomplete last line off the file (else only skip it).
         name: The tournament's name: a record of a tournament named otherwise is refused
             (``None``: not checked; see :func:`check_scheduled`).
+        rules: The run's rules: a record played by others is refused (``None``: not checked).
 
     Raises:
         ResumeError: a complete line is not a record of this schedule (see the module docstring).
@@ -336,7 +339,7 @@ def read_games(folder: str | os.PathLike[str], schedule: list[ScheduledGame], *,
         except ValueError as error:
             raise ResumeError(f"{where}: {error}") from error
         try:
-            index = check_scheduled(record, schedule, lines, name=name)
+            index = check_scheduled(record, schedule, lines, name=name, rules=rules)
         except ValueError as error:
             raise ResumeError(f"{where}: {error}") from error
         lines[index] = text
@@ -344,7 +347,8 @@ def read_games(folder: str | os.PathLike[str], schedule: list[ScheduledGame], *,
 
 
 def check_scheduled(record: GameRecord, schedule: list[ScheduledGame],
-                    seen: Container[int], where: str = "", *, name: str | None = None) -> int:
+                    seen: Container[int], where: str = "", *, name: str | None = None,
+                    rules: RunRules | None = None) -> int:
     """The schedule index of ``record``, checked: in the schedule, not in ``seen``, of the
     tournament ``name``, and with the schedule's seed, deal and seats.
 
@@ -356,6 +360,8 @@ def check_scheduled(record: GameRecord, schedule: list[ScheduledGame],
         name: The tournament's name (its config's): a record of a tournament named otherwise
             is not one of its games, even where its schedule is the same (the same agents and
             seed); ``None``: not checked.
+        rules: The run's edition and rules (its config's): a record of other rules is not one
+            of its games (see :mod:`dixit_ai.tournament.run_rules`); ``None``: not checked.
 
     Raises:
         ValueError: the record is not a game of this tournament and schedule, or one already
@@ -383,6 +389,10 @@ def check_scheduled(record: GameRecord, schedule: list[ScheduledGame],
     if differ:
         raise ValueError(f"game {index} does not match the schedule{where}: "
                          + "; ".join(differ))
+    other = None if rules is None else rules.mismatch(record)
+    if other is not None:
+        raise ValueError(f"game {index} was played under other rules than the run's "
+                         f"{CONFIG_FILE} gives{where}: {other}")
     try:
         check_totals(record)
     except ValueError as error:

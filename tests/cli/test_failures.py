@@ -54,21 +54,39 @@ def test_simulate_with_forfeit_chosen_exits_0_and_still_prints(tmp_path, env):
     assert result.returncode == 0, result.output
     lines = [line for line in result.stderr.splitlines() if "seat 0 (dead-http)" in line]
     assert len(lines) == 5 and all("[forfeit]" in line for line in lines)
-    assert "more (every failure is in the records)" in result.stderr
+    # No --out: no record was written, so the count does not send the reader to the records.
+    assert "more (not shown, and no records were written: pass --out FILE to keep every " \
+        "failure)" in result.stderr
+    assert "every failure is in the records" not in result.stderr
+    written = dixit("simulate", "--agents", "dead-http,random,random", "--players", "3",
+                    "--games", "1", "--max-rounds", "5", "--on-failure", "forfeit",
+                    "--no-progress", "--out", "games.jsonl", cwd=tmp_path, env=env)
+    assert written.returncode == 0, written.output
+    assert "more (every failure is in the records)" in written.stderr
+
+
+CRASHING_AGENT = """\
+name: crashing
+entry_point: tests.bench.helpers:CrashingTeller
+description: raises whenever it must tell
+"""
 
 
 def test_a_tournament_with_failures_fails_unless_forfeit_is_chosen(tmp_path, env):
-    args = ["tournament", "--agents", "dead-http,random", "--players", "3", "--games", "3",
+    # (An HTTP agent whose endpoint is down stops a tournament instead: test_endpoint_outage.)
+    (Path(env["DIXIT_AI_AGENT_CONFIGS"]) / "crashing.yaml").write_text(CRASHING_AGENT)
+    args = ["tournament", "--agents", "crashing,random", "--players", "3", "--games", "3",
             "--max-rounds", "4", "--out", "runs", *QUICK]
     result = dixit(*args, cwd=tmp_path, env=env)
     assert result.returncode == 1, result.output
-    assert "seat 0 (dead-http), round 1 (record: round 0), tell: EndpointError" in result.stderr
+    assert ("seat 0 (crashing), round 1 (record: round 0), tell: RuntimeError: no idea"
+            in result.stderr)
     assert "forfeited by default; pass --on-failure forfeit to accept them" in result.stderr
     header = next(line for line in result.stdout.splitlines() if "agent" in line)
     assert "failures" in header
     (folder,) = (tmp_path / "runs").iterdir()
     results = json.loads((folder / "results.json").read_text())
-    dead = next(s for s in results["standings"] if s["agent"] == "dead-http")
+    dead = next(s for s in results["standings"] if s["agent"] == "crashing")
     records = [json.loads(line) for line in (folder / "games.jsonl").read_text().splitlines()]
     assert dead["failures"] == sum(len(r["failures"]) for r in records) > 0
     # Its storytelling turns were all forfeited: none is counted as played.
@@ -77,7 +95,7 @@ def test_a_tournament_with_failures_fails_unless_forfeit_is_chosen(tmp_path, env
     chosen = dixit(*args[:-len(QUICK)], "--on-failure", "forfeit", "--out", "again", *QUICK,
                    cwd=tmp_path, env=env)
     assert chosen.returncode == 0, chosen.output
-    assert "seat 0 (dead-http), round 1 (record: round 0), tell" in chosen.stderr
+    assert "seat 0 (crashing), round 1 (record: round 0), tell" in chosen.stderr
     # The choice is kept with the run: resuming it (here, with one more game) exits alike.
     (again,) = (tmp_path / "again").iterdir()
     resumed = dixit("tournament", "--resume", str(again), "--games", "4", *QUICK, cwd=tmp_path,

@@ -109,7 +109,7 @@ def test_a_run_whose_schedule_version_is_wrong_or_unknown_is_refused(tmp_path):
     data["schedule"]["version"] = 99
     (folder / "config.json").write_text(json.dumps(data))
     with pytest.raises(ResumeError, match=r"schedule version 99 is not one this version of "
-                                          r"dixit-ai computes \(1, 2, 3\)"):
+                                          r"dixit-ai computes \(1, 2, 3, 4\)"):
         run_tournament(random_config(), resume=folder, **QUICK)
     assert (folder / "games.jsonl").read_bytes() == before
 

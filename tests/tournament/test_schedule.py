@@ -97,14 +97,14 @@ def test_the_order_the_agents_are_listed_in_changes_no_game(n_agents, seats):
 def test_version_1_keeps_the_order_given_for_the_runs_it_started():
     """Version 1 drew the tables in the order listed: runs started with it keep that schedule
     (and its fingerprint), while version 2 on is the same for every order."""
-    assert SCHEDULE_VERSION == 3
+    assert SCHEDULE_VERSION == 4
     orders = [["c", "a", "b", "d"], ["a", "b", "c", "d"], ["d", "c", "b", "a"]]
     old = [make_schedule(order, seats=5, n_games=20, seed=3, version=1) for order in orders]
     assert old[0] != old[1] and old[1] != old[2]  # the gap version 2 closes
     assert old[1] == make_schedule(orders[2], seats=5, n_games=20, seed=3)  # sorted = v2
     assert schedule_fingerprint(old[1], 1) != schedule_fingerprint(old[1])
-    with pytest.raises(ValueError, match=r"schedule version 4 is unknown .*versions 1, 2, 3"):
-        make_schedule(orders[0], seats=5, n_games=20, seed=3, version=4)
+    with pytest.raises(ValueError, match=r"schedule version 5 is unknown .*versions 1, 2, 3, 4"):
+        make_schedule(orders[0], seats=5, n_games=20, seed=3, version=5)
 
 
 def test_an_incomplete_last_deal_is_cut_short():
