@@ -40,7 +40,7 @@ import itertools
 import json
 import math
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -193,9 +193,9 @@ def partner_lineups(lineups: Sequence[tuple[str, ...]], rng: np.random.Generator
     random, seeded), then improved by exchanging partners between two teams while that lowers
     the sum of squares of every pair's count (an agent that holds two seats counts as a pair
     with itself). The teams' order and each team's order are shuffled; ``distinct_games``
-    (version 4): drawn again while a rotation of the lineup gives it back, and teams that are
-    all an agent partnering itself (``(a, a), (b, b)``, which every order repeats) paired
-    otherwise, the pairing whose pairs have been partners least chosen.
+    (version 4): drawn again while a rotation of the lineup gives it back. Teams that are all an
+    agent partnering itself (``(a, a), (b, b)``) repeat under every order: such a deal keeps its
+    pairing (the partners' balance comes first) and plays each of its games twice.
     """
     partnered: Counter[tuple[str, str]] = Counter()
     ordered = []
@@ -210,18 +210,16 @@ def partner_lineups(lineups: Sequence[tuple[str, ...]], rng: np.random.Generator
             teams.append((left[i], left[j]))
             del left[j], left[i]
         teams = _improve_partners(teams, partnered)
-        if distinct_games and all(a == b for a, b in teams):
-            teams = _mixed(teams, partnered)
         lineup = _seat_teams(teams, rng)
         redraws = 0
-        while distinct_games and repeats_under_rotation(lineup):
+        # with one mixed team at least, some order of the teams repeats under no rotation
+        mixed = any(a != b for a, b in teams)
+        while distinct_games and mixed and repeats_under_rotation(lineup):
             redraws += 1
             if redraws > MAX_REDRAWS:
                 lineup = _grouped_teams(teams)
                 break
             lineup = _seat_teams(teams, rng)
-        if distinct_games and repeats_under_rotation(lineup):  # pragma: no cover - see _mixed
-            raise RuntimeError(f"no order of the teams {teams} gives a deal of distinct games")
         partnered.update(_pair(*team) for team in teams)
         ordered.append(lineup)
     return ordered
@@ -233,39 +231,6 @@ def _seat_teams(teams: Sequence[tuple[str, str]], rng: np.random.Generator) -> t
     flipped = [team if rng.random() < 0.5 else team[::-1] for team in teams]
     order = rng.permutation(len(flipped))
     return tuple([flipped[k][0] for k in order] + [flipped[k][1] for k in order])
-
-
-def _mixed(teams: Sequence[tuple[str, str]], partnered: Counter[tuple[str, str]]
-           ) -> list[tuple[str, str]]:
-    """The teams of the agents of ``teams`` (all of them an agent with itself: rotated by half
-    the seats, such a lineup is itself) paired otherwise: of the pairings with one mixed team
-    at least, the one whose pairs have been partners least (the sum of squares of the counts,
-    ``partnered`` and these teams; the first found of equal ones)."""
-    members = sorted(agent for team in teams for agent in team)
-    best: tuple[int, list[tuple[str, str]]] | None = None
-    seen: set[tuple[tuple[str, str], ...]] = set()
-    for pairing in _pairings(members):
-        key = tuple(sorted(pairing))
-        if key in seen or all(a == b for a, b in pairing):
-            continue
-        seen.add(key)
-        added = Counter(_pair(*team) for team in pairing)
-        cost = sum((partnered[pair] + n) ** 2 - partnered[pair] ** 2
-                   for pair, n in added.items())
-        if best is None or cost < best[0]:
-            best = (cost, list(key))
-    return list(teams) if best is None else best[1]
-
-
-def _pairings(members: list[str]) -> Iterator[list[tuple[str, str]]]:
-    """Every way to split ``members`` (an even number) into pairs."""
-    if not members:
-        yield []
-        return
-    first, rest = members[0], members[1:]
-    for k in range(len(rest)):
-        for others in _pairings(rest[:k] + rest[k + 1:]):
-            yield [(first, rest[k]), *others]
 
 
 def _grouped_teams(teams: Sequence[tuple[str, str]]) -> tuple[str, ...]:

@@ -47,7 +47,11 @@ def test_no_deal_repeats_a_game(teams: bool) -> None:
         agents = [f"agent{i}" for i in range(n_agents)]
         period = balance_period(n_agents, seats)
         games = make_schedule(agents, seats=seats, n_games=period * 2, seed=seed, teams=teams)
-        assert not repeated(games), (n_agents, seats, seed)
+        # A team deal whose every team is one agent partnering itself repeats under any order
+        # (the partners' balance comes first): only those deals may repeat their games.
+        allowed = {(g.seed, g.seats) for g in games if teams and all(
+            g.seats[s] == g.seats[s + seats // 2] for s in range(seats // 2))}
+        assert set(repeated(games)) <= allowed, (n_agents, seats, seed)
         counts = seat_counts(games)  # still every agent in every seat equally often
         assert all(len(set(c)) == 1 for c in counts.values()), (n_agents, seats, seed)
         if teams:
