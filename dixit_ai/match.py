@@ -1,9 +1,7 @@
 """The match runner: one agent per seat, one whole game, one record.
 
 All randomness flows from ``seed``: a ``numpy.random.SeedSequence`` is split into one stream for
-the rules (deal, board shuffles, reshuffles) and one per seat for its agent (whose generator is
-seeded with words drawn from its stream, :func:`agent_rng`, so that it does not hold the game's
-seed). The same seed and
+the rules (deal, board shuffles, reshuffles) and one per seat for its agent. The same seed and
 the same agents give the same record, byte for byte; and the rules' stream does not depend on
 what the agents do with theirs, which is what lets :mod:`dixit_ai.replay` re-run a record.
 
@@ -110,13 +108,6 @@ class GameInterrupted(KeyboardInterrupt):
 def game_streams(seed: int, n_players: int) -> list[np.random.SeedSequence]:
     """The rules' seed stream (first) and one per seat, all derived from ``seed``."""
     return list(np.random.SeedSequence(seed).spawn(n_players + 1))
-
-
-def agent_rng(stream: np.random.SeedSequence) -> np.random.Generator:
-    """The generator a seat's agent is given: seeded with four words drawn from the seat's
-    stream, not with the stream itself, whose ``entropy`` is the game's seed (an agent reading
-    ``rng.bit_generator.seed_seq.entropy`` could deal the game again and see every hand)."""
-    return np.random.default_rng(stream.generate_state(4))
 
 
 def game_seeds(seed: int, n_games: int) -> list[int]:
@@ -338,7 +329,7 @@ def play_game(
     # Outside the decisions' failure policy: a reset() or describe() that fails is named
     # (seat, agent, method, field) before anything is played (see dixit_ai.agents.checks).
     for seat, agent in enumerate(players):
-        reset_agent(agent, seat, agent_rng(streams[seat + 1]))
+        reset_agent(agent, seat, np.random.default_rng(streams[seat + 1]))
         check_rules(rules, parameters, agent, seat, "reset()")
     described_agents = []
     for seat, agent in enumerate(players):

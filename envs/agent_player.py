@@ -5,9 +5,8 @@ seat's :class:`~dixit_ai.rules.View`; the environments ask for one card or one v
 :class:`AgentPlayer` asks the agent exactly when :func:`dixit_ai.play_game` would (on the seat's
 first turn of a phase) and hands out its decision one turn at a time: two cards in 3-player games,
 and a second vote or a "pass" where a second vote exists. Seeded like ``play_game`` seeds it (the
-env's ``core.streams[seat + 1]``, through :func:`dixit_ai.match.agent_rng`), an agent makes the
-same decisions in the environments as in ``play_game``, which is what makes the three give the
-same game.
+env's ``core.streams[seat + 1]``), an agent makes the same decisions in the environments as in
+``play_game``, which is what makes the three give the same game.
 """
 
 from __future__ import annotations
@@ -15,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from dixit_ai.agents import Agent, Announcement, Story, as_choice, make_agent
-from dixit_ai.match import agent_rng
 from dixit_ai.rules import Phase, View
 from envs.core import DixitCore
 
@@ -48,7 +48,7 @@ class AgentPlayer:
         table = env.unwrapped
         core: DixitCore = table.core
         seat = table.seat_of[agent_name]
-        self.agent.reset(seat=seat, rng=agent_rng(core.streams[seat + 1]))
+        self.agent.reset(seat=seat, rng=np.random.default_rng(core.streams[seat + 1]))
         self._queue = []
         self._env, self._table = env, table
 

@@ -47,7 +47,7 @@ import numpy as np
 from dixit_ai.agents import RandomAgent
 from dixit_ai.cli.common import check_at_least, check_out_file
 from dixit_ai.cli.targets import Targets, too_small
-from dixit_ai.match import agent_rng, decide, game_seeds, game_streams
+from dixit_ai.match import decide, game_seeds, game_streams
 from dixit_ai.rules import RuleSet, apply_action, new_game, observe
 from envs import dixit_v0
 from envs.agent_player import AgentPlayer
@@ -81,7 +81,7 @@ def raw_games(edition: str, n: int, seeds: list[int]) -> tuple[list[list[int]], 
         state = new_game(rules, n, DECK, rng)
         agents = [RandomAgent() for _ in range(n)]
         for seat, agent in enumerate(agents):
-            agent.reset(seat=seat, rng=agent_rng(streams[seat + 1]))
+            agent.reset(seat=seat, rng=np.random.default_rng(streams[seat + 1]))
         while not state.is_over:
             seat = state.pending[0]
             action, _notes, _prediction = decide(agents[seat], observe(state, seat))
