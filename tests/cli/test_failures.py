@@ -8,6 +8,7 @@ The failing agent is an HTTP agent whose endpoint (127.0.0.1, port 9) refuses co
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,9 @@ description: raises whenever it must tell
 def test_a_tournament_with_failures_fails_unless_forfeit_is_chosen(tmp_path, env):
     # (An HTTP agent whose endpoint is down stops a tournament instead: test_endpoint_outage.)
     (Path(env["DIXIT_AI_AGENT_CONFIGS"]) / "crashing.yaml").write_text(CRASHING_AGENT)
+    # the agent's code is the tests' own: importable from the checkout, whatever the cwd
+    env = {**env, "PYTHONPATH": os.pathsep.join(
+        [str(Path(__file__).resolve().parents[2]), os.environ.get("PYTHONPATH", "")])}
     args = ["tournament", "--agents", "crashing,random", "--players", "3", "--games", "3",
             "--max-rounds", "4", "--out", "runs", *QUICK]
     result = dixit(*args, cwd=tmp_path, env=env)
