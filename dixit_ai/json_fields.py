@@ -49,6 +49,7 @@ def json_problem(value: Any, path: str) -> str | None:
 
 
 def shown(value: Any, limit: int = 80) -> str:
-    """``repr(value)``, cut at ``limit`` characters (``...``)."""
+    """``repr(value)`` as a message shows it: at most ``limit`` characters, a long one cut
+    (ending ``...``)."""
     text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
+    return text if len(text) <= limit else text[:limit - 3] + "..."

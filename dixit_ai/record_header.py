@@ -12,6 +12,7 @@ from dataclasses import fields
 from numbers import Integral
 from typing import Any
 
+from dixit_ai.json_fields import shown
 from dixit_ai.rules import EDITIONS, RuleSet
 
 READABLE_FORMATS: tuple[int, ...] = (1, 2)
@@ -50,12 +51,6 @@ format 1 played them (see :data:`RECORD_FORMAT`)."""
 
 _RULE_NAMES = frozenset(f.name for f in fields(RuleSet)) - {"name"}
 """Every rule parameter a header's ``rules`` may hold."""
-
-def _shown(value: Any) -> str:
-    """``value`` as an error message shows it (a long one cut)."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
 
 def _is_int(value: Any) -> bool:
     return isinstance(value, Integral) and not isinstance(value, bool)
@@ -97,28 +92,28 @@ def check_header(header: Any, *, complete: bool = False) -> None:
     version = header.get("format")
     if "format" in header and (not _is_int(version) or version not in READABLE_FORMATS):
         raise BrokenHeader(f"header.format must be one of {', '.join(map(str, READABLE_FORMATS))}, "
-                           f"not {_shown(version)}")
+                           f"not {shown(version, 60)}")
     edition = header.get("edition")
     if "edition" in header and (not isinstance(edition, str) or edition not in EDITIONS):
         raise BrokenHeader(f"header.edition must be one of {', '.join(map(repr, EDITIONS))}, not "
-                           f"{_shown(edition)}")
+                           f"{shown(edition, 60)}")
     if "rules" in header:
         _check_rules(header["rules"], edition, version, complete=complete)
     if "deck" in header:
         _check_deck(header["deck"], complete=complete)
     if "on_failure" in header and header["on_failure"] not in ("abort", "forfeit"):
         raise BrokenHeader(f"header.on_failure must be 'abort' or 'forfeit', not "
-                           f"{_shown(header['on_failure'])}")
+                           f"{shown(header['on_failure'], 60)}")
     limit = header.get("max_rounds")
     if limit is not None and (not _is_int(limit) or limit < 1):
         raise BrokenHeader("header.max_rounds must be null (no limit) or an integer of at least 1, "
-                           f"not {_shown(limit)}")
+                           f"not {shown(limit, 60)}")
     if "versions" in header:
         versions = header["versions"]
         if not isinstance(versions, dict) or not all(
                 isinstance(value, str) for value in versions.values()):
             raise BrokenHeader(f"header.versions must be an object of package versions "
-                               f"({{\"dixit-ai\": \"1.0\", ...}}), not {_shown(versions)}")
+                               f"({{\"dixit-ai\": \"1.0\", ...}}), not {shown(versions, 60)}")
 
 
 def _check_rules(rules: Any, edition: Any, version: Any, *, complete: bool) -> None:
@@ -127,7 +122,7 @@ def _check_rules(rules: Any, edition: Any, version: Any, *, complete: bool) -> N
         if not complete:  # refused by the replay, which rebuilds the game from it
             return
         raise BrokenHeader(f"header.rules must be an object of rule parameters "
-                           f"({{\"hand_size\": 6, ...}}), not {_shown(rules)}")
+                           f"({{\"hand_size\": 6, ...}}), not {shown(rules, 60)}")
     unknown = sorted(set(rules) - _RULE_NAMES, key=str)
     if unknown:
         raise BrokenHeader(f"header.rules has unknown rule parameter(s) "
@@ -151,24 +146,24 @@ def _check_deck(deck: Any, *, complete: bool) -> None:
     """``header.deck``: see :func:`check_header`."""
     if not isinstance(deck, dict):
         raise BrokenHeader(f"header.deck must be an object (spec, name, fingerprint, size, "
-                           f"card_ids), not {_shown(deck)}")
+                           f"card_ids), not {shown(deck, 60)}")
     if "card_ids" in deck:
         cards = deck["card_ids"]
         if not isinstance(cards, list):
             raise BrokenHeader(f"header.deck.card_ids must be a list of card ids (integers), not "
-                               f"{_shown(cards)}")
+                               f"{shown(cards, 60)}")
         for index, card in enumerate(cards):
             if not _is_int(card):
                 raise BrokenHeader(f"header.deck.card_ids[{index}] must be a card id (an integer), "
-                                   f"not {_shown(card)}")
+                                   f"not {shown(card, 60)}")
     elif complete:
         raise BrokenHeader("header.deck lacks field 'card_ids' (the deck's card ids, in order)")
     if "size" in deck and (not _is_int(deck["size"]) or deck["size"] < 0):
         raise BrokenHeader("header.deck.size must be a number of cards (an integer of at least 0), "
-                           f"not {_shown(deck['size'])}")
+                           f"not {shown(deck['size'], 60)}")
     if deck.get("spec") is not None and not isinstance(deck["spec"], str):
         raise BrokenHeader(f"header.deck.spec must be a deck spec (a string) or null, not "
-                           f"{_shown(deck['spec'])}")
+                           f"{shown(deck['spec'], 60)}")
     for name in ("name", "fingerprint"):
         if name in deck and not isinstance(deck[name], str):
-            raise BrokenHeader(f"header.deck.{name} must be a string, not {_shown(deck[name])}")
+            raise BrokenHeader(f"header.deck.{name} must be a string, not {shown(deck[name], 60)}")

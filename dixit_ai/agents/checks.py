@@ -12,11 +12,11 @@ traceback that names neither agent nor field.
 A description must be a ``dict`` whose ``"name"`` is the agent's name (the records credit the
 agent by it). For a record that will be written (``play_game(writable=True)``, as the tournament,
 ``simulate`` and ``play`` ask) its values must also be what strict JSON can write
-(``allow_nan=False``): numbers, text, booleans, ``None``, lists and objects with text keys (a
-dataclass counts as the object of its fields: the record is written through
-:func:`dataclasses.asdict`). A numpy scalar is refused, not converted (``float(x)`` or
-``x.item()`` is the agent's to write): a record that differs from what the agent said would be
-worse than a refusal.
+(``allow_nan=False``): numbers, text, booleans, ``None``, lists and objects whose keys are text,
+or numbers (written as text; one object's keys of one kind) (a dataclass counts as the object of
+its fields: the record is written through :func:`dataclasses.asdict`). A numpy scalar is
+refused, not converted (``float(x)`` or ``x.item()`` is the agent's to write): a record that
+differs from what the agent said would be worse than a refusal.
 """
 
 from __future__ import annotations
@@ -66,8 +66,7 @@ def described(agent: Any, seat: int, *, writable: bool = True) -> dict[str, Any]
     """The agent's ``describe()``, checked to be what a game record can hold.
 
     ``writable=False`` leaves out the strict-JSON and size checks, for a game whose record is
-    kept in memory only (a description may then hold objects, as the clip players' population
-    of ready resources does).
+    kept in memory only (a description may then hold objects).
 
     Raises:
         AgentSetupError: ``describe()`` raised, or returned something other than a ``dict``,
