@@ -57,6 +57,16 @@ _WARNED: set[tuple[str, str]] = set()
 """The (calibration file, embedder fingerprint) pairs already warned of."""
 
 
+def _mismatch(warned: set[tuple[str, str]], path: str | Path, fingerprint: str, message: str,
+              category: type[Warning]) -> bool:
+    """Warn ``message`` once per file and embedder in a process (an agent is made again by
+    each game and step; the warning said the same each time); ``False``: no match."""
+    if (str(path), fingerprint) not in warned:
+        warned.add((str(path), fingerprint))
+        warnings.warn(message, category, stacklevel=4)
+    return False
+
+
 def check_calibration_embedder(calibration: str | Path | None, fingerprint: str) -> bool:
     """Warn (:class:`CalibrationMismatchWarning`) when the calibration file was fitted for
     another embedder than ``fingerprint``; ``True`` when it matches or says nothing."""
@@ -66,17 +76,14 @@ def check_calibration_embedder(calibration: str | Path | None, fingerprint: str)
     fitted = GuessModel.fitted_for(path)
     if fitted is None or fitted == fingerprint:
         return True
-    if (str(path), fingerprint) in _WARNED:  # once per file and embedder in a process: an
-        return False                         # agent is made again by each game and step
-    _WARNED.add((str(path), fingerprint))
-    warnings.warn(
+    return _mismatch(
+        _WARNED, path, fingerprint,
         f"the guess model in {path} was fitted for embedder {fitted}, but this agent uses "
         f"{fingerprint}: its temperature and bias are on another model's similarity scale, so "
         "predicted guess rates may be miscalibrated. Refit it for this embedder: python "
         "scripts/fit_calibration.py --embedder NAME --play-games 40 --out FILE, then pass "
         "calibration=FILE (or guess_temperature=... and guess_bias=...).",
-        CalibrationMismatchWarning, stacklevel=3)
-    return False
+        CalibrationMismatchWarning)
 
 
 _POLICIES_WARNED: set[tuple[str, str]] = set()
@@ -102,12 +109,9 @@ def check_policy_embedder(policy: str | Path | None, fingerprint: str) -> bool:
     trained = [m.get("fingerprint") for m in models or () if isinstance(m, dict)]
     if not trained or fingerprint in trained:
         return True
-    if (str(path), fingerprint) in _POLICIES_WARNED:  # once per file and embedder
-        return False
-    _POLICIES_WARNED.add((str(path), fingerprint))
-    warnings.warn(
+    return _mismatch(
+        _POLICIES_WARNED, path, fingerprint,
         f"the clue policy in {path} was trained in games of embedder {trained[0]}, but this "
         f"agent uses {fingerprint}: its features (the card's similarity, the decoys' gap, ...) "
         "are on another model's similarity scale. Train one for this embedder: dixit-ai train "
-        "storyteller --embedder NAME", PolicyMismatchWarning, stacklevel=3)
-    return False
+        "storyteller --embedder NAME", PolicyMismatchWarning)
