@@ -297,7 +297,7 @@ def play_game(
     rules = RuleSet.edition(edition, **rule_overrides)
     # What every agent's constructor, reset(), describe() and decisions are checked against:
     # the shared rules as the edition makes them (see dixit_ai.agents.checks.check_rules).
-    parameters = rules.parameters()
+    rules_fields = dict(vars(rules))
     n_players = len(agents)
     rules.check_players(n_players)
     card_ids, deck_entry = resolve_deck(deck)
@@ -310,7 +310,7 @@ def play_game(
             players.append(named)
             continue
         players.append(make_agent_for_deck(named, deck) if given_deck else make_agent(named))
-        check_rules(rules, parameters, players[-1], seat, "constructor")
+        check_rules(rules, rules_fields, players[-1], seat, "constructor")
 
     first_seat: dict[int, int] = {}
     for seat, agent in enumerate(players):
@@ -330,11 +330,11 @@ def play_game(
     # (seat, agent, method, field) before anything is played (see dixit_ai.agents.checks).
     for seat, agent in enumerate(players):
         reset_agent(agent, seat, np.random.default_rng(streams[seat + 1]))
-        check_rules(rules, parameters, agent, seat, "reset()")
+        check_rules(rules, rules_fields, agent, seat, "reset()")
     described_agents = []
     for seat, agent in enumerate(players):
         described_agents.append(described(agent, seat, writable=writable))
-        check_rules(rules, parameters, agent, seat, "describe()")
+        check_rules(rules, rules_fields, agent, seat, "describe()")
 
     header = record_header(rules, n_players, int(seed), deck_entry, described_agents,
                            on_failure=on_failure, max_rounds=max_rounds)
@@ -363,7 +363,7 @@ def play_game(
         returned: Action | None = None
         try:
             returned, seat_notes, guess = decide(players[seat], observe(state, seat))
-            check_rules(rules, parameters, players[seat], seat, f"{phase.value} decision")
+            check_rules(rules, rules_fields, players[seat], seat, f"{phase.value} decision")
             next_state = apply_action(state, returned, rng)
         except (RulesChanged, StopsTheGame):
             # Not a failed decision: the game cannot go on under rules an agent wrote, or the
@@ -380,7 +380,7 @@ def play_game(
             ))
             raise GameInterrupted(game_record("aborted")) from interrupt
         except (Exception, SystemExit) as error:
-            check_rules(rules, parameters, players[seat], seat, f"{phase.value} decision")
+            check_rules(rules, rules_fields, players[seat], seat, f"{phase.value} decision")
             # An agent that calls sys.exit() fails its decision like one that raises: it must
             # not end the run that plays it (a tournament stopped at once with exit status 0).
             reason = (f"the agent called sys.exit({error.code!r})"
