@@ -236,6 +236,7 @@ class BrokenInside(RandomAgent):
 def test_a_wrong_agent_keyword_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     from dixit_ai.agents import check_agent_arguments, registry
 
+    registry._ensure_configs()  # read into the registry kept after this test, not its copy
     monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
     registry.register_agent("passing-on", "tests.test_match:PassingOn")
     registry.register_agent("broken-inside", "tests.test_match:BrokenInside")

@@ -57,11 +57,12 @@ def test_an_agent_that_changes_the_rules_as_it_is_made_is_caught(
     """Named by string, it is made inside the game: its constructor is checked like its
     decisions (the game was played to a 3-point limit in a refresh-2021 record). Made outside,
     the next game's rules refuse (and are put back), so no later game plays them."""
-    from dixit_ai.agents import register_agent, registry
+    from dixit_ai.agents import registry
     from dixit_ai.rules.ruleset import SharedRulesChanged
 
-    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))  # this test's entry
-    register_agent("initmut-test", f"{__name__}:ConstructorMutator")
+    registry._ensure_configs()  # read once, before this test's entry (taken out after it)
+    monkeypatch.setitem(registry._REGISTRY, "initmut-test", registry.AgentSpec(
+        "initmut-test", f"{__name__}:ConstructorMutator", {}))
     with pytest.raises(RulesChanged, match=r"seat 0: agent 'initmut' \(ConstructorMutator\) "
                        r"changed the game's rules in its constructor \(score_limit 30 -> 3\)"):
         play_game(["initmut-test", "random", "random"], edition="refresh-2021", deck=range(84),
